@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# pushbench configuration: the one place for versions, ports, paths and JVM settings.
+# Sourced by every script. Each value can be overridden from the environment.
+
+PB_ROOT=${PB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+PB_BUILD=${PB_BUILD:-$PB_ROOT/build}                 # everything downloaded or built (git-ignored)
+PB_STATE=${PB_STATE:-$PB_BUILD/state}               # PID files and logs of running servers/engines
+PB_RESULTS=${PB_RESULTS:-$PB_ROOT/results}          # one directory per test run
+
+# Versions (all from Maven Central).
+JMETER_VERSION=${JMETER_VERSION:-5.6.3}
+TC6_VERSION=${TC6_VERSION:-6.0.53}
+TC7_VERSION=${TC7_VERSION:-7.0.109}
+
+# Homes assembled by setup.sh.
+JMETER_HOME=${JMETER_HOME:-$PB_BUILD/jmeter}
+TC6_HOME=${TC6_HOME:-$PB_BUILD/tomcat6}
+TC7_HOME=${TC7_HOME:-$PB_BUILD/tomcat7}
+
+# Ports of the servers under test.
+PB_PORT_NODE=${PB_PORT_NODE:-8080}
+PB_PORT_TC6=${PB_PORT_TC6:-8086}
+PB_PORT_TC7=${PB_PORT_TC7:-8087}
+
+# Tomcat JVM: the study used -Xmx2400m -Xss64k (its section 4.1). See servers/README.md for the
+# smallest -Xss JDK 17 accepts and why.
+PB_TOMCAT_HEAP=${PB_TOMCAT_HEAP:-2400m}
+PB_TOMCAT_XSS=${PB_TOMCAT_XSS:-}                     # empty: servers/tomcat-common.sh picks the smallest accepted
+PB_TOMCAT_MAX_THREADS=${PB_TOMCAT_MAX_THREADS:-400}  # study: ~400 request processing threads
+PB_TOMCAT_MAX_CONNECTIONS=${PB_TOMCAT_MAX_CONNECTIONS:-50000}
+
+# JMeter engines.
+PB_JMETER_HEAP=${PB_JMETER_HEAP:-1g}
+PB_JMETER_RMI_PORT=${PB_JMETER_RMI_PORT:-1099}
+PB_JMETER_RMI_LOCALPORT=${PB_JMETER_RMI_LOCALPORT:-4000}
+PB_JMETER_CLIENT_LOCALPORT=${PB_JMETER_CLIENT_LOCALPORT:-4100}
+
+# Limits: a process here may hold at most this many open files (see docs/limits.md).
+PB_FD_RESERVE=${PB_FD_RESERVE:-200}                  # files a JVM needs besides its sockets
+
+export PB_ROOT PB_BUILD PB_STATE PB_RESULTS JMETER_VERSION TC6_VERSION TC7_VERSION \
+  JMETER_HOME TC6_HOME TC7_HOME PB_PORT_NODE PB_PORT_TC6 PB_PORT_TC7 \
+  PB_TOMCAT_HEAP PB_TOMCAT_XSS PB_TOMCAT_MAX_THREADS PB_TOMCAT_MAX_CONNECTIONS \
+  PB_JMETER_HEAP PB_JMETER_RMI_PORT PB_JMETER_RMI_LOCALPORT PB_JMETER_CLIENT_LOCALPORT PB_FD_RESERVE
