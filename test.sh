@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Runs the whole pushbench test suite, installing what it needs first.
+#
+#   ./test.sh               everything: shellcheck, JUnit (Maven), every Node test (unit, conformance,
+#                           end-to-end runs, multi-host, sweep, browser)
+#   ./test.sh <word>...     only Node test files whose path contains one of the words (and no JUnit/shellcheck
+#                           unless the words include "java" / "shellcheck")
+#
+# Ends with one line "N passed, N failed" counting every test of every suite; exits non-zero if any failed.
+set -euo pipefail
+
+# shellcheck source=lib/config.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/config.sh"
+cd "$PB_ROOT"
+
+# Test servers use their own ports and state, so a test run never touches servers a user started.
+export PB_PORT_NODE=18080 PB_PORT_TC6=18086 PB_PORT_TC7=18087
+export PB_STATE=$PB_BUILD/test-state PB_RESULTS=$PB_BUILD/test-results
+export PB_JMETER_RMI_PORT=11099 PB_JMETER_RMI_LOCALPORT=11000 PB_JMETER_CLIENT_LOCALPORT=11100
+
+passed=0
+failed=0
+failures=()
+
+count() { # count <suite> <passed> <failed>
+  passed=$((passed + $2))
+  failed=$((failed + $3))
+  [[ $3 -eq 0 ]] || failures+=("$1: $3 failed")
+}
+
+wants() { # wants <suite-word>: true when that word was asked for
+  local f
+  for f in "${filters[@]}"; do [[ $f == "$1" ]] && return 0; done
+  return 1
+}
+
+run_shellcheck() {
+  echo "== shellcheck"
+  local script ok=0 bad=0
+  while IFS= read -r script; do
+    if shellcheck -x "$script"; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+  done < <(git ls-files --cached --others --exclude-standard -- '*.sh' .ci/run | sort -u)
+  echo "shellcheck: $ok clean, $bad with findings"
+  count shellcheck "$ok" "$bad"
+}
+
+run_junit() {
+  echo "== JUnit (instrumentation-java)"
+  local log=$PB_BUILD/junit.log line
+  mvn -B -q -f instrumentation-java/pom.xml test >"$log" 2>&1 || true
+  # Surefire prints one summary per module: "Tests run: N, Failures: F, Errors: E, Skipped: S"
+  local run=0 bad=0
+  while IFS= read -r line; do
+    [[ $line =~ Tests\ run:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]] || continue
+    run=$((run + BASH_REMATCH[1]))
+    bad=$((bad + BASH_REMATCH[2] + BASH_REMATCH[3]))
+  done < <(grep -h -E '^Tests run:' instrumentation-java/*/target/surefire-reports/*.txt 2>/dev/null)
+  if [[ $run -eq 0 ]]; then
+    tail -n 40 "$log"
+    echo "JUnit: no test ran (see $log)"
+    count junit 0 1
+    return
+  fi
+  [[ $bad -eq 0 ]] || grep -h -B2 -A20 -E 'FAILURE|ERROR' instrumentation-java/*/target/surefire-reports/*.txt | head -n 120
+  echo "JUnit: $((run - bad)) passed, $bad failed"
+  count junit "$((run - bad))" "$bad"
+}
+
+node_test_files() {
+  # Unit tests first, then the ones that start servers, then the long end-to-end ones.
+  git ls-files --cached --others --exclude-standard -- '*.test.js' |
+    grep -v -e '^node_modules/' -e '^build/' |
+    awk '{ rank = 1
+           if ($0 ~ /^conformance\//) rank = 2
+           if ($0 ~ /^(load|tests)\//) rank = 3
+           if ($0 ~ /(multihost|sweep)/) rank = 4
+           print rank "\t" $0 }' | sort -k1,1n -k2 | cut -f2
+}
+
+run_node_tests() {
+  echo "== Node tests"
+  local -a files=()
+  local f w
+  while IFS= read -r f; do
+    if [[ ${#filters[@]} -eq 0 ]]; then files+=("$f"); continue; fi
+    for w in "${filters[@]}"; do [[ $f == *"$w"* ]] && { files+=("$f"); break; }; done
+  done < <(node_test_files)
+  [[ ${#files[@]} -gt 0 ]] || { echo "no Node test file matched"; return; }
+  local log=$PB_BUILD/node-tests.log
+  node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log" || true
+  local pass fail
+  pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  fail=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  if [[ -z $pass || -z $fail ]]; then
+    echo "Node tests: the runner printed no summary (see $log)"
+    count node "${pass:-0}" 1
+    return
+  fi
+  count node "$pass" "$fail"
+}
+
+filters=("$@")
+mkdir -p "$PB_BUILD" "$PB_STATE"
+./setup.sh --for-tests
+
+if [[ ${#filters[@]} -eq 0 ]]; then
+  run_shellcheck
+  run_junit
+  run_node_tests
+else
+  wants shellcheck && run_shellcheck
+  wants java && run_junit
+  run_node_tests
+fi
+
+# Stop anything a test left behind (only servers this suite started: PID files under its own PB_STATE).
+servers/control.sh stop all >/dev/null 2>&1 || true
+
+echo
+for f in "${failures[@]}"; do echo "FAILED $f"; done
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
