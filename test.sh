@@ -88,9 +88,12 @@ run_node_tests() {
   [[ ${#files[@]} -gt 0 ]] || { echo "no Node test file matched"; return; }
   local log=$PB_BUILD/node-tests.log
   node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log" || true
-  local pass fail
+  local pass fail cancelled
   pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$log" | tail -n 1)
   fail=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  # A cancelled test (its file timed out or a server never came up) did not pass: count it as failed.
+  cancelled=$(sed -n 's/^ℹ cancelled \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  [[ -z $fail ]] || fail=$((fail + ${cancelled:-0}))
   if [[ -z $pass || -z $fail ]]; then
     echo "Node tests: the runner printed no summary (see $log)"
     count node "${pass:-0}" 1

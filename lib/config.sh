@@ -28,12 +28,29 @@ PB_TOMCAT_HEAP=${PB_TOMCAT_HEAP:-2400m}
 PB_TOMCAT_XSS=${PB_TOMCAT_XSS:-}                     # empty: servers/tomcat-common.sh picks the smallest accepted
 PB_TOMCAT_MAX_THREADS=${PB_TOMCAT_MAX_THREADS:-400}  # study: ~400 request processing threads
 PB_TOMCAT_MAX_CONNECTIONS=${PB_TOMCAT_MAX_CONNECTIONS:-50000}
+PB_TOMCAT_ACCEPT_COUNT=${PB_TOMCAT_ACCEPT_COUNT:-1024}      # listen backlog: thousands of clients connect at once
+PB_TOMCAT_CONNECTION_TIMEOUT=${PB_TOMCAT_CONNECTION_TIMEOUT:-60000}  # ms to wait for a request / between keep-alive requests
+PB_TOMCAT_EXTRA_OPTS=${PB_TOMCAT_EXTRA_OPTS:-}       # more JVM options, e.g. -XX:+HeapDumpOnOutOfMemoryError
 
 # JMeter engines.
 PB_JMETER_HEAP=${PB_JMETER_HEAP:-1g}
 PB_JMETER_RMI_PORT=${PB_JMETER_RMI_PORT:-1099}
 PB_JMETER_RMI_LOCALPORT=${PB_JMETER_RMI_LOCALPORT:-4000}
 PB_JMETER_CLIENT_LOCALPORT=${PB_JMETER_CLIENT_LOCALPORT:-4100}
+PB_JMETER_CONTROLLER_HEAP=${PB_JMETER_CONTROLLER_HEAP:-512m}   # the controller holds no connections
+
+# servers/control.sh: seconds to wait for GET /timestamp after start (per server: PB_START_TIMEOUT_<NAME>),
+# and for a server to exit after TERM before it is killed.
+PB_START_TIMEOUT_NODE=${PB_START_TIMEOUT_NODE:-15}
+PB_START_TIMEOUT_TOMCAT=${PB_START_TIMEOUT_TOMCAT:-90}
+PB_START_TIMEOUT_TC6=${PB_START_TIMEOUT_TC6:-$PB_START_TIMEOUT_TOMCAT}
+PB_START_TIMEOUT_TC7=${PB_START_TIMEOUT_TC7:-$PB_START_TIMEOUT_TOMCAT}
+PB_STOP_TIMEOUT=${PB_STOP_TIMEOUT:-20}
+
+# Extra ssh options for every connection run.sh makes, word-split, given before run.sh's own (so they
+# win: ssh keeps the first value of an option), e.g. a private known_hosts file for test hosts:
+# PB_SSH_OPTS="-o UserKnownHostsFile=/path/known_hosts -o StrictHostKeyChecking=yes" (tests/lib/netns.sh).
+PB_SSH_OPTS=${PB_SSH_OPTS:-}
 
 # Limits: a process here may hold at most this many open files (see docs/limits.md).
 PB_FD_RESERVE=${PB_FD_RESERVE:-200}                  # files a JVM needs besides its sockets
@@ -41,4 +58,6 @@ PB_FD_RESERVE=${PB_FD_RESERVE:-200}                  # files a JVM needs besides
 export PB_ROOT PB_BUILD PB_STATE PB_RESULTS JMETER_VERSION TC6_VERSION TC7_VERSION \
   JMETER_HOME TC6_HOME TC7_HOME PB_PORT_NODE PB_PORT_TC6 PB_PORT_TC7 \
   PB_TOMCAT_HEAP PB_TOMCAT_XSS PB_TOMCAT_MAX_THREADS PB_TOMCAT_MAX_CONNECTIONS \
-  PB_JMETER_HEAP PB_JMETER_RMI_PORT PB_JMETER_RMI_LOCALPORT PB_JMETER_CLIENT_LOCALPORT PB_FD_RESERVE
+  PB_TOMCAT_ACCEPT_COUNT PB_TOMCAT_CONNECTION_TIMEOUT PB_TOMCAT_EXTRA_OPTS \
+  PB_JMETER_HEAP PB_JMETER_RMI_PORT PB_JMETER_RMI_LOCALPORT PB_JMETER_CLIENT_LOCALPORT PB_JMETER_CONTROLLER_HEAP PB_FD_RESERVE PB_SSH_OPTS \
+  PB_START_TIMEOUT_NODE PB_START_TIMEOUT_TOMCAT PB_START_TIMEOUT_TC6 PB_START_TIMEOUT_TC7 PB_STOP_TIMEOUT

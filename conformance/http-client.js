@@ -1,0 +1,141 @@
+'use strict';
+// Minimal HTTP helpers for black-box protocol tests: one fresh connection per request (no keep-alive
+// reuse, so one test's broken connection cannot leak into the next), and a comet stream reader that
+// records each line with its arrival time.
+
+const http = require('node:http');
+const net = require('node:net');
+
+// Resolves { status, headers, text, json (or undefined), elapsed }.
+function request(base, method, path, { body, headers = {}, timeoutMs = 15000, chunked = false } = {}) {
+  const url = new URL(path, base);
+  let payload = null;
+  if (body !== undefined) payload = Buffer.isBuffer(body) || typeof body === 'string' ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+  const sendHeaders = { ...headers };
+  if (payload && !chunked) sendHeaders['Content-Length'] = payload.length;
+  if (payload && !sendHeaders['Content-Type']) sendHeaders['Content-Type'] = 'application/json';
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: sendHeaders, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        resolve({ status: res.statusCode, headers: res.headers, text, json, elapsed: Date.now() - started });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+    if (payload && chunked) {
+      // Several chunks, so the server cannot rely on a Content-Length.
+      for (let offset = 0; offset < payload.length; offset += 4096) req.write(payload.subarray(offset, offset + 4096));
+      req.end();
+    } else {
+      req.end(payload || undefined);
+    }
+  });
+}
+
+// Opens POST /request as a stream. Resolves once the response headers arrived:
+// { status, headers, lines: [{ text, record, at }], ended, nextLine(timeoutMs), waitEnd(timeoutMs), destroy() }
+function openStream(base, body, { path = '/request' } = {}) {
+  const url = new URL(path, base);
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST', agent: false,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
+    }, (res) => {
+      const stream = {
+        status: res.statusCode, headers: res.headers, lines: [], ended: false, read: 0,
+        socket: res.socket,
+        destroy() { req.destroy(); res.destroy(); },
+        nextLine(timeoutMs = 5000) { return waitUntil(() => stream.lines.length > stream.read || stream.ended, timeoutMs, 'a stream line')
+          .then(() => {
+            if (stream.lines.length > stream.read) return stream.lines[stream.read++];
+            throw new Error('stream ended before the next line');
+          }); },
+        waitEnd(timeoutMs = 5000) { return waitUntil(() => stream.ended, timeoutMs, 'the end of the stream'); },
+      };
+      let buffered = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        buffered += chunk;
+        let newline;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const text = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          let record;
+          try { record = JSON.parse(text); } catch { record = undefined; }
+          stream.lines.push({ text, record, at: Date.now() });
+        }
+      });
+      const finish = () => {
+        if (buffered !== '') stream.lines.push({ text: buffered, record: undefined, at: Date.now(), unterminated: true });
+        buffered = '';
+        stream.ended = true;
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', () => finish());
+      resolve(stream);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+// Sends POST /request and resolves once the body is sent, without waiting for an answer:
+// { destroy() } lets a test vanish like a client that gives up.
+function sendAndHold(base, body) {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL('/request', base), {
+      method: 'POST', agent: false,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
+    });
+    req.on('error', () => {}); // destroying it on purpose is the point
+    req.on('response', (res) => res.resume());
+    req.on('finish', () => resolve({ destroy: () => req.destroy() }));
+    req.on('socket', (socket) => socket.on('error', reject));
+    req.end(payload);
+  });
+}
+
+// Sends raw bytes on a new TCP connection; resolves with everything the server sent until it closed
+// (or until timeoutMs).
+function rawExchange(base, bytes, timeoutMs = 3000) {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 80), url.hostname);
+    const chunks = [];
+    const done = () => { clearTimeout(timer); socket.destroy(); resolve(Buffer.concat(chunks).toString('utf8')); };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', done);
+    socket.on('close', done);
+    socket.on('error', done);
+  });
+}
+
+function waitUntil(condition, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const check = async () => {
+      try {
+        if (await condition()) { resolve(); return; }
+      } catch (err) { reject(err); return; }
+      if (Date.now() > deadline) { reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)); return; }
+      setTimeout(check, 20);
+    };
+    check();
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+module.exports = { request, openStream, sendAndHold, rawExchange, waitUntil, sleep };

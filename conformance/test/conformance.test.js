@@ -1,0 +1,74 @@
+'use strict';
+// Runs the conformance suite against every server in env PB_CONFORMANCE_SERVERS (default "node tc6 tc7"):
+// each is started with servers/control.sh on its PB_PORT_<NAME>, tested, and stopped (also on failure).
+// A server that is not installed fails here with the reason; it is never skipped.
+
+const { describe, test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const fs = require('node:fs');
+const { execFile, execFileSync } = require('node:child_process');
+const { registerSuite } = require('../suite');
+const { request, openStream, waitUntil } = require('../http-client');
+
+const root = path.resolve(__dirname, '..', '..');
+const control = path.join(root, 'servers', 'control.sh');
+const servers = (process.env.PB_CONFORMANCE_SERVERS || 'node tc6 tc7').split(/[\s,]+/).filter(Boolean);
+
+// Ports come from the environment (test.sh sets them) or else from lib/config.sh, the one source of settings.
+function portOf(name) {
+  const variable = `PB_PORT_${name.toUpperCase()}`;
+  if (process.env[variable]) return process.env[variable];
+  return execFileSync('bash', ['-c', `source "$1" && echo "\${!2}"`, 'port', path.join(root, 'lib', 'config.sh'), variable],
+    { encoding: 'utf8' }).trim();
+}
+
+function controlSh(action, name, timeoutMs) {
+  try {
+    return execFileSync(control, [action, name], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const said = `${err.stdout || ''}${err.stderr || ''}`.trim();
+    throw new Error(`servers/control.sh ${action} ${name} failed${err.signal ? ` (${err.signal})` : ''}:\n${said}`);
+  }
+}
+
+for (const name of servers) {
+  describe(`server ${name}`, () => {
+    // Start and stop are tests of their own, so a server that cannot start is a counted failure.
+    test(`starts with servers/control.sh start ${name}`, { timeout: 160000 }, () => {
+      const launch = path.join(root, 'servers', name, 'launch.sh');
+      if (!fs.existsSync(launch)) {
+        throw new Error(`${name} is not available: ${path.relative(root, launch)} is missing (install it with setup.sh)`);
+      }
+      controlSh('start', name, 150000);
+    });
+
+    const base = `http://127.0.0.1:${portOf(name)}`;
+    registerSuite(base, { label: name });
+
+    test(`stops with servers/control.sh stop ${name}, completing open requests with reason "shutdown"`, { timeout: 70000 }, async () => {
+      const cometEcho = { type: 'comet', events: ['shutdown-a'] };
+      const pollEcho = { type: 'poll', events: ['shutdown-b'], duration: 60000 };
+      const stream = await openStream(base, cometEcho);
+      const poll = request(base, 'POST', '/request', { body: pollEcho, timeoutMs: 60000 });
+      await waitUntil(async () => (await request(base, 'GET', '/status')).json.requests.open === 2, 5000, 'two open requests');
+      // control.sh blocks while the server shuts down; run it without blocking this process's event loop.
+      await new Promise((resolve, reject) => execFile(control, ['stop', name], { timeout: 60000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`control.sh stop ${name} failed: ${stdout}${stderr}`)) : resolve())));
+      assert.throws(() => controlSh('status', name, 10000), /stopped/, 'status says stopped after stop');
+      const polled = await poll;
+      assert.equal(polled.status, 200);
+      assert.deepEqual(polled.json.response, { clear: { reason: 'shutdown' } });
+      assert.deepEqual(polled.json.request, pollEcho);
+      await stream.waitEnd(5000);
+      const last = stream.lines.at(-1);
+      assert.ok(last && last.record, 'the comet stream got a final record');
+      assert.deepEqual(last.record.response, { clear: { reason: 'shutdown' } });
+    });
+
+    // Whatever failed above, leave nothing running.
+    after(() => {
+      try { controlSh('stop', name, 60000); } catch { /* reported by the stop test */ }
+    });
+  });
+}

@@ -1,0 +1,108 @@
+'use strict';
+// One event emitter: fires every `frequency` ms (first fire one interval after it is set) and runs an
+// emit cycle per fire. A cycle takes a snapshot of the requests subscribed to its name, then writes to
+// them in batches, yielding to the event loop between batches (setImmediate) so that requests arriving
+// during a long cycle are accepted at once; they are not in the snapshot and get the next cycle.
+//
+// Timing is fixed-rate: the next fire is scheduled when a cycle starts. If a cycle outlasts the interval,
+// the next one starts as soon as it ends (cycles of one emitter never overlap).
+
+const DEFAULT_BATCH = 1000;
+
+class Emitter {
+  constructor({ name, frequency, pool, log, batchSize = DEFAULT_BATCH, onCycleEnd = null }) {
+    this.name = name;
+    this.frequency = frequency;
+    this.pool = pool;
+    this.log = log;
+    this.batchSize = Math.max(1, batchSize);
+    this.onCycleEnd = onCycleEnd;
+    this.cycle = 0; // id of the latest cycle started
+    this.lastCycle = null; // { total, durationMicros } of the latest cycle completed
+    this.timer = null;
+    this.running = false;
+    this.due = false; // a fire came while a cycle was running
+    this.stopped = false;
+  }
+
+  start() { this.schedule(); }
+
+  // New interval, rescheduled from now; cycle ids continue.
+  change(frequency) {
+    this.frequency = frequency;
+    this.due = false;
+    this.schedule();
+  }
+
+  // Stops firing. A cycle in progress stops at its next batch boundary.
+  stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  schedule() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fire(), this.frequency);
+  }
+
+  fire() {
+    this.timer = null;
+    if (this.stopped) return;
+    if (this.running) {
+      this.due = true;
+      return;
+    }
+    this.schedule();
+    this.runCycle();
+  }
+
+  runCycle() {
+    const cycle = { name: this.name, id: ++this.cycle, created: Date.now() };
+    const began = process.hrtime.bigint();
+    const snapshot = this.pool.subscribersOf(this.name);
+    const total = snapshot.length;
+    let next = 0;
+    let written = 0;
+    this.running = true;
+
+    const step = () => {
+      if (this.stopped) {
+        this.running = false;
+        return;
+      }
+      const end = Math.min(next + this.batchSize, total);
+      for (; next < end; next++) {
+        try {
+          if (snapshot[next].deliver(cycle, next + 1, total)) written++;
+        } catch (err) {
+          // One broken response must not end the cycle for everybody after it.
+          this.log.problem(`emit ${this.name}#${cycle.id} to place ${next + 1} failed`, err);
+        }
+      }
+      // Node's http corks a chunked write and sends it on process.nextTick, after this batch returns; the
+      // next turn (setImmediate) comes after those sends, so the cycle's duration includes the socket writes.
+      setImmediate(next < total ? step : finishCycle);
+    };
+
+    const finishCycle = () => {
+      this.running = false;
+      const durationMicros = Number((process.hrtime.bigint() - began) / 1000n);
+      this.lastCycle = { total, durationMicros };
+      this.log.debug(`emit cycle ${this.name}#${cycle.id} total=${total} written=${written} micros=${durationMicros}`);
+      if (this.onCycleEnd) this.onCycleEnd(this, cycle);
+      if (this.due && !this.stopped) {
+        this.due = false;
+        this.schedule();
+        this.runCycle();
+      }
+    };
+    step();
+  }
+
+  status() {
+    return { name: this.name, frequency: this.frequency, cycle: this.cycle, lastCycle: this.lastCycle };
+  }
+}
+
+module.exports = { Emitter, DEFAULT_BATCH };

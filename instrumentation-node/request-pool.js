@@ -1,0 +1,59 @@
+'use strict';
+// The global pool of open requests (comet + poll, all events) and, per event name, the requests subscribed
+// to it in subscription order. Subscription is by name: a name needs no emitter to be subscribed to.
+//
+// Node runs this on one thread, so there is no lock to hold; the study's lesson (do not block new requests
+// for a whole emit cycle) is honoured by emitters iterating a snapshot taken from subscribersOf() and
+// yielding between batches (emitter.js), so add() and remove() run between batches of a long cycle.
+
+class RequestPool {
+  constructor() {
+    this.open = new Set();
+    this.byEvent = new Map(); // event name -> Set of requests, insertion (= subscription) order
+    this.comet = 0;
+    this.poll = 0;
+  }
+
+  get size() { return this.open.size; }
+
+  // Returns the open count just after adding (the record's connections.start).
+  add(request) {
+    if (this.open.has(request)) return this.open.size;
+    this.open.add(request);
+    if (request.type === 'comet') this.comet++; else this.poll++;
+    for (const name of request.events) {
+      let subscribers = this.byEvent.get(name);
+      if (!subscribers) this.byEvent.set(name, (subscribers = new Set()));
+      subscribers.add(request);
+    }
+    return this.open.size;
+  }
+
+  // Removes the request from the pool and every subscription list. False if it was not open.
+  remove(request) {
+    if (!this.open.delete(request)) return false;
+    if (request.type === 'comet') this.comet--; else this.poll--;
+    for (const name of request.events) {
+      const subscribers = this.byEvent.get(name);
+      if (!subscribers) continue;
+      subscribers.delete(request);
+      if (subscribers.size === 0) this.byEvent.delete(name);
+    }
+    return true;
+  }
+
+  has(request) { return this.open.has(request); }
+
+  // A copy: later adds and removes do not change it (the emit cycle's snapshot).
+  subscribersOf(name) {
+    const subscribers = this.byEvent.get(name);
+    return subscribers ? Array.from(subscribers) : [];
+  }
+
+  // A copy of every open request, in the order they arrived.
+  all() { return Array.from(this.open); }
+
+  counts() { return { open: this.open.size, comet: this.comet, poll: this.poll }; }
+}
+
+module.exports = { RequestPool };

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+'use strict';
+// Entry point of the Node.js server under test: `node server.js [port]` (default: env PB_PORT_NODE, 8080).
+// Env PB_EMIT_BATCH: requests written per emit batch before yielding (default 1000).
+// Env PB_NODE_LOGGING=1 starts with per-request logging on (the protocol starts with it off).
+
+const http = require('node:http');
+const { createApp } = require('./app');
+const { createLog } = require('./log');
+const { sendError } = require('./router');
+
+const port = Number(process.argv[2] || process.env.PB_PORT_NODE || 8080);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  process.stderr.write(`usage: node server.js [port]  (bad port: ${process.argv[2] || process.env.PB_PORT_NODE})\n`);
+  process.exit(2);
+}
+const batchSize = Number(process.env.PB_EMIT_BATCH) > 0 ? Number(process.env.PB_EMIT_BATCH) : undefined;
+
+const log = createLog();
+if (process.env.PB_NODE_LOGGING === '1') log.setEnabled(true);
+const app = createApp({ log, batchSize });
+
+const server = http.createServer((req, res) => {
+  // A failing socket must not take the process down: errors on one connection stay on that connection.
+  req.on('error', (err) => log.debug(`request stream: ${err.message}`));
+  res.on('error', (err) => log.debug(`response stream: ${err.message}`));
+  Promise.resolve()
+    .then(() => app.dispatch(req, res))
+    .catch((err) => {
+      log.problem(`handling ${req.method} ${req.url} failed`, err);
+      if (!res.headersSent) sendError(res, 500, 'internal server problem');
+      else res.destroy();
+    });
+});
+
+// Held requests can last as long as a test run: no request, socket or header-wait limit may end them.
+server.requestTimeout = 0;
+server.timeout = 0;
+server.headersTimeout = 60000;
+server.keepAliveTimeout = 30000;
+server.maxConnections = Infinity;
+server.maxHeadersCount = 200;
+
+server.on('connection', (socket) => {
+  socket.setNoDelay(true); // one record per write, sent at once
+  socket.on('error', (err) => log.debug(`socket: ${err.message}`));
+});
+
+// Malformed HTTP (bad request line, oversized headers...): answer 400 when the socket can still take it.
+server.on('clientError', (err, socket) => {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const body = JSON.stringify({ error: { status, message: 'malformed HTTP request' } });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+});
+
+let acceptProblems = 0;
+let lastAcceptReport = 0;
+// Before listening (port taken, no permission) an error is fatal; after it (e.g. EMFILE on accept when the
+// open-file cap is reached) the server logs it and keeps serving the connections it has.
+server.on('error', (err) => {
+  if (!server.listening) {
+    log.problem(`server on port ${port} could not start`, err);
+    process.exit(1);
+  }
+  // At the open-file cap this fires per refused connection: one line a second is enough.
+  const now = Date.now();
+  acceptProblems++;
+  if (now - lastAcceptReport >= 1000) {
+    log.problem(`server: ${err.code || err.message} (${acceptProblems} since the last report)`);
+    lastAcceptReport = now;
+    acceptProblems = 0;
+  }
+});
+
+// The last line of defence: a bug reached from one request is logged, not fatal to every other client.
+process.on('uncaughtException', (err) => log.problem('uncaught exception', err));
+process.on('unhandledRejection', (err) => log.problem('unhandled rejection', err));
+
+let stopping = false;
+function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  const stopped = app.events.clear();
+  const completed = app.completeAll('shutdown');
+  log.info(`${signal}: ${stopped} events stopped, ${completed} requests completed; exiting`);
+  server.close(() => process.exit(0));
+  // Idle kept-alive connections would hold close() open; give written records a moment to leave first.
+  setTimeout(() => server.closeAllConnections(), 500).unref();
+  setTimeout(() => process.exit(0), 5000).unref();
+}
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+
+server.listen(port, () => log.info(`pushbench node server listening on port ${port} (pid ${process.pid})`));
