@@ -1,0 +1,56 @@
+'use strict';
+// Open Flash Chart 2 JSON (study 3.4.2): line elements with colour, values, dot-style and width, a title,
+// x/y axes with min, max, steps and label steps, a background colour, and axis legends. x is the index of
+// a value in `values` (elapsed seconds for time series); null leaves a gap.
+
+const PALETTE = ['#DB1750', '#1F6FB4', '#2CA02C', '#FF7F0E', '#9467BD', '#8C564B', '#17BECF', '#7F7F7F',
+  '#BCBD22', '#E377C2'];
+
+// 1, 2 or 5 times a power of ten, at least `raw`.
+function niceStep(raw) {
+  if (!(raw > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+function niceMax(max) {
+  if (!(max > 0)) return 1;
+  const step = niceStep(max / 10);
+  return Math.ceil(max / step) * step;
+}
+
+const round = (v) => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
+
+// series: [{ name, values, colour? }]; options: title, xLegend, yLegend, yMax (fixed, e.g. 100 for %)
+function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
+  const length = Math.max(1, ...series.map((s) => s.values.length));
+  const dataMax = Math.max(0, ...series.flatMap((s) => s.values.filter((v) => Number.isFinite(v))));
+  const yTop = yMax !== null && dataMax <= yMax ? yMax : niceMax(dataMax);
+  const xMax = length - 1;
+  const xStep = Math.max(1, niceStep(xMax / 10));   // x is an index: whole steps
+  const yStep = niceStep((yTop - yMin) / 10);
+  const style = 'font-size: 12px; color: #333333;';
+  return {
+    title: { text: title, style: 'font-size: 15px; font-weight: bold; color: #222222;' },
+    elements: series.map((s, i) => {
+      const colour = s.colour ?? PALETTE[i % PALETTE.length];
+      return {
+        type: 'line',
+        colour,
+        values: s.values.map(round),
+        'dot-style': { type: 'dot', colour, 'dot-size': 2 },
+        width: 1,
+        text: s.name,
+        'font-size': 11,
+      };
+    }),
+    x_axis: { min: 0, max: xMax, steps: xStep, labels: { steps: xStep, 'visible-steps': 2 } },
+    y_axis: { min: yMin, max: yTop, steps: yStep, labels: { steps: yStep, 'visible-steps': 2 } },
+    x_legend: { text: xLegend, style },
+    y_legend: { text: yLegend, style },
+    bg_colour: '#FFFFFF',
+  };
+}
+
+module.exports = { lineChart, niceStep, niceMax, PALETTE };

@@ -1,0 +1,81 @@
+'use strict';
+// Parser for `pidstat -h -u -r -p PID 1` (sysstat): one line per second with %CPU and RSS (kB) of the
+// server process. Columns are found by the "# Time ..." header's names. The time column is a clock time of
+// the SUT host (HH:MM:SS, possibly with AM/PM, or epoch seconds on older sysstat); with the date from the
+// "Linux ..." banner it becomes an epoch time (local time zone of the analyzer).
+const { forEachLine } = require('./lines');
+
+function parseBannerDate(text) {
+  let m = /\b(\d{2})\/(\d{2})\/(\d{2,4})\b/.exec(text);          // MM/DD/YY (default locale)
+  if (m) {
+    const year = m[3].length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
+    return { year, month: Number(m[1]), day: Number(m[2]) };
+  }
+  m = /\b(\d{4})-(\d{2})-(\d{2})\b/.exec(text);                     // ISO (S_TIME_FORMAT=ISO)
+  if (m) return { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+  return null;
+}
+
+// Seconds since midnight of "HH:MM:SS" (+ optional AM/PM), or null.
+function secondsOfDay(time, ampm) {
+  const m = /^(\d{1,2}):(\d{2}):(\d{2})$/.exec(time);
+  if (!m) return null;
+  let h = Number(m[1]);
+  if (ampm === 'PM' && h < 12) h += 12;
+  if (ampm === 'AM' && h === 12) h = 0;
+  return h * 3600 + Number(m[2]) * 60 + Number(m[3]);
+}
+
+function createPidstatParser() {
+  let columns = null;
+  let date = null;
+  let lastSod = null;
+  let dayShift = 0;  // a run that crosses midnight
+  const state = { samples: [], skipped: 0 };
+
+  function line(raw) {
+    const text = raw.trim();
+    if (text === '') return;
+    if (text.startsWith('Linux')) { date = parseBannerDate(text) || date; return; }
+    if (text.startsWith('#')) { columns = text.slice(1).trim().split(/\s+/); return; }
+    if (text.startsWith('Average')) return;
+    if (!columns) { state.skipped++; return; }
+    let fields = text.split(/\s+/);
+    if (fields[1] === 'AM' || fields[1] === 'PM') fields = [fields[0] + ' ' + fields[1], ...fields.slice(2)];
+    if (fields.length < columns.length) { state.skipped++; return; }
+    const get = (name) => fields[columns.indexOf(name)];
+    const cpu = Number(get('%CPU'));
+    const rssKB = Number(get('RSS'));
+    if (!Number.isFinite(cpu) || !Number.isFinite(rssKB) || columns.indexOf('%CPU') < 0) { state.skipped++; return; }
+    const [time, ampm] = fields[0].split(' ');
+    let epochMs = null;
+    if (/^\d{9,}$/.test(time)) epochMs = Number(time) * 1000;
+    else {
+      const sod = secondsOfDay(time, ampm);
+      if (sod === null) { state.skipped++; return; }
+      if (lastSod !== null && sod < lastSod - 3600) dayShift++;
+      lastSod = sod;
+      if (date) {
+        const midnight = new Date(date.year, date.month - 1, date.day + dayShift).getTime();
+        epochMs = midnight + sod * 1000;
+      }
+    }
+    state.samples.push({ epochMs, cpu, rssMB: rssKB / 1024 });
+  }
+  return { line, state };
+}
+
+// Returns { samples: [{epochMs (SUT clock, or null), cpu, rssMB}], skipped }.
+async function parsePidstatFile(file) {
+  const p = createPidstatParser();
+  await forEachLine(file, p.line);
+  return p.state;
+}
+
+function parsePidstatText(text) {
+  const p = createPidstatParser();
+  for (const l of text.split('\n')) p.line(l);
+  return p.state;
+}
+
+module.exports = { parsePidstatFile, parsePidstatText, secondsOfDay, parseBannerDate };

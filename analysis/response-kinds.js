@@ -1,0 +1,14 @@
+'use strict';
+// Saved responses are named after their sampler's label (run-layout.md): "request_17.json" is a request.
+const KINDS = ['request', 'timestamp', 'setevent', 'logging', 'clear'];
+
+// The kind of a file in the archive, or null for a name without a known label prefix.
+function kindOf(entryPath) {
+  const base = entryPath.slice(entryPath.lastIndexOf('/') + 1);
+  const underscore = base.indexOf('_');
+  if (underscore < 0) return null;
+  const kind = base.slice(0, underscore);
+  return KINDS.includes(kind) ? kind : null;
+}
+
+module.exports = { KINDS, kindOf };

@@ -1,0 +1,271 @@
+'use strict';
+// One run directory -> data sets (data/*.json) and charts (charts/*.json). Every input is optional: what
+// is missing or unreadable is listed in data/summary.json and the rest is still analysed.
+const fs = require('node:fs');
+const path = require('node:path');
+const { findInputs, readRun } = require('./run-inputs');
+const { readResultsCsv } = require('./jmeter-csv');
+const { readArchive } = require('./responses');
+const { createCollector } = require('./collect');
+const { bestOffset } = require('./timestamp');
+const { parseVmstatFile, memoryPercent } = require('./vmstat');
+const { parsePidstatFile } = require('./pidstat');
+const { readMemTotalMB } = require('./meminfo');
+const { Timeline } = require('./timeline');
+const { messageCounts } = require('./messages');
+const { buildRunCharts } = require('./run-charts');
+const { runTitle } = require('./titles');
+
+const MAX_SECONDS = 48 * 3600;
+const MARGIN_MS = 3600 * 1000;   // keep server times up to an hour before the run start (unsynchronised clocks)
+
+// Failed samples whose only fault is the plan's "does not contain timeout" assertion are timeouts, not errors.
+const isTimeoutAssertion = (msg) => /timeout/.test(msg) && !/Exception/.test(msg);
+
+async function readCsv(file, t0) {
+  const csv = { rows: 0, badRows: 0, byLabel: {}, failed: 0, errors: 0, timeoutFailures: 0, first: null, last: null, firstRequest: null,
+    timestampRows: [], errorTimeline: new Timeline(t0 === null ? null : t0 - MARGIN_MS, 'sum') };
+  const counts = await readResultsCsv(file, (s) => {
+    const end = s.timeStamp + s.elapsed;
+    if (csv.first === null || s.timeStamp < csv.first) csv.first = s.timeStamp;
+    if (s.label === 'request' && (csv.firstRequest === null || s.timeStamp < csv.firstRequest)) csv.firstRequest = s.timeStamp;
+    if (csv.last === null || end > csv.last) csv.last = end;
+    const l = (csv.byLabel[s.label] ??= { samples: 0, failed: 0 });
+    l.samples++;
+    if (!s.success) {
+      csv.failed++;
+      l.failed++;
+      if (isTimeoutAssertion(s.failureMessage)) csv.timeoutFailures++;
+      else { csv.errors++; csv.errorTimeline.add(end); }
+    }
+    if (s.label === 'timestamp' && s.responseFile) {
+      csv.timestampRows.push({ file: path.basename(s.responseFile.replace(/\\/g, '/')), threadName: s.threadName,
+        timeStamp: s.timeStamp, elapsed: s.elapsed });
+    }
+  });
+  csv.rows = counts.rows;
+  csv.badRows = counts.badRows;
+  return csv;
+}
+
+// Pairs each time-stamp answer from an archive with its JMeter sample (same file name; the engine's
+// address in the thread name when two engines used the same name) to learn the round trip.
+function offsetMeasurements(timestamps, rows, engines) {
+  return timestamps.map((ts) => {
+    const base = path.posix.basename(ts.name);
+    const candidates = rows.filter((r) => r.file === base);
+    const address = engines.find((e) => e.name === ts.engine)?.address;
+    const row = candidates.find((r) => address && r.threadName.includes(address)) ?? candidates[0];
+    const client = Number.isFinite(ts.client) ? ts.client : row?.timeStamp;
+    return { server: ts.server, client, elapsed: row ? row.elapsed : null, engine: ts.engine };
+  });
+}
+
+function forwardFill(values) {
+  const out = values.slice();
+  let last = null;
+  let lastIndex = -1;
+  for (let i = 0; i < out.length; i++) if (out[i] !== null) lastIndex = i;
+  for (let i = 0; i <= lastIndex; i++) {
+    if (out[i] === null) out[i] = last; else last = out[i];
+  }
+  return out;
+}
+
+const pad = (values, n) => Array.from({ length: n }, (_, i) => (i < values.length ? values[i] : null));
+const maxOf = (values) => values.reduce((m, v) => (v !== null && v > m ? v : m), null);
+const meanOf = (values) => {
+  const v = values.filter((x) => x !== null);
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+};
+const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
+
+async function analyzeRun(runDir) {
+  const { inputs, archives, missing, present } = findInputs(runDir);
+  const { run, problem: runProblem } = readRun(inputs.runJson);
+  const notes = [];
+  const problems = [];
+  if (runProblem) problems.push(runProblem);
+  let t0 = Number.isFinite(run.startedAt) ? run.startedAt : null;
+
+  // 1. JMeter's samples: errors per second, the time-stamp sample's round trip.
+  let csv = null;
+  if (present('resultsCsv')) {
+    try { csv = await readCsv(inputs.resultsCsv, t0); } catch (err) { problems.push(`results.csv unreadable: ${err.message}`); }
+  }
+  if (t0 === null && csv?.first !== null && csv?.first !== undefined) {
+    t0 = csv.first;
+    notes.push('run.json has no startedAt: the run start is the first JMeter sample');
+  }
+
+  // 2. The response archives, one engine after the other through one collector.
+  const collector = createCollector(t0 === null ? null : t0 - MARGIN_MS);
+  const archiveStats = [];
+  for (const file of archives) archiveStats.push(await readArchive(file, collector.visitor));
+  const col = collector.result();
+
+  // 3. Clock offset (server - client), then the run start if nothing else gave one.
+  const engines = run.hosts?.engines ?? [];
+  const best = bestOffset(offsetMeasurements(col.timestamps, csv?.timestampRows ?? [], engines));
+  const offset = best ? best.offset : 0;
+  if (!best) notes.push('no time-stamp answer: server and client clocks are taken as equal');
+  else if (best.elapsed === null) notes.push('time-stamp answer without its JMeter sample: round trip unknown');
+  if (t0 === null && col.firstServer !== null) {
+    t0 = col.firstServer - offset;
+    notes.push('no run start known: elapsed time counts from the first server record');
+  }
+  if (t0 === null) t0 = 0;
+
+  // 4. The SUT host's monitors.
+  const vmstat = present('vmstat') ? await parseVmstatFile(inputs.vmstat) : { samples: [], skipped: 0 };
+  const pidstat = present('pidstat') ? await parsePidstatFile(inputs.pidstat) : { samples: [], skipped: 0 };
+  let memTotalMB = null;
+  if (present('meminfo')) memTotalMB = readMemTotalMB(inputs.meminfo);
+  if (memTotalMB === null) notes.push('memory % not computed: no MemTotal (sut/meminfo.txt)');
+
+  // 5. How many seconds the run covers.
+  const candidates = [vmstat.samples.length,
+    col.timelines.records.lastSecond(t0, offset) + 1,
+    col.timelines.connections.lastSecond(t0, offset) + 1];
+  if (Number.isFinite(run.finishedAt) && Number.isFinite(run.startedAt)) candidates.push(Math.ceil((run.finishedAt - run.startedAt) / 1000));
+  if (csv?.last) candidates.push(Math.ceil((csv.last - t0) / 1000));
+  const seconds = Math.min(MAX_SECONDS, Math.max(1, ...candidates.filter(Number.isFinite)));
+
+  // 6. Per-second series.
+  const cpu = pad(vmstat.samples.map((s) => s.cpu), seconds);
+  const memory = pad(vmstat.samples.map((s) => (memTotalMB ? r2(memoryPercent(s.active, memTotalMB)) : null)), seconds);
+  const processCpu = new Array(seconds).fill(null);
+  const processRssMB = new Array(seconds).fill(null);
+  const pidSecond = (s) => Math.round((s.epochMs - offset - t0) / 1000) - 1;   // a sample closes its second
+  const aligned = pidstat.samples.length > 0 && pidstat.samples[0].epochMs !== null
+    && pidSecond(pidstat.samples[0]) > -120 && pidSecond(pidstat.samples[0]) < seconds;
+  if (pidstat.samples.length > 0 && !aligned) notes.push('pidstat times do not match the run: samples placed one per second from the start');
+  pidstat.samples.forEach((s, i) => {
+    const sec = aligned ? pidSecond(s) : i;
+    if (sec >= 0 && sec < seconds) { processCpu[sec] = s.cpu; processRssMB[sec] = s.rssMB; }
+  });
+  const tl = col.timelines;
+  const responses = tl.records.toSeconds(t0, seconds, offset);
+  let total = 0;
+  const responsesCumulative = responses.map((v) => (total += v));
+  const connections = forwardFill(tl.connections.toSeconds(t0, seconds, offset));
+  const errors = csv ? csv.errorTimeline.toSeconds(t0, seconds, 0) : new Array(seconds).fill(0);
+
+  // 7. Emit cycles and queue places.
+  const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
+    .sort((a, b) => a.created - b.created || a.cycle - b.cycle)
+    .map((c) => ({ event: c.name, cycle: c.cycle, createdSecond: r2((c.created - offset - t0) / 1000),
+      duration: Number.isFinite(c.duration) ? c.duration : null, requests: c.requests, total: c.total }));
+  const emitDuration = new Array(seconds).fill(null);
+  const requestsPerCycle = new Array(seconds).fill(null);
+  for (const c of cycles) {
+    const s = Math.floor(c.createdSecond);
+    if (s < 0 || s >= seconds) continue;
+    if (c.duration !== null) emitDuration[s] = Math.max(emitDuration[s] ?? 0, c.duration);
+    requestsPerCycle[s] = Math.max(requestsPerCycle[s] ?? 0, c.requests);   // two cycles in one second: the larger
+  }
+  const places = {
+    meanDuration: col.places.count.map((n, i) => (n ? r2(col.places.sum[i] / n) : null)),
+    maxDuration: col.places.count.map((n, i) => (n ? col.places.max[i] : null)),
+    count: col.places.count,
+  };
+
+  // 8. Received / unique / missed messages.
+  const cyclesByEvent = new Map();
+  for (const c of col.cycles.values()) {
+    if (!Number.isFinite(c.created)) continue;
+    if (!cyclesByEvent.has(c.name)) cyclesByEvent.set(c.name, []);
+    cyclesByEvent.get(c.name).push(c.created);
+  }
+  for (const list of cyclesByEvent.values()) list.sort((a, b) => a - b);
+  const messages = messageCounts(col.cometStreams, cyclesByEvent, col.poll);
+
+  const series = { cpu, memory, processCpu, processRssMB: processRssMB.map(r2), connections, responses,
+    responsesCumulative, events: tl.events.toSeconds(t0, seconds, offset), timeouts: tl.timeouts.toSeconds(t0, seconds, offset),
+    clears: tl.clears.toSeconds(t0, seconds, offset), errors, emitDuration, requestsPerCycle };
+  const datasets = { series, cycles, places, messages, hasSamples: Boolean(csv?.rows) };
+
+  // 9. Summary with every flag a reader must see.
+  const unreadable = archiveStats.filter((a) => a.unreadable).map((a) => path.basename(a.file));
+  const truncated = archiveStats.filter((a) => a.truncated).map((a) => path.basename(a.file));
+  const sum = (k) => archiveStats.reduce((n, a) => n + a[k], 0);
+  const linesSkipped = { vmstat: vmstat.skipped, pidstat: pidstat.skipped, resultsCsv: csv?.badRows ?? 0,
+    responseLines: sum('badLines'), halfWrittenLines: sum('halfLines') };
+  for (const a of archiveStats) if (a.problem) problems.push(`${path.basename(a.file)}: ${a.problem}`);
+  const outOfRange = Object.values(tl).reduce((n, t) => n + t.outOfRange, 0);
+  if (outOfRange) notes.push(`${outOfRange} record times lay outside the run and were left out of the time series`);
+  const requestResponses = archiveStats.reduce((n, a) => n + a.byKind.request, 0);
+  const summary = {
+    id: run.id ?? path.basename(path.resolve(runDir)),
+    title: runTitle(run),
+    parameters: { server: run.server, type: run.type, threads: run.threads, rampup: run.rampup, duration: run.duration,
+      event: run.event, interval: run.interval, maxDuration: run.maxDuration, hosts: run.hosts ?? null },
+    status: run.status,
+    serverCrashed: run.serverCrashed,
+    startedAt: t0,
+    durationSeconds: seconds,
+    // when the load began (first request sample, else the first request the server saw): the comparison
+    // lines runs up on it, since run.sh's own start-up steps take different times per server
+    loadStartSecond: csv?.firstRequest ? Math.max(0, Math.floor((csv.firstRequest - t0) / 1000))
+      : col.firstServer !== null ? Math.max(0, Math.floor((col.firstServer - offset - t0) / 1000)) : 0,
+    clockOffset: { ms: r2(offset), errorBoundMs: best?.errorBoundMs ?? null, engine: best?.engine ?? null,
+      measurements: best?.measurements ?? 0 },
+    memTotalMB: memTotalMB === null ? null : r2(memTotalMB),
+    totals: {
+      requestResponses, responsesSent: col.counts.records, events: col.counts.events, timeouts: col.counts.timeouts,
+      clears: col.counts.clears, cometStreams: col.counts.comet, pollResponses: col.counts.poll, errorBodies: sum('errorBodies'),
+      samples: csv?.rows ?? null, failedSamples: csv?.failed ?? null, errors: csv?.errors ?? null,
+      timeoutFailures: csv?.timeoutFailures ?? null, samplesByLabel: csv?.byLabel ?? null, emitCycles: cycles.length,
+    },
+    responsesPerSecond: r2(col.counts.records / seconds),
+    peakConnections: maxOf(connections),
+    peakCpu: maxOf(cpu), meanCpu: r2(meanOf(cpu)), peakMemory: r2(maxOf(memory)),
+    peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
+    messages,
+    flags: {
+      serverCrashed: run.serverCrashed === true,
+      status: run.status,
+      incomplete: run.status !== 'complete',
+      missingInputs: missing,
+      archivesUnreadable: unreadable,
+      archivesTruncated: truncated,
+      truncatedEntries: sum('truncatedEntries'),
+      filesSkipped: sum('skippedEntries'),
+      linesSkipped: Object.values(linesSkipped).reduce((a, b) => a + b, 0),
+      linesSkippedBy: linesSkipped,
+      problems,
+    },
+    archives: archiveStats.map((a) => ({ name: path.basename(a.file), entries: a.entries, byKind: a.byKind,
+      errorBodies: a.errorBodies, truncated: a.truncated, unreadable: a.unreadable, problem: a.problem })),
+    runNotes: run.notes ?? [],
+    notes,
+  };
+  const { charts, skipped } = buildRunCharts(datasets, run);
+  summary.charts = { written: Object.keys(charts), skipped };
+  return { summary, datasets, charts };
+}
+
+function writeJson(file, value) {
+  fs.writeFileSync(file, JSON.stringify(value) + '\n');
+}
+
+// Writes data/ and charts/ of the run; returns what analyzeRun returned.
+async function analyzeAndWrite(runDir) {
+  const result = await analyzeRun(runDir);
+  const dataDir = path.join(runDir, 'data');
+  const chartDir = path.join(runDir, 'charts');
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(chartDir, { recursive: true });
+  for (const f of fs.readdirSync(chartDir)) if (f.endsWith('.json')) fs.rmSync(path.join(chartDir, f));
+  const { summary, datasets, charts } = result;
+  writeJson(path.join(dataDir, 'series.json'), { id: summary.id, startedAt: summary.startedAt, seconds: summary.durationSeconds,
+    clockOffsetMs: summary.clockOffset.ms, series: datasets.series });
+  writeJson(path.join(dataDir, 'emit-cycles.json'), { id: summary.id, cycles: datasets.cycles });
+  writeJson(path.join(dataDir, 'emit-places.json'), { id: summary.id, ...datasets.places });
+  writeJson(path.join(dataDir, 'messages.json'), { id: summary.id, ...datasets.messages });
+  writeJson(path.join(dataDir, 'summary.json'), summary);
+  for (const [id, chart] of Object.entries(charts)) writeJson(path.join(chartDir, `${id}.json`), chart);
+  return result;
+}
+
+module.exports = { analyzeRun, analyzeAndWrite, isTimeoutAssertion };

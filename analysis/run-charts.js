@@ -1,0 +1,51 @@
+'use strict';
+// The charts of one run, as data: which data set, which lines, which axis labels. Each becomes
+// <run>/charts/<id>.json in Open Flash Chart 2 format.
+const { lineChart } = require('./ofc');
+const { runTitle, join } = require('./titles');
+
+const ELAPSED = 'Elapsed time (seconds)';
+const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
+
+const RUN_CHARTS = [
+  { id: 'cpu', name: 'CPU Usage', y: 'CPU used (%)', yMax: 100,
+    lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
+  { id: 'memory', name: 'Memory Usage', y: 'Active memory (% of MemTotal)', yMax: 100,
+    lines: (d) => [{ name: 'Active memory', values: d.series.memory }] },
+  { id: 'process-cpu', name: 'Server Process CPU Usage', y: 'Process CPU (%, 100 = one core)',
+    lines: (d) => [{ name: 'Server process %CPU', values: d.series.processCpu }] },
+  { id: 'process-memory', name: 'Server Process Memory', y: 'Resident set size (MB)',
+    lines: (d) => [{ name: 'Server process RSS', values: d.series.processRssMB }] },
+  { id: 'connections', name: 'Concurrent Connections', y: 'Open requests on the server',
+    lines: (d) => [{ name: 'Concurrent connections', values: d.series.connections }] },
+  { id: 'responses-per-second', name: 'Responses Sent per Second', y: 'Responses per second',
+    lines: (d) => [{ name: 'Responses sent', values: d.series.responses }] },
+  { id: 'responses-sent', name: 'Responses Sent', y: 'Responses sent (cumulative)',
+    lines: (d) => [{ name: 'Responses sent', values: d.series.responsesCumulative }] },
+  { id: 'errors-timeouts', name: 'Errors and Timeouts', y: 'Per second', zerosCount: true,   // none is a result
+    lines: (d) => [{ name: 'Errors (failed samples)', values: d.series.errors },
+      { name: 'Timeouts (timeout records)', values: d.series.timeouts }] },
+  { id: 'emit-duration', name: 'Emit Duration', y: 'Emit duration (ms)',
+    lines: (d) => [{ name: 'Emit duration per cycle', values: d.series.emitDuration }] },
+  { id: 'requests-per-cycle', name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle',
+    lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
+  { id: 'emit-duration-place', name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
+    lines: (d) => [{ name: 'Mean', values: [null, ...d.places.meanDuration] },
+      { name: 'Max', values: [null, ...d.places.maxDuration] }] },
+];
+
+// Returns { charts: {id: ofcJson}, skipped: {id: reason} }.
+function buildRunCharts(datasets, run) {
+  const charts = {};
+  const skipped = {};
+  const prefix = runTitle(run);
+  for (const def of RUN_CHARTS) {
+    const lines = def.lines(datasets);
+    if (!lines.some((l) => hasData(l.values, def.zerosCount && datasets.hasSamples))) { skipped[def.id] = 'no data'; continue; }
+    charts[def.id] = lineChart({ title: join(prefix, def.name), xLegend: def.x ?? ELAPSED, yLegend: def.y,
+      series: lines, yMax: def.yMax ?? null });
+  }
+  return { charts, skipped };
+}
+
+module.exports = { buildRunCharts, RUN_CHARTS };

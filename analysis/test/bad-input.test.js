@@ -1,0 +1,61 @@
+'use strict';
+// Damaged and missing inputs end up counted in the summary; the analyzer never crashes on them.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
+const { copyRun, scratchDir, readJson } = require('./helpers');
+
+const ANALYZE = path.join(__dirname, '..', 'analyze.js');
+
+test('corrupt archive, half JSON body, cut vmstat line and missing files are reported', () => {
+  const run = copyRun();
+  fs.writeFileSync(path.join(run, 'responses', 'gen3.tar.gz'), Buffer.from('1f8b0800000000000003ffffff', 'hex'));
+  fs.writeFileSync(path.join(run, 'responses', 'gen4.tar.gz'), 'not an archive at all');
+  fs.rmSync(path.join(run, 'sut', 'pidstat.log'));
+  fs.rmSync(path.join(run, 'sut', 'meminfo.txt'));
+  fs.appendFileSync(path.join(run, 'sut', 'vmstat.log'), ' 1  0      0  16210\n');
+  const out = execFileSync(process.execPath, [ANALYZE, run], { encoding: 'utf8' });
+  assert.match(out, /missing inputs: sut\/pidstat.log, sut\/meminfo.txt/);
+  const s = readJson(path.join(run, 'data', 'summary.json'));
+  assert.deepEqual(s.flags.missingInputs, ['sut/pidstat.log', 'sut/meminfo.txt']);
+  assert.deepEqual(s.flags.archivesUnreadable.sort(), ['gen3.tar.gz', 'gen4.tar.gz']);
+  assert.deepEqual(s.flags.archivesTruncated, ['gen2.tar.gz']);
+  assert.equal(s.flags.linesSkippedBy.vmstat, 2);
+  assert.equal(s.flags.linesSkippedBy.halfWrittenLines, 2);
+  assert.ok(s.notes.some((n) => /memory %/.test(n)));
+  assert.ok(readJson(path.join(run, 'data', 'series.json')).series.memory.every((v) => v === null));
+  assert.ok(s.totals.responsesSent > 0);   // the good archive was still read
+});
+
+test('a run with nothing but run.json still analyses, everything listed missing', () => {
+  const dir = path.join(scratchDir(), 'bare');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'bare', server: 'tc7', type: 'poll', threads: 10,
+    status: 'incomplete', serverCrashed: true, notes: ['jmeter failed'], startedAt: 1000, finishedAt: 5000 }));
+  const r = spawnSync(process.execPath, [ANALYZE, dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const s = readJson(path.join(dir, 'data', 'summary.json'));
+  assert.equal(s.flags.serverCrashed, true);
+  assert.equal(s.flags.incomplete, true);
+  assert.deepEqual(s.flags.missingInputs, ['sut/vmstat.log', 'sut/pidstat.log', 'sut/meminfo.txt', 'jmeter/results.csv', 'responses/*.tar.gz']);
+  assert.equal(s.durationSeconds, 4);
+});
+
+test('run.json that is not JSON is a problem in the summary, not a crash', () => {
+  const run = copyRun();
+  fs.writeFileSync(path.join(run, 'run.json'), '{"id": "half');
+  const r = spawnSync(process.execPath, [ANALYZE, run], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const s = readJson(path.join(run, 'data', 'summary.json'));
+  assert.ok(s.flags.problems.some((p) => /run.json unreadable/.test(p)));
+  assert.equal(s.flags.incomplete, true);
+});
+
+test('exit 1 for a directory that is no run, 2 for bad usage', () => {
+  const empty = scratchDir();
+  assert.equal(spawnSync(process.execPath, [ANALYZE, empty]).status, 1);
+  assert.equal(spawnSync(process.execPath, [ANALYZE, path.join(empty, 'nope')]).status, 1);
+  assert.equal(spawnSync(process.execPath, [ANALYZE]).status, 2);
+});

@@ -1,0 +1,56 @@
+'use strict';
+// Parser for `vmstat -SM -a 1` (study 3.4.1.1). Column positions come from the header line, so extra
+// columns (st, gu, a -t timestamp) do not matter. The first data line is the average since boot and is
+// dropped; every further line is one second. Repeated headers are skipped; lines cut mid-way or otherwise
+// unreadable are skipped and counted.
+const { forEachLine } = require('./lines');
+
+const NEEDED = ['active', 'id'];
+
+// One-line formulas, exported so the tests can pin them down.
+const cpuPercent = (idle) => 100 - idle;
+const memoryPercent = (activeMB, memTotalMB) => (activeMB / memTotalMB) * 100;
+
+function createVmstatParser() {
+  let columns = null;       // header names in order
+  let sinceBootDropped = false;
+  const state = { samples: [], skipped: 0, headers: 0 };
+
+  function line(raw) {
+    const text = raw.trim();
+    if (text === '') return;
+    if (text.startsWith('procs')) { state.headers++; return; }          // group header ("procs ---memory---")
+    const fields = text.split(/\s+/);
+    if (fields[0] === 'r' && fields[1] === 'b') { columns = fields; return; }
+    if (!columns) { state.skipped++; return; }
+    // A data line must be as long as the header's numeric part and purely numeric there.
+    const index = Object.fromEntries(columns.map((c, i) => [c, i]));
+    if (NEEDED.some((c) => index[c] === undefined)) { state.skipped++; return; }
+    const numericCount = columns.filter((c) => !/^[A-Z]/.test(c)).length;  // -t adds a "UTC"/"CET" column
+    if (fields.length < numericCount) { state.skipped++; return; }
+    const values = fields.slice(0, numericCount).map(Number);
+    if (values.some((v) => !Number.isFinite(v))) { state.skipped++; return; }
+    const active = values[index.active];
+    const idle = values[index.id];
+    if (idle < 0 || idle > 100) { state.skipped++; return; }
+    if (!sinceBootDropped) { sinceBootDropped = true; return; }
+    state.samples.push({ active, idle, free: values[index.free], cpu: cpuPercent(idle) });
+  }
+
+  return { line, state };
+}
+
+// Returns { samples: [{active, idle, free, cpu}], skipped, headers }: samples[i] is second i of the monitor.
+async function parseVmstatFile(file) {
+  const p = createVmstatParser();
+  await forEachLine(file, p.line);
+  return p.state;
+}
+
+function parseVmstatText(text) {
+  const p = createVmstatParser();
+  for (const l of text.split('\n')) p.line(l);
+  return p.state;
+}
+
+module.exports = { parseVmstatFile, parseVmstatText, cpuPercent, memoryPercent };

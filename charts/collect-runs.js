@@ -1,0 +1,48 @@
+'use strict';
+// Finds the run directories among the arguments of compare.js (a run dir, or a sweep dir whose
+// subdirectories — or whose runs/ subdirectories — are run dirs) and loads what the comparison reads:
+// data/summary.json and data/series.json. A run not yet analysed is analysed first.
+const fs = require('node:fs');
+const path = require('node:path');
+const { analyzeAndWrite } = require('../analysis/run-analysis');
+const { isUsableRunDir } = require('../analysis/run-inputs');
+
+const isDir = (p) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } };
+const isRunDir = (p) => fs.existsSync(path.join(p, 'run.json')) || fs.existsSync(path.join(p, 'data', 'summary.json'));
+
+function findRunDirs(arg, depth = 0) {
+  const dir = path.resolve(arg);
+  if (!isDir(dir)) return [];
+  if (isRunDir(dir)) return [dir];
+  if (depth >= 2) return [];
+  return fs.readdirSync(dir).sort().map((n) => path.join(dir, n)).filter(isDir).flatMap((d) => findRunDirs(d, depth + 1));
+}
+
+// Returns [{ dir, summary, series, params }] and [{ dir, problem }] for runs that could not be loaded.
+async function loadRuns(args) {
+  const dirs = [...new Set(args.flatMap((a) => findRunDirs(a)))];
+  const runs = [];
+  const problems = [];
+  for (const dir of dirs) {
+    try {
+      if (!fs.existsSync(path.join(dir, 'data', 'summary.json'))) {
+        if (!isUsableRunDir(dir)) { problems.push({ dir, problem: 'no data and nothing to analyse' }); continue; }
+        await analyzeAndWrite(dir);
+      }
+      const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8'));
+      const series = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'series.json'), 'utf8')).series;
+      const p = summary.parameters;
+      const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
+        maxDuration: p.maxDuration ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
+      runs.push({ dir, summary, series, params, loadStart: summary.loadStartSecond ?? 0 });
+    } catch (err) {
+      problems.push({ dir, problem: err.message });
+    }
+  }
+  return { runs, problems };
+}
+
+// Runs with the same parameters are repeats of one permutation.
+const permutationKey = (p) => [p.server, p.type, p.threads, p.events ? p.interval : 'none', p.type === 'poll' && !p.events ? p.maxDuration : '-', p.duration].join('|');
+
+module.exports = { findRunDirs, loadRuns, permutationKey };

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+'use strict';
+// node charts/compare.js <out-dir> <run-dir|sweep-dir>...: the study's comparison figures (figures.js)
+// drawn from many runs, one page per figure (small multiples), and an index page linking every figure and
+// every run's report, with repeats of a permutation averaged and their spread shown.
+const fs = require('node:fs');
+const path = require('node:path');
+const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
+const { FIGURES } = require('./figures');
+const { loadRuns, permutationKey } = require('./collect-runs');
+const { buildFigure, valueName } = require('./figure-data');
+const { writeReport } = require('./report');
+const { serverName, typeName } = require('../analysis/titles');
+
+const link = (href, text) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+const td = (html, cls) => `<td${cls ? ` class="${cls}"` : ''}>${html}</td>`;
+
+function spread(values) {
+  const v = values.filter((x) => x !== null && x !== undefined && Number.isFinite(x));
+  if (!v.length) return '\u2013';
+  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  if (v.length === 1) return fmt(mean);
+  return `${fmt(mean)} <span class="none">(${fmt(Math.min(...v))}\u2013${fmt(Math.max(...v))})</span>`;
+}
+
+function figurePage(figure, result, outDir, reportOf) {
+  const charts = result.panels.map((p, i) => ({ canvas: `panel-${i}`, ofc: p.chart, source: `charts/${figure.id}-${i + 1}.json` }));
+  charts.forEach((c) => fs.writeFileSync(path.join(outDir, c.source), JSON.stringify(c.ofc) + '\n'));
+  const used = result.panels.flatMap((p) => p.lines.map((l) => [
+    td(escapeHtml(p.label ?? '')), td(escapeHtml(l.name)),
+    td(l.runs.map((dir) => link(reportOf(dir), path.basename(dir))).join(', ')),
+  ]));
+  const body = [
+    `<p>${link('index.html', '\u2190 all figures')}</p>`,
+    `<div class="charts small">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>`,
+    '<h2>Runs drawn</h2>',
+    table(used, { head: ['Panel', 'Line', 'Runs (reports)'] }),
+  ].join('\n');
+  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `metric ${figure.metric}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}`, body, charts, assets: 'assets' });
+  fs.writeFileSync(path.join(outDir, `${figure.id}.html`), html);
+}
+
+function permutationRows(runs, reportOf) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = permutationKey(r.params);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  return [...groups.values()].sort((a, b) => permutationKey(a[0].params).localeCompare(permutationKey(b[0].params), 'en', { numeric: true })).map((g) => {
+    const p = g[0].params;
+    const bad = g.filter((r) => {
+      const f = r.summary.flags;
+      return f.serverCrashed || f.incomplete || f.missingInputs.length || f.archivesUnreadable.length || f.archivesTruncated.length;
+    });
+    return [
+      td(escapeHtml(serverName(p.server))), td(escapeHtml(typeName(p.type))), td(fmt(p.threads), 'num'),
+      td(escapeHtml(p.events ? valueName('interval', p.interval) : p.type === 'poll' && p.maxDuration ? valueName('maxDuration', p.maxDuration) : 'No Events')),
+      td(fmt(g.length), 'num'),
+      td(spread(g.map((r) => r.summary.responsesPerSecond)), 'num'),
+      td(spread(g.map((r) => r.summary.peakConnections)), 'num'),
+      td(spread(g.map((r) => r.summary.peakCpu)), 'num'),
+      td(spread(g.map((r) => r.summary.totals.errors)), 'num'),
+      td(bad.length ? `<span class="bad">${bad.length} flagged</span>` : '<span class="ok">ok</span>'),
+      td(g.map((r) => link(reportOf(r.dir), path.basename(r.dir))).join('<br>')),
+    ];
+  });
+}
+
+async function writeComparison(outDir, args, figures = FIGURES) {
+  fs.mkdirSync(path.join(outDir, 'charts'), { recursive: true });
+  copyAssets(path.join(outDir, 'assets'));
+  const { runs, problems } = await loadRuns(args);
+  for (const r of runs) if (!fs.existsSync(path.join(r.dir, 'report', 'index.html'))) await writeReport(r.dir);
+  const reportOf = (dir) => path.relative(outDir, path.join(dir, 'report', 'index.html'));
+  const figureRows = [];
+  const results = {};
+  for (const figure of figures) {
+    const result = buildFigure(figure, runs);
+    results[figure.id] = result;
+    if (result.runs.length) figurePage(figure, result, outDir, reportOf);
+    figureRows.push([
+      td(String(figure.number), 'num'),
+      td(result.runs.length ? link(`${figure.id}.html`, figure.title) : escapeHtml(figure.title)),
+      td(result.runs.length ? fmt(result.runs.length) : '<span class="none">no runs</span>', 'num'),
+      td(result.runs.length ? fmt(result.panels.length) : '', 'num'),
+    ]);
+  }
+  const body = [
+    problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(p.dir)}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
+    '<h2>Figures</h2>',
+    table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, { text: 'Charts', num: true }] }),
+    '<h2>Runs by permutation</h2>',
+    '<p class="none">Repeats of one permutation are averaged in the figures; cells show the mean and (min\u2013max).</p>',
+    table(permutationRows(runs, reportOf), { head: ['Server', 'Type', { text: 'Threads', num: true }, 'Events', { text: 'Runs', num: true },
+      { text: 'Responses/s', num: true }, { text: 'Peak conn.', num: true }, { text: 'Peak CPU %', num: true }, { text: 'Errors', num: true }, 'Flags', 'Reports'] }),
+  ].join('\n');
+  fs.writeFileSync(path.join(outDir, 'index.html'), page({ title: 'pushbench \u2013 comparison', subtitle: `${runs.length} runs`, body, charts: [], assets: 'assets' }));
+  return { index: path.join(outDir, 'index.html'), runs, problems, results };
+}
+
+async function main(argv) {
+  if (argv.length < 2 || argv.some((a) => a.startsWith('-'))) {
+    console.error('usage: node charts/compare.js <out-dir> <run-dir|sweep-dir>...');
+    return 2;
+  }
+  const outDir = path.resolve(argv[0]);
+  const { index, runs, problems, results } = await writeComparison(outDir, argv.slice(1));
+  const drawn = Object.values(results).filter((r) => r.runs.length).length;
+  console.log(`${runs.length} runs, ${drawn} of ${Object.keys(results).length} figures drawn${problems.length ? `, ${problems.length} runs left out` : ''}`);
+  console.log(index);
+  return runs.length ? 0 : 1;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
+    console.error(`compare: ${err.stack || err}`);
+    process.exitCode = 1;
+  });
+}
+
+module.exports = { writeComparison };

@@ -1,0 +1,120 @@
+'use strict';
+// Turns one figure definition (figures.js) and the loaded runs into small-multiple charts: pick the runs,
+// split them into panels, one line per series value, repeats averaged second by second. Each run's series
+// starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
+const { lineChart, PALETTE } = require('../analysis/ofc');
+const { serverName, typeName, seconds, thousands, join } = require('../analysis/titles');
+const { METRICS } = require('./figures');
+
+// The same server has the same colour in every figure.
+const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2] };
+
+const asList = (v) => (Array.isArray(v) ? v : [v]);
+
+function matches(params, filter, skip = []) {
+  for (const [key, want] of Object.entries(filter)) {
+    if (skip.includes(key)) continue;
+    if (key === 'threads' && typeof want === 'string') continue;   // relative level: resolved below
+    if (!asList(want).includes(params[key])) return false;
+  }
+  return true;
+}
+
+// 'level:N' / 'max' / 'min' -> the thread count among the candidate runs.
+function resolveThreads(want, runs) {
+  const levels = [...new Set(runs.map((r) => r.params.threads).filter(Number.isFinite))].sort((a, b) => a - b);
+  if (levels.length === 0) return null;
+  if (want === 'max') return levels[levels.length - 1];
+  if (want === 'min') return levels[0];
+  const m = /^level:(\d+)$/.exec(want);
+  if (m) return levels[Number(m[1]) - 1] ?? null;
+  return null;
+}
+
+function selectRuns(figure, runs) {
+  let chosen = runs.filter((r) => matches(r.params, figure.filter));
+  const want = figure.filter.threads;
+  if (typeof want === 'string') {
+    const threads = resolveThreads(want, chosen);
+    chosen = threads === null ? [] : chosen.filter((r) => r.params.threads === threads);
+  }
+  return chosen;
+}
+
+function valueName(key, value) {
+  switch (key) {
+    case 'server': return serverName(value);
+    case 'type': return typeName(value);
+    case 'threads': return `${thousands(value)} Requests`;
+    case 'interval': return value ? `${seconds(value)} Emit Interval` : 'No Events';
+    case 'maxDuration': return value ? `${seconds(value)} Request Duration` : 'no request duration';
+    case 'events': return value ? 'With Events' : 'No Events';
+    default: return `${key} ${value}`;
+  }
+}
+
+const compareValues = (a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b)));
+
+function compareKeys(a, b) {
+  for (let i = 0; i < a.length; i++) { const c = compareValues(a[i], b[i]); if (c) return c; }
+  return 0;
+}
+
+// Mean per second over the non-null values of the runs; also the spread (max - min) per second.
+function averageSeries(arrays) {
+  const length = Math.max(0, ...arrays.map((a) => a.length));
+  const mean = new Array(length).fill(null);
+  for (let i = 0; i < length; i++) {
+    const v = arrays.map((a) => a[i]).filter((x) => x !== null && x !== undefined);
+    if (v.length) mean[i] = v.reduce((s, x) => s + x, 0) / v.length;
+  }
+  return mean;
+}
+
+// Shifts each line so that all start where the lowest one starts (the study removed differences in the
+// initial memory usage of the compared servers).
+function alignStarts(lines) {
+  const firsts = lines.map((l) => l.values.find((v) => v !== null));
+  const base = Math.min(...firsts.filter((v) => v !== undefined));
+  return lines.map((l, i) => (firsts[i] === undefined ? l : { ...l, values: l.values.map((v) => (v === null ? null : v - firsts[i] + base)) }));
+}
+
+// Returns { runs: [...used], panels: [{ key, label, lines: [{name, runs, values}], chart }] }.
+function buildFigure(figure, allRuns) {
+  const metric = METRICS[figure.metric];
+  if (!metric) throw new Error(`figure ${figure.id}: unknown metric ${figure.metric}`);
+  const runs = selectRuns(figure, allRuns);
+  const panelKey = figure.panels;
+  const seriesKeys = asList(figure.series);
+  // One colour per series value across all panels (Node.js keeps its colour in every small chart).
+  const allKeys = [...new Set(runs.map((r) => JSON.stringify(seriesKeys.map((k) => r.params[k]))))]
+    .map((k) => JSON.parse(k)).sort(compareKeys);
+  const colourOf = (key) => (seriesKeys.length === 1 && seriesKeys[0] === 'server' && SERVER_COLOURS[key[0]])
+    || PALETTE[allKeys.findIndex((k) => JSON.stringify(k) === JSON.stringify(key)) % PALETTE.length];
+  const panelValues = panelKey ? [...new Set(runs.map((r) => r.params[panelKey]))].sort(compareValues) : [null];
+  const panels = panelValues.map((pv) => {
+    const inPanel = panelKey ? runs.filter((r) => r.params[panelKey] === pv) : runs;
+    const groups = new Map();
+    for (const r of inPanel) {
+      const key = seriesKeys.map((k) => r.params[k]);
+      const id = JSON.stringify(key);
+      if (!groups.has(id)) groups.set(id, { key, runs: [] });
+      groups.get(id).runs.push(r);
+    }
+    const ordered = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key));
+    let lines = ordered.map((g) => ({
+      name: g.key.map((v, i) => valueName(seriesKeys[i], v)).join(' ') + (g.runs.length > 1 ? ` (mean of ${g.runs.length})` : ''),
+      runs: g.runs.map((r) => r.dir),
+      colour: colourOf(g.key),
+      values: averageSeries(g.runs.map((r) => (r.series[metric.data] ?? []).slice(r.loadStart ?? 0))),
+    }));
+    if (metric.alignStart) lines = alignStarts(lines);
+    const label = panelKey ? valueName(panelKey, pv) : null;
+    const chart = lineChart({ title: join(figure.title, label), xLegend: 'Elapsed time since the load started (seconds)', yLegend: metric.y,
+      series: lines.map((l) => ({ name: l.name, values: l.values, colour: l.colour })), yMax: metric.yMax ?? null });
+    return { key: pv, label, lines, chart };
+  });
+  return { runs, panels: runs.length ? panels : [] };
+}
+
+module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, valueName };

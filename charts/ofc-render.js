@@ -1,0 +1,93 @@
+/* Turns Open Flash Chart 2 JSON (line charts, study section 3.4.2) into Chart.js line charts.
+   Runs in the browser from file://: the chart JSON is embedded in the page as window.PB_CHARTS. */
+(function () {
+  'use strict';
+
+  function legendText(legend) {
+    return legend && legend.text ? legend.text : '';
+  }
+
+  function toChartJs(ofc) {
+    var x = ofc.x_axis || {};
+    var y = ofc.y_axis || {};
+    var xMin = typeof x.min === 'number' ? x.min : 0;
+    var datasets = (ofc.elements || []).filter(function (e) { return e.type === 'line'; }).map(function (e) {
+      var values = e.values || [];
+      var dense = values.length > 150;
+      return {
+        label: e.text || '',
+        data: values.map(function (v, i) {
+          var value = v !== null && typeof v === 'object' ? v.value : v;
+          return { x: i, y: value === undefined ? null : value };
+        }).filter(function (p) { return p.x >= xMin; }),
+        borderColor: e.colour,
+        backgroundColor: (e['dot-style'] && e['dot-style'].colour) || e.colour,
+        borderWidth: Math.max(1.5, e.width || 1),
+        pointRadius: dense ? 0 : ((e['dot-style'] && e['dot-style']['dot-size']) || 2),
+        pointHoverRadius: 4,
+        spanGaps: true,
+        tension: 0
+      };
+    });
+    var single = datasets.length === 1;
+    return {
+      type: 'line',
+      data: { datasets: datasets },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        parsing: { xAxisKey: 'x', yAxisKey: 'y' },
+        interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+        plugins: {
+          title: { display: !!(ofc.title && ofc.title.text), text: ofc.title ? ofc.title.text : '',
+            font: { size: 14, weight: '600' }, color: '#1f2937', padding: { bottom: 8 } },
+          legend: { display: !single, position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } }
+        },
+        scales: {
+          x: {
+            type: 'linear', min: xMin, max: typeof x.max === 'number' ? x.max : undefined,
+            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: 0, color: '#4b5563', includeBounds: false },
+            title: { display: true, text: legendText(ofc.x_legend), color: '#374151', font: { size: 12 } },
+            grid: { color: '#eef0f3' }
+          },
+          y: {
+            type: 'linear', min: typeof y.min === 'number' ? y.min : 0, max: typeof y.max === 'number' ? y.max : undefined,
+            ticks: { stepSize: y.steps || undefined, color: '#4b5563' },
+            title: { display: true, text: legendText(ofc.y_legend), color: '#374151', font: { size: 12 } },
+            grid: { color: '#eef0f3' }
+          }
+        }
+      },
+      plugins: [{
+        id: 'ofcBackground',
+        beforeDraw: function (chart) {
+          var ctx = chart.ctx;
+          ctx.save();
+          ctx.fillStyle = ofc.bg_colour || '#FFFFFF';
+          ctx.fillRect(0, 0, chart.width, chart.height);
+          ctx.restore();
+        }
+      }]
+    };
+  }
+
+  function renderAll() {
+    var charts = window.PB_CHARTS || [];
+    charts.forEach(function (c) {
+      var canvas = document.getElementById(c.canvas);
+      if (!canvas) return;
+      try {
+        new window.Chart(canvas, toChartJs(c.ofc));
+        canvas.setAttribute('data-rendered', 'yes');
+      } catch (err) {
+        canvas.setAttribute('data-rendered', 'failed');
+        console.error('chart ' + c.canvas + ': ' + err.message);
+      }
+    });
+  }
+
+  window.ofcToChartJs = toChartJs;
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', renderAll);
+  else renderAll();
+})();

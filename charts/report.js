@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+'use strict';
+// node charts/report.js <run-dir>: writes <run-dir>/report/index.html (+ chart.umd.js, ofc-render.js) from
+// the run's data/summary.json and charts/*.json, and prints its path. Runs the analyzer first when the run
+// has not been analysed yet.
+const fs = require('node:fs');
+const path = require('node:path');
+const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
+const { RUN_CHARTS } = require('../analysis/run-charts');
+const { analyzeAndWrite } = require('../analysis/run-analysis');
+const { isUsableRunDir } = require('../analysis/run-inputs');
+
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+const td = (v, cls) => `<td${cls ? ` class="${cls}"` : ''}>${v}</td>`;
+const row = (label, value) => [td(escapeHtml(label)), td(escapeHtml(fmt(value)), 'num')];
+
+// What a reader must notice first, in words.
+function flagList(s) {
+  const f = s.flags;
+  const items = [];
+  if (f.serverCrashed) items.push('The server under test crashed during the run.');
+  if (f.incomplete) items.push(`The run is ${f.status ?? 'of unknown status (no run.json)'}${(s.runNotes || []).length ? `: ${s.runNotes.join('; ')}` : '.'}`);
+  if (f.missingInputs.length) items.push(`Missing inputs: ${f.missingInputs.join(', ')}.`);
+  if (f.archivesUnreadable.length) items.push(`Unreadable response archives (skipped): ${f.archivesUnreadable.join(', ')}.`);
+  if (f.archivesTruncated.length) items.push(`Truncated response archives (read up to the break): ${f.archivesTruncated.join(', ')}.`);
+  if (f.filesSkipped) items.push(`${f.filesSkipped} archive files with an unknown name were skipped.`);
+  if (f.linesSkipped) {
+    const by = Object.entries(f.linesSkippedBy).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
+    items.push(`${f.linesSkipped} unreadable lines skipped (${by}).`);
+  }
+  for (const p of f.problems) items.push(p);
+  return items;
+}
+
+function parametersCard(s) {
+  const p = s.parameters;
+  const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.threads !== undefined ? `, ${e.threads} threads` : ''})`).join(', ');
+  const rows = [
+    row('Server', p.server), row('Type', p.type), row('Threads (requests)', p.threads), row('Ramp-up (s)', p.rampup),
+    row('Duration (s)', p.duration), row('Event', p.event ?? 'none'), row('Emit interval (ms)', p.interval),
+    row('Poll duration (ms)', p.maxDuration), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address})` : null),
+    row('Engines', engines || null), row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
+    [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete || s.flags.serverCrashed ? 'num bad' : 'num ok')],
+    row('Server crashed', s.serverCrashed === null || s.serverCrashed === undefined ? null : s.serverCrashed ? 'yes' : 'no'),
+  ];
+  return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
+}
+
+function totalsCard(s) {
+  const t = s.totals;
+  const rows = [
+    row('Responses sent (records)', t.responsesSent), row('Responses per second', s.responsesPerSecond),
+    row('Event records', t.events), row('Timeout records', t.timeouts), row('Clear records', t.clears),
+    row('Error bodies', t.errorBodies), row('JMeter samples', t.samples), row('Failed samples', t.failedSamples),
+    row('Errors (failed, not timeout)', t.errors), row('Peak connections', s.peakConnections),
+    row('Emit cycles', t.emitCycles), row('Peak emit duration (ms)', s.peakEmitDuration),
+    row('Duration analysed (s)', s.durationSeconds),
+  ];
+  return `<div class="card"><h3>Totals</h3>${table(rows)}</div>`;
+}
+
+function resourcesCard(s) {
+  const m = s.messages;
+  const rows = [
+    row('Peak CPU (%)', s.peakCpu), row('Mean CPU (%)', s.meanCpu), row('Peak memory (%)', s.peakMemory),
+    row('SUT MemTotal (MB)', s.memTotalMB), row('Peak server RSS (MB)', s.peakProcessRssMB),
+    row('Clock offset server \u2212 client (ms)', s.clockOffset.ms), row('Offset error bound (\u00b1 ms)', s.clockOffset.errorBoundMs),
+    row('Comet: received / unique', m.comet.streams ? `${fmt(m.comet.received)} / ${fmt(m.comet.unique)}` : null),
+    row('Comet: expected / missed', m.comet.streams ? `${fmt(m.comet.expected)} / ${fmt(m.comet.missed)}` : null),
+    row('Comet: received message %', m.comet.receivedPercent),
+    row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
+  ];
+  return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
+}
+
+function orderedChartIds(chartDir) {
+  let files = [];
+  try { files = fs.readdirSync(chartDir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)); } catch { /* none */ }
+  const known = RUN_CHARTS.map((c) => c.id).filter((id) => files.includes(id));
+  return [...known, ...files.filter((id) => !known.includes(id)).sort()];
+}
+
+// Writes the report; returns the path of index.html.
+async function writeReport(runDir) {
+  const summaryFile = path.join(runDir, 'data', 'summary.json');
+  if (!fs.existsSync(summaryFile)) await analyzeAndWrite(runDir);
+  const s = readJson(summaryFile);
+  const reportDir = path.join(runDir, 'report');
+  copyAssets(reportDir);
+  const ids = orderedChartIds(path.join(runDir, 'charts'));
+  const charts = ids.map((id) => ({ canvas: `chart-${id}`, ofc: readJson(path.join(runDir, 'charts', `${id}.json`)), source: `../charts/${id}.json` }));
+  const flags = flagList(s);
+  const skipped = Object.entries(s.charts?.skipped ?? {}).map(([id, why]) => `${id} (${why})`);
+  const body = [
+    flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
+    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}</div>`,
+    `<h2>Charts</h2>`,
+    charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
+    skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',
+    s.notes?.length ? `<h2>Notes</h2><ul>${s.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '',
+  ].join('\n');
+  const html = page({ title: s.title, subtitle: `run ${s.id}`, body, charts, assets: '.' });
+  const file = path.join(reportDir, 'index.html');
+  fs.writeFileSync(file, html);
+  return file;
+}
+
+async function main(argv) {
+  if (argv.length !== 1 || argv[0].startsWith('-')) {
+    console.error('usage: node charts/report.js <run-dir>');
+    return 2;
+  }
+  const runDir = path.resolve(argv[0]);
+  if (!isUsableRunDir(runDir) && !fs.existsSync(path.join(runDir, 'data', 'summary.json'))) {
+    console.error(`report: ${runDir} is not a run directory`);
+    return 1;
+  }
+  console.log(await writeReport(runDir));
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
+    console.error(`report: ${err.stack || err}`);
+    process.exitCode = 1;
+  });
+}
+
+module.exports = { writeReport, flagList };

@@ -1,0 +1,75 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { scratchDir } = require('../../analysis/test/helpers');
+const { makeSweep } = require('./sweep-fixture');
+const { FIGURES, METRICS } = require('../figures');
+const { averageSeries, alignStarts, resolveThreads, selectRuns } = require('../figure-data');
+
+const COMPARE = path.join(__dirname, '..', 'compare.js');
+
+test('figure definitions: the study\'s figures, each with a known metric and a caption', () => {
+  const numbers = FIGURES.map((f) => f.number);
+  for (const n of [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 19, 20]) assert.ok(numbers.includes(n), `figure ${n}`);
+  for (const f of FIGURES) {
+    assert.ok(METRICS[f.metric], `${f.id} metric`);
+    assert.match(f.title, / \u2013 /);
+    assert.equal(new Set(FIGURES.map((x) => x.id)).size, FIGURES.length);
+  }
+});
+
+test('repeats are averaged second by second; memory lines start together', () => {
+  assert.deepEqual(averageSeries([[1, 2, null], [3, null, 5, 7]]), [2, 2, 5, 7]);
+  const lines = alignStarts([{ values: [12, 14] }, { values: [null, 10, 11] }]);
+  assert.deepEqual(lines.map((l) => l.values), [[10, 12], [null, 10, 11]]);
+});
+
+test('relative thread levels pick the n-th smallest thread count', () => {
+  const runs = [1000, 5000, 20000, 5000].map((threads) => ({ params: { threads, type: 'comet', events: true } }));
+  assert.equal(resolveThreads('level:2', runs), 5000);
+  assert.equal(resolveThreads('max', runs), 20000);
+  assert.equal(resolveThreads('level:9', runs), null);
+  assert.equal(selectRuns({ filter: { type: 'comet', threads: 'level:2' } }, runs).length, 2);
+});
+
+test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links to every report', () => {
+  const base = scratchDir();
+  const runDirs = makeSweep(path.join(base, 'sweep'));
+  const out = path.join(base, 'compare');
+  const r = spawnSync(process.execPath, [COMPARE, out, path.join(base, 'sweep')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^7 runs, \d+ of \d+ figures drawn/);
+  const index = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+  for (const dir of runDirs) {
+    const href = path.relative(out, path.join(dir, 'report', 'index.html'));
+    assert.ok(index.includes(`href="${href}"`), `link to ${href}`);
+    assert.ok(fs.existsSync(path.join(dir, 'report', 'index.html')));
+  }
+  assert.match(index, /Long Poll \u2013 No Events \u2013 10 Second Request Duration \u2013 CPU Usage<\/td><td class="num"><span class="none">no runs/);
+  assert.match(index, /href="fig17.html"/);
+  // figure 17: Node.js comet vs poll at 1 s, one chart per thread level; the 6-thread comet line averages two runs
+  const fig17 = fs.readFileSync(path.join(out, 'fig17.html'), 'utf8');
+  assert.match(fig17, /Comet \(mean of 2\)/);
+  const panels = fs.readdirSync(path.join(out, 'charts')).filter((f) => f.startsWith('fig17-'));
+  assert.equal(panels.length, 2);
+  const p1 = JSON.parse(fs.readFileSync(path.join(out, 'charts', 'fig17-1.json'), 'utf8'));
+  assert.deepEqual(p1.elements.map((e) => e.text), ['Comet', 'Long Poll']);
+  const cpu = JSON.parse(fs.readFileSync(path.join(runDirs[0], 'data', 'series.json'), 'utf8')).series.cpu;
+  const loadStart = JSON.parse(fs.readFileSync(path.join(runDirs[0], 'data', 'summary.json'), 'utf8')).loadStartSecond;
+  assert.deepEqual(p1.elements[0].values, cpu.slice(loadStart));
+  // figure 5 (comet, no events): only the run without an event
+  const fig5 = fs.readFileSync(path.join(out, 'fig05.html'), 'utf8');
+  assert.match(fig5, /run7-tc6-comet-3/);
+  assert.doesNotMatch(fig5, /run1-node-comet-3/);
+  // the index table shows the two repeats as one permutation
+  assert.match(index, /<td class="num">2<\/td>/);
+});
+
+test('compare.js with no runs exits 1; bad usage 2', () => {
+  const base = scratchDir();
+  assert.equal(spawnSync(process.execPath, [COMPARE, path.join(base, 'o'), base]).status, 1);
+  assert.equal(spawnSync(process.execPath, [COMPARE]).status, 2);
+});

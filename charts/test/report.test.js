@@ -1,0 +1,62 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { copyRun, scratchDir } = require('../../analysis/test/helpers');
+
+const REPORT = path.join(__dirname, '..', 'report.js');
+const ANALYZE = path.join(__dirname, '..', '..', 'analysis', 'analyze.js');
+
+function embeddedCharts(html) {
+  const m = /<script>window\.PB_CHARTS = (.*);<\/script>/.exec(html);
+  assert.ok(m, 'chart JSON embedded in the page');
+  return JSON.parse(m[1]);
+}
+
+test('report.js prints the path of index.html, embeds every chart and works offline', () => {
+  const run = copyRun();
+  assert.equal(spawnSync(process.execPath, [ANALYZE, run]).status, 0);
+  const r = spawnSync(process.execPath, [REPORT, run], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const index = path.join(run, 'report', 'index.html');
+  assert.equal(r.stdout.trim(), index);
+  const html = fs.readFileSync(index, 'utf8');
+  const chartFiles = fs.readdirSync(path.join(run, 'charts')).filter((f) => f.endsWith('.json'));
+  const charts = embeddedCharts(html);
+  assert.equal(charts.length, chartFiles.length);
+  for (const c of charts) {
+    const id = c.canvas.replace(/^chart-/, '');
+    assert.deepEqual(c.ofc, JSON.parse(fs.readFileSync(path.join(run, 'charts', `${id}.json`), 'utf8')));
+    assert.match(html, new RegExp(`<canvas id="${c.canvas}"`));
+  }
+  for (const f of ['chart.umd.js', 'ofc-render.js']) assert.ok(fs.statSync(path.join(run, 'report', f)).size > 1000, f);
+  assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//);
+  assert.doesNotMatch(fs.readFileSync(path.join(run, 'report', 'ofc-render.js'), 'utf8'), /https?:\/\//);
+  // the fixture's damage is named on top
+  assert.match(html, /class="flags"/);
+  assert.match(html, /Truncated response archives[^<]*gen2\.tar\.gz/);
+  assert.match(html, /Node\.js \u2013 Comet \u2013 With Events/);
+});
+
+test('a crashed, incomplete run with missing inputs says so in red; an unanalysed run is analysed first', () => {
+  const dir = path.join(scratchDir(), 'crashed');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'crashed', server: 'tc7', type: 'poll', threads: 10,
+    status: 'incomplete', serverCrashed: true, notes: ['server died at 12 s'], startedAt: 1000, finishedAt: 3000 }));
+  const r = spawnSync(process.execPath, [REPORT, dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const html = fs.readFileSync(path.join(dir, 'report', 'index.html'), 'utf8');
+  assert.match(html, /The server under test crashed during the run/);
+  assert.match(html, /The run is incomplete: server died at 12 s/);
+  assert.match(html, /Missing inputs: sut\/vmstat\.log, sut\/pidstat\.log, sut\/meminfo\.txt, jmeter\/results\.csv, responses\/\*\.tar\.gz/);
+  assert.match(html, /No charts: the run has no data/);
+  assert.deepEqual(embeddedCharts(html), []);
+});
+
+test('a title with markup cannot break out of the page', () => {
+  const { scriptJson, escapeHtml } = require('../page');
+  assert.doesNotMatch(scriptJson({ t: '</script><script>alert(1)</script>' }), /<\/script>/);
+  assert.equal(escapeHtml('<a href="x">'), '&lt;a href=&quot;x&quot;&gt;');
+});
