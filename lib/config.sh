@@ -25,7 +25,7 @@ PB_PORT_TC7=${PB_PORT_TC7:-8087}
 # Tomcat JVM: the study used -Xmx2400m -Xss64k (its section 4.1). See servers/README.md for the
 # smallest -Xss JDK 17 accepts and why.
 PB_TOMCAT_HEAP=${PB_TOMCAT_HEAP:-2400m}
-PB_TOMCAT_XSS=${PB_TOMCAT_XSS:-}                     # empty: servers/tomcat-common.sh picks the smallest accepted
+PB_TOMCAT_XSS=${PB_TOMCAT_XSS:-256k}                 # study: 64k; JDK 17 accepts >= 136k, Tomcat 7 starts >= 144k
 PB_TOMCAT_MAX_THREADS=${PB_TOMCAT_MAX_THREADS:-400}  # study: ~400 request processing threads
 PB_TOMCAT_MAX_CONNECTIONS=${PB_TOMCAT_MAX_CONNECTIONS:-50000}
 PB_TOMCAT_ACCEPT_COUNT=${PB_TOMCAT_ACCEPT_COUNT:-1024}      # listen backlog: thousands of clients connect at once
