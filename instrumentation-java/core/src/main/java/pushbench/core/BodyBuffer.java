@@ -1,0 +1,38 @@
+package pushbench.core;
+
+import java.io.ByteArrayOutputStream;
+
+/** Collects a request body that may arrive in pieces, refusing more than the protocol's 16 KiB. */
+public final class BodyBuffer {
+    public static final int LIMIT = 16384;
+
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    private boolean tooLarge;
+
+    /** Returns false (and keeps nothing more) once the body has grown past the limit. */
+    public boolean append(byte[] data, int offset, int length) {
+        if (tooLarge || bytes.size() + length > LIMIT) {
+            tooLarge = true;
+            return false;
+        }
+        bytes.write(data, offset, length);
+        return true;
+    }
+
+    public boolean tooLarge() {
+        return tooLarge;
+    }
+
+    public int size() {
+        return bytes.size();
+    }
+
+    public byte[] toByteArray() {
+        return bytes.toByteArray();
+    }
+
+    /** The 413 answer every handler sends for an oversized body. */
+    public static BadInput tooLargeError() {
+        return new BadInput(413, "body larger than " + LIMIT + " bytes");
+    }
+}

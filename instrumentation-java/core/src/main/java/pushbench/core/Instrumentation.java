@@ -1,0 +1,212 @@
+package pushbench.core;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import java.math.BigDecimal;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The whole shared instrumentation of one webapp (study figure 1): time stamper, log manager, event
+ * manager and request manager, plus the answers of every endpoint except the held POST /request, whose
+ * I/O belongs to the container-specific handler. One instance per webapp, created in the servlet's init()
+ * and shut down in destroy().
+ */
+public final class Instrumentation {
+    /** Emit cycles write to thousands of sockets; a few threads let emitters of different names overlap. */
+    public static final int EMITTER_THREADS = 4;
+    public static final int TIMER_THREADS = 2;
+
+    private final Clock clock;
+    private final LogManager log = new LogManager();
+    private final ScheduledThreadPoolExecutor emitterThreads;
+    private final ScheduledThreadPoolExecutor timerThreads;
+    private final EventManager events;
+    private final RequestManager requests;
+
+    public Instrumentation() {
+        this(Clock.SYSTEM);
+    }
+
+    public Instrumentation(Clock clock) {
+        this.clock = clock;
+        emitterThreads = executor(EMITTER_THREADS, "pushbench-emitter");
+        timerThreads = executor(TIMER_THREADS, "pushbench-timer");
+        Subscriptions subscriptions = new Subscriptions();
+        events = new EventManager(subscriptions, emitterThreads, clock, log);
+        requests = new RequestManager(subscriptions, timerThreads, clock, log);
+    }
+
+    private static ScheduledThreadPoolExecutor executor(int threads, String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        ThreadFactory factory = runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            // Not the webapp's class loader: Tomcat worker threads started from these threads (e.g. by
+            // AsyncContext.complete()) inherit it, and Tomcat reports them as leaked when the webapp stops.
+            thread.setContextClassLoader(Instrumentation.class.getClassLoader().getParent());
+            return thread;
+        };
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, factory);
+        // Answered polls cancel their timeouts: drop them from the queue at once instead of at their due time.
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
+    public LogManager log() {
+        return log;
+    }
+
+    public EventManager events() {
+        return events;
+    }
+
+    public RequestManager requests() {
+        return requests;
+    }
+
+    /**
+     * The answer of every endpoint but REQUEST. {@code clientParam} is /timestamp's query parameter
+     * (may be null), {@code body} the request body (empty for GET).
+     */
+    public Answer answer(Endpoint endpoint, String clientParam, byte[] body) {
+        if (log.enabled()) {
+            log.info("received " + endpoint.method() + " " + endpoint.path());
+        }
+        try {
+            switch (endpoint) {
+                case TIMESTAMP:
+                    return Answer.ok(Records.timestamp(integerOrNull(clientParam), clock.millis()));
+                case STATUS:
+                    return Answer.ok(status());
+                case LOGGING:
+                    return Answer.ok(logging(Validation.logging(body)));
+                case EVENT_SET:
+                    return Answer.ok(eventSet(body));
+                case EVENT_REMOVE:
+                    return Answer.ok(eventRemove(body));
+                case EVENT_CLEAR:
+                    Validation.clear(body);
+                    return Answer.ok(clear());
+                default:
+                    throw new IllegalArgumentException(endpoint + " is answered by the handler");
+            }
+        } catch (BadInput e) {
+            return e.toAnswer();
+        }
+    }
+
+    /** Validates a POST /request body; the handler then prepares its response and calls {@link #open}. */
+    public PushSpec pushSpec(byte[] body) throws BadInput {
+        return Validation.pushRequest(body);
+    }
+
+    public PushRequest open(PushSpec spec, RequestObserver observer) {
+        return requests.open(spec, observer);
+    }
+
+    /** Webapp stop: emitters stop, every open request gets a shutdown clear record, threads end. */
+    public void shutdown() {
+        events.clear();
+        requests.shutdown();
+        emitterThreads.shutdownNow();
+        timerThreads.shutdownNow();
+        try {
+            emitterThreads.awaitTermination(5, TimeUnit.SECONDS);
+            timerThreads.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private JsonObject logging(boolean enabled) {
+        log.setEnabled(enabled);
+        JsonObject logging = new JsonObject();
+        logging.addProperty("enabled", enabled);
+        JsonObject body = new JsonObject();
+        body.add("logging", logging);
+        return body;
+    }
+
+    private JsonObject eventSet(byte[] body) throws BadInput {
+        String name = Validation.eventName(body);
+        long frequency = Validation.frequency(body);
+        String state = events.set(name, frequency);
+        JsonObject event = new JsonObject();
+        event.addProperty("name", name);
+        event.addProperty("frequency", frequency);
+        event.addProperty("state", state);
+        JsonObject answer = new JsonObject();
+        answer.add("event", event);
+        return answer;
+    }
+
+    private JsonObject eventRemove(byte[] body) throws BadInput {
+        String name = Validation.eventName(body);
+        if (!events.remove(name)) {
+            throw new BadInput(404, "no event named " + name);
+        }
+        JsonObject event = new JsonObject();
+        event.addProperty("name", name);
+        event.addProperty("state", "removed");
+        JsonObject answer = new JsonObject();
+        answer.add("event", event);
+        return answer;
+    }
+
+    private JsonObject clear() {
+        int stopped = events.clear();
+        int completed = requests.clearAll("clear");
+        JsonObject clear = new JsonObject();
+        clear.addProperty("events", stopped);
+        clear.addProperty("requests", completed);
+        JsonObject answer = new JsonObject();
+        answer.add("clear", clear);
+        return answer;
+    }
+
+    JsonObject status() {
+        JsonObject counts = new JsonObject();
+        counts.addProperty("open", requests.openCount());
+        counts.addProperty("comet", requests.cometCount());
+        counts.addProperty("poll", requests.pollCount());
+        JsonArray list = new JsonArray();
+        for (EventEmitter emitter : events.list()) {
+            JsonObject event = new JsonObject();
+            event.addProperty("name", emitter.name());
+            event.addProperty("frequency", emitter.frequency());
+            event.addProperty("cycle", emitter.cycle());
+            long[] lastCycle = emitter.lastCycle();
+            if (lastCycle == null) {
+                event.add("lastCycle", JsonNull.INSTANCE);
+            } else {
+                JsonObject last = new JsonObject();
+                last.addProperty("total", lastCycle[0]);
+                last.addProperty("durationMicros", lastCycle[1]);
+                event.add("lastCycle", last);
+            }
+            list.add(event);
+        }
+        JsonObject status = new JsonObject();
+        status.add("requests", counts);
+        status.addProperty("logging", log.enabled());
+        status.add("events", list);
+        return status;
+    }
+
+    /** /timestamp's client parameter as a number: an integer within a long, else null. */
+    static Long integerOrNull(String value) {
+        if (value == null || value.isEmpty() || value.length() > 40) {
+            return null;
+        }
+        try {
+            BigDecimal number = new BigDecimal(value.trim());
+            return number.longValueExact();
+        } catch (NumberFormatException | ArithmeticException e) {
+            return null;
+        }
+    }
+}

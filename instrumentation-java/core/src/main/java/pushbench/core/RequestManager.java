@@ -1,0 +1,125 @@
+package pushbench.core;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The study's request manager: the global request pool, the counts behind connections.start/finish, and
+ * the poll timeouts. Timeouts are scheduled here rather than left to the container, so both Tomcat
+ * versions time polls out the same way (and the request's lock makes the timeout and an event race-free).
+ */
+public final class RequestManager {
+    private final ConcurrentHashMap<Long, PushRequest> pool = new ConcurrentHashMap<>();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger comet = new AtomicInteger();
+    private final AtomicInteger poll = new AtomicInteger();
+    private final AtomicLong ids = new AtomicLong();
+    private final Subscriptions subscriptions;
+    private final ScheduledExecutorService timers;
+    private final Clock clock;
+    private final LogManager log;
+    private volatile boolean closed;
+
+    RequestManager(Subscriptions subscriptions, ScheduledExecutorService timers, Clock clock, LogManager log) {
+        this.subscriptions = subscriptions;
+        this.timers = timers;
+        this.clock = clock;
+        this.log = log;
+    }
+
+    /**
+     * Registers a request: into the pool, onto each event's subscription list, and (poll) onto the timer.
+     * All under the request's lock, so no event, timeout or clear can complete it half-registered.
+     */
+    public PushRequest open(PushSpec spec, RequestObserver observer) {
+        PushRequest request = new PushRequest(ids.incrementAndGet(), spec, clock.millis(), observer, this);
+        boolean rejected = false;
+        synchronized (request) {
+            pool.put(request.id(), request);
+            int start = open.incrementAndGet();
+            (spec.isComet() ? comet : poll).incrementAndGet();
+            for (String name : spec.subscriptions()) {
+                subscriptions.of(name).add(request);
+            }
+            ScheduledFuture<?> timeout = null;
+            if (!spec.isComet()) {
+                try {
+                    timeout = timers.schedule(request::expire, spec.duration(), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    rejected = true;
+                }
+            }
+            request.registered(start, timeout);
+        }
+        if (log.enabled()) {
+            log.info("request " + request.id() + " received: " + Json.write(spec.echo()));
+        }
+        if (closed || rejected) {
+            request.clear("shutdown");
+        }
+        return request;
+    }
+
+    /** Called exactly once per request, by whoever completed it. */
+    void completed(PushRequest request) {
+        if (pool.remove(request.id()) == null) {
+            return;
+        }
+        ScheduledFuture<?> timeout = request.timeout();
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        for (String name : request.spec().subscriptions()) {
+            subscriptions.of(name).remove(request);
+        }
+        (request.spec().isComet() ? comet : poll).decrementAndGet();
+        open.decrementAndGet();
+    }
+
+    /** Completes every open request with a clear record; returns how many this call completed. */
+    public int clearAll(String reason) {
+        List<PushRequest> all = new ArrayList<>(pool.values());
+        all.sort(Comparator.comparingLong(PushRequest::id));
+        int cleared = 0;
+        for (PushRequest request : all) {
+            if (request.clear(reason)) {
+                cleared++;
+            }
+        }
+        return cleared;
+    }
+
+    /** Server stop: every open request gets a clear record with reason "shutdown"; later ones too. */
+    public int shutdown() {
+        closed = true;
+        return clearAll("shutdown");
+    }
+
+    public int openCount() {
+        return open.get();
+    }
+
+    public int cometCount() {
+        return comet.get();
+    }
+
+    public int pollCount() {
+        return poll.get();
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    LogManager log() {
+        return log;
+    }
+}

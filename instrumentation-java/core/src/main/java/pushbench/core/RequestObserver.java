@@ -1,0 +1,33 @@
+package pushbench.core;
+
+import java.io.IOException;
+
+/**
+ * The Observer between the shared core and a container's request handler (the study's section 3.1.1).
+ * The core is the subject: it decides what to write to a held request and when the request is over; the
+ * Tomcat 6 and Tomcat 7 handlers implement this interface to do the actual I/O.
+ *
+ * Why not java.util.Observer/Observable as in the study: Observable must be subclassed, carries an untyped
+ * Object argument and its notify loop runs under no per-request guarantees; it is also deprecated since
+ * Java 9. Two typed callbacks make the contract explicit and let the core enforce it:
+ * <ul>
+ * <li>{@link #write} is called with the request's lock held, so writes to one response never overlap, and
+ *     never after the request is completed.</li>
+ * <li>{@link #complete} is called at most once, after the last write, and without that lock held, so a
+ *     container that runs listeners synchronously (AsyncContext.complete, CometEvent.close) cannot deadlock
+ *     against an emitter that is writing.</li>
+ * </ul>
+ * When the container itself reports the request over (client gone, END, onComplete), the handler calls
+ * {@link PushRequest#abandon()} and closes the response itself; complete() is then never called.
+ */
+public interface RequestObserver {
+    /**
+     * Writes one record (a comet line ends in '\n') and flushes it to the client.
+     *
+     * @throws IOException if the client has gone; the core then completes the request silently
+     */
+    void write(String text) throws IOException;
+
+    /** Ends the response: the request was answered (poll), cleared, or its client went away. */
+    void complete();
+}

@@ -1,0 +1,71 @@
+package pushbench.core;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Records every write and completion, and flags any overlapping write or write after completion. */
+final class FakeObserver implements RequestObserver {
+    final List<String> writes = new ArrayList<>(); // guarded by this
+    final AtomicInteger completions = new AtomicInteger();
+    final AtomicInteger inWrite = new AtomicInteger();
+    volatile boolean overlapped;
+    volatile boolean wroteAfterEnd;
+    volatile boolean failWrites;
+    volatile CountDownLatch blockFirstWrite;
+    volatile CountDownLatch enteredWrite;
+    volatile PushRequest request;
+    /** Set by a test after abandon() returned: any write from then on is a write after completion. */
+    volatile boolean abandoned;
+
+    @Override
+    public void write(String text) throws IOException {
+        if (inWrite.incrementAndGet() > 1) {
+            overlapped = true;
+        }
+        try {
+            if (completions.get() > 0 || abandoned) {
+                wroteAfterEnd = true;
+            }
+            CountDownLatch block = blockFirstWrite;
+            if (block != null) {
+                blockFirstWrite = null;
+                enteredWrite.countDown();
+                try {
+                    block.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (failWrites) {
+                throw new IOException("client gone");
+            }
+            synchronized (this) {
+                writes.add(text);
+            }
+        } finally {
+            inWrite.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void complete() {
+        completions.incrementAndGet();
+    }
+
+    synchronized List<JsonObject> records() {
+        List<JsonObject> records = new ArrayList<>();
+        for (String text : writes) {
+            records.add(JsonParser.parseString(text).getAsJsonObject());
+        }
+        return records;
+    }
+
+    synchronized int writeCount() {
+        return writes.size();
+    }
+}

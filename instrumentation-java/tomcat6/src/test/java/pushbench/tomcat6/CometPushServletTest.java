@@ -1,0 +1,198 @@
+package pushbench.tomcat6;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.util.concurrent.TimeUnit;
+import org.apache.catalina.CometEvent.EventSubType;
+import org.apache.catalina.CometEvent.EventType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import pushbench.core.Endpoint;
+import pushbench.core.Instrumentation;
+
+/** The Tomcat 6 CometProcessor's event handling against a fake connection; the real one is conformance's. */
+class CometPushServletTest {
+    private Instrumentation inst;
+    private CometPushServlet servlet;
+
+    @BeforeEach
+    void setUp() {
+        inst = new Instrumentation();
+        servlet = new CometPushServlet();
+        servlet.init(inst);
+    }
+
+    @AfterEach
+    void tearDown() {
+        servlet.destroy();
+    }
+
+    private void fire(FakeComet comet, EventType type, EventSubType subType) throws Exception {
+        comet.type = type;
+        comet.subType = subType;
+        servlet.event(comet.event);
+    }
+
+    /** BEGIN, then the body in the given pieces, one READ each. */
+    private FakeComet post(String uri, String body, String... pieces) throws Exception {
+        FakeComet comet = new FakeComet("POST", uri, null, body.getBytes().length);
+        fire(comet, EventType.BEGIN, null);
+        for (String piece : pieces.length == 0 ? new String[] {body} : pieces) {
+            comet.arrive(piece);
+            fire(comet, EventType.READ, null);
+        }
+        return comet;
+    }
+
+    private void setEvent(String name) {
+        inst.answer(Endpoint.EVENT_SET, null, ("{\"name\":\"" + name + "\",\"frequency\":10}").getBytes());
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "condition not met in time");
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void getEndpointsAreAnsweredAndClosedInBegin() throws Exception {
+        FakeComet timestamp = new FakeComet("GET", "/timestamp", "7", -1);
+        fire(timestamp, EventType.BEGIN, null);
+        assertEquals(200, timestamp.status);
+        assertEquals(7, JsonParser.parseString(timestamp.text()).getAsJsonObject()
+                .getAsJsonObject("timestamp").get("client").getAsLong());
+        assertEquals(1, timestamp.closes.get());
+        // Tomcat then sends END (possibly twice): harmless.
+        fire(timestamp, EventType.END, null);
+        fire(timestamp, EventType.END, null);
+        assertEquals(1, timestamp.closes.get());
+
+        FakeComet wrong = new FakeComet("DELETE", "/status", null, -1);
+        fire(wrong, EventType.BEGIN, null);
+        assertEquals(405, wrong.status);
+        assertEquals("GET", wrong.headers.get("Allow"));
+        FakeComet clear = new FakeComet("POST", "/event/clear", null, 0);
+        fire(clear, EventType.BEGIN, null);
+        assertEquals("{\"clear\":{\"events\":0,\"requests\":0}}", clear.text());
+        FakeComet huge = new FakeComet("POST", "/logging", null, 16385);
+        fire(huge, EventType.BEGIN, null);
+        assertEquals(413, huge.status);
+        assertEquals(1, huge.closes.get());
+    }
+
+    @Test
+    void aBodyInPiecesIsAssembledAcrossReadEvents() throws Exception {
+        String body = "{\"name\":\"pieces\",\"frequency\":3600000}";
+        FakeComet comet = new FakeComet("POST", "/event/set", null, body.length());
+        fire(comet, EventType.BEGIN, null);
+        fire(comet, EventType.READ, null); // Tomcat's READ right after BEGIN, before any byte arrived
+        assertEquals(0, comet.closes.get());
+        comet.arrive(body.substring(0, 9));
+        fire(comet, EventType.READ, null);
+        assertEquals("", comet.text());
+        comet.arrive(body.substring(9));
+        fire(comet, EventType.READ, null);
+        assertEquals("{\"event\":{\"name\":\"pieces\",\"frequency\":3600000,\"state\":\"created\"}}", comet.text());
+        assertEquals(1, comet.closes.get());
+    }
+
+    @Test
+    void pollIsHeldThenAnsweredAndClosedOnceDespiteTwoEnds() throws Exception {
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"p6\"],\"duration\":30000}");
+        assertEquals(Integer.valueOf(Integer.MAX_VALUE), poll.timeout, "the connector timeout is lifted");
+        assertEquals(1, inst.requests().pollCount());
+        fire(poll, EventType.ERROR, EventSubType.TIMEOUT); // ignored while held
+        assertEquals(1, inst.requests().pollCount());
+        assertEquals(0, poll.closes.get());
+        setEvent("p6");
+        waitFor(() -> poll.closes.get() == 1);
+        JsonObject record = JsonParser.parseString(poll.text()).getAsJsonObject();
+        assertEquals("p6", record.getAsJsonObject("response").getAsJsonObject("event").get("name").getAsString());
+        assertEquals(String.valueOf(poll.text().length()), poll.headers.get("Content-Length"));
+        fire(poll, EventType.END, null);
+        fire(poll, EventType.END, null);
+        assertEquals(1, poll.closes.get());
+        assertEquals(0, inst.requests().openCount());
+    }
+
+    @Test
+    void cometStreamsUntilTheClientDisconnects() throws Exception {
+        FakeComet comet = post("/request", "{\"type\":\"comet\",\"events\":[\"c6\"]}", "{\"type\":\"comet\",",
+                "\"events\":[\"c6\"]}");
+        assertEquals("application/x-ndjson", comet.headers.get("Content-Type"));
+        assertTrue(comet.flushes.get() >= 1);
+        setEvent("c6");
+        waitFor(() -> comet.text().split("\n").length >= 3);
+        fire(comet, EventType.ERROR, EventSubType.CLIENT_DISCONNECT);
+        assertEquals(1, comet.closes.get());
+        assertEquals(0, inst.requests().openCount());
+        int length = comet.text().length();
+        Thread.sleep(100);
+        assertEquals(length, comet.text().length(), "written after the client disconnected");
+    }
+
+    @Test
+    void aHeldClientClosingItsEndIsRemoved() throws Exception {
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"x\"],\"duration\":30000}");
+        clientCloses(poll); // the poller sees the close: a READ whose read gives -1
+        assertEquals(0, inst.requests().openCount());
+        assertEquals(1, poll.closes.get());
+        assertEquals("", poll.text());
+    }
+
+    private void clientCloses(FakeComet held) throws Exception {
+        held.arrive("");
+        fire(held, EventType.READ, null);
+    }
+
+    @Test
+    void serverShutdownEndGivesAShutdownRecord() throws Exception {
+        FakeComet comet = post("/request", "{\"type\":\"comet\",\"events\":[]}");
+        fire(comet, EventType.END, EventSubType.SERVER_SHUTDOWN);
+        assertTrue(comet.text().contains("{\"clear\":{\"reason\":\"shutdown\"}}"), comet.text());
+        assertEquals(1, comet.closes.get());
+        assertEquals(0, inst.requests().openCount());
+    }
+
+    @Test
+    void badRequestBodyIsRefused() throws Exception {
+        FakeComet bad = post("/request", "{\"type\":\"poll\",\"events\":[],\"duration\":0}");
+        assertEquals(400, bad.status);
+        assertTrue(bad.text().contains("error"));
+        assertEquals(1, bad.closes.get());
+        assertEquals(0, inst.requests().openCount());
+    }
+
+    @Test
+    void aCloseFromAnotherThreadDuringAnEventWaitsForTheEventToEnd() throws Exception {
+        FakeComet connection = new FakeComet("POST", "/request", null, 10);
+        Exchange exchange = new Exchange(connection.event, inst.log());
+        exchange.enterEvent(); // a container thread is inside event() for this connection
+        Thread other = new Thread(exchange::complete); // e.g. a timer answering the poll
+        other.start();
+        other.join();
+        assertEquals(0, connection.closes.get(), "closed under Tomcat's feet during its event");
+        exchange.leaveEvent();
+        assertEquals(1, connection.closes.get());
+        exchange.complete();
+        exchange.close();
+        assertEquals(1, connection.closes.get());
+    }
+
+    @Test
+    void aCloseOnTheEventThreadItselfIsImmediate() throws Exception {
+        FakeComet connection = new FakeComet("GET", "/status", null, -1);
+        Exchange exchange = new Exchange(connection.event, inst.log());
+        exchange.enterEvent();
+        exchange.close();
+        assertEquals(1, connection.closes.get());
+        exchange.leaveEvent();
+        assertEquals(1, connection.closes.get());
+    }
+}
