@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs testplan.jmx with the JMeter controller in the foreground, non-GUI, and returns JMeter's exit code.
+#
+#   load/controller.sh --run-dir <dir> --engines <ip:port>[,<ip:port>...] --props <file>
+#                      [--address <ip>] [--exit-engines] [--set <key>=<value>]...
+#   load/controller.sh --local --run-dir <dir> [--props <file>] [--set <key>=<value>]...
+#
+# Distributed (default): the engines (load/engine.sh) run the plan; the plan's properties from <file>
+#   and --set go to every engine with -G, except threads.num and log.dir.res, which are each engine's
+#   own (given to load/engine.sh) and are dropped here. The file actually sent is
+#   <dir>/jmeter/global.properties. Engines call the controller back on <address> (default: this
+#   host's source address towards the first engine) at ports PB_JMETER_CLIENT_LOCALPORT and up.
+#   --exit-engines: the engines exit when the test ends (JMeter's -X); otherwise they keep running
+#   until load/engine.sh stop.
+# --local: the plan runs in this JVM with every property given with -J (a quick check, no engines);
+#   responses go to log.dir.res, by default <dir>/responses/local.
+#
+# Either way the Request Data Writer writes <dir>/jmeter/results.csv (log.dir.base is set to
+# <dir>/jmeter) and JMeter logs to <dir>/jmeter/controller.log. Heap: PB_JMETER_CONTROLLER_HEAP
+# (distributed) or PB_JMETER_HEAP (local); more JVM options: JVM_ARGS.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/config.sh
+source "$here/../lib/config.sh"
+
+usage() {
+  echo "usage:" >&2
+  sed -n '4,6p' "$0" | sed 's/^#//' >&2
+  exit 2
+}
+die() { echo "controller: $*" >&2; exit 2; }
+
+local_mode=false exit_engines=false run_dir='' engines='' props='' address=''
+sets=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --local) local_mode=true; shift; continue ;;
+    --exit-engines) exit_engines=true; shift; continue ;;
+  esac
+  [[ $# -ge 2 ]] || usage
+  case $1 in
+    --run-dir) run_dir=$2 ;;
+    --engines) engines=$2 ;;
+    --props) props=$2 ;;
+    --address) address=$2 ;;
+    --set) [[ $2 == ?*=* ]] || die "--set wants <key>=<value>, got '$2'"; sets+=("$2") ;;
+    *) usage ;;
+  esac
+  shift 2
+done
+[[ -n $run_dir ]] || usage
+[[ -z $props || -r $props ]] || die "cannot read the properties file $props"
+[[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
+plan=$PB_ROOT/testplan.jmx
+mkdir -p "$run_dir/jmeter"
+run_dir=$(cd "$run_dir" && pwd)
+out_dir=$run_dir/jmeter
+
+# is_given <key>: the key is set in the properties file or with --set.
+is_given() {
+  local s
+  for s in "${sets[@]}"; do [[ ${s%%=*} == "$1" ]] && return 0; done
+  [[ -n $props ]] && grep -Eq "^[[:space:]]*${1//./\\.}[[:space:]]*[=:]" "$props"
+}
+
+jvm=(-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
+  -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
+read -ra extra <<<"${JVM_ARGS:-}"
+args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
+
+if $local_mode; then
+  [[ -z $engines ]] || die "--local and --engines exclude each other"
+  jvm=(-Xmx"$PB_JMETER_HEAP" "${jvm[@]}")
+  [[ -z $props ]] || args+=(-q "$props")
+  for s in "${sets[@]}"; do args+=(-J"$s"); done
+  is_given log.dir.res || args+=(-Jlog.dir.res="$run_dir/responses/local")
+else
+  [[ -n $engines && -n $props ]] || usage
+  [[ $engines =~ ^[^,:]+:[0-9]+(,[^,:]+:[0-9]+)*$ ]] || die "--engines wants ip:port[,ip:port...], got '$engines'"
+  if [[ -z $address ]]; then
+    first=${engines%%:*}
+    address=$(ip -o route get "$first" 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p')
+    [[ -n $address ]] || die "cannot tell which local address engine $first reaches; give --address"
+  fi
+  jvm=(-Xmx"$PB_JMETER_CONTROLLER_HEAP" "${jvm[@]}" -Djava.rmi.server.hostname="$address")
+  # The global properties, without the per-engine ones (each engine got its own with -J at start).
+  global=$out_dir/global.properties
+  {
+    echo "# sent to every engine by load/controller.sh (-G)"
+    [[ -z $props ]] || grep -Ev '^[[:space:]]*(threads\.num|log\.dir\.res)[[:space:]]*[=:]' "$props" || true
+    for s in "${sets[@]}"; do
+      case ${s%%=*} in threads.num | log.dir.res) ;; *) printf '%s\n' "$s" ;; esac
+    done
+  } >"$global"
+  if grep -Eq '^[[:space:]]*(threads\.num|log\.dir\.res)[[:space:]]*[=:]' "$props" ||
+    printf '%s\n' "${sets[@]}" | grep -Eq '^(threads\.num|log\.dir\.res)='; then
+    echo "controller: note: threads.num and log.dir.res are per engine (load/engine.sh); not sent" >&2
+  fi
+  args+=(-R "$engines" -G"$global" -Jclient.rmi.localport="$PB_JMETER_CLIENT_LOCALPORT")
+  $exit_engines && args+=(-X)
+fi
+# results.csv always lands in <run-dir>/jmeter, on the controller.
+args+=(-Jlog.dir.base="$out_dir")
+
+exec java "${jvm[@]}" "${extra[@]}" -jar "$JMETER_HOME/bin/ApacheJMeter.jar" "${args[@]}"

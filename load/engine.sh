@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Starts or stops one JMeter engine (jmeter-server mode) on this host.
+#
+#   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
+#                        --threads <N> --responses <dir>
+#   load/engine.sh stop --name <n>
+#   load/engine.sh status --name <n>
+#
+# start  runs the engine in the background, in its own session (it outlives an ssh session that started
+#        it), with the per-engine plan properties threads.num=<N> and log.dir.res=<dir> (the controller
+#        must not send these two with -G). PID file $PB_STATE/engine-<n>.pid ("<pid> <start time>"),
+#        JMeter log $PB_STATE/engine-<n>.log, console output $PB_STATE/engine-<n>.out. Waits until the
+#        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
+#        the logs' tails.
+#        Heap: PB_JMETER_HEAP; more JVM options: JVM_ARGS.
+# stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
+# status prints running/stopped; exit 0 if running, else 3.
+# Only the recorded PID (checked against its start time) is ever signalled.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/config.sh
+source "$here/../lib/config.sh"
+# shellcheck source=lib/procs.sh
+source "$here/../lib/procs.sh"
+
+PB_ENGINE_START_TIMEOUT=${PB_ENGINE_START_TIMEOUT:-60}
+
+usage() {
+  echo "usage:" >&2
+  sed -n '4,8p' "$0" | sed 's/^#//' >&2
+  exit 2
+}
+die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
+
+[[ $# -ge 1 ]] || usage
+action=$1
+shift
+name='' address='' port='' localport='' threads='' responses=''
+while [[ $# -gt 0 ]]; do
+  [[ $# -ge 2 ]] || usage
+  case $1 in
+    --name) name=$2 ;;
+    --address) address=$2 ;;
+    --port) port=$2 ;;
+    --localport) localport=$2 ;;
+    --threads) threads=$2 ;;
+    --responses) responses=$2 ;;
+    *) usage ;;
+  esac
+  shift 2
+done
+[[ $name =~ ^[A-Za-z0-9_-]+$ ]] || usage
+
+pidfile=$PB_STATE/engine-$name.pid
+log=$PB_STATE/engine-$name.log
+out=$PB_STATE/engine-$name.out
+
+rmi_answers() { # true when something accepts connections on <address>:<port>
+  # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$address" "$port" 2>/dev/null
+}
+
+show_logs() {
+  local f
+  for f in "$out" "$log"; do
+    [[ -s $f ]] || continue
+    echo "--- last lines of $f" >&2
+    tail -n 15 "$f" >&2
+  done
+}
+
+start() {
+  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses ]] || usage
+  [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
+  if pid=$(procs_alive "$pidfile"); then
+    die "already running (pid $pid); stop it first"
+  fi
+  if rmi_answers; then
+    die "port $address:$port is already taken by another process"
+  fi
+  mkdir -p "$PB_STATE" "$responses"
+  : >"$log"
+  local -a jvm=(-Xmx"$PB_JMETER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
+    -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
+  local -a extra=()
+  # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
+  read -ra extra <<<"${JVM_ARGS:-}"
+  # setsid: its own session, so neither the end of an ssh session nor a Ctrl-C elsewhere reaches it.
+  # In a script without job control the background child is no group leader, so setsid execs in
+  # place and $! is the JVM's PID.
+  setsid java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
+    -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
+    -Jserver.rmi.ssl.disable=true -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
+    -Jthreads.num="$threads" -Jlog.dir.res="$responses" \
+    >"$out" 2>&1 </dev/null &
+  local pid=$!
+  procs_record "$pid" "$pidfile"
+
+  local deadline=$((SECONDS + PB_ENGINE_START_TIMEOUT))
+  # Ready when the registry answers and the engine is bound in it (a moment after the registry opens).
+  until rmi_answers && grep -q 'Bound to RMI registry' "$log" 2>/dev/null; do
+    if ! procs_alive "$pidfile" >/dev/null; then
+      rm -f "$pidfile"
+      show_logs
+      die "exited during start"
+    fi
+    if ((SECONDS >= deadline)); then
+      show_logs
+      procs_stop_recorded "$pidfile" "$PB_STOP_TIMEOUT"
+      die "RMI port $address:$port did not answer within ${PB_ENGINE_START_TIMEOUT}s; stopped it"
+    fi
+    sleep 0.3
+  done
+  echo "engine $name: running (pid $pid, rmi $address:$port, local port $localport, $threads threads, responses $responses, log $log)"
+}
+
+stop() {
+  if ! procs_alive "$pidfile" >/dev/null; then
+    rm -f "$pidfile"
+    echo "engine $name: not running"
+    return 0
+  fi
+  procs_stop_recorded "$pidfile" "$PB_STOP_TIMEOUT"
+  echo "engine $name: stopped"
+}
+
+status() {
+  local pid
+  if pid=$(procs_alive "$pidfile"); then
+    echo "engine $name: running (pid $pid)"
+  else
+    echo "engine $name: stopped"
+    exit 3
+  fi
+}
+
+case $action in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) usage ;;
+esac

@@ -1,0 +1,113 @@
+'use strict';
+// Distributed mode for real: two JMeter engines on 127.0.0.1 (load/engine.sh), the controller
+// (load/controller.sh) sending the plan to both, the real Node server under test.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./helpers');
+
+const EVENT = 'pbload1';
+// Two engines on one host need their own RMI ports; derived from the configured ones.
+const ENGINES = [
+  { name: 'loadtest-e1', port: h.RMI_PORT, localport: h.RMI_LOCALPORT, threads: 12 },
+  { name: 'loadtest-e2', port: h.RMI_PORT + 100, localport: h.RMI_LOCALPORT + 1, threads: 18 },
+];
+
+const pidFile = (e) => path.join(process.env.PB_STATE || path.join(h.ROOT, 'build', 'state'), `engine-${e.name}.pid`);
+
+let stopServer = () => {};
+let runDir;
+test.before(() => {
+  h.requireJMeter();
+  stopServer = h.ensureNodeServer();
+  runDir = h.newRunDir('distributed');
+});
+test.after(() => {
+  for (const e of ENGINES) h.engine(['stop', '--name', e.name]);
+  stopServer();
+});
+
+test('engines start, and a second engine on a taken RMI port fails clearly', () => {
+  for (const e of ENGINES) {
+    e.responses = path.join(runDir, 'engine-responses', e.name);
+    const r = h.engine(['start', '--name', e.name, '--address', '127.0.0.1', '--port', String(e.port),
+      '--localport', String(e.localport), '--threads', String(e.threads), '--responses', e.responses]);
+    assert.equal(r.status, 0, `engine ${e.name} did not start:\n${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /running \(pid \d+, rmi 127\.0\.0\.1:/);
+    assert.equal(h.engine(['status', '--name', e.name]).status, 0);
+    // The recorded PID is the engine's JVM itself (what stop signals).
+    const pid = fs.readFileSync(pidFile(e), 'utf8').split(' ')[0];
+    assert.match(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /ApacheJMeter\.jar\0-s\0/);
+  }
+  const clash = h.engine(['start', '--name', 'loadtest-clash', '--address', '127.0.0.1',
+    '--port', String(ENGINES[0].port), '--localport', String(h.RMI_LOCALPORT + 2), '--threads', '1',
+    '--responses', path.join(runDir, 'clash')]);
+  assert.notEqual(clash.status, 0);
+  assert.match(clash.stderr, /already taken/);
+});
+
+test('a distributed run splits the threads between both engines', async (t) => {
+  const props = h.writeProps(runDir, {
+    'server.host': '127.0.0.1', 'server.port': h.NODE_PORT, 'rampup.period': 2, 'test.duration': 8,
+    'logging.enabled': false, 'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
+    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000,
+    // Per-engine values: the controller must drop these rather than override the engines' own.
+    'threads.num': 999, 'log.dir.res': '/nonexistent',
+  });
+  const engines = ENGINES.map((e) => `127.0.0.1:${e.port}`).join(',');
+  const run = await h.runController(['--run-dir', runDir, '--engines', engines, '--props', props], 180000);
+  t.diagnostic(`distributed run took ${run.ms} ms`);
+  assert.equal(run.code, 0, run.output);
+
+  const sent = fs.readFileSync(path.join(runDir, 'jmeter', 'global.properties'), 'utf8');
+  assert.doesNotMatch(sent, /^(threads\.num|log\.dir\.res)=/m);
+  assert.match(sent, /^test\.duration=8$/m);
+
+  const { rows } = h.readResults(runDir);
+  assert.deepEqual(rows.filter((r) => r.success !== 'true').map((r) => `${r.threadName}: ${r.failureMessage}`), []);
+  for (const e of ENGINES) {
+    const prefix = `127.0.0.1:${e.port}-`;
+    const mine = rows.filter((r) => r.threadName.startsWith(prefix));
+    const labels = h.byLabel(mine);
+    // Every engine runs the whole plan: its own Init, Timestamp and Clean Up.
+    for (const label of ['logging', 'setevent', 'timestamp', 'clear']) {
+      assert.equal(labels[label]?.length, 1, `${e.name}: ${label}`);
+    }
+    const threads = new Set(labels.request.map((r) => r.threadName));
+    assert.equal(threads.size, e.threads, `${e.name} ran ${threads.size} request threads`);
+    // Its responses are in its own directory, one file per row, named after the label.
+    const files = fs.readdirSync(e.responses);
+    assert.ok(files.filter((f) => f.startsWith('request_')).length >= e.threads, `${e.name}: ${files.length} files`);
+    for (const r of mine) {
+      assert.equal(path.dirname(r.responseFile), e.responses);
+      assert.ok(path.basename(r.responseFile).startsWith(`${r.label}_`));
+      assert.ok(files.includes(path.basename(r.responseFile)), `${r.responseFile} missing`);
+    }
+  }
+  assert.equal(rows.length, ENGINES.reduce((n, e) => n + fs.readdirSync(e.responses).length, 0),
+    'every saved response has its row');
+});
+
+// Gone, or a zombie its new parent has not reaped yet.
+function alive(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+test('engines stop by PID; stopping again is a no-op', () => {
+  for (const e of ENGINES) {
+    const pid = Number(fs.readFileSync(pidFile(e), 'utf8').split(' ')[0]);
+    const r = h.engine(['stop', '--name', e.name]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /stopped/);
+    assert.ok(!alive(pid), `the engine JVM ${pid} is still alive`);
+    assert.equal(h.engine(['status', '--name', e.name]).status, 3);
+    const again = h.engine(['stop', '--name', e.name]);
+    assert.equal(again.status, 0);
+    assert.match(again.stdout, /not running/);
+  }
+});

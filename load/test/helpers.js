@@ -1,0 +1,107 @@
+'use strict';
+// Shared by the load/ tests: the real Node server (servers/control.sh), the real JMeter (load/*.sh),
+// and readers for what a run leaves behind.
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { parse } = require('csv-parse/sync');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BUILD = process.env.PB_BUILD || path.join(ROOT, 'build');
+const JMETER_HOME = process.env.JMETER_HOME || path.join(BUILD, 'jmeter');
+const NODE_PORT = Number(process.env.PB_PORT_NODE || 8080);
+const RESULTS = process.env.PB_RESULTS || path.join(BUILD, 'test-results');
+const RMI_PORT = Number(process.env.PB_JMETER_RMI_PORT || 1099);
+const RMI_LOCALPORT = Number(process.env.PB_JMETER_RMI_LOCALPORT || 4000);
+
+// Columns docs/run-layout.md promises in results.csv.
+const REQUIRED_COLUMNS = ['timeStamp', 'elapsed', 'label', 'responseCode', 'success', 'failureMessage',
+  'threadName', 'grpThreads', 'allThreads', 'bytes', 'responseFile'];
+
+function requireJMeter() {
+  const jar = path.join(JMETER_HOME, 'bin', 'ApacheJMeter.jar');
+  if (!fs.existsSync(jar)) {
+    throw new Error(`JMeter is not installed (${jar} missing): run load/install-jmeter.sh or ./setup.sh`);
+  }
+}
+
+function sh(args, opts = {}) {
+  return spawnSync(args[0], args.slice(1), { cwd: ROOT, encoding: 'utf8', ...opts });
+}
+
+// Starts the Node server under test unless it already runs; returns a function that stops it again
+// only if this call started it.
+function ensureNodeServer() {
+  const control = path.join(ROOT, 'servers', 'control.sh');
+  if (!fs.existsSync(control)) throw new Error('servers/control.sh is missing');
+  if (sh([control, 'status', 'node']).status === 0) return () => {};
+  const started = sh([control, 'start', 'node']);
+  if (started.status !== 0) {
+    throw new Error(`servers/control.sh start node failed:\n${started.stdout}${started.stderr}`);
+  }
+  return () => { sh([control, 'stop', 'node']); };
+}
+
+function newRunDir(name) {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  const dir = path.join(RESULTS, `load-${stamp}-${name}-${process.pid}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function writeProps(dir, props) {
+  const file = path.join(dir, 'test.properties');
+  fs.writeFileSync(file, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  return file;
+}
+
+// Runs load/controller.sh to its end (bounded by limitMs); resolves {code, ms, output}.
+function runController(args, limitMs) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(path.join(ROOT, 'load', 'controller.sh'), args, { cwd: ROOT, detached: true });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    const timer = setTimeout(() => {
+      // Its own process group (detached): stop exactly the JVM this test started.
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      reject(new Error(`controller did not end by itself within ${limitMs} ms:\n${output}`));
+    }, limitMs);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, ms: Date.now() - started, output });
+    });
+  });
+}
+
+function readResults(runDir) {
+  const file = path.join(runDir, 'jmeter', 'results.csv');
+  const text = fs.readFileSync(file, 'utf8');
+  const header = parse(text, { to_line: 1 })[0];
+  const rows = parse(text, { columns: true, skip_empty_lines: true });
+  return { header, rows };
+}
+
+function byLabel(rows) {
+  const out = {};
+  for (const r of rows) (out[r.label] ||= []).push(r);
+  return out;
+}
+
+// The JSON records of one saved response: one for a poll/control answer, one per line for comet.
+function records(file) {
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+}
+
+function engine(args) {
+  return sh([path.join(ROOT, 'load', 'engine.sh'), ...args]);
+}
+
+module.exports = {
+  ROOT, JMETER_HOME, NODE_PORT, RMI_PORT, RMI_LOCALPORT, REQUIRED_COLUMNS,
+  requireJMeter, ensureNodeServer, newRunDir, writeProps, runController, readResults, byLabel, records,
+  engine, sh,
+};
