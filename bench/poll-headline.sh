@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The study's headline (its section 5.1.3): long poll, no events, 10 s max duration, the same number of
+# connections on Node.js, Tomcat 6 and Tomcat 7, one run each, then responses per second in the
+# steady state side by side, against the workload's limit (connections / 10 s). The study reached
+# 650, 540 and 385 responses/s at 20,000 connections: 33%, 27% and 19% of the limit of 2,000/s.
+#
+#   bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7]
+#
+# Defaults: 15,000 connections (one process here holds at most ~19,800 sockets), duration rampup +
+# 10 s + 60 s. Hosts from $PB_HOSTS; runs land in $PB_RESULTS. Goal: >= 95% of the limit.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+connections=15000 duration='' servers=node,tc6,tc7
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --connections) connections=${2:?}; shift 2 ;;
+    --duration) duration=${2:?}; shift 2 ;;
+    --servers) servers=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7]" >&2; exit 2 ;;
+  esac
+done
+[[ $connections =~ ^[1-9][0-9]*$ ]] || { echo "poll-headline: --connections wants a positive number" >&2; exit 2; }
+rampup=$((connections / 400 + 2))         # JMeter starts ~500 threads/s on 2 cores; some slack
+[[ -n $duration ]] || duration=$((rampup + 10 + 60))
+[[ $duration =~ ^[1-9][0-9]*$ ]] || { echo "poll-headline: --duration wants a positive number" >&2; exit 2; }
+
+dir_file=$(mktemp)
+figures=()
+trap 'rm -f "$dir_file"' EXIT
+IFS=, read -r -a list <<<"$servers"
+for server in "${list[@]}"; do
+  echo "=== $server: $connections connections, long poll 10 s, no events, rampup $rampup s, duration $duration s"
+  : >"$dir_file"
+  rc=0
+  PB_RUN_DIR_FILE=$dir_file "$root/run.sh" "$server" "$rampup" "$duration" "$connections" poll 10000 || rc=$?
+  run_dir=$(<"$dir_file")
+  if [[ -z $run_dir ]]; then
+    echo "poll-headline: $server: run.sh made no run (exit $rc)" >&2
+    figures+=("{\"server\":\"$server\",\"error\":\"run.sh exit $rc\"}")
+    continue
+  fi
+  if ! f=$(node "$root/bench/run-figures.js" poll "$run_dir"); then
+    figures+=("{\"server\":\"$server\",\"error\":\"no figures (run.sh exit $rc)\"}")
+    continue
+  fi
+  figures+=("$f")
+done
+
+# shellcheck disable=SC2016  # a JavaScript program
+printf '%s\n' "${figures[@]}" | node -e '
+const rows = require("fs").readFileSync(0, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+console.log("\nlong poll, no events, 10 s max duration, steady state:");
+console.log("server  connections  responses/s  limit/s  of limit  failed  run");
+for (const r of rows) {
+  if (r.error) { console.log(`${r.server.padEnd(6)}  ${r.error}`); continue; }
+  const flag = r.serverCrashed ? " (server crashed)" : r.status !== "complete" ? ` (${r.status})` : "";
+  console.log(`${r.server.padEnd(6)}  ${String(r.threads).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${r.id}${flag}`);
+}
+console.log("(study at 20,000 connections: node 33%, tc6 27%, tc7 19% of 2,000/s; goal here >= 95%)");
+'

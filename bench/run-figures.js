@@ -1,0 +1,87 @@
+'use strict';
+// Figures of one finished run, for bench/run-overhead.sh and bench/poll-headline.sh.
+//
+//   node bench/run-figures.js overhead <run-dir>
+//     run.sh's own time (set-up, teardown, collection, analysis) from run.json's "steps", against the
+//     test's duration; and the time JMeter itself took beyond the test duration inside the wait.
+//   node bench/run-figures.js poll <run-dir>
+//     long-poll throughput with every connection open, from jmeter/results.csv (see pollRate), against
+//     the workload's limit: threads / max-duration.
+// Prints one JSON object.
+const fs = require('node:fs');
+const path = require('node:path');
+const { parse } = require('csv-parse/sync');
+
+const PHASES = {
+  setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
+    'start_server_under_test', 'start_monitoring', 'start_engines', 'run_controller'],
+  teardown: ['stop_jmeter', 'stop_server', 'stop_monitoring'],
+  collection: ['archive_responses', 'copy_responses'],
+  analysis: ['analyze', 'print_report_path'],
+};
+
+function overhead(run) {
+  const ms = {};
+  for (const [phase, steps] of Object.entries(PHASES)) {
+    ms[phase] = steps.reduce((n, s) => {
+      if (!Number.isInteger(run.steps?.[s])) throw new Error(`run.json has no duration for step ${s}`);
+      return n + run.steps[s];
+    }, 0);
+  }
+  const total = ms.setup + ms.teardown + ms.collection + ms.analysis;
+  const testMs = run.duration * 1000;
+  const jmeterExtraMs = run.steps.wait_for_completion - run.duration * 1000;   // the plan's duration includes the ramp-up
+  return { id: run.id, status: run.status, durationMs: testMs, ...ms, totalMs: total,
+    fraction: total / testMs, waitMs: run.steps.wait_for_completion, jmeterExtraMs };
+}
+
+// Each connection (JMeter thread) can complete at most one poll per max-duration when no event comes.
+// Its rate is the polls it completed over the time from its first request to its last answer; the sum
+// over every connection is the steady-state rate with all of them open, free of the ramp-up and of
+// where a fixed window would cut the 10 s cycles.
+function pollRate(run, runDir) {
+  if (run.type !== 'poll' || !run.maxDuration) throw new Error(`${run.id} is not a poll run`);
+  const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+  // Polls still open at the Clean Up's clear end early with a clear record: not a full cycle.
+  const clears = rows.filter((r) => r.label === 'clear').map((r) => Number(r.timeStamp));
+  const clearAt = clears.length ? Math.min(...clears) : Infinity;
+  const threads = new Map();
+  let failed = 0;
+  for (const r of rows) {
+    if (r.label !== 'request') continue;
+    if (Number(r.timeStamp) + Number(r.elapsed) >= clearAt) continue;
+    if (r.success !== 'true') { failed++; continue; }
+    const start = Number(r.timeStamp);
+    const end = start + Number(r.elapsed);
+    const t = threads.get(r.threadName) ?? { first: start, last: end, polls: 0 };
+    t.first = Math.min(t.first, start);
+    t.last = Math.max(t.last, end);
+    t.polls++;
+    threads.set(r.threadName, t);
+  }
+  if (threads.size === 0) throw new Error('no successful request samples in results.csv');
+  let rate = 0;
+  let responses = 0;
+  for (const t of threads.values()) {
+    responses += t.polls;
+    rate += t.polls / ((t.last - t.first) / 1000);
+  }
+  const limit = run.threads / (run.maxDuration / 1000);
+  return { id: run.id, server: run.server, threads: run.threads, connectionsSeen: threads.size, status: run.status,
+    serverCrashed: run.serverCrashed, responses, failed, responsesPerSecond: rate, limitPerSecond: limit,
+    fraction: rate / limit };
+}
+
+function main() {
+  const [what, runDir] = process.argv.slice(2);
+  if (!['overhead', 'poll'].includes(what) || !runDir) {
+    console.error('usage: node bench/run-figures.js {overhead|poll} <run-dir>');
+    process.exit(2);
+  }
+  const run = JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
+  const out = what === 'overhead' ? overhead(run) : pollRate(run, runDir);
+  console.log(JSON.stringify(out));
+}
+
+if (require.main === module) main();
+module.exports = { overhead, pollRate };

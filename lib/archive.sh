@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Runs ON an engine host: the per-run working directory of one engine, and the archive of its responses.
+#
+#   lib/archive.sh dir <run-id> <engine>       create (if needed) and print the engine's directory;
+#                                              JMeter saves responses to its responses/ folder
+#   lib/archive.sh tar <run-id> <engine>       tar responses/ to <engine>.tar.gz there; prints its path
+#   lib/archive.sh clean <run-id> <engine>     remove the engine's directory (after run.sh copied it)
+#
+# Directory: $PB_STATE/runs/<run-id>/<engine>/. Archive members are named relative to responses/, i.e.
+# exactly the file names JMeter gave the responses ("request_123.txt"), one file per sample.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=config.sh
+source "$here/config.sh"
+
+usage() { echo "usage: lib/archive.sh {dir|tar|clean} <run-id> <engine>" >&2; exit 2; }
+[[ $# -eq 3 ]] || usage
+[[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ && $3 =~ ^[A-Za-z0-9_-]{1,32}$ ]] || { echo "bad run id or engine name" >&2; exit 2; }
+run_dir=$PB_STATE/runs/$2
+dir=$run_dir/$3
+
+case $1 in
+  dir)
+    mkdir -p "$dir/responses"
+    echo "$dir"
+    ;;
+  tar)
+    [[ -d $dir/responses ]] || { echo "no responses directory $dir/responses" >&2; exit 1; }
+    # A file list from find, not a glob: a long run saves hundreds of thousands of files.
+    (cd "$dir/responses" && find . -type f -printf '%P\n' | LC_ALL=C sort |
+      tar -czf "$dir/$3.tar.gz.part" --no-recursion -T -)
+    mv "$dir/$3.tar.gz.part" "$dir/$3.tar.gz"
+    echo "$dir/$3.tar.gz"
+    ;;
+  clean)
+    rm -rf -- "$dir"
+    rmdir -- "$run_dir" 2>/dev/null || true
+    ;;
+  *) usage ;;
+esac

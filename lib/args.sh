@@ -1,0 +1,108 @@
+# shellcheck shell=bash disable=SC2034  # sets globals for run.sh
+# run.sh's command line: usage text and validation. Sourced by run.sh.
+#
+# Everything the user types is checked here against a strict pattern before it is used anywhere
+# (a file name, a JMeter property, a remote command). On any error: a message, the usage line, exit 2.
+# On success the globals RUN_SERVER RUN_RAMPUP RUN_DURATION RUN_THREADS RUN_TYPE RUN_MAXDUR RUN_EVENT
+# RUN_INTERVAL are set (the optional three are empty when not given).
+
+PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]'
+
+# Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
+ARGS_MAX_SECONDS=86400          # rampup and duration: at most a day
+ARGS_MAX_THREADS=1000000        # total across all engines; preflight checks what really fits
+ARGS_MIN_MAXDUR=1
+ARGS_MAX_MAXDUR=3600000
+ARGS_MIN_INTERVAL=10
+ARGS_MAX_INTERVAL=3600000
+
+usage() {
+  cat <<EOF
+$PB_USAGE_LINE
+
+One pushbench test run, from start to report.
+
+  server-type    node | tc6 | tc7            (Node.js, Tomcat 6, Tomcat 7)
+  rampup         seconds during which all threads are started (0..$ARGS_MAX_SECONDS)
+  duration       seconds the test runs, ramp-up included (1..$ARGS_MAX_SECONDS)
+  threads        concurrent connections in total, split evenly across the engines in hosts.conf
+  test-type      comet | poll
+  max-duration   ms each long poll is held at most ($ARGS_MIN_MAXDUR..$ARGS_MAX_MAXDUR); required for poll.
+                 For comet it is ignored: write - in its place to give an event without it.
+  event-name     the event to create and subscribe to: 1-64 of A-Z a-z 0-9 _ -, starting with a
+                 letter or digit, not containing "error" or "timeout" (the plan's assertions look
+                 for those words). Omit it (or write -) for no event emitter.
+  emit-interval  ms between emit cycles ($ARGS_MIN_INTERVAL..$ARGS_MAX_INTERVAL); required with an event name.
+
+Examples:
+  ./run.sh tc6 60 900 5000 comet                 15 min comet test, 1 min ramp-up, no events
+  ./run.sh node 5 30 500 comet - event1 2000     comet with an event every 2 s (- = no max-duration)
+  ./run.sh tc7 30 600 5000 poll 3000 event1 2000 long poll held up to 3 s, event every 2 s
+  ./run.sh node 90 1200 5000 poll 3000           long poll, no events: every poll times out after 3 s
+
+Environment: PB_HOSTS (hosts file, default hosts.conf; without one everything runs on this machine),
+PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to write the run directory to).
+Exit codes: 0 complete, 1 run failed or incomplete (results kept), 2 usage or hosts.conf error,
+3 preflight failed, 4 complete but the server under test crashed, 130 interrupted.
+EOF
+}
+
+args_fail() {
+  printf 'run.sh: %s\n%s\n(./run.sh --help for details)\n' "$1" "$PB_USAGE_LINE" >&2
+  exit 2
+}
+
+# args_integer <what> <value> <min> <max>: prints the value in plain decimal (no leading zeros).
+args_integer() {
+  local what=$1 value=$2 min=$3 max=$4
+  [[ $value =~ ^[0-9]{1,9}$ ]] || args_fail "$what must be a whole number, got '$value'"
+  value=$((10#$value))
+  ((value >= min && value <= max)) || args_fail "$what must be between $min and $max, got $value"
+  printf '%s' "$value"
+}
+
+args_event_name() {
+  local name=$1
+  [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$ ]] ||
+    args_fail "event-name must be 1-64 of A-Z a-z 0-9 _ - starting with a letter or digit, got '$name'"
+  local lower=${name,,}
+  [[ $lower != *error* && $lower != *timeout* ]] ||
+    args_fail "event-name must not contain 'error' or 'timeout' (the plan's assertions would fail every response), got '$name'"
+  printf '%s' "$name"
+}
+
+# validate_args "$@": sets the RUN_* globals or exits 2.
+validate_args() {
+  if (($# < 5 || $# > 8)); then
+    args_fail "expected 5 to 8 arguments, got $#"
+  fi
+  case $1 in
+    node | tc6 | tc7) RUN_SERVER=$1 ;;
+    *) args_fail "server-type must be node, tc6 or tc7, got '$1'" ;;
+  esac
+  RUN_RAMPUP=$(args_integer rampup "$2" 0 "$ARGS_MAX_SECONDS") || exit 2
+  RUN_DURATION=$(args_integer duration "$3" 1 "$ARGS_MAX_SECONDS") || exit 2
+  RUN_THREADS=$(args_integer threads "$4" 1 "$ARGS_MAX_THREADS") || exit 2
+  # The duration includes the ramp-up (the plan's Request group): a ramp-up as long never reaches
+  # the full number of threads.
+  ((RUN_RAMPUP < RUN_DURATION)) || args_fail "rampup ($RUN_RAMPUP s) must be shorter than duration ($RUN_DURATION s), which includes it"
+  case $5 in
+    comet | poll) RUN_TYPE=$5 ;;
+    *) args_fail "test-type must be comet or poll, got '$5'" ;;
+  esac
+
+  RUN_MAXDUR='' RUN_EVENT='' RUN_INTERVAL=''
+  local maxdur=${6:--} event=${7:--} interval=${8:--}
+  if [[ $maxdur != - ]]; then
+    RUN_MAXDUR=$(args_integer max-duration "$maxdur" "$ARGS_MIN_MAXDUR" "$ARGS_MAX_MAXDUR") || exit 2
+  elif [[ $RUN_TYPE == poll ]]; then
+    args_fail "poll needs a max-duration in ms (e.g. ./run.sh node 5 30 500 poll 3000)"
+  fi
+  if [[ $event != - ]]; then
+    RUN_EVENT=$(args_event_name "$event") || exit 2
+    [[ $interval != - ]] || args_fail "event-name '$RUN_EVENT' needs an emit-interval in ms after it"
+    RUN_INTERVAL=$(args_integer emit-interval "$interval" "$ARGS_MIN_INTERVAL" "$ARGS_MAX_INTERVAL") || exit 2
+  elif [[ $interval != - ]]; then
+    args_fail "an emit-interval was given without an event-name"
+  fi
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Runs ON a host before a run (run.sh calls it there, locally or over ssh) and prints one line per
+# problem that would spoil the run; exit 0 when there is none, 1 otherwise.
+#
+#   lib/host-check.sh sut <server> <connections> <port>
+#   lib/host-check.sh engine <connections> <rmi port> <rmi local port>
+#   lib/host-check.sh controller <client local port>
+#
+# <connections>: sockets one process on this host must hold (a JVM or Node needs PB_FD_RESERVE more).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=config.sh
+source "$here/config.sh"
+
+problems=0
+problem() { printf '%s\n' "$*"; problems=$((problems + 1)); }
+
+need_command() { # <command> <why>
+  command -v "$1" >/dev/null 2>&1 || problem "$1 not found in PATH ($2)"
+}
+
+# The soft limit is what a process started from here gets; the hard one is how far it could be raised.
+check_open_files() { # <connections> <what holds them> <fix when it does not fit>
+  local need=$(($1 + PB_FD_RESERVE)) soft hard
+  soft=$(ulimit -Sn) hard=$(ulimit -Hn)
+  [[ $soft == unlimited ]] && soft=$need
+  [[ $hard == unlimited ]] && hard=$need
+  if ((hard < need)); then
+    problem "open files: $2 needs $1 connections + $PB_FD_RESERVE reserve = $need, but a process here may" \
+      "open at most $hard (ulimit -Hn). At most $((hard - PB_FD_RESERVE)) connections fit; $3"
+  elif ((soft < need)); then
+    problem "open files: $2 needs $need but the soft limit here is $soft (hard $hard): add 'ulimit -n $hard'" \
+      "to the login environment of this host, or lower the threads"
+  fi
+}
+
+# A listener, or an open connection whose local end is the port: with no listener there, that is an
+# outgoing connection that got the port as its ephemeral port, and the server cannot bind it either.
+# (Closing connections of a server stopped moments ago do not block a bind: they are not counted.)
+check_port_free() { # <port> <what>
+  if ss -Htan "sport = :$1" 2>/dev/null | grep -Eq '^(LISTEN|ESTAB|SYN-SENT)'; then
+    problem "port $1 ($2) is already in use here: stop what holds it (ss -tanp 'sport = :$1') or choose another" \
+      "port; ports inside $(tr '\t' - </proc/sys/net/ipv4/ip_local_port_range) can be taken by any outgoing connection"
+  fi
+}
+
+check_disk() { # <dir> <minimum MB>
+  local dir=$1 avail
+  while [[ ! -d $dir ]]; do dir=$(dirname "$dir"); done
+  avail=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
+  if [[ -n $avail ]] && ((avail < $2)); then
+    problem "disk: only ${avail} MB free under $dir, need at least $2 MB for this run's files"
+  fi
+}
+
+check_jmeter() {
+  need_command java "JMeter needs a JDK/JRE"
+  [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] ||
+    problem "JMeter home $JMETER_HOME is missing: run load/install-jmeter.sh on this host"
+}
+
+role=${1:-}
+case $role in
+  sut)
+    [[ $# -eq 4 ]] || { echo "usage: $0 sut <server> <connections> <port>" >&2; exit 2; }
+    server=$2 conns=$3 port=$4
+    need_command vmstat "monitoring; Debian package procps"
+    need_command pidstat "monitoring; Debian package sysstat"
+    [[ -x servers/control.sh ]] || problem "servers/control.sh is missing in $PWD"
+    case $server in
+      node)
+        need_command node "the Node.js server"
+        [[ -f instrumentation-node/server.js ]] || problem "instrumentation-node/server.js is missing in $PWD"
+        ;;
+      tc6 | tc7)
+        need_command java "Tomcat needs a JDK"
+        if [[ $server == tc6 ]]; then home=$TC6_HOME; else home=$TC7_HOME; fi
+        [[ -f $home/bin/bootstrap.jar ]] || problem "Tomcat home $home is missing: run servers/$server/install.sh"
+        war=instrumentation-java/tomcat${server#tc}/target/pushbench-$server.war
+        [[ -f $war ]] || problem "$war is missing: run instrumentation-java/build.sh"
+        ;;
+      *) echo "unknown server '$server'" >&2; exit 2 ;;
+    esac
+    check_open_files "$conns" "the $server server (one process holds every connection)" \
+      "raise the open-files limit on the server host (limits.conf nofile) or lower the threads"
+    # Our own server still running from before is fine: run.sh stops it first.
+    if ! servers/control.sh status "$server" >/dev/null 2>&1; then
+      check_port_free "$port" "the $server server's port"
+    fi
+    check_disk "$PB_STATE" 100
+    ;;
+  engine)
+    [[ $# -eq 4 ]] || { echo "usage: $0 engine <connections> <rmi port> <rmi local port>" >&2; exit 2; }
+    conns=$2
+    check_jmeter
+    [[ -x load/engine.sh ]] || problem "load/engine.sh is missing in $PWD"
+    check_open_files "$conns" "this JMeter engine" \
+      "add engines on other hosts to hosts.conf (the threads are split across them) or raise the limit"
+    check_port_free "$3" "JMeter engine RMI port"
+    check_port_free "$4" "JMeter engine RMI local port"
+    check_disk "$PB_STATE" 200
+    ;;
+  controller)
+    [[ $# -eq 2 ]] || { echo "usage: $0 controller <client local port>" >&2; exit 2; }
+    check_jmeter
+    [[ -x load/controller.sh ]] || problem "load/controller.sh is missing in $PWD"
+    [[ -f testplan.jmx ]] || problem "testplan.jmx is missing in $PWD"
+    for tool in node tar; do need_command "$tool" "run.sh needs it"; done
+    [[ -f analysis/analyze.js ]] || problem "analysis/analyze.js is missing in $PWD"
+    [[ -f charts/report.js ]] || problem "charts/report.js is missing in $PWD"
+    check_port_free "$2" "JMeter controller RMI local port"
+    check_disk "$PB_RESULTS" 200
+    ;;
+  *) echo "usage: $0 {sut|engine|controller} ..." >&2; exit 2 ;;
+esac
+((problems == 0))

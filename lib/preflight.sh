@@ -1,0 +1,53 @@
+# shellcheck shell=bash
+# Before anything starts: can every host be reached, and does the run fit on it? Sourced by run.sh
+# after lib/hosts.sh and lib/remote.sh.
+#
+#   preflight_all   checks every host (lib/host-check.sh runs there) and this machine (the controller);
+#                   prints every problem found to stderr, each naming its host; returns 1 if there was any.
+#                   Call it directly, not in $(...): the ssh connections it opens are recorded for
+#                   remote_close_all.
+
+preflight_all() {
+  local i e out problems=0 errfile=$PB_STATE/preflight.$$.err
+
+  # 1. Reachability: one ssh master connection per ssh host (later commands reuse it).
+  mkdir -p "$PB_STATE"
+  for i in "${!H_NAME[@]}"; do
+    [[ ${H_ACCESS[i]} == ssh ]] || continue
+    if ! remote_open "$i" >"$errfile" 2>&1; then
+      preflight_report "$(hosts_describe "$i")" "unreachable over ssh (key only, BatchMode): $(<"$errfile")"
+      problems=$((problems + 1))
+    fi
+  done
+  rm -f "$errfile"
+  ((problems == 0)) || return 1
+
+  # 2. The server under test: it holds every connection in one process.
+  if ! out=$(remote_run "$SUT_IDX" lib/host-check.sh sut "$RUN_SERVER" "$RUN_THREADS" "$SERVER_PORT" 2>&1); then
+    preflight_report "$(hosts_describe "$SUT_IDX")" "$out"
+    problems=$((problems + 1))
+  fi
+
+  # 3. Each engine: its share of the threads, its RMI ports.
+  for e in "${ENGINE_IDX[@]}"; do
+    if ! out=$(remote_run "$e" lib/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" 2>&1); then
+      preflight_report "$(hosts_describe "$e") [${H_THREADS[e]} threads]" "$out"
+      problems=$((problems + 1))
+    fi
+  done
+
+  # 4. This machine runs the controller, the analysis and the report.
+  if ! out=$(cd "$PB_ROOT" && lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1); then
+    preflight_report "controller (this machine)" "$out"
+    problems=$((problems + 1))
+  fi
+  ((problems == 0)) || return 1
+}
+
+preflight_report() { # <host> <lines>
+  local line
+  [[ -n $2 ]] || set -- "$1" "the check failed without a message"
+  while IFS= read -r line; do
+    [[ -n $line ]] && printf '  %s: %s\n' "$1" "$line" >&2
+  done <<<"$2"
+}

@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# Run a command on a host from hosts.conf: locally with bash, or over ssh with a key. Sourced by run.sh
+# after lib/hosts.sh.
+#
+#   remote_open <i>                 open the ssh master connection (ssh hosts; a no-op for local ones)
+#   remote_run <i> <cmd> [args...]  run <cmd args> in the host's pushbench directory (dir=); each
+#                                   argument is quoted with printf %q, so it arrives as one word
+#   remote_fetch <i> <path> <dest>  copy one file from the host (path absolute on that host) to <dest>
+#   remote_close_all                close every ssh master connection this run opened
+#
+# The remote side gets the settings of lib/config.sh that this run uses (ports, PB_STATE, ...) as
+# exported variables, so both ends agree even when only one was overridden from the environment.
+# Every ssh connection of a run goes through one master connection per target (ControlMaster), whose
+# socket lives in $PB_STATE/ssh and which remote_close_all ends.
+
+REMOTE_SSH_DIR=''
+REMOTE_OPENED=()      # indexes whose master connection this run opened
+
+# Settings forwarded to every host (config.sh reads each from the environment first): the ports,
+# server, JMeter and timeout settings, never paths of this machine (each host has its own checkout).
+remote_forwarded_settings() {
+  compgen -v PB_ | grep -E '^PB_(PORT|TOMCAT|JMETER|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE)' || true
+}
+
+# H_STATE[i]: the PB_STATE directory on host i. Local hosts and hosts sharing this file system (the
+# same dir= as here) use ours; another checkout uses its own build/state unless PB_STATE was set
+# explicitly in the environment (then every host uses that path).
+remote_init() { # <pb_state_was_explicit: 0|1>
+  local i
+  H_STATE=()
+  for i in "${!H_NAME[@]}"; do
+    if [[ ${H_ACCESS[i]} == local || ${H_DIR[i]} == "$PB_ROOT" || $1 == 1 ]]; then
+      H_STATE[i]=$PB_STATE
+    else
+      H_STATE[i]=${H_DIR[i]}/build/state
+    fi
+  done
+  # A unix socket path must stay under ~100 bytes; %C (a hash) keeps the name short.
+  REMOTE_SSH_DIR=$PB_STATE/ssh
+  if ((${#REMOTE_SSH_DIR} > 60)); then
+    REMOTE_SSH_DIR=${TMPDIR:-/tmp}/pushbench-ssh-$UID
+  fi
+}
+
+remote_ssh_opts() { # <i> -> REPLY_OPTS array
+  local i=$1
+  local extra=()
+  read -r -a extra <<<"${PB_SSH_OPTS:-}"   # first, so they override the defaults below
+  REPLY_OPTS=("${extra[@]}" -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5
+    -o ServerAliveInterval=15 -o ServerAliveCountMax=4
+    -o ControlPath="$REMOTE_SSH_DIR/cm-%C")
+  [[ -z ${H_KEY[i]} ]] || REPLY_OPTS+=(-i "${H_KEY[i]}" -o IdentitiesOnly=yes)
+  [[ -z ${H_PORT[i]} ]] || REPLY_OPTS+=(-p "${H_PORT[i]}")
+}
+
+# remote_open <i>: start the master connection in the background (-f -N), its output to a file, so no
+# later command substitution waits on a pipe the master holds open. Prints ssh's error on failure.
+remote_open() {
+  local i=$1
+  [[ ${H_ACCESS[i]} == ssh ]] || return 0
+  mkdir -p "$REMOTE_SSH_DIR" && chmod 700 "$REMOTE_SSH_DIR"
+  remote_ssh_opts "$i"
+  local err
+  if ssh "${REPLY_OPTS[@]}" -O check "${H_TARGET[i]}" >/dev/null 2>&1; then
+    return 0   # a master for this target is already up (another role of the same host)
+  fi
+  if ! err=$(ssh "${REPLY_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=600 -f -N "${H_TARGET[i]}" \
+    </dev/null 2>&1 >/dev/null); then
+    printf '%s\n' "${err:-ssh failed}"
+    return 1
+  fi
+  REMOTE_OPENED+=("$i")
+}
+
+# The command line the host runs: cd to its directory, export the settings, run the quoted words.
+remote_command_line() { # <i> <cmd> [args...]
+  local i=$1; shift
+  local line v
+  printf -v line 'cd %q || { echo "no pushbench checkout at %q on this host (dir= in hosts.conf)" >&2; exit 97; };' \
+    "${H_DIR[i]}" "${H_DIR[i]}"
+  line+=" export PB_STATE=$(printf '%q' "${H_STATE[i]}");"
+  for v in $(remote_forwarded_settings); do
+    [[ -z ${!v:-} ]] || line+=" export $v=$(printf '%q' "${!v}");"
+  done
+  local words
+  printf -v words ' %q' "$@"
+  printf '%s%s' "$line" "$words"
+}
+
+remote_run() { # <i> <cmd> [args...]
+  local i=$1; shift
+  local line
+  line=$(remote_command_line "$i" "$@")
+  if [[ ${H_ACCESS[i]} == local ]]; then
+    bash -c "$line"
+  else
+    remote_ssh_opts "$i"
+    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "$line"
+  fi
+}
+
+remote_fetch() { # <i> <absolute path on host> <local destination>: nothing is left at <dest> on failure
+  local i=$1 src=$2 dest=$3
+  if [[ ${H_ACCESS[i]} == local ]]; then
+    cp -- "$src" "$dest.part"
+  else
+    remote_ssh_opts "$i"
+    # cat over the existing master connection: one round trip, no scp protocol differences.
+    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "cat $(printf '%q' "$src")" >"$dest.part"
+  fi || { rm -f -- "$dest.part"; return 1; }
+  mv -- "$dest.part" "$dest"
+}
+
+remote_close_all() {
+  local i
+  for i in "${REMOTE_OPENED[@]}"; do
+    remote_ssh_opts "$i"
+    ssh "${REPLY_OPTS[@]}" -O exit "${H_TARGET[i]}" >/dev/null 2>&1 || true
+  done
+  REMOTE_OPENED=()
+}

@@ -1,0 +1,97 @@
+'use strict';
+// Spawning ./run.sh from tests: a private results and state directory per test, the ports of the
+// environment (test.sh sets PB_PORT_*), and what the run left behind.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const RUN_SH = path.join(ROOT, 'run.sh');
+
+// A fresh scratch directory with results/ and state/ (state/ under PB_STATE when set, so the ports and
+// PID files of the test stay where test.sh put them).
+function scratch(label) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pb-${label}-`));
+  const results = path.join(dir, 'results');
+  const base = process.env.PB_STATE || path.join(ROOT, 'build', 'state-test');
+  const state = path.join(base, `${label}-${path.basename(dir)}`);
+  fs.mkdirSync(state, { recursive: true });
+  return { dir, results, state, cleanup: () => { fs.rmSync(dir, { recursive: true, force: true }); fs.rmSync(state, { recursive: true, force: true }); } };
+}
+
+// A hosts file with the given lines.
+function hostsFile(dir, lines) {
+  const file = path.join(dir, 'hosts.conf');
+  fs.writeFileSync(file, `# test hosts\n${lines.join('\n')}\n`);
+  return file;
+}
+
+const LOCAL_HOSTS = ['sut     local  127.0.0.1  local', 'engine  local  127.0.0.1  local'];
+
+// Runs run.sh; resolves { code, signal, stdout, stderr, runDir }. options.env adds variables;
+// options.onLine(line, child) sees each stdout line as it comes (to interrupt a run mid-way);
+// options.timeoutMs kills it (SIGKILL) if it overruns, which fails the test that awaited it.
+function runSh(args, { env = {}, onLine, timeoutMs = 300000 } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(RUN_SH, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      pending += chunk;
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (onLine) onLine(line, child);
+      }
+    });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const m = /^run directory: (.+)$/m.exec(stdout);
+      resolve({ code, signal, stdout, stderr, runDir: m ? m[1] : null });
+    });
+  });
+}
+
+// Every file under dir (relative paths), for "nothing was created" checks.
+function listFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listFiles(full).map((f) => path.join(entry.name, f)));
+    else out.push(entry.name);
+  }
+  return out;
+}
+
+// Is a process with this PID alive (a zombie counts as gone)?
+function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+// Is something listening on this TCP port (any address)?
+function listening(port) {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try { text = fs.readFileSync(file, 'utf8'); } catch { continue; }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 3 && f[3] === '0A' && f[1].endsWith(`:${hex}`)) return true;
+    }
+  }
+  return false;
+}
+
+module.exports = { ROOT, RUN_SH, scratch, hostsFile, LOCAL_HOSTS, runSh, listFiles, alive, listening };

@@ -1,0 +1,134 @@
+'use strict';
+// run.sh refuses bad arguments and bad hosts files before it starts anything: exit 2 with a usage
+// line or a message naming the hosts file and line; an unreachable ssh host is exit 3 (preflight).
+const { test, describe } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { scratch, hostsFile, LOCAL_HOSTS, runSh, listFiles } = require('./lib/runsh');
+
+const USAGE = /usage: \.\/run\.sh <server-type> <rampup> <duration> <threads> <test-type>/;
+
+// Runs run.sh in a fresh scratch area and checks that it created nothing: no run directory, no PID
+// file, no log of a started server or engine.
+async function refused(args, { hosts = LOCAL_HOSTS, env = {} } = {}) {
+  const s = scratch('args');
+  try {
+    const file = hostsFile(s.dir, hosts);
+    const r = await runSh(args, { env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: file, ...env }, timeoutMs: 60000 });
+    assert.equal(listFiles(s.results).length, 0, `a run directory was created: ${listFiles(s.results)}`);
+    const started = listFiles(s.state).filter((f) => /\.(pid|log)$/.test(f) || f.startsWith('runs'));
+    assert.deepEqual(started, [], 'something was started');
+    assert.equal(r.runDir, null, 'run.sh printed a run directory');
+    return { ...r, hostsPath: file };
+  } finally {
+    s.cleanup();
+  }
+}
+
+describe('run.sh arguments', () => {
+  const bad = [
+    ['no arguments', []],
+    ['too few arguments', ['node', '5', '30', '500']],
+    ['too many arguments', ['node', '5', '30', '500', 'poll', '3000', 'event1', '2000', 'extra']],
+    ['unknown server type', ['jetty', '5', '30', '500', 'comet'], /server-type/],
+    ['unknown test type', ['node', '5', '30', '500', 'stream'], /test-type/],
+    ['non-numeric rampup', ['node', 'five', '30', '500', 'comet'], /rampup/],
+    ['negative duration', ['node', '5', '-30', '500', 'comet'], /duration/],
+    ['zero threads', ['node', '5', '30', '0', 'comet'], /threads/],
+    ['rampup not shorter than duration', ['node', '30', '30', '500', 'comet'], /rampup \(30 s\) must be shorter than duration/],
+    ['threads with a shell command', ['node', '5', '30', '500;touch /tmp/pb-pwned', 'comet'], /threads/],
+    ['poll without max-duration', ['node', '5', '30', '500', 'poll'], /max-duration/],
+    ['poll with - as max-duration', ['node', '5', '30', '500', 'poll', '-'], /max-duration/],
+    ['max-duration out of range', ['node', '5', '30', '500', 'poll', '9999999'], /max-duration/],
+    ['event name with shell metacharacters', ['node', '5', '30', '500', 'comet', '-', 'ev$(id)', '2000'], /event-name/],
+    ['event name with a path', ['node', '5', '30', '500', 'comet', '-', '../x', '2000'], /event-name/],
+    ['event name containing "timeout"', ['node', '5', '30', '500', 'poll', '3000', 'mytimeout', '2000'], /timeout/],
+    ['event name without emit interval', ['node', '5', '30', '500', 'comet', '-', 'event1'], /emit-interval/],
+    ['emit interval without event name', ['node', '5', '30', '500', 'comet', '-', '-', '2000'], /emit-interval was given without an event-name/],
+    ['emit interval too small', ['node', '5', '30', '500', 'comet', '-', 'event1', '5'], /emit-interval/],
+    ['emit interval not a number', ['node', '5', '30', '500', 'comet', '-', 'event1', '2s'], /emit-interval/],
+  ];
+  for (const [name, args, message] of bad) {
+    test(`${name}: exit 2, usage line, nothing started`, async () => {
+      const r = await refused(args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, USAGE);
+      if (message) assert.match(r.stderr, message);
+      assert.equal(fs.existsSync('/tmp/pb-pwned'), false, 'an argument reached a shell');
+    });
+  }
+  test('--help prints the usage, the - convention and the exit codes, exit 0', async () => {
+    const r = await runSh(['--help'], { timeoutMs: 10000 });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, USAGE);
+    assert.match(r.stdout, /comet - event1 2000/);
+    assert.match(r.stdout, /130 interrupted/);
+  });
+});
+
+describe('run.sh hosts files', () => {
+  const engine = 'engine  e1  127.0.0.1  local';
+  const sut = 'sut  s1  127.0.0.1  local';
+  const args = ['node', '1', '5', '10', 'comet'];
+  // [name, lines, line number the message names, message]
+  const bad = [
+    ['unknown role', [sut, 'client c1 127.0.0.1 local'], 3, /unknown role 'client'/],
+    ['unknown option', [sut, `${engine} colour=blue`], 3, /unknown option 'colour'/],
+    ['option without a value sign', [sut, `${engine} fast`], 3, /bad option 'fast'/],
+    ['bad address', [sut, 'engine e1 127.0.0.300 local'], 3, /bad address '127\.0\.0\.300'/],
+    ['host name instead of an address', [sut, 'engine e1 localhost local'], 3, /bad address 'localhost'/],
+    ['bad name', [sut, 'engine e;1 127.0.0.1 local'], 3, /bad name/],
+    ['duplicate engine name', [sut, engine, 'engine e1 127.0.0.2 local'], 4, /duplicate engine name 'e1' \(first on line 3\)/],
+    ['no sut', [engine], 2, /no sut line/],
+    ['two suts', [sut, 'sut s2 127.0.0.2 local', engine], 3, /a second sut 's2'/],
+    ['no engine', [sut], 2, /no engine line/],
+    ['ssh target malformed', [sut, 'engine e1 127.0.0.1 ssh:alice'], 3, /bad access 'ssh:alice'/],
+    ['ssh target with a command', [sut, 'engine e1 127.0.0.1 ssh:alice@h;id'], 3, /bad access/],
+    ['bad ssh port', [sut, 'engine e1 127.0.0.1 ssh:alice@127.0.0.1 port=70000'], 3, /bad ssh port/],
+    ['key for local access', [sut, `${engine} key=/etc/hostname`], 3, /key= is only for ssh access/],
+    ['rmi on the sut', ['sut s1 127.0.0.1 local rmi=1234', engine], 2, /rmi= is only for engines/],
+    ['relative dir', [sut, `${engine} dir=work/pb`], 3, /bad dir/],
+    ['two engines on one address and rmi port', [sut, engine, 'engine e2 127.0.0.1 local'], 4, /rmi port/],
+    ['fewer threads than engines', [sut, engine, 'engine e2 127.0.0.1 local rmi=5199', 'engine e3 127.0.0.1 local rmi=5299'], null, /threads \(2\) must be at least the number of engines/],
+  ];
+  for (const [name, lines, line, message] of bad) {
+    test(`${name}: exit 2 naming the line`, async () => {
+      const a = name === 'fewer threads than engines' ? ['node', '1', '5', '2', 'comet'] : args;
+      const r = await refused(a, { hosts: lines });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      if (line !== null) assert.ok(r.stderr.includes(`${r.hostsPath}:${line}:`), `no ${path.basename(r.hostsPath)}:${line}: in ${r.stderr}`);
+    });
+  }
+
+  test('a missing hosts file named by PB_HOSTS: exit 2', async () => {
+    const s = scratch('args');
+    try {
+      const r = await runSh(args, { env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: path.join(s.dir, 'nope.conf') }, timeoutMs: 30000 });
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /nope\.conf: not found/);
+      assert.equal(listFiles(s.results).length, 0);
+    } finally {
+      s.cleanup();
+    }
+  });
+
+  test('more threads than one engine can hold: exit 3, saying what does not fit and how to fix it', async () => {
+    // One process here may open at most 20,000 files (design.md): 25,000 connections fit neither the
+    // one engine nor the server.
+    const r = await refused(['node', '5', '30', '25000', 'comet']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /engine local .*open files: this JMeter engine needs 25000 connections/);
+    assert.match(r.stderr, /add engines on other hosts to hosts\.conf/);
+    assert.match(r.stderr, /sut local .*open files: the node server .* raise the open-files limit/);
+  });
+
+  test('unreachable ssh host: exit 3 before anything starts, naming the host', async () => {
+    // Port 1 on the loopback: nothing listens, so ssh fails at once (connection refused).
+    const r = await refused(args, { hosts: [sut, 'engine far 127.0.0.1 ssh:nobody@127.0.0.1 port=1'] });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /engine far \(127\.0\.0\.1, ssh:nobody@127\.0\.0\.1\): unreachable/);
+    assert.match(r.stderr, /nothing was started/);
+  });
+});

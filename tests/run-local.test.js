@@ -1,0 +1,99 @@
+'use strict';
+// Small real runs on this machine (the local default hosts): each server type, comet and long poll,
+// through run.sh from start to report with the real servers, real JMeter and the real analyzer.
+// A part that is not installed (Tomcat, a WAR, JMeter) makes the run fail preflight: the test fails
+// with run.sh's message saying what to install.
+const { test, describe, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const tar = require('tar');
+const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+
+const THREADS = 100;
+const RAMPUP = 2;
+const DURATION = 15;
+
+// Comet always with an event; poll without one on node and tc7 (every poll times out after 3 s) and
+// with one on tc6 (every poll ends with an event), so both kinds of poll answer are covered.
+const RUNS = [
+  ['node', 'comet', ['-', 'event1', '2000']],
+  ['node', 'poll', ['3000']],
+  ['tc6', 'comet', ['-', 'event1', '2000']],
+  ['tc6', 'poll', ['3000', 'event1', '2000']],
+  ['tc7', 'comet', ['-', 'event1', '2000']],
+  ['tc7', 'poll', ['3000']],
+];
+
+const s = scratch('local');
+after(() => s.cleanup());
+
+async function archiveEntries(file) {
+  const names = [];
+  await tar.t({ file, onentry: (e) => names.push(e.path) });
+  return names;
+}
+
+function csvRows(file) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const header = lines[0].split(',');
+  return { header, rows: lines.slice(1).map((l) => l.split(',')) };
+}
+
+describe('run.sh, local runs', () => {
+  for (const [server, type, extra] of RUNS) {
+    test(`${server} ${type}: complete run, every file of the run layout, a report`, async () => {
+      const args = [server, String(RAMPUP), String(DURATION), String(THREADS), type, ...extra];
+      const r = await runSh(args, {
+        env: { PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) },
+        timeoutMs: 240000,
+      });
+      assert.equal(r.code, 0, `run.sh ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+      const dir = r.runDir;
+      assert.ok(dir && fs.existsSync(dir), 'no run directory');
+      assert.match(path.basename(dir), new RegExp(`^\\d{8}-\\d{6}-${server}-${type}-${THREADS}-${DURATION}(-\\d+)?$`));
+
+      const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+      assert.equal(run.status, 'complete');
+      assert.equal(run.serverCrashed, false);
+      assert.equal(run.server, server);
+      assert.equal(run.type, type);
+      assert.equal(run.threads, THREADS);
+      assert.equal(run.hosts.engines.length, 1);
+      assert.equal(run.hosts.engines[0].threads, THREADS);
+      assert.ok(run.finishedAt > run.startedAt);
+      for (const step of ['preflight', 'start_engines', 'wait_for_completion', 'copy_responses', 'analyze']) {
+        assert.ok(Number.isInteger(run.steps[step]), `no duration for step ${step}`);
+      }
+
+      for (const f of ['run.log', 'sut/vmstat.log', 'sut/pidstat.log', 'sut/meminfo.txt', 'sut/server.log',
+        'jmeter/results.csv', 'jmeter/controller.log', 'jmeter/engine-local.log', 'report/index.html']) {
+        assert.ok(fs.existsSync(path.join(dir, f)), `${f} missing`);
+      }
+      const vmstatLines = fs.readFileSync(path.join(dir, 'sut/vmstat.log'), 'utf8').split('\n').filter((l) => /^\s*\d/.test(l));
+      assert.ok(vmstatLines.length >= DURATION, `only ${vmstatLines.length} vmstat samples`);
+      assert.match(fs.readFileSync(path.join(dir, 'sut/pidstat.log'), 'utf8'), /%CPU/);
+
+      // The engine's responses came back, named by the sampler labels.
+      const archive = path.join(dir, 'responses/local.tar.gz');
+      assert.ok(fs.statSync(archive).size > 0, 'empty response archive');
+      const entries = await archiveEntries(archive);
+      assert.ok(entries.some((n) => /(^|\/)request_/.test(n)), `no request_ responses in the archive (${entries.slice(0, 5)})`);
+
+      // results.csv holds the engine's samples (distributed mode: thread names carry its address).
+      const { header, rows } = csvRows(path.join(dir, 'jmeter/results.csv'));
+      const label = header.indexOf('label');
+      const thread = header.indexOf('threadName');
+      assert.ok(label >= 0 && thread >= 0, `results.csv header: ${header}`);
+      const requests = rows.filter((row) => row[label] === 'request');
+      assert.ok(requests.length >= THREADS * 0.9, `only ${requests.length} request samples`);
+      assert.ok(requests.some((row) => row[thread].includes('127.0.0.1')), 'no sample names the engine');
+
+      const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data/summary.json'), 'utf8'));
+      assert.ok(summary.totals.responsesSent > 0, 'no responses in the analysis');
+      assert.ok(summary.peakConnections >= THREADS * 0.9 && summary.peakConnections <= THREADS,
+        `peak connections ${summary.peakConnections}, threads ${THREADS}`);
+      assert.match(r.stdout, /^report: .*report\/index\.html$/m);
+    });
+  }
+});
