@@ -178,13 +178,17 @@ start_monitoring() {
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
 # background right after the directories exist, while the server starts; start_engines, in its place in
 # the study's order, then waits until every one is ready.
+# Only the last engine (the controller starts them in this order) runs the Clean Up clear: an earlier
+# engine's clear would end a later engine's streams before that engine's duration is over.
 launch_engines() {
-  local e
+  local e cleanup last=${ENGINE_IDX[-1]}
   for e in "${ENGINE_IDX[@]}"; do
     ENGINES_STARTED+=("$e")
+    cleanup=0
+    [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" \
-      --responses "${H_WORK[e]}/responses" >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
+      --responses "${H_WORK[e]}/responses" --cleanup "$cleanup" >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
     ENGINE_START_PIDS+=("$!")
   done
 }
