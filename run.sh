@@ -470,11 +470,18 @@ collect_monitor_files() {
 
 # ---------------------------------------------------------------------------------------------------
 
+# First use on this machine: install what is missing (Debian tools, npm packages, JMeter, Tomcats, WARs).
+# Remote hosts are checked by preflight, which names the install command to run there.
+install_missing() {
+  "$PB_ROOT/setup.sh" --quiet || { echo "run.sh: set-up failed (above); nothing was started" >&2; exit 3; }
+}
+
 main() {
   case ${1:-} in -h | --help) usage; exit 0 ;; esac
   cleanup_install_traps
   step validate_arguments "$@"
   step read_hosts
+  step install_missing
   step preflight
   step create_log_directories
   step launch_engines
