@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# sweep.sh's preflight, once for the whole sweep: every host of hosts.conf reached the way run.sh
+# reaches it (lib/remote.sh) and checked by run.sh's own per-host check (lib/host-check.sh) for each
+# server the sweep will test. Prints tab-separated lines:
+#   host    <role> <name> <address> <ok|unreachable> <open files: soft limit> <hard limit> <free kB> <message>
+#   problem <host> <what lib/host-check.sh found>
+#   config  PB_FD_RESERVE <files each process needs besides its connections>
+#
+#   lib/sweep-hosts.sh <server>...     (node tc6 tc7)
+#
+# The open-file limits and the free space (under PB_STATE, where an engine saves responses) feed the
+# sweep's own fit and disk estimates per permutation. Exit 2 on a hosts.conf error (message on stderr).
+set -euo pipefail
+
+pb_state_explicit=0
+[[ -z ${PB_STATE:-} ]] || pb_state_explicit=1
+# shellcheck source=lib/config.sh
+source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
+# shellcheck source=lib/hosts.sh
+source "$PB_ROOT/lib/hosts.sh"
+# shellcheck source=lib/remote.sh
+source "$PB_ROOT/lib/remote.sh"
+cd "$PB_ROOT"
+
+hosts_file=${PB_HOSTS:-$PB_ROOT/hosts.conf}
+if [[ -z ${PB_HOSTS:-} && ! -e $hosts_file ]]; then hosts_use_default; else read_hosts_file "$hosts_file"; fi
+remote_init "$pb_state_explicit"
+
+errfile=$(mktemp)
+trap 'remote_close_all; rm -f "$errfile"' EXIT
+
+problems() { # <host description> <host-check output>
+  local line
+  while IFS= read -r line; do
+    [[ -z $line ]] || printf 'problem\t%s\t%s\n' "$1" "$line"
+  done <<<"$2"
+}
+
+server_port() {
+  case $1 in node) echo "$PB_PORT_NODE" ;; tc6) echo "$PB_PORT_TC6" ;; tc7) echo "$PB_PORT_TC7" ;; esac
+}
+
+# shellcheck disable=SC2016  # expanded on the host, not here
+probe='ulimit -Sn; ulimit -Hn; d=$PB_STATE; while [ ! -d "$d" ]; do d=$(dirname "$d"); done; df -Pk "$d" | awk "NR == 2 { print \$4 }"'
+for i in "${!H_NAME[@]}"; do
+  status=ok soft=0 hard=0 free=0 msg=''
+  # Not in $(...): remote_open records the connections it opens, for remote_close_all.
+  if ! remote_open "$i" >"$errfile" 2>&1; then
+    status=unreachable msg=$(<"$errfile")
+  elif ! facts=$(remote_run "$i" bash -c "$probe" 2>&1); then
+    status=unreachable msg=$facts
+  else
+    { read -r soft; read -r hard; read -r free; } <<<"$facts"
+    [[ $soft == unlimited ]] && soft=1048576
+    [[ $hard == unlimited ]] && hard=1048576
+  fi
+  printf 'host\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${H_ROLE[i]}" "${H_NAME[i]}" "${H_ADDR[i]}" "$status" \
+    "$soft" "$hard" "$free" "$(tr '\t\n' '  ' <<<"$msg")"
+  [[ $status == ok ]] || continue
+
+  # run.sh's per-host checks with one connection: tools, installs, ports, disk. (How many connections
+  # fit is the sweep's question per permutation, from the limits above.)
+  if [[ ${H_ROLE[i]} == sut ]]; then
+    for server in "$@"; do
+      out=$(remote_run "$i" lib/host-check.sh sut "$server" 1 "$(server_port "$server")" 2>&1) ||
+        problems "$(hosts_describe "$i") [$server]" "$out"
+    done
+  else
+    out=$(remote_run "$i" lib/host-check.sh engine 1 "${H_RMI[i]}" "${H_LOCALPORT[i]}" 2>&1) ||
+      problems "$(hosts_describe "$i")" "$out"
+  fi
+done
+
+out=$(lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1) || problems "controller (this machine)" "$out"
+printf 'config\tPB_FD_RESERVE\t%s\n' "$PB_FD_RESERVE"
+exit 0

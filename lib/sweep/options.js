@@ -1,0 +1,111 @@
+'use strict';
+// sweep.sh's command line.
+
+const { SERVERS, TYPES, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
+
+const USAGE = `usage: ./sweep.sh [options]
+
+Runs the study's 195 permutations (Appendix A) through ./run.sh, one after another, resumably.
+
+Selection (each narrows the full list; the order stays Appendix A's):
+  --servers node,tc6,tc7     servers to test (default: all three)
+  --types comet,poll         request types (default: both)
+  --levels 1000,5000,...     concurrent requests (default: 1000,5000,10000,15000,20000)
+  --filter TEXT              keep command lines containing TEXT or matching it as a regular
+                             expression; repeat to require several
+  --duration S               seconds per run (default ${DEFAULT_DURATION}, as in the study)
+  --rampup S                 ramp-up seconds per run (default ${DEFAULT_RAMPUP})
+  --repeat N                 run every permutation N times (default 1)
+
+Running:
+  --dir D                    the sweep directory (default sweeps/<date-time>); give an existing one to
+                             resume it: done runs are skipped, its saved selection is reused unless
+                             you give a new one
+  --retry-failed             also run again what failed before (interrupted runs always are)
+  --cleanup-raw              delete each run's raw response archives once it is analysed
+                             (data/, charts/ and the report stay)
+  --yes                      do not ask before starting
+  --quiet                    run.sh's output only to the sweep's logs/, not the terminal
+
+Other modes:
+  --list                     print the ./run.sh command lines the selection holds, one per line
+  --check                    check hosts, file limits and disk, print the plan, run nothing
+  --report                   (re)write the comparison report and run index of --dir D
+  --help
+
+Environment: PB_HOSTS (hosts file), PB_SSH_OPTS, and every setting of lib/config.sh, passed to run.sh.
+Exit codes: 0 every selected run done (or skipped up front), 1 some run failed, 2 usage error,
+3 preflight failed, 130 interrupted.`;
+
+class UsageError extends Error {}
+
+function list(value, allowed, what) {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${what}: empty list`);
+  for (const i of items) {
+    if (allowed && !allowed.includes(i)) throw new UsageError(`${what}: unknown '${i}' (expected ${allowed.join(', ')})`);
+  }
+  return items;
+}
+
+function count(value, what, min) {
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min) throw new UsageError(`${what} must be a whole number >= ${min}, got '${value}'`);
+  return Number(value);
+}
+
+function parse(argv) {
+  const o = {
+    mode: 'run', selection: {}, filters: [], dir: null,
+    retryFailed: false, cleanupRaw: false, yes: false, quiet: false,
+  };
+  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir']);
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i];
+    let v;
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) {
+      v = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    }
+    if (takes.has(a) && v === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      v = argv[++i];
+    }
+    switch (a) {
+      case '--servers': o.selection.servers = list(v, SERVERS, a); break;
+      case '--types': o.selection.types = list(v, TYPES, a); break;
+      case '--levels': o.selection.levels = list(v, null, a).map((n) => count(n, '--levels', 1)); break;
+      case '--filter': o.filters.push(v); o.selection.filters = o.filters; break;
+      case '--duration': o.selection.duration = count(v, a, 1); break;
+      case '--rampup': o.selection.rampup = count(v, a, 0); break;
+      case '--repeat': o.selection.repeat = count(v, a, 1); break;
+      case '--dir': o.dir = v; break;
+      case '--retry-failed': o.retryFailed = true; break;
+      case '--cleanup-raw': o.cleanupRaw = true; break;
+      case '--yes': case '-y': o.yes = true; break;
+      case '--quiet': o.quiet = true; break;
+      case '--list': o.mode = 'list'; break;
+      case '--check': o.mode = 'check'; break;
+      case '--report': o.mode = 'report'; break;
+      case '--help': case '-h': o.mode = 'help'; break;
+      default: throw new UsageError(`unknown option '${argv[i]}'`);
+    }
+  }
+  if (o.mode === 'report' && !o.dir) throw new UsageError('--report needs --dir <sweep dir>');
+  return o;
+}
+
+// The selection with defaults filled in.
+function withDefaults(sel) {
+  return {
+    servers: sel.servers ?? SERVERS,
+    types: sel.types ?? TYPES,
+    levels: sel.levels ?? LEVELS,
+    filters: sel.filters ?? [],
+    duration: sel.duration ?? DEFAULT_DURATION,
+    rampup: sel.rampup ?? DEFAULT_RAMPUP,
+    repeat: sel.repeat ?? 1,
+  };
+}
+
+module.exports = { parse, withDefaults, USAGE, UsageError };

@@ -1,0 +1,69 @@
+'use strict';
+// The study's test permutations (its section 4.2 and Appendix A) as run.sh command lines, in the
+// appendix's order: per server (node, tc6, tc7) comet with events, comet without, long poll with events
+// (held up to 180 s), long poll without events (held 1, 5, 10 or 30 s); inside each, emit interval or
+// max duration outer, concurrent requests inner. 3 x (20 + 5 + 20 + 20) = 195.
+
+const SERVERS = ['node', 'tc6', 'tc7'];
+const TYPES = ['comet', 'poll'];
+const LEVELS = [1000, 5000, 10000, 15000, 20000];
+const EMIT_SECONDS = [1, 5, 10, 30];
+const POLL_MAX_SECONDS = [1, 5, 10, 30];
+const POLL_WITH_EVENTS_MAX_SECONDS = 180;
+const EVENT = 'event1';
+// The study ran every test for 600 s (its section 5). It gives no ramp-up for the sweep; 30 s is the
+// ramp-up of its own 600 s example (section 3.3.2: ./run.sh tc7 30 600 5000 poll 3000 event1 2000).
+const DEFAULT_DURATION = 600;
+const DEFAULT_RAMPUP = 30;
+
+// One permutation: what run.sh gets, plus the fields the sweep reasons about (fit, disk, report).
+function permutation(server, type, threads, { maxDurationMs = null, emitMs = null }, rampup, duration) {
+  const args = [server, String(rampup), String(duration), String(threads), type];
+  if (emitMs !== null) args.push(maxDurationMs === null ? '-' : String(maxDurationMs), EVENT, String(emitMs));
+  else if (maxDurationMs !== null) args.push(String(maxDurationMs));
+  return {
+    server, type, threads, rampup, duration,
+    maxDurationMs, event: emitMs === null ? null : EVENT, emitMs,
+    args,
+    command: ['./run.sh', ...args].join(' '),
+  };
+}
+
+// Every permutation for the given selection, in Appendix A's order.
+function permutations({ servers = SERVERS, types = TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
+  duration = DEFAULT_DURATION } = {}) {
+  const out = [];
+  const add = (...a) => out.push(permutation(...a, rampup, duration));
+  for (const server of SERVERS.filter((s) => servers.includes(s))) {
+    if (types.includes('comet')) {
+      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, 'comet', n, { emitMs: emit * 1000 });
+      for (const n of levels) add(server, 'comet', n, {});
+    }
+    if (types.includes('poll')) {
+      for (const emit of EMIT_SECONDS) {
+        for (const n of levels) {
+          add(server, 'poll', n, { emitMs: emit * 1000, maxDurationMs: POLL_WITH_EVENTS_MAX_SECONDS * 1000 });
+        }
+      }
+      for (const max of POLL_MAX_SECONDS) for (const n of levels) add(server, 'poll', n, { maxDurationMs: max * 1000 });
+    }
+  }
+  return out;
+}
+
+// --filter: a substring of the command line, or a regular expression matching it. Every filter must match.
+function matchesFilters(command, filters) {
+  return filters.every((f) => {
+    if (command.includes(f)) return true;
+    try {
+      return new RegExp(f).test(command);
+    } catch {
+      return false;
+    }
+  });
+}
+
+module.exports = {
+  SERVERS, TYPES, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
+  DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters,
+};

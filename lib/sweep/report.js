@@ -1,0 +1,152 @@
+'use strict';
+// The sweep's report: charts/compare.js over every run of the sweep (the comparison figures), and an
+// index of the permutations with their key figures from each run's data/summary.json, repeats
+// aggregated as mean ± standard deviation. Writes <sweep dir>/report/{runs.html,runs.csv}.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const { SweepState } = require('./state');
+const { permutations, matchesFilters } = require('./permutations');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+// [label, how to read it from summary.json, decimals]
+const FIGURES = [
+  ['responses/s', (s) => s.responsesPerSecond, 1],
+  ['peak connections', (s) => s.peakConnections, 0],
+  ['errors', (s) => s.totals?.errors, 0],
+  ['error bodies', (s) => s.totals?.errorBodies, 0],
+  ['peak CPU %', (s) => s.peakCpu, 1],
+  ['peak server RSS MB', (s) => s.peakProcessRssMB, 0],
+  ['peak emit ms', (s) => s.peakEmitDuration, 0],
+];
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function meanSd(values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x));
+  if (v.length === 0) return null;
+  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1)) : null;
+  return { mean, sd, n: v.length };
+}
+
+function fmt(ms, decimals) {
+  if (!ms) return '';
+  const m = ms.mean.toFixed(decimals);
+  return ms.sd === null ? m : `${m} ± ${ms.sd.toFixed(decimals)}`;
+}
+
+const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+const csvCell = (t) => (/[",\n]/.test(String(t)) ? `"${String(t).replace(/"/g, '""')}"` : String(t));
+
+// One row per permutation (command line): its repeats' statuses, figures and run directories.
+function indexRows(dir) {
+  const state = new SweepState(dir);
+  const groups = new Map();
+  // Appendix A's order for the saved selection; anything else in the state after it.
+  const saved = readJson(path.join(dir, 'sweep.json'))?.selection;
+  if (saved) {
+    for (const p of permutations(saved).filter((q) => matchesFilters(q.command, saved.filters ?? []))) {
+      groups.set(p.command, { command: p.command, entries: [] });
+    }
+  }
+  for (const [key, e] of state.entries) {
+    const command = key.replace(/ #\d+$/, '');
+    if (!groups.has(command)) groups.set(command, { command, entries: [] });
+    groups.get(command).entries.push({ key, ...e });
+  }
+  const rows = [];
+  for (const g of groups.values()) {
+    if (g.entries.length === 0) continue;
+    const runs = g.entries.filter((e) => e.runDir).map((e) => {
+      const abs = path.resolve(dir, e.runDir);
+      return { ...e, abs, summary: readJson(path.join(abs, 'data', 'summary.json')), run: readJson(path.join(abs, 'run.json')) };
+    });
+    const counted = runs.filter((r) => r.summary && (r.status === 'done' || r.status === 'crashed'));
+    const statuses = {};
+    for (const e of g.entries) statuses[e.status] = (statuses[e.status] ?? 0) + 1;
+    rows.push({
+      command: g.command,
+      statuses: Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', '),
+      crashed: runs.filter((r) => r.summary?.serverCrashed || r.run?.serverCrashed || r.status === 'crashed').length,
+      reasons: [...new Set(g.entries.map((e) => e.reason).filter(Boolean))],
+      figures: FIGURES.map(([label, get, d]) => [label, fmt(meanSd(counted.map((r) => get(r.summary))), d)]),
+      n: counted.length,
+      runs,
+    });
+  }
+  return rows;
+}
+
+function writeIndex(dir, reportDir) {
+  const rows = indexRows(dir);
+  const head = ['run.sh command line', 'status', 'runs analysed', 'server crashed', ...FIGURES.map((f) => f[0]), 'run directories', 'notes'];
+  const csv = [head.map(csvCell).join(',')];
+  for (const r of rows) {
+    csv.push([r.command, r.statuses, r.n, r.crashed, ...r.figures.map((f) => f[1]),
+      r.runs.map((x) => x.runDir).join(' '), r.reasons.join('; ')].map(csvCell).join(','));
+  }
+  fs.writeFileSync(path.join(reportDir, 'runs.csv'), `${csv.join('\n')}\n`);
+
+  const link = (x) => {
+    const rel = path.relative(reportDir, path.join(x.abs, 'report', 'index.html'));
+    const name = esc(path.basename(x.abs));
+    return fs.existsSync(path.join(x.abs, 'report', 'index.html')) ? `<a href="${esc(rel)}">${name}</a>` : name;
+  };
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>pushbench sweep: runs</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; }
+table { border-collapse: collapse; } th, td { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+th { background: #f3f3f3; position: sticky; top: 0; } td.num { text-align: right; white-space: nowrap; }
+tr.crashed td { background: #fff0f0; } tr.skipped td, tr.failed td { color: #888; }
+code { font-size: 12px; }
+</style></head><body>
+<h1>Sweep ${esc(path.basename(dir))}: ${rows.length} permutations</h1>
+<p>Figures from each run's <code>data/summary.json</code>; with repeats, mean ± standard deviation over the analysed runs.
+${fs.existsSync(path.join(reportDir, 'index.html')) ? 'Comparison figures: <a href="index.html">index.html</a>.' : ''}</p>
+<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr class="${r.crashed ? 'crashed' : /skipped/.test(r.statuses) ? 'skipped' : /failed|interrupted/.test(r.statuses) && !r.n ? 'failed' : ''}">`
+    + `<td><code>${esc(r.command)}</code></td><td>${esc(r.statuses)}</td><td class="num">${r.n}</td><td class="num">${r.crashed || ''}</td>`
+    + r.figures.map((f) => `<td class="num">${esc(f[1])}</td>`).join('')
+    + `<td>${r.runs.map(link).join('<br>')}</td><td>${esc(r.reasons.join('; '))}</td></tr>`).join('\n')}
+</tbody></table></body></html>
+`;
+  fs.writeFileSync(path.join(reportDir, 'runs.html'), html);
+  return rows;
+}
+
+// Returns the path of the page to open (the comparison index when charts/compare.js wrote one).
+function writeReport(dir, { log = () => {} } = {}) {
+  const reportDir = path.join(dir, 'report');
+  fs.mkdirSync(reportDir, { recursive: true });
+  // The runs the state records as finished (done, or crashed: a result too). A failed or interrupted
+  // attempt also left a directory under runs/, but it is no repeat of its permutation.
+  const state = new SweepState(dir);
+  const finished = [...state.entries.values()]
+    .filter((e) => (e.status === 'done' || e.status === 'crashed') && e.runDir)
+    .map((e) => path.resolve(dir, e.runDir))
+    .filter((d) => fs.existsSync(d));
+  const compare = path.join(ROOT, 'charts', 'compare.js');
+  if (!fs.existsSync(compare)) {
+    log('charts/compare.js not found: no comparison figures, only the run index');
+  } else if (finished.length) {
+    const r = spawnSync(process.execPath, [compare, reportDir, ...finished], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) log(`charts/compare.js failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+  }
+  const rows = writeIndex(dir, reportDir);
+  log(`run index: ${path.join(reportDir, 'runs.html')} (${rows.length} permutations)`);
+  const index = path.join(reportDir, 'index.html');
+  return fs.existsSync(index) ? index : path.join(reportDir, 'runs.html');
+}
+
+module.exports = { writeReport, indexRows };

@@ -1,0 +1,316 @@
+'use strict';
+// sweep.sh: the study's 195 permutations (checked against Appendix A), the selection options, and real
+// sweeps through run.sh on this machine: a mini sweep over all three servers, an interrupted sweep that
+// resumes, and levels that cannot fit the open-file limit skipped up front.
+//
+// The real sweeps need JMeter, Node and both Tomcats installed (./setup.sh). Each run takes 20-50 s
+// (servers and JVMs starting, analysis, report); the file needs 4-8 minutes on 2 busy cores.
+
+const { test, describe, before } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+
+const ROOT = path.resolve(__dirname, '..');
+const SWEEP = path.join(ROOT, 'sweep.sh');
+const BASE = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 'results'), `sweep-test-${process.pid}`);
+const HOSTS = path.join(BASE, 'hosts.conf');
+
+function list(...args) {
+  const r = spawnSync(SWEEP, ['--list', ...args], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+// Appendix A row -> the run.sh command line the study's CLI (section 3.3.2) takes for it, with the
+// sweep's defaults: 30 s ramp-up, 600 s per run, event event1, times in ms.
+function expectedLine(row) {
+  const [server, request, emit, max, n] = row.split('\t');
+  const s = { 'Node.js': 'node', 'Tomcat 6': 'tc6', 'Tomcat 7': 'tc7' }[server];
+  const type = request === 'Comet' ? 'comet' : 'poll';
+  let line = `./run.sh ${s} 30 600 ${n} ${type}`;
+  if (emit !== 'n/a') line += ` ${max === 'n/a' ? '-' : Number(max) * 1000} event1 ${Number(emit) * 1000}`;
+  else if (max !== 'n/a') line += ` ${Number(max) * 1000}`;
+  return line;
+}
+
+describe('--list', () => {
+  const all = list();
+
+  test('195 lines, exactly Appendix A in its order', () => {
+    const rows = fs.readFileSync(path.join(__dirname, 'fixtures', 'appendix-a.tsv'), 'utf8')
+      .split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('server\t'));
+    assert.equal(rows.length, 195);
+    assert.equal(all.length, 195);
+    assert.deepEqual(all, rows.map(expectedLine));
+  });
+
+  test('counts per category and a few exact lines', () => {
+    const count = (re) => all.filter((l) => re.test(l)).length;
+    assert.equal(count(/ comet - event1 \d+$/), 60);
+    assert.equal(count(/ comet$/), 15);
+    assert.equal(count(/ poll 180000 event1 \d+$/), 60);
+    assert.equal(count(/ poll \d+$/), 60);
+    for (const s of ['node', 'tc6', 'tc7']) assert.equal(count(new RegExp(`^\\./run\\.sh ${s} `)), 65);
+    for (const n of [1000, 5000, 10000, 15000, 20000]) assert.equal(count(new RegExp(` 600 ${n} `)), 39);
+    assert.equal(all[0], './run.sh node 30 600 1000 comet - event1 1000');
+    assert.equal(all[20], './run.sh node 30 600 1000 comet');
+    assert.equal(all[25], './run.sh node 30 600 1000 poll 180000 event1 1000');
+    assert.equal(all[64], './run.sh node 30 600 20000 poll 30000');
+    assert.equal(all[65], './run.sh tc6 30 600 1000 comet - event1 1000');
+    assert.equal(all[194], './run.sh tc7 30 600 20000 poll 30000');
+  });
+
+  test('selection options narrow it and keep the order', () => {
+    const tc6 = list('--servers', 'tc6');
+    assert.equal(tc6.length, 65);
+    assert.deepEqual(tc6, all.filter((l) => l.startsWith('./run.sh tc6 ')));
+    assert.equal(list('--types', 'comet', '--levels', '1000').length, 15);
+    assert.deepEqual(list('--servers', 'tc7,node', '--types', 'poll', '--levels', '5000', '--filter', 'poll 1000$'),
+      ['./run.sh node 30 600 5000 poll 1000', './run.sh tc7 30 600 5000 poll 1000']);
+    // A substring, and a regular expression; several filters must all match.
+    assert.equal(list('--filter', 'event1 30000').length, 30);
+    assert.equal(list('--filter', '^\\./run\\.sh tc6 .* comet', '--filter', '20000').length, 5);
+    assert.deepEqual(list('--servers', 'node', '--levels', '20', '--duration', '5', '--rampup', '1', '--filter', 'comet$'),
+      ['./run.sh node 1 5 20 comet']);
+    assert.equal(list('--repeat', '3').length, 195, 'repeats run each line again; the list names each once');
+  });
+
+  test('bad options: exit 2 with a message', () => {
+    for (const args of [['--servers', 'jetty'], ['--levels', 'many'], ['--bogus'], ['--duration']]) {
+      const r = spawnSync(SWEEP, args, { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(r.status, 2, args.join(' '));
+      assert.match(r.stderr, /sweep\.sh: /);
+    }
+  });
+});
+
+describe('fit: what the open-file limits allow, decided before the first run', () => {
+  const plan = require('../lib/sweep/plan');
+  const { permutations } = require('../lib/sweep/permutations');
+  const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
+  const host = (role, name, soft, hard = soft) => ({ role, name, soft, hard });
+
+  test('the server process holds every connection: threads + reserve must fit its limit', () => {
+    const hosts = [host('sut', 's', 20000), host('engine', 'e1', 20000), host('engine', 'e2', 20000)];
+    assert.equal(plan.fit(perm(19800), hosts, 200).fits, true);
+    const f = plan.fit(perm(19801), hosts, 200);
+    assert.equal(f.fits, false);
+    assert.match(f.reason, /sut s would need 20001 open files \(19801 connections \+ 200 reserve\), its limit is 20000/);
+  });
+
+  test('engines share the threads: a share too big says how many engines it would take', () => {
+    const one = [host('sut', 's', 100000), host('engine', 'e1', 20000)];
+    const f = plan.fit(perm(30000), one, 200);
+    assert.equal(f.fits, false);
+    assert.match(f.reason, /engine e1 would hold 30000 connections .* 2 engines would be needed, hosts.conf has 1/);
+    assert.equal(plan.fit(perm(30000), [...one, host('engine', 'e2', 20000)], 200).fits, true);
+  });
+
+  test('a soft limit below the hard one: not run, with the fix named', () => {
+    const f = plan.fit(perm(5000), [host('sut', 's', 1024, 20000), host('engine', 'e1', 20000)], 200);
+    assert.equal(f.fits, false);
+    assert.match(f.reason, /its limit is 1024 \(the hard limit 20000 would allow it: raise the soft limit with ulimit -n/);
+  });
+});
+
+// ---- real sweeps
+
+function sweep(args, { onOutput } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(SWEEP, args, {
+      cwd: ROOT,
+      env: { ...process.env, PB_HOSTS: HOSTS },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const take = (d) => {
+      out += d;
+      if (onOutput) onOutput(out, child);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+function readState(dir) {
+  return fs.readFileSync(path.join(dir, 'state.tsv'), 'utf8').split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const [key, status, runDir, reason] = l.split('\t');
+      return { key, status, runDir, reason };
+    });
+}
+
+const tail = (text, n = 60) => text.split('\n').slice(-n).join('\n');
+
+describe('real sweeps through run.sh', () => {
+  before(() => {
+    fs.mkdirSync(BASE, { recursive: true });
+    // The local default, written out so a user's hosts.conf never changes what the test runs.
+    fs.writeFileSync(HOSTS, 'sut local 127.0.0.1 local\nengine local 127.0.0.1 local\n');
+  });
+
+  test('mini sweep: 3 servers x 2 types x 1 level, an unfit level skipped up front, comparison report', async () => {
+    const dir = path.join(BASE, 'mini');
+    const r = await sweep(['--dir', dir, '--yes', '--servers', 'node,tc6,tc7', '--types', 'comet,poll',
+      '--levels', '20,19900', '--filter', 'event1 1000$', '--duration', '5', '--rampup', '1']);
+    assert.equal(r.code, 0, tail(r.out));
+
+    const state = readState(dir);
+    assert.equal(state.length, 12);
+    const done = state.filter((s) => s.status === 'done');
+    const skipped = state.filter((s) => s.status === 'skipped');
+    assert.equal(done.length, 6, tail(r.out));
+    assert.deepEqual(done.map((s) => s.key).sort(), [
+      './run.sh node 1 5 20 comet - event1 1000 #1', './run.sh node 1 5 20 poll 180000 event1 1000 #1',
+      './run.sh tc6 1 5 20 comet - event1 1000 #1', './run.sh tc6 1 5 20 poll 180000 event1 1000 #1',
+      './run.sh tc7 1 5 20 comet - event1 1000 #1', './run.sh tc7 1 5 20 poll 180000 event1 1000 #1',
+    ]);
+    // 19,900 connections + the reserve exceed the 20,000 files one process may open here.
+    assert.equal(skipped.length, 6);
+    for (const s of skipped) {
+      assert.match(s.key, / 19900 /);
+      assert.match(s.reason, /does not fit: .*open files/);
+    }
+    // Said before the first run started.
+    const firstRun = r.out.indexOf('sweep: [1/6]');
+    assert.ok(firstRun > 0, tail(r.out));
+    for (const s of skipped) assert.ok(r.out.indexOf(`skipped: ${s.key}`) < firstRun, `${s.key} skipped up front`);
+
+    for (const s of done) {
+      const runDir = path.join(dir, s.runDir);
+      const run = JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
+      assert.equal(run.status, 'complete');
+      assert.equal(`./run.sh ${[run.server, run.rampup, run.duration, run.threads, run.type].join(' ')}`,
+        s.key.split(' ').slice(0, 6).join(' '));
+      assert.ok(fs.existsSync(path.join(runDir, 'data', 'summary.json')));
+    }
+    // Progress: a line per run and an overall line with the ETA.
+    assert.match(r.out, /sweep: \[6\/6\] done in /);
+    assert.match(r.out, /sweep: 6\/6 finished, elapsed \S+, ETA 0s/);
+
+    // The comparison report (charts/compare.js) and the run index with each run's figures.
+    assert.ok(fs.existsSync(path.join(dir, 'report', 'index.html')), 'report/index.html from charts/compare.js');
+    const csv = fs.readFileSync(path.join(dir, 'report', 'runs.csv'), 'utf8').trim().split('\n');
+    assert.equal(csv.length, 1 + 12);
+    const doneRows = csv.filter((l) => /,1 done,1,/.test(l));
+    assert.equal(doneRows.length, 6);
+    for (const row of doneRows) assert.match(row, /,1 done,1,0,[0-9.]+,[0-9]+,/, `figures in ${row}`);
+    assert.match(r.out, /sweep: report: /);
+
+    // Run again: everything is done or skipped, nothing runs, nothing is overwritten.
+    const before = fs.readdirSync(path.join(dir, 'runs')).sort();
+    const again = await sweep(['--dir', dir, '--yes']);
+    assert.equal(again.code, 0, tail(again.out));
+    assert.match(again.out, /6 done before, 0 to run, 6 skipped/);
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'runs')).sort(), before);
+
+    // The report on demand, from what the directory holds.
+    fs.rmSync(path.join(dir, 'report'), { recursive: true });
+    const rep = spawnSync(SWEEP, ['--report', '--dir', dir], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(rep.status, 0, rep.stderr);
+    assert.ok(fs.existsSync(path.join(dir, 'report', 'index.html')) && fs.existsSync(path.join(dir, 'report', 'runs.html')));
+  });
+
+  test('Ctrl-C during the second run, then resume: every run done once, the interrupted one kept', async () => {
+    const dir = path.join(BASE, 'interrupted');
+    const args = ['--dir', dir, '--yes', '--servers', 'node', '--types', 'comet', '--levels', '20',
+      '--filter', 'event1 (1000|5000)$', '--duration', '5', '--rampup', '1', '--quiet'];
+    let sent = false;
+    const first = await sweep(args, {
+      onOutput: (out, child) => {
+        // A few seconds into the second run (servers and engines starting or the load on).
+        if (!sent && out.includes('sweep: [2/2] ./run.sh')) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 8000);
+        }
+      },
+    });
+    assert.ok(sent, tail(first.out));
+    assert.equal(first.code, 130, tail(first.out));
+    let state = readState(dir);
+    assert.deepEqual(state.map((s) => s.status), ['done', 'interrupted'], tail(first.out));
+    const firstRunDir = state[0].runDir;
+    const interruptedDir = state[1].runDir;
+    assert.ok(interruptedDir, 'the interrupted run left its directory');
+    const partial = JSON.parse(fs.readFileSync(path.join(dir, interruptedDir, 'run.json'), 'utf8'));
+    assert.equal(partial.status, 'incomplete');
+    assert.match(first.out, /resume with: \.\/sweep\.sh --dir /);
+
+    // Resume: same directory, no selection given (the saved one is used); raw archives removed after
+    // each run's analysis from now on.
+    const second = await sweep(['--dir', dir, '--yes', '--quiet', '--cleanup-raw']);
+    assert.equal(second.code, 0, tail(second.out));
+    assert.match(second.out, /1 done before, 1 to run/);
+    state = readState(dir);
+    assert.deepEqual(state.map((s) => s.status), ['done', 'done']);
+    assert.equal(state[0].runDir, firstRunDir, 'the finished run was not redone');
+    assert.notEqual(state[1].runDir, interruptedDir, 'the interrupted permutation ran again, in a new directory');
+    const runs = fs.readdirSync(path.join(dir, 'runs')).filter((n) => !n.startsWith('.'));
+    assert.equal(runs.length, 3, `2 complete runs + the interrupted one: ${runs}`);
+    assert.ok(fs.existsSync(path.join(dir, interruptedDir, 'run.json')), 'the interrupted run is kept');
+    for (const s of state.slice(1)) {
+      const runDir = path.join(dir, s.runDir);
+      assert.deepEqual(fs.readdirSync(path.join(runDir, 'responses')), ['REMOVED.txt'], '--cleanup-raw removed the archives');
+      assert.ok(fs.existsSync(path.join(runDir, 'data', 'summary.json')) && fs.existsSync(path.join(runDir, 'report', 'index.html')));
+    }
+    assert.ok(fs.readdirSync(path.join(dir, firstRunDir, 'responses')).some((f) => f.endsWith('.tar.gz')), 'earlier archives kept');
+    // The comparison report draws the two finished runs, not the interrupted attempt.
+    const index = fs.readFileSync(path.join(dir, 'report', 'index.html'), 'utf8');
+    for (const s of state) assert.ok(index.includes(path.basename(s.runDir)), `${s.runDir} in the comparison index`);
+    assert.ok(!index.includes(path.basename(interruptedDir)), 'the interrupted attempt is not averaged in');
+    const log = fs.readFileSync(path.join(dir, 'sweep.log'), 'utf8');
+    assert.equal(log.split('\n').filter((l) => l.includes(`start ${state[0].key}`)).length, 1);
+  });
+
+  test('a failed run is retried only with --retry-failed', async () => {
+    const dir = path.join(BASE, 'retry');
+    const args = ['--dir', dir, '--yes', '--quiet', '--servers', 'node', '--levels', '20', '--filter', 'poll 1000$',
+      '--duration', '3', '--rampup', '1'];
+    const key = './run.sh node 1 3 20 poll 1000 #1';
+    fs.mkdirSync(dir, { recursive: true });
+    // As a sweep leaves it when run.sh failed (e.g. an engine did not start).
+    fs.writeFileSync(path.join(dir, 'state.tsv'), `${key}\tfailed\t-\trun.sh exited 1 (run failed or incomplete)\n`);
+    const plain = await sweep(args);
+    assert.equal(plain.code, 1, tail(plain.out));
+    assert.match(plain.out, /0 to run, 0 skipped \(do not fit\), 1 failed before \(not retried without --retry-failed\)/);
+    assert.ok(!fs.existsSync(path.join(dir, 'runs')), 'nothing ran');
+
+    const retried = await sweep([...args, '--retry-failed']);
+    assert.equal(retried.code, 0, tail(retried.out));
+    const [s] = readState(dir);
+    assert.equal(s.key, key);
+    assert.equal(s.status, 'done');
+    assert.ok(fs.existsSync(path.join(dir, s.runDir, 'data', 'summary.json')));
+  });
+
+  test('--check: hosts, limits and disk up front; unreachable hosts fail with exit 3', async () => {
+    const r = await sweep(['--check', '--dir', path.join(BASE, 'check'), '--levels', '1000,19900,25000', '--servers', 'node']);
+    assert.equal(r.code, 0, tail(r.out));
+    assert.match(r.out, /host sut local 127\.0\.0\.1: open files \d+/);
+    assert.match(r.out, /39 selected: 0 done before, 13 to run, 26 skipped/);
+    assert.match(r.out, /skipped: \.\/run\.sh node 30 600 25000 comet - event1 1000 #1: does not fit/);
+    assert.match(r.out, /estimated time: /);
+    assert.match(r.out, /disk: response archives ~/);
+    assert.ok(!fs.existsSync(path.join(BASE, 'check')), 'nothing ran, no directory made');
+
+    const bad = path.join(BASE, 'unreachable.conf');
+    // 127.0.0.1 port 1 has no sshd: ssh fails at once, nothing leaves the machine.
+    fs.writeFileSync(bad, 'sut local 127.0.0.1 local\nengine gone 127.0.0.1 ssh:nobody@127.0.0.1 port=1\n');
+    const r2 = await new Promise((resolve) => {
+      const child = spawn(SWEEP, ['--dir', path.join(BASE, 'bad'), '--yes', '--servers', 'node', '--levels', '20'],
+        { cwd: ROOT, env: { ...process.env, PB_HOSTS: bad }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.stderr.on('data', (d) => { out += d; });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    assert.equal(r2.code, 3, r2.out);
+    assert.match(r2.out, /engine gone 127\.0\.0\.1: UNREACHABLE/);
+    assert.ok(!fs.existsSync(path.join(BASE, 'bad', 'runs')), 'nothing ran');
+  });
+});
