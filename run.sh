@@ -253,7 +253,7 @@ jmeter_log_count() { # <pattern>: lines of jmeter/controller.log matching it (0 
 
 wait_for_completion() {
   local csv=$RUN_DIR/jmeter/results.csv start expected tail elapsed last_size=-1 stable=0
-  local tick=0 tty=0 crashed_at='' test_start='' ended=0 deadline startup_limit=180 shown
+  local tick=0 tty=0 crashed_at='' test_start='' ended=0 deadline startup_limit=180 shown open='?'
   [[ -t 1 ]] && tty=1
   start=$SECONDS
   expected=$RUN_DURATION   # the plan's Request group runs this long, ramp-up included
@@ -272,6 +272,7 @@ wait_for_completion() {
     fi
     if ((tick % 5 == 0)) || ! procs_alive "$CONTROLLER_PIDFILE" >/dev/null; then
       progress_update "$csv"
+      open=$(server_open_requests)
       if ! procs_alive "$CONTROLLER_PIDFILE" >/dev/null; then
         wait "$CONTROLLER_PID" && CONTROLLER_RC=0 || CONTROLLER_RC=$?
         progress_update "$csv"
@@ -320,9 +321,9 @@ wait_for_completion() {
     fi
     if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${expected}s"; fi
     if ((tty)); then
-      printf '\r  wait: %s, %d samples, %d errors   ' "$shown" "$PROG_SAMPLES" "$PROG_ERRORS"
+      printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$shown" "$open" "$PROG_SAMPLES" "$PROG_ERRORS"
     elif ((tick % 5 == 0)); then
-      say "  wait: $shown, $PROG_SAMPLES samples, $PROG_ERRORS errors"
+      say "  wait: $shown, $open open on the server, $PROG_SAMPLES samples, $PROG_ERRORS errors"
     fi
   done
 }
@@ -394,6 +395,14 @@ engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the ho
 
 server_alive() {
   remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER" >/dev/null 2>&1
+}
+
+# The requests open on the server now (its GET /status), for the progress line: a comet run has no
+# finished samples until the end, so this is what shows the load building up. '?' if it does not answer.
+server_open_requests() {
+  local body
+  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:$SERVER_PORT/status" 2>/dev/null) || body=''
+  if [[ $body =~ \"open\":([0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf '?'; fi
 }
 
 stop_controller() {
