@@ -5,42 +5,16 @@
 
 const { describe, test, after } = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const fs = require('node:fs');
-const { execFile, execFileSync } = require('node:child_process');
+const { execFile } = require('node:child_process');
 const { registerSuite } = require('../suite');
 const { request, openStream, waitUntil } = require('../http-client');
-
-const root = path.resolve(__dirname, '..', '..');
-const control = path.join(root, 'servers', 'control.sh');
-const servers = (process.env.PB_CONFORMANCE_SERVERS || 'node tc6 tc7').split(/[\s,]+/).filter(Boolean);
-
-// Ports come from the environment (test.sh sets them) or else from lib/config.sh, the one source of settings.
-function portOf(name) {
-  const variable = `PB_PORT_${name.toUpperCase()}`;
-  if (process.env[variable]) return process.env[variable];
-  return execFileSync('bash', ['-c', `source "$1" && echo "\${!2}"`, 'port', path.join(root, 'lib', 'config.sh'), variable],
-    { encoding: 'utf8' }).trim();
-}
-
-function controlSh(action, name, timeoutMs) {
-  try {
-    return execFileSync(control, [action, name], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (err) {
-    const said = `${err.stdout || ''}${err.stderr || ''}`.trim();
-    throw new Error(`servers/control.sh ${action} ${name} failed${err.signal ? ` (${err.signal})` : ''}:\n${said}`);
-  }
-}
+const { control, servers, portOf, controlSh, startServer } = require('../servers-under-test');
 
 for (const name of servers) {
   describe(`server ${name}`, () => {
     // Start and stop are tests of their own, so a server that cannot start is a counted failure.
     test(`starts with servers/control.sh start ${name}`, { timeout: 160000 }, () => {
-      const launch = path.join(root, 'servers', name, 'launch.sh');
-      if (!fs.existsSync(launch)) {
-        throw new Error(`${name} is not available: ${path.relative(root, launch)} is missing (install it with setup.sh)`);
-      }
-      controlSh('start', name, 150000);
+      startServer(name);
     });
 
     const base = `http://127.0.0.1:${portOf(name)}`;

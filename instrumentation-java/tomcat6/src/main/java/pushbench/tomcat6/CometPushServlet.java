@@ -48,6 +48,7 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
     @Override
     public void destroy() {
         inst.shutdown();
+        Exchange.stopTimers();
     }
 
     @Override

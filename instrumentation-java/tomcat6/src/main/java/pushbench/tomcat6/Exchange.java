@@ -2,7 +2,14 @@ package pushbench.tomcat6;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import javax.servlet.ServletOutputStream;
 import javax.servlet.http.HttpServletResponse;
 import org.apache.catalina.CometEvent;
@@ -17,30 +24,66 @@ import pushbench.core.RequestObserver;
 /**
  * One Comet connection's state across its events, and the core's observer for it once it is held.
  *
- * Threads: the container calls event() on its threads; emitters and timers call write()/complete() on
- * theirs. {@code responseLock} serializes every write with the container's end of the request, so nothing
- * touches the response after END/ERROR. CometEvent.close() runs once (atomic flag); if the container is
- * inside event() for this connection at that moment, the close is left to that thread at the end of the
- * event, so Tomcat never sees a close from another thread in the middle of its own event processing.
+ * Threads: the container calls event() on its threads; emitters, timers and other connections' container
+ * threads (POST /event/clear) call write()/complete() on theirs. Tomcat 6 recycles this connection's
+ * Request, Response and Http11NioProcessor for the next connection as soon as its own handling of an
+ * END/ERROR (or of our close) returns: CoyoteAdapter.event() recycles them in its finally block when
+ * {@code error || response.isClosed() || !request.isComet()}, and Http11NioProtocol's handler puts the
+ * processor back in its cache. Any Tomcat call made for this connection after that point lands on
+ * whichever connection got those objects next (seen as a chunked answer body without headers on a fresh
+ * connection). So:
+ * <ul>
+ * <li>{@code responseLock} serializes every write with the container's END/ERROR, after which nothing is
+ *     written ({@code ended}), and with the close itself, after which nothing is written either.</li>
+ * <li>CometEvent.close() runs once. On this connection's own event thread it runs at once. From any other
+ *     thread (a container thread busy with another connection, e.g. POST /event/clear, included) it runs
+ *     either at the end of the event in progress (by that event's thread), or, when no event is in
+ *     progress, on the calling thread while this connection's next event waits for it in
+ *     {@link #enterEvent}. CometEventImpl.close() is {@code request.setComet(false);
+ *     response.finishResponse(); request.cometClose()}: the moment setComet(false) or the final flush is
+ *     done, the container may start ending the request (a client that got its whole answer hangs up), and
+ *     that END must not reach the recycling code while the rest of close() is still running here.</li>
+ * <li>A close from another thread also waits until the container thread that ran this connection's last
+ *     event has finished that dispatch ({@link #awaitDispatchEnd}). Tomcat's code after our event()
+ *     returns still acts on the request: a READ that made the request held is followed by
+ *     CoyoteAdapter.service() checking request.isComet() and Http11NioProcessor.process() checking its own
+ *     comet flag; a close that lands in between makes that thread finish and recycle the request itself,
+ *     concurrently with close() (seen as empty 200 or 500 answers to very short polls and as connections
+ *     reset). Tomcat 6 gives a servlet no signal for the end of a dispatch, so the sign used is that
+ *     thread starting another event or going idle in its pool.</li>
+ * </ul>
  */
 final class Exchange implements RequestObserver {
     private static final String NDJSON = "application/x-ndjson";
+    /** Seconds an answered poll's client has to hang up before the server closes the connection. */
+    static final long ANSWERED_POLL_CLOSE_SECONDS = 10;
+    private static ScheduledExecutorService timers; // guarded by Exchange.class
+
+    /** Events started per container thread: a change tells that thread's previous dispatch is over. */
+    private static final Map<Thread, AtomicLong> EVENTS_STARTED = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Past this, a close stops waiting for the container's dispatch to end (a thread stuck elsewhere). */
+    private static final long DISPATCH_END_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final CometEvent event;
     private final HttpServletResponse response;
     private final LogManager log;
     private final Object responseLock = new Object();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final BodyBuffer body = new BodyBuffer();
     private Endpoint endpoint; // container threads only
     private int expected = -1;
     private boolean awaitingBody;
     private PushSpec spec; // guarded by responseLock
     private PushRequest push; // guarded by responseLock
-    private boolean ended; // guarded by responseLock
+    private boolean ended; // guarded by responseLock: the container ended the request (END/ERROR)
+    private boolean finished; // guarded by responseLock: close() was called, nothing more is written
     private ServletOutputStream out; // guarded by responseLock
     private int eventDepth; // guarded by this
-    private boolean closeDeferred; // guarded by this
+    private Thread eventThread; // guarded by this: the container thread inside event() for this connection
+    private boolean closed; // guarded by this: close() has been called
+    private boolean closeDeferred; // guarded by this: the event in progress closes when it ends
+    private boolean foreignClose; // guarded by this: another thread is inside CometEvent.close()
+    private Thread lastEventThread; // guarded by this: the container thread that ran the last event
+    private long lastEventNumber; // guarded by this: that thread's events started, as it left ours
 
     Exchange(CometEvent event, LogManager log) {
         this.event = event;
@@ -140,7 +183,7 @@ final class Exchange implements RequestObserver {
     public void write(String text) throws IOException {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         synchronized (responseLock) {
-            if (ended) {
+            if (ended || finished) {
                 throw new IOException("the container has ended this request");
             }
             if (out == null) {
@@ -158,7 +201,37 @@ final class Exchange implements RequestObserver {
 
     @Override
     public void complete() {
-        close();
+        boolean answeredPoll;
+        synchronized (responseLock) {
+            answeredPoll = spec != null && !spec.isComet() && out != null && !ended;
+        }
+        synchronized (this) {
+            if (eventThread == Thread.currentThread()) {
+                answeredPoll = false; // on this connection's own event (server shutdown): close at once
+            }
+        }
+        if (!answeredPoll) {
+            close();
+            return;
+        }
+        // The poll's whole answer is out (Content-Length, Connection: close): its client hangs up, and
+        // the END or READ that brings is where the container thread closes the request. Closing here as
+        // well would race that hang-up inside Tomcat: CometEventImpl.close() ends with request.cometClose(),
+        // which, outside an event, re-registers the socket with the poller (Poller.cometInterest) even when
+        // the hang-up has just been dispatched; the socket is then dispatched twice, and the second dispatch
+        // acts on whatever connection has the recycled NioChannel by then. A client that keeps the
+        // connection anyway is closed from here after a while, long after any such dispatch.
+        schedule(this::closeIfStillOpen, ANSWERED_POLL_CLOSE_SECONDS);
+    }
+
+    private void closeIfStillOpen() {
+        boolean open;
+        synchronized (responseLock) {
+            open = !ended;
+        }
+        if (open) {
+            close();
+        }
     }
 
     /** END with SERVER_SHUTDOWN / WEBAPP_RELOAD: the held request gets its shutdown clear record. */
@@ -187,50 +260,129 @@ final class Exchange implements RequestObserver {
 
     // ---- closing exactly once ----
 
-    /** True on a container thread while it runs event() (for any connection). */
-    private static final ThreadLocal<Boolean> IN_EVENT = new ThreadLocal<>();
-
+    /** The container starts an event for this connection; waits while another thread is closing it. */
     synchronized void enterEvent() {
+        boolean interrupted = false;
+        while (foreignClose) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true; // the container's thread: finish the wait, keep the flag
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         eventDepth++;
-        IN_EVENT.set(Boolean.TRUE);
+        eventThread = Thread.currentThread();
+        EVENTS_STARTED.computeIfAbsent(eventThread, t -> new AtomicLong()).incrementAndGet();
     }
 
     void leaveEvent() {
-        IN_EVENT.remove();
         boolean closeNow;
         synchronized (this) {
             eventDepth--;
+            if (eventDepth == 0) {
+                lastEventThread = eventThread;
+                lastEventNumber = eventsStarted(eventThread);
+                eventThread = null;
+            }
             closeNow = eventDepth == 0 && closeDeferred;
             if (closeNow) {
                 closeDeferred = false;
             }
         }
         if (closeNow) {
-            doClose();
+            doClose(); // still inside event(): Tomcat ends the request when this event returns
         }
     }
 
-    /** Ends the Comet request once; from another thread during an event, at the end of that event. */
+    /** Ends the Comet request once; see the class comment for which thread does it, and when. */
     void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (eventDepth > 0 && eventThread != Thread.currentThread()) {
+                closeDeferred = true;
+                return;
+            }
+            foreignClose = eventDepth == 0;
         }
-        if (IN_EVENT.get() == null) {
+        try {
+            if (foreignClose) {
+                awaitDispatchEnd();
+            }
+            doClose();
+        } finally {
             synchronized (this) {
-                if (eventDepth > 0) {
-                    closeDeferred = true;
-                    return;
+                if (foreignClose) {
+                    foreignClose = false;
+                    notifyAll();
                 }
             }
         }
-        doClose();
+    }
+
+    private static synchronized void schedule(Runnable task, long seconds) {
+        if (timers == null) {
+            timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "pushbench-tc6-close");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        timers.schedule(task, seconds, TimeUnit.SECONDS);
+    }
+
+    /** At servlet destroy: drops pending fallback closes (the container ends every request itself). */
+    static synchronized void stopTimers() {
+        if (timers != null) {
+            timers.shutdownNow();
+            timers = null;
+        }
+    }
+
+    private static long eventsStarted(Thread thread) {
+        AtomicLong count = EVENTS_STARTED.get(thread);
+        return count == null ? 0 : count.get();
+    }
+
+    /**
+     * Waits until the container thread that ran this connection's last event is done with that dispatch:
+     * it has started another event, or it waits for work in its pool. Inside the dispatch, after our
+     * event(), Tomcat's code neither waits nor sleeps, so WAITING means it is back in the pool.
+     */
+    private void awaitDispatchEnd() {
+        Thread thread;
+        long number;
+        synchronized (this) {
+            thread = lastEventThread;
+            number = lastEventNumber;
+        }
+        if (thread == null || thread == Thread.currentThread()) {
+            return;
+        }
+        long deadline = System.nanoTime() + DISPATCH_END_LIMIT_NANOS;
+        while (eventsStarted(thread) == number && System.nanoTime() < deadline) {
+            Thread.State state = thread.getState();
+            if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
+                    || state == Thread.State.TERMINATED) {
+                return;
+            }
+            LockSupport.parkNanos(100_000);
+        }
     }
 
     private void doClose() {
-        try {
-            event.close();
-        } catch (IOException | RuntimeException e) {
-            log.info("comet close: " + e);
+        synchronized (responseLock) {
+            finished = true; // a write still in progress has finished; none starts after this
+            try {
+                event.close();
+            } catch (IOException | RuntimeException e) {
+                log.info("comet close: " + e);
+            }
         }
     }
 }

@@ -1,11 +1,14 @@
 package pushbench.tomcat6;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.catalina.CometEvent.EventSubType;
 import org.apache.catalina.CometEvent.EventType;
 import org.junit.jupiter.api.AfterEach;
@@ -111,11 +114,11 @@ class CometPushServletTest {
         assertEquals(1, inst.requests().pollCount());
         assertEquals(0, poll.closes.get());
         setEvent("p6");
-        waitFor(() -> poll.closes.get() == 1);
+        waitFor(() -> inst.requests().openCount() == 0); // answered: the core has let it go
         JsonObject record = JsonParser.parseString(poll.text()).getAsJsonObject();
         assertEquals("p6", record.getAsJsonObject("response").getAsJsonObject("event").get("name").getAsString());
         assertEquals(String.valueOf(poll.text().length()), poll.headers.get("Content-Length"));
-        fire(poll, EventType.END, null);
+        fire(poll, EventType.END, null); // the client hung up after reading its answer
         fire(poll, EventType.END, null);
         assertEquals(1, poll.closes.get());
         assertEquals(0, inst.requests().openCount());
@@ -194,5 +197,119 @@ class CometPushServletTest {
         assertEquals(1, connection.closes.get());
         exchange.leaveEvent();
         assertEquals(1, connection.closes.get());
+    }
+
+    // The three tests below pin down the fix for answers written onto the wrong connection: Tomcat 6
+    // recycles a connection's Request/Response/processor for the next connection right after it has ended
+    // the request, so no close may still be running on another thread when the container's END arrives.
+
+    @Test
+    void theNextEventWaitsWhileAnotherThreadIsInsideClose() throws Exception {
+        FakeComet connection = new FakeComet("POST", "/request", null, 10);
+        Exchange exchange = new Exchange(connection.event, inst.log());
+        CountDownLatch insideClose = new CountDownLatch(1);
+        CountDownLatch finishClose = new CountDownLatch(1);
+        connection.onClose = () -> { // a timer's close, slow in finishResponse()
+            insideClose.countDown();
+            await(finishClose);
+        };
+        Thread timer = new Thread(exchange::complete);
+        timer.start();
+        assertTrue(insideClose.await(10, TimeUnit.SECONDS));
+        AtomicBoolean entered = new AtomicBoolean();
+        Thread container = new Thread(() -> { // the client got its answer and hung up: END
+            exchange.enterEvent();
+            entered.set(true);
+            exchange.leaveEvent();
+        });
+        container.start();
+        container.join(300);
+        assertFalse(entered.get(), "the container's END ran while close() was still inside Tomcat");
+        finishClose.countDown();
+        container.join(10000);
+        timer.join(10000);
+        assertTrue(entered.get());
+        assertEquals(1, connection.closes.get());
+    }
+
+    @Test
+    void aContainerThreadBusyWithAnotherConnectionClosesLikeAnyOtherThread() throws Exception {
+        FakeComet held = new FakeComet("POST", "/request", null, 10);
+        Exchange heldExchange = new Exchange(held.event, inst.log());
+        FakeComet clear = new FakeComet("POST", "/event/clear", null, 2);
+        Exchange clearExchange = new Exchange(clear.event, inst.log());
+        CountDownLatch heldInEvent = new CountDownLatch(1);
+        CountDownLatch heldLeaves = new CountDownLatch(1);
+        Thread heldThread = new Thread(() -> { // the held connection's own event, still running
+            heldExchange.enterEvent();
+            heldInEvent.countDown();
+            await(heldLeaves);
+            heldExchange.leaveEvent();
+        });
+        heldThread.start();
+        assertTrue(heldInEvent.await(10, TimeUnit.SECONDS));
+        clearExchange.enterEvent(); // this thread: inside the event of POST /event/clear...
+        heldExchange.complete(); // ...which completes every held request
+        assertEquals(0, held.closes.get(), "closed under the held connection's own event");
+        clearExchange.leaveEvent();
+        heldLeaves.countDown();
+        heldThread.join(10000);
+        assertEquals(1, held.closes.get(), "the held connection's event thread closes it as it leaves");
+    }
+
+    @Test
+    void anAnsweredPollIsFlushedAndClosedByTheContainerWhenItsClientHangsUp() throws Exception {
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"pf\"],\"duration\":30000}");
+        setEvent("pf");
+        waitFor(() -> inst.requests().openCount() == 0); // answered: the core has let it go
+        assertTrue(poll.text().contains("\"pf\""), poll.text());
+        assertTrue(poll.flushes.get() >= 1, "the answer must reach the client without a close");
+        Thread.sleep(100);
+        assertEquals(0, poll.closes.get(), "closed from the emitter's thread, racing the client's hang-up");
+        AtomicBoolean closedOnContainerThread = new AtomicBoolean();
+        Thread container = Thread.currentThread();
+        poll.onClose = () -> closedOnContainerThread.set(Thread.currentThread() == container);
+        clientCloses(poll); // the client read its answer and hung up: a READ whose read gives -1
+        assertEquals(1, poll.closes.get());
+        assertTrue(closedOnContainerThread.get());
+        fire(poll, EventType.END, null);
+        assertEquals(1, poll.closes.get());
+    }
+
+    @Test
+    void aCloseFromAnotherThreadWaitsUntilTheContainerThreadIsDoneWithItsDispatch() throws Exception {
+        FakeComet connection = new FakeComet("POST", "/request", null, 10);
+        Exchange exchange = new Exchange(connection.event, inst.log());
+        AtomicBoolean stillInTomcat = new AtomicBoolean(true);
+        CountDownLatch backInPool = new CountDownLatch(1);
+        CountDownLatch leftEvent = new CountDownLatch(1);
+        Thread container = new Thread(() -> {
+            exchange.enterEvent(); // the READ that makes the request held...
+            exchange.leaveEvent();
+            leftEvent.countDown();
+            while (stillInTomcat.get()) { // ...then Tomcat's own code after event(), still running
+                Thread.yield(); // stays RUNNABLE
+            }
+            await(backInPool); // waiting for work in the pool
+        });
+        container.start();
+        assertTrue(leftEvent.await(10, TimeUnit.SECONDS));
+        Thread timer = new Thread(exchange::complete); // a 1 ms poll times out at once
+        timer.start();
+        timer.join(300);
+        assertEquals(0, connection.closes.get(), "closed while the container thread was still ending its dispatch");
+        stillInTomcat.set(false);
+        timer.join(10000);
+        assertEquals(1, connection.closes.get());
+        backInPool.countDown();
+        container.join(10000);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

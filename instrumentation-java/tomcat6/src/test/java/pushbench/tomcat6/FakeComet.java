@@ -33,6 +33,8 @@ final class FakeComet {
     final AtomicInteger closes = new AtomicInteger();
     final AtomicInteger flushes = new AtomicInteger();
     volatile Integer timeout;
+    /** Runs inside CometEvent.close(), before it returns: lets a test stand in for a slow finishResponse(). */
+    volatile Runnable onClose;
     final CometEvent event;
 
     FakeComet(String method, String uri, String query, int contentLength) {
@@ -54,6 +56,10 @@ final class FakeComet {
                         case "getEventSubType":
                             return subType;
                         case "close":
+                            Runnable hook = onClose;
+                            if (hook != null) {
+                                hook.run();
+                            }
                             closes.incrementAndGet();
                             return null;
                         case "setTimeout":

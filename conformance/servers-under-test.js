@@ -1,0 +1,39 @@
+'use strict';
+// The servers a conformance-style test runs against, and how it starts and stops them: shared by
+// test/conformance.test.js and test/crosstalk.test.js. Env PB_CONFORMANCE_SERVERS picks the servers
+// (default "node tc6 tc7"); ports come from PB_PORT_<NAME> (test.sh sets them) or else lib/config.sh.
+
+const path = require('node:path');
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+
+const root = path.resolve(__dirname, '..');
+const control = path.join(root, 'servers', 'control.sh');
+const servers = (process.env.PB_CONFORMANCE_SERVERS || 'node tc6 tc7').split(/[\s,]+/).filter(Boolean);
+
+function portOf(name) {
+  const variable = `PB_PORT_${name.toUpperCase()}`;
+  if (process.env[variable]) return process.env[variable];
+  return execFileSync('bash', ['-c', `source "$1" && echo "\${!2}"`, 'port', path.join(root, 'lib', 'config.sh'), variable],
+    { encoding: 'utf8' }).trim();
+}
+
+function controlSh(action, name, timeoutMs) {
+  try {
+    return execFileSync(control, [action, name], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const said = `${err.stdout || ''}${err.stderr || ''}`.trim();
+    throw new Error(`servers/control.sh ${action} ${name} failed${err.signal ? ` (${err.signal})` : ''}:\n${said}`);
+  }
+}
+
+// Starts a server; one that is not installed is a failure with the reason, never a skip.
+function startServer(name) {
+  const launch = path.join(root, 'servers', name, 'launch.sh');
+  if (!fs.existsSync(launch)) {
+    throw new Error(`${name} is not available: ${path.relative(root, launch)} is missing (install it with setup.sh)`);
+  }
+  controlSh('start', name, 150000);
+}
+
+module.exports = { root, control, servers, portOf, controlSh, startServer };
