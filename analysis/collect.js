@@ -37,6 +37,7 @@ function createCollector(baseMs) {
       st.created = created;
       st.received = 0;
       st.uniqueByEvent = Object.create(null);
+      st.unique = 0;                             // the sum of uniqueByEvent, kept as it grows
       st.seenCycles = null;
       if (st.type === 'comet') counts.comet++; else if (st.type === 'poll') counts.poll++; else counts.unknownType++;
       if (Number.isFinite(created) && Number.isFinite(obj.connections?.start)) {
@@ -91,19 +92,19 @@ function createCollector(baseMs) {
     if (!st.seenCycles.has(key)) {
       st.seenCycles.add(key);
       st.uniqueByEvent[ev.name] = (st.uniqueByEvent[ev.name] || 0) + 1;
+      st.unique++;
     }
   }
 
   function endStream(st) {
     if (st.records === 0) return;
-    const unique = Object.values(st.uniqueByEvent).reduce((a, b) => a + b, 0);
     if (st.type === 'comet') {
       cometStreams.push({ created: st.created, end: st.end, events: st.events, received: st.received,
         uniqueByEvent: st.uniqueByEvent, cut: Boolean(st.cut) });
     } else {
       poll.responses++;
       poll.received += st.received;
-      poll.unique += unique;
+      poll.unique += st.unique;
     }
     st.seenCycles = null;
   }

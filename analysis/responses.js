@@ -1,15 +1,20 @@
-'use strict';
 // Reads one engine's response archive (responses/<engine>.tar.gz) straight from the tar stream: no
-// extraction to disk, no whole-archive buffering. Each saved response is classified by its file-name prefix
-// (the sampler label, run-layout.md) and its body parsed line by line: a poll or control answer is one JSON
-// line, a comet stream one JSON record per line (protocol.md). The visitor gets every parsed item; this
-// module only counts what it could not read.
-const fs = require('node:fs');
+// extraction to disk, no whole-archive buffering. A worker thread (archive-reader.js) does the gunzip and
+// tar parsing and hands over the bodies of saved responses in batches; this thread parses them. Each saved
+// response is classified by its file-name prefix (the sampler label, run-layout.md) and its body parsed
+// line by line: a poll or control answer is one JSON line, a comet stream one JSON record per line
+// (protocol.md). The visitor gets every parsed item; this module only counts what it could not read.
 const path = require('node:path');
-const zlib = require('node:zlib');
-const tar = require('tar');
+const { Worker } = require('node:worker_threads');
 
 const { KINDS, kindOf } = require('./response-kinds');
+const { replay } = require('./archive-batches');
+
+const READER = path.join(__dirname, 'archive-reader.js');
+// The reader's young generation, capped: left to grow to V8's default it made peak RSS climb with the
+// archive's size (114/136/160/184 MB at 100k/500k/1M/2M responses; 121/133 MB at 500k/2M with the cap,
+// and no measurable CPU cost: its garbage dies young).
+const READER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
 function recordType(obj) {
@@ -23,19 +28,6 @@ function recordType(obj) {
   return null;
 }
 
-// The ISIZE field of a (single-member) gzip file: uncompressed size mod 2^32, or null if unreadable.
-function gzipTrailerSize(file) {
-  let fd;
-  try {
-    fd = fs.openSync(file, 'r');
-    const { size } = fs.fstatSync(fd);
-    if (size < 18) return null;
-    const buf = Buffer.alloc(4);
-    fs.readSync(fd, buf, 0, 4, size - 4);
-    return buf.readUInt32LE(0);
-  } catch { return null; } finally { if (fd !== undefined) fs.closeSync(fd); }
-}
-
 // visitor: { record(obj, type, stream), endStream(stream), timestamp(obj, stream), control(kind, obj, stream),
 // errorBody(text, stream) } (all optional). stream = { name, kind, engine, records, ... } lives for one saved response.
 function readArchive(file, visitor = {}, { engine = path.basename(file).replace(/\.tar\.gz$|\.tgz$/, '') } = {}) {
@@ -45,27 +37,20 @@ function readArchive(file, visitor = {}, { engine = path.basename(file).replace(
   };
 
   return new Promise((resolve) => {
-    let current = null;   // the entry being read: a half-read one when the archive breaks off
-    let done = false;
-    let inputProblem = null;   // gunzip failed or the gzip stream was cut: the parser got what came before
+    let current = null;   // the saved response being read; it may span batches
+    let finished = false;
+    const worker = new Worker(READER, { workerData: { file }, resourceLimits: READER_LIMITS });
 
-    function finish(problem, { unreadable = false } = {}) {
-      if (done) return;
-      done = true;
-      // The parser may still hand out the part of an entry it had before the break: let it, then report.
-      setImmediate(() => {
-        if (current) {      // the archive ended inside this entry and the parser never closed it
-          stats.truncatedEntries++;
-          endEntry(current, { cut: true });
-          current = null;
-        }
-        if (problem) {
-          stats.problem = problem;
-          if (unreadable || stats.entries === 0) stats.unreadable = true;
-          else stats.truncated = true;
-        }
-        resolve(stats);
-      });
+    function finish(readerStats) {
+      if (finished) return;
+      finished = true;
+      if (current) {        // only when the reader failed: it closes every entry it opened otherwise
+        stats.truncatedEntries++;
+        endEntry(current, { cut: true });
+        current = null;
+      }
+      Object.assign(stats, readerStats);
+      worker.terminate().then(() => resolve(stats), () => resolve(stats));
     }
 
     function handleLine(st, line, { last }) {
@@ -119,59 +104,35 @@ function readArchive(file, visitor = {}, { engine = path.basename(file).replace(
         if (nl > start) handleLine(st, buf.toString('utf8', start, nl), { last: false });
         start = nl + 1;
       }
-      if (start < buf.length) st.pending = start === 0 ? Buffer.from(buf) : buf.subarray(start);
+      // (a view, not a copy: the batch buffer behind it is this thread's alone)
+      if (start < buf.length) st.pending = buf.subarray(start);
     }
 
-    const parser = new tar.Parser({ strict: false });
-    parser.on('entry', (entry) => {
-      if (entry.type !== 'File' && entry.type !== 'OldFile') { entry.resume(); return; }
-      stats.entries++;
-      const kind = kindOf(entry.path);
-      if (!kind) { stats.skippedEntries++; entry.resume(); return; }
-      stats.byKind[kind]++;
-      const st = { name: entry.path, kind, engine, records: 0, lines: 0, pending: null, isErrorText: false };
-      current = st;
-      entry.on('data', (chunk) => onData(st, chunk));
-      entry.on('end', () => {
-        if (current === st) current = null;
-        const cut = done;   // closed by the parser after the archive broke off
-        if (cut) stats.truncatedEntries++;
+    const entryHandlers = {
+      open(name, kind) {
+        stats.byKind[kind]++;
+        current = { name, kind, engine, records: 0, lines: 0, pending: null, isErrorText: false };
+      },
+      data(chunk) { onData(current, chunk); },
+      close(cut) {
+        const st = current;
+        current = null;
         endEntry(st, { cut });
-      });
+      },
+    };
+    worker.on('message', (msg) => {
+      if (msg.batch) {
+        replay(msg.batch, entryHandlers);
+        worker.postMessage(0);   // acknowledged: the reader may send another batch
+      } else if (msg.done) finish(msg.done);
     });
-    parser.on('warn', (code, message) => {
-      // Bad headers inside an otherwise readable archive are warnings; an unrecognised format or a
-      // truncated stream means nothing usable follows.
-      if (code === 'TAR_BAD_ARCHIVE' || code === 'TAR_ABORT') finish(`${code}: ${message}`);
-      else if (!inputProblem) inputProblem = `${code}: ${message}`;
-    });
-    parser.on('abort', (err) => finish(err && err.message ? err.message : 'archive aborted'));
-    parser.on('error', (err) => finish(err.message));
-    parser.on('end', () => finish(inputProblem ?? (current ? 'archive ends inside an entry' : null)));
-
-    const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
-    input.on('error', (err) => finish(err.message, { unreadable: true }));
-    input.once('readable', () => {
-      const first = input.read(2);
-      if (first) input.unshift(first);
-      if (!first || first[0] !== 0x1f || first[1] !== 0x8b) { input.pipe(parser); return; }   // a plain tar
-      // Z_SYNC_FLUSH at the end: a cut-off gzip still yields everything before the cut instead of an
-      // error. Whether it was cut is told by the gzip trailer: its last 4 bytes hold the uncompressed size.
-      // (node:zlib streams also run the inflating on the thread pool, beside this thread's parsing.)
-      const gunzip = zlib.createGunzip({ chunkSize: 1 << 16, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-      const expectedSize = gzipTrailerSize(file);
-      let size = 0;
-      gunzip.on('data', (chunk) => { size += chunk.length; parser.write(chunk); });
-      gunzip.on('end', () => {
-        if (expectedSize !== null && (size % 2 ** 32) !== expectedSize) inputProblem = 'gzip stream cut off (shorter than its trailer says)';
-        parser.end();
-      });
-      gunzip.on('error', (err) => {
-        inputProblem = `zlib: ${err.message}`;
-        parser.end();
-      });
-      input.pipe(gunzip);
-    });
+    // The reader itself failing is a bug, not bad input; still, what was read so far counts.
+    const failed = (problem) => {
+      const readSome = Object.values(stats.byKind).some((n) => n > 0);
+      finish({ problem, unreadable: !readSome, truncated: readSome });
+    };
+    worker.on('error', (err) => failed(`archive reader failed: ${err.message}`));
+    worker.on('exit', (code) => failed(`archive reader stopped (exit code ${code})`));
   });
 }
 

@@ -86,6 +86,33 @@ test('a cut archive with complete entries before the cut keeps them', async () =
   assert.ok(got.records.length > 10 && got.records.length < 400, `got ${got.records.length}`);
 });
 
+test('an archive larger than many batches: every record, a comet stream spanning batches, UTF-8 intact', async () => {
+  const files = {};
+  const poll = (i) => JSON.stringify({ response: { event: { name: 'évent', cycle: i, timings: { duration: 1, sent: 2, created: 1 },
+    connections: { total: 9, place: 1 } } }, request: { type: 'poll', events: ['évent'] }, timings: { duration: 1, sent: 2, created: 1 } });
+  for (let i = 0; i < 1200; i++) files[`request_${i}.json`] = poll(i) + (i % 3 === 0 ? '\n' : '');
+  const stream = [];
+  for (let i = 0; i < 6000; i++) stream.push(poll(i).replace('"poll"', '"comet"'));
+  files['request_comet.x-ndjson'] = stream.join('\n') + '\n';   // about 1.5 MB: several batches
+  const file = await makeArchive(files);
+  const names = new Set();
+  let comet = null;
+  let foreign = 0;
+  const s = await readArchive(file, {
+    record: (o, type, st) => {
+      names.add(st.name);
+      if (o.response.event.name !== 'évent') foreign++;
+    },
+    endStream: (st) => { if (st.name.endsWith('.x-ndjson')) comet = st.records; },
+  });
+  assert.equal(s.byKind.request, 1201);
+  assert.equal(s.badLines + s.halfLines + s.errorBodies, 0);
+  assert.equal(s.truncated || s.unreadable, false);
+  assert.equal(names.size, 1201);
+  assert.equal(comet, 6000);
+  assert.equal(foreign, 0);
+});
+
 test('garbage, a missing file, unknown names and half JSON bodies are counted', async () => {
   const dir = scratchDir();
   fs.writeFileSync(path.join(dir, 'junk.tar.gz'), 'this is not gzip');

@@ -1,0 +1,130 @@
+'use strict';
+// Worker thread of responses.js: reads one response archive (gunzip, then the tar package's parser) and
+// passes the bodies of saved responses to the main thread in batches (archive-batches.js), where they are
+// parsed as JSON. Tar parsing costs more than the JSON, so the two halves run side by side on two cores.
+// No extraction to disk and no whole-archive buffering: at most MAX_IN_FLIGHT batches wait for the main
+// thread; beyond that the reading pauses until one is acknowledged.
+// The last message is { done: stats } with what this side counts (entries, skipped and cut entries, and
+// whether the archive was truncated or unreadable).
+const fs = require('node:fs');
+const zlib = require('node:zlib');
+const { parentPort, workerData } = require('node:worker_threads');
+const tar = require('tar');
+const { kindOf } = require('./response-kinds');
+const { BatchWriter } = require('./archive-batches');
+
+const MAX_IN_FLIGHT = 6;
+
+// The ISIZE field of a (single-member) gzip file: uncompressed size mod 2^32, or null if unreadable.
+function gzipTrailerSize(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+    const { size } = fs.fstatSync(fd);
+    if (size < 18) return null;
+    const buf = Buffer.alloc(4);
+    fs.readSync(fd, buf, 0, 4, size - 4);
+    return buf.readUInt32LE(0);
+  } catch { return null; } finally { if (fd !== undefined) fs.closeSync(fd); }
+}
+
+function readArchive(file) {
+  const stats = { entries: 0, skippedEntries: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null };
+  let source = null;       // the stream feeding the parser: paused while the main thread is behind
+  let inFlight = 0;
+  const batches = new BatchWriter((batch, transfer) => {
+    parentPort.postMessage({ batch }, transfer);
+    if (++inFlight >= MAX_IN_FLIGHT) source?.pause();
+  });
+  parentPort.on('message', () => {   // the main thread has replayed one batch
+    inFlight--;
+    if (inFlight < MAX_IN_FLIGHT && source?.isPaused()) source.resume();
+  });
+
+  let current = false;     // an entry is open: a half-read one when the archive breaks off
+  let done = false;
+  let inputProblem = null;   // gunzip failed or the gzip stream was cut: the parser got what came before
+
+  function finish(problem, { unreadable = false } = {}) {
+    if (done) return;
+    done = true;
+    // The parser may still hand out the part of an entry it had before the break: let it, then report.
+    setImmediate(() => {
+      if (current) {      // the archive ended inside this entry and the parser never closed it
+        stats.truncatedEntries++;
+        batches.close(true);
+        current = false;
+      }
+      if (problem) {
+        stats.problem = problem;
+        if (unreadable || stats.entries === 0) stats.unreadable = true;
+        else stats.truncated = true;
+      }
+      batches.flush();
+      parentPort.postMessage({ done: stats });
+    });
+  }
+
+  // The parser hands out one entry at a time, so one pair of listeners serves them all.
+  const onBody = (chunk) => batches.write(chunk);
+  const onEnd = () => {
+    current = false;
+    const cut = done;   // closed by the parser after the archive broke off
+    if (cut) stats.truncatedEntries++;
+    batches.close(cut);
+  };
+  const parser = new tar.Parser({ strict: false });
+  parser.on('entry', (entry) => {
+    if (entry.type !== 'File' && entry.type !== 'OldFile') { entry.resume(); return; }
+    stats.entries++;
+    const kind = kindOf(entry.path);
+    if (!kind) { stats.skippedEntries++; entry.resume(); return; }
+    batches.open(entry.path, kind);
+    current = true;
+    entry.on('data', onBody);
+    entry.on('end', onEnd);
+  });
+  parser.on('warn', (code, message) => {
+    // Bad headers inside an otherwise readable archive are warnings; an unrecognised format or a
+    // truncated stream means nothing usable follows.
+    if (code === 'TAR_BAD_ARCHIVE' || code === 'TAR_ABORT') finish(`${code}: ${message}`);
+    else if (!inputProblem) inputProblem = `${code}: ${message}`;
+  });
+  parser.on('abort', (err) => finish(err && err.message ? err.message : 'archive aborted'));
+  parser.on('error', (err) => finish(err.message));
+  parser.on('end', () => finish(inputProblem ?? (current ? 'archive ends inside an entry' : null)));
+
+  // Large reads: fewer, bigger chunks through gunzip and the parser.
+  const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  input.on('error', (err) => finish(err.message, { unreadable: true }));
+  input.once('readable', () => {
+    const first = input.read(2);
+    if (first) input.unshift(first);
+    if (!first || first[0] !== 0x1f || first[1] !== 0x8b) {   // a plain tar
+      source = input;
+      input.on('data', (chunk) => parser.write(chunk));
+      input.on('end', () => parser.end());
+      return;
+    }
+    // The gunzip is node:zlib's (it inflates on the thread pool, beside this thread's parsing), not the tar
+    // package's own. Z_SYNC_FLUSH at the end: a cut-off gzip still yields everything before the cut
+    // instead of an error. Whether it was cut is told by the gzip trailer: its last 4 bytes hold the
+    // uncompressed size.
+    const gunzip = zlib.createGunzip({ chunkSize: 1 << 18, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const expectedSize = gzipTrailerSize(file);
+    let size = 0;
+    source = gunzip;
+    gunzip.on('data', (chunk) => { size += chunk.length; parser.write(chunk); });
+    gunzip.on('end', () => {
+      if (expectedSize !== null && (size % 2 ** 32) !== expectedSize) inputProblem = 'gzip stream cut off (shorter than its trailer says)';
+      parser.end();
+    });
+    gunzip.on('error', (err) => {
+      inputProblem = `zlib: ${err.message}`;
+      parser.end();
+    });
+    input.pipe(gunzip);
+  });
+}
+
+readArchive(workerData.file);
