@@ -70,12 +70,13 @@ function createApp({ log, batchSize, onCycleEnd } = {}) {
     return { status: 200, body: { clear: { events: stopped, requests: completed } } };
   }
 
-  function request({ res, body }) {
+  function request({ req, res, body }) {
     const created = Date.now();
     const checked = validate.pushRequest(body);
     if (checked.problem) return bad(checked.problem);
     // A client that left while its body was read already had its 'close': it must not join the pool.
-    if (!res.socket || res.socket.destroyed) return null;
+    // (The request's socket, not the response's: a pipelined request's response has no socket yet.)
+    if (req.socket.destroyed) return null;
     const held = new PushRequest({ echo: checked.value, res, pool, log, created });
     // 'close' fires when the response is done or the connection is gone; only the latter finds it open.
     res.on('close', () => held.vanish());

@@ -7,6 +7,8 @@
 // Timing is fixed-rate: the next fire is scheduled when a cycle starts. If a cycle outlasts the interval,
 // the next one starts as soon as it ends (cycles of one emitter never overlap).
 
+const { cycleHead } = require('./records');
+
 const DEFAULT_BATCH = 1000;
 
 class Emitter {
@@ -58,7 +60,8 @@ class Emitter {
   }
 
   runCycle() {
-    const cycle = { name: this.name, id: ++this.cycle, created: Date.now() };
+    const cycle = { name: this.name, id: ++this.cycle, created: Date.now(), head: '' };
+    cycle.head = cycleHead(cycle); // the part of every record that is the same for the whole cycle
     const began = process.hrtime.bigint();
     const snapshot = this.pool.subscribersOf(this.name);
     const total = snapshot.length;
@@ -80,8 +83,9 @@ class Emitter {
           this.log.problem(`emit ${this.name}#${cycle.id} to place ${next + 1} failed`, err);
         }
       }
-      // Node's http corks a chunked write and sends it on process.nextTick, after this batch returns; the
-      // next turn (setImmediate) comes after those sends, so the cycle's duration includes the socket writes.
+      // A comet record is written to its socket at once (push-request.js writeChunk); when it falls back to
+      // res.write(), Node's http corks it and sends it on process.nextTick, after this batch returns. Either
+      // way the next turn (setImmediate) comes after the sends, so the cycle's duration includes them.
       setImmediate(next < total ? step : finishCycle);
     };
 

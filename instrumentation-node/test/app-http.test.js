@@ -65,3 +65,71 @@ test('completeAll("shutdown") ends open polls and streams with a shutdown clear 
   assert.equal(answer.status, 200);
   assert.deepEqual(JSON.parse(answer.text).response, { clear: { reason: 'shutdown' } });
 });
+
+// Raw bytes of one connection until `done(text)` says enough (or 3 s pass).
+function rawExchange(port, requestText, done) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(requestText));
+    let text = '';
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no complete answer; got ${JSON.stringify(text)}`)); }, 3000);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk) => {
+      text += chunk;
+      if (done(text)) { clearTimeout(timer); socket.destroy(); resolve(text); }
+    });
+    socket.on('error', reject);
+  });
+}
+
+// Strict chunked decoding of one response body: every chunk is "<hex size>\r\n<exactly size bytes>\r\n".
+// Returns the chunks; asserts the terminating "0\r\n\r\n" when `ended`.
+function chunksOf(body, ended) {
+  const chunks = [];
+  let at = 0;
+  for (;;) {
+    const eol = body.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const size = parseInt(body.slice(at, eol), 16);
+    assert.match(body.slice(at, eol), /^[0-9a-f]+$/, `chunk size line at byte ${at}`);
+    if (size === 0) { assert.equal(body.slice(eol), '\r\n\r\n'); return chunks; }
+    const data = body.slice(eol + 2, eol + 2 + size);
+    assert.equal(data.length, size);
+    assert.equal(body.slice(eol + 2 + size, eol + 4 + size), '\r\n', 'chunk ends with CRLF');
+    chunks.push(data);
+    at = eol + 4 + size;
+  }
+  assert.equal(ended, false, 'stream was not terminated with a zero chunk');
+  return chunks;
+}
+
+const cometBody = '{"type":"comet","events":["wire"]}';
+const cometRequest = (version) =>
+  `POST /request HTTP/${version}\r\nHost: x\r\nContent-Length: ${cometBody.length}\r\n\r\n${cometBody}`;
+
+test('comet records on the wire: one exact HTTP chunk per record, a zero chunk after the clear record', async (t) => {
+  const { app, port } = await startApp(t);
+  app.events.set('wire', 20);
+  const text = await rawExchange(port, cometRequest('1.1'), (sofar) => {
+    if ((sofar.match(/"event":/g) || []).length === 3) app.completeAll('clear');
+    return sofar.endsWith('0\r\n\r\n');
+  });
+  const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
+  assert.match(head, /^HTTP\/1\.1 200/);
+  assert.match(head, /transfer-encoding: chunked/i);
+  const chunks = chunksOf(body, true);
+  assert.ok(chunks.length >= 4, `${chunks.length} chunks`);
+  for (const chunk of chunks) assert.ok(chunk.endsWith('}\n') && chunk.indexOf('\n') === chunk.length - 1, 'one record line per chunk');
+  const records = chunks.map((chunk) => JSON.parse(chunk));
+  assert.deepEqual(records.slice(0, 3).map((r) => r.response.event.cycle), [1, 2, 3]);
+  assert.deepEqual(records.at(-1).response, { clear: { reason: 'clear' } });
+});
+
+test('comet to an HTTP/1.0 client: no chunk framing, plain record lines until the connection closes', async (t) => {
+  const { app, port } = await startApp(t);
+  app.events.set('wire', 20);
+  const text = await rawExchange(port, cometRequest('1.0'), (sofar) => (sofar.match(/"event":/g) || []).length === 2);
+  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+  assert.doesNotMatch(text.slice(0, text.indexOf('\r\n\r\n')), /transfer-encoding/i);
+  const lines = body.split('\n').filter(Boolean);
+  assert.deepEqual(lines.map((line) => JSON.parse(line).response.event.cycle), [1, 2]);
+});

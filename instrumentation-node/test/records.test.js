@@ -29,3 +29,23 @@ test('only the timeout record says timeout; only errors say error', () => {
   assert.doesNotMatch(JSON.stringify(timedOut), /error/);
   assert.match(JSON.stringify(errorBody(400, 'bad')), /error/);
 });
+
+test('the pre-built comet line is byte-for-byte JSON.stringify of the event record', () => {
+  const { eventLine, cycleHead, requestMiddle } = require('../records');
+  const echoes = [
+    { type: 'comet', events: ['event1'] },
+    { type: 'comet', events: ['a-b_C', 'event2'], duration: 3000 },
+  ];
+  const cycles = [{ name: 'event1', id: 1, created: 1700000000120 }, { name: 'x_Y-9', id: 123456, created: 5 }];
+  for (const echo of echoes) {
+    const comet = { echo, created: 1699999995912, start: 4890 };
+    const middle = requestMiddle(echo);
+    for (const cycle of cycles) {
+      const head = cycleHead(cycle);
+      for (const [place, total, sent, finish] of [[1, 1, cycle.created, 1], [12, 5000, 1700000000123, 5003]]) {
+        const expected = JSON.stringify(eventRecord(comet, cycle, place, total, sent, finish)) + '\n';
+        assert.equal(eventLine(head, middle, comet, cycle, place, total, sent, finish), expected);
+      }
+    }
+  }
+});
