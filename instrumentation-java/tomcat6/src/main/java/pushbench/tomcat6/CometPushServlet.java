@@ -2,7 +2,6 @@ package pushbench.tomcat6;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import javax.servlet.ServletException;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
@@ -208,13 +207,6 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
                 answer = inst.answer(route.endpoint, client, body);
             }
         }
-        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
-        response.setStatus(answer.status());
-        response.setContentType(answer.contentType());
-        if (answer.allow() != null) {
-            response.setHeader("Allow", answer.allow());
-        }
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
+        Exchange.send(response, answer);
     }
 }

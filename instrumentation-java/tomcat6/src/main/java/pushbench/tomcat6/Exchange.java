@@ -126,19 +126,24 @@ final class Exchange implements RequestObserver {
     // ---- answers of control endpoints, on container threads ----
 
     void answer(Answer answer) throws IOException {
-        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         synchronized (responseLock) {
-            response.setStatus(answer.status());
-            response.setContentType(answer.contentType());
-            if (answer.allow() != null) {
-                response.setHeader("Allow", answer.allow());
-            }
             // Tomcat 6 closes a Comet connection after each request: tell the client not to reuse it.
             response.setHeader("Connection", "close");
-            response.setContentLength(bytes.length);
-            response.getOutputStream().write(bytes);
+            send(response, answer);
         }
         close();
+    }
+
+    /** Writes a whole answer: status, type, Allow if any, Content-Length and body. */
+    static void send(HttpServletResponse response, Answer answer) throws IOException {
+        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(answer.status());
+        response.setContentType(answer.contentType());
+        if (answer.allow() != null) {
+            response.setHeader("Allow", answer.allow());
+        }
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
     }
 
     // ---- a held request ----
