@@ -32,6 +32,8 @@ source "$PB_ROOT/lib/progress.sh"
 source "$PB_ROOT/lib/runjson.sh"
 # shellcheck source=lib/cleanup.sh
 source "$PB_ROOT/lib/cleanup.sh"
+# shellcheck source=lib/jmeter-heap.sh
+source "$PB_ROOT/lib/jmeter-heap.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,7 +81,7 @@ step() {
 # Run state (run.json)
 
 RUN_STATUS=running SERVER_CRASHED=0 RUN_NOTES=() RUN_STARTED_AT='' RUN_FINISHED_AT=''
-SERVER_PORT='' SERVER_PID='' H_THREADS=() H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
+SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
 RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
 MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
@@ -111,7 +113,11 @@ read_hosts() {
   remote_init "$PB_STATE_EXPLICIT"
   local e
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
-  for e in "${ENGINE_IDX[@]}"; do say "  $(hosts_describe "$e"): ${H_THREADS[e]} threads, rmi ${H_RMI[e]}"; done
+  for e in "${ENGINE_IDX[@]}"; do
+    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_THREADS[e]}" "$RUN_TYPE" "$RUN_DURATION" "$RUN_INTERVAL") ||
+      args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
+    say "  $(hosts_describe "$e"): ${H_THREADS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
+  done
 }
 
 preflight() {
@@ -187,7 +193,7 @@ launch_engines() {
     cleanup=0
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
-      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" \
+      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
       --responses "${H_WORK[e]}/responses" --cleanup "$cleanup" >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
     ENGINE_START_PIDS+=("$!")
   done

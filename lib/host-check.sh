@@ -4,7 +4,7 @@
 # problem that would spoil the run; exit 0 when there is none, 1 otherwise.
 #
 #   lib/host-check.sh sut <server> <connections> <port>
-#   lib/host-check.sh engine <connections> <rmi port> <rmi local port>
+#   lib/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB>]
 #   lib/host-check.sh controller <client local port>
 #
 # <connections>: sockets one process on this host must hold (a JVM or Node needs PB_FD_RESERVE more).
@@ -54,6 +54,16 @@ check_disk() { # <dir> <minimum MB>
   fi
 }
 
+# An engine short of heap does not fail: it runs on in its garbage collector and sends its requests late.
+check_memory() { # <MB> <what>
+  local avail
+  avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo 2>/dev/null)
+  if [[ -n $avail ]] && (($1 > avail)); then
+    problem "memory: $2 needs a $1 MB heap but only $avail MB are available here: add engines on other" \
+      "hosts to hosts.conf (the threads are split across them), lower the threads, or set PB_JMETER_HEAP"
+  fi
+}
+
 check_jmeter() {
   need_command java "JMeter needs a JDK/JRE"
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] ||
@@ -91,9 +101,10 @@ case $role in
     check_disk "$PB_STATE" 100
     ;;
   engine)
-    [[ $# -eq 4 ]] || { echo "usage: $0 engine <connections> <rmi port> <rmi local port>" >&2; exit 2; }
+    [[ $# -eq 4 || $# -eq 5 ]] || { echo "usage: $0 engine <connections> <rmi port> <rmi local port> [<heap MB>]" >&2; exit 2; }
     conns=$2
     check_jmeter
+    [[ -z ${5:-} ]] || check_memory "$5" "this JMeter engine ($conns threads)"
     [[ -x load/engine.sh ]] || problem "load/engine.sh is missing in $PWD"
     check_open_files "$conns" "this JMeter engine" \
       "add engines on other hosts to hosts.conf (the threads are split across them) or raise the limit"

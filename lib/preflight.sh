@@ -28,9 +28,10 @@ preflight_all() {
     problems=$((problems + 1))
   fi
 
-  # 3. Each engine: its share of the threads, its RMI ports.
+  # 3. Each engine: its share of the threads, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
-    if ! out=$(remote_run "$e" lib/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" 2>&1); then
+    if ! out=$(remote_run "$e" lib/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
+      "${H_HEAP_MB[e]}" 2>&1); then
       preflight_report "$(hosts_describe "$e") [${H_THREADS[e]} threads]" "$out"
       problems=$((problems + 1))
     fi

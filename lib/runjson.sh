@@ -37,8 +37,8 @@ runjson_write() {
     printf '             "engines": ['
     sep=''
     for e in "${ENGINE_IDX[@]}"; do
-      printf '%s{"name": "%s", "address": "%s", "access": "%s", "rmi": %s, "threads": %s}' "$sep" \
-        "${H_NAME[e]}" "${H_ADDR[e]}" "${H_ACCESS[e]}" "${H_RMI[e]}" "${H_THREADS[e]}"
+      printf '%s{"name": "%s", "address": "%s", "access": "%s", "rmi": %s, "threads": %s, "heapMb": %s}' "$sep" \
+        "${H_NAME[e]}" "${H_ADDR[e]}" "${H_ACCESS[e]}" "${H_RMI[e]}" "${H_THREADS[e]}" "${H_HEAP_MB[e]}"
       sep=', '
     done
     printf '] },\n'

@@ -17,12 +17,15 @@
 #
 # Either way the Request Data Writer writes <dir>/jmeter/results.csv (log.dir.base is set to
 # <dir>/jmeter) and JMeter logs to <dir>/jmeter/controller.log. Heap: PB_JMETER_CONTROLLER_HEAP
-# (distributed) or PB_JMETER_HEAP (local); more JVM options: JVM_ARGS.
+# (distributed) or, with --local, lib/jmeter-heap.sh's for the threads.num given (PB_JMETER_HEAP);
+# more JVM options: JVM_ARGS.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/config.sh
 source "$here/../lib/config.sh"
+# shellcheck source=lib/jmeter-heap.sh
+source "$here/../lib/jmeter-heap.sh"
 
 usage() {
   echo "usage:" >&2
@@ -69,9 +72,19 @@ jvm=(-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
 
+# given_value <key>: its value from --set (the last wins) or else the properties file; empty if not given.
+given_value() {
+  local s value=''
+  [[ -n $props ]] && value=$(sed -n "s/^[[:space:]]*${1//./\\.}[[:space:]]*[=:][[:space:]]*//p" "$props" | tail -n 1)
+  for s in "${sets[@]}"; do [[ ${s%%=*} == "$1" ]] && value=${s#*=}; done
+  printf '%s' "$value"
+}
+
 if $local_mode; then
   [[ -z $engines ]] || die "--local and --engines exclude each other"
-  jvm=(-Xmx"$PB_JMETER_HEAP" "${jvm[@]}")
+  threads=$(given_value threads.num)
+  [[ $threads =~ ^[0-9]+$ ]] || threads=0
+  jvm=(-Xmx"$(jmeter_heap_mb "$threads" poll 0)m" "${jvm[@]}")
   [[ -z $props ]] || args+=(-q "$props")
   for s in "${sets[@]}"; do args+=(-J"$s"); done
   is_given log.dir.res || args+=(-Jlog.dir.res="$run_dir/responses/local")

@@ -2,7 +2,7 @@
 # Starts or stops one JMeter engine (jmeter-server mode) on this host.
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
-#                        --threads <N> --responses <dir> [--cleanup 0|1]
+#                        --threads <N> --responses <dir> [--cleanup 0|1] [--heap <size>]
 #   load/engine.sh stop --name <n>
 #   load/engine.sh status --name <n>
 #
@@ -13,7 +13,8 @@
 #        JMeter log $PB_STATE/engine-<n>.log, console output $PB_STATE/engine-<n>.out. Waits until the
 #        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
 #        the logs' tails.
-#        Heap: PB_JMETER_HEAP; more JVM options: JVM_ARGS.
+#        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
+#        <N> held poll threads; more JVM options: JVM_ARGS.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # Only the recorded PID (checked against its start time) is ever signalled.
@@ -24,6 +25,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/config.sh"
 # shellcheck source=lib/procs.sh
 source "$here/../lib/procs.sh"
+# shellcheck source=lib/jmeter-heap.sh
+source "$here/../lib/jmeter-heap.sh"
 
 PB_ENGINE_START_TIMEOUT=${PB_ENGINE_START_TIMEOUT:-60}
 
@@ -37,7 +40,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' threads='' responses='' cleanup=1
+name='' address='' port='' localport='' threads='' responses='' cleanup=1 heap=''
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
   case $1 in
@@ -48,6 +51,7 @@ while [[ $# -gt 0 ]]; do
     --threads) threads=$2 ;;
     --responses) responses=$2 ;;
     --cleanup) cleanup=$2 ;;
+    --heap) heap=$2 ;;
     *) usage ;;
   esac
   shift 2
@@ -75,6 +79,11 @@ show_logs() {
 start() {
   [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $cleanup =~ ^[01]$ ]] || usage
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
+  if [[ -z $heap ]]; then
+    heap=$(jmeter_heap_mb "$threads" poll 0)m
+  else
+    jmeter_size_mb "$heap" >/dev/null || usage
+  fi
   if pid=$(procs_alive "$pidfile"); then
     die "already running (pid $pid); stop it first"
   fi
@@ -83,7 +92,7 @@ start() {
   fi
   mkdir -p "$PB_STATE" "$responses"
   : >"$log"
-  local -a jvm=(-Xmx"$PB_JMETER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
+  local -a jvm=(-Xmx"$heap" -XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
     -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
@@ -114,7 +123,7 @@ start() {
     fi
     sleep 0.3
   done
-  echo "engine $name: running (pid $pid, rmi $address:$port, local port $localport, $threads threads, responses $responses, log $log)"
+  echo "engine $name: running (pid $pid, rmi $address:$port, local port $localport, $threads threads, heap $heap, responses $responses, log $log)"
 }
 
 stop() {

@@ -124,6 +124,19 @@ describe('run.sh hosts files', () => {
     assert.match(r.stderr, /sut local .*open files: the node server .* raise the open-files limit/);
   });
 
+  test('PB_JMETER_HEAP that is not a heap size: exit 2, nothing started', async () => {
+    const r = await refused(args, { env: { PB_JMETER_HEAP: 'lots' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /PB_JMETER_HEAP=lots is not a heap size/);
+  });
+
+  test('an engine heap larger than the memory available: exit 3, saying what to do', async () => {
+    const r = await refused(args, { env: { PB_JMETER_HEAP: '100000g' } });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /engine local .*memory: this JMeter engine \(\d+ threads\) needs a 102400000 MB heap but only \d+ MB are available/);
+    assert.match(r.stderr, /add engines on other\s+hosts to hosts\.conf/);
+  });
+
   test('unreachable ssh host: exit 3 before anything starts, naming the host', async () => {
     // Port 1 on the loopback: nothing listens, so ssh fails at once (connection refused).
     const r = await refused(args, { hosts: [sut, 'engine far 127.0.0.1 ssh:nobody@127.0.0.1 port=1'] });

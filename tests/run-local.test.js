@@ -8,7 +8,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const tar = require('tar');
-const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+const { spawnSync } = require('node:child_process');
+const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 
 const THREADS = 100;
 const RAMPUP = 2;
@@ -61,6 +62,11 @@ describe('run.sh, local runs', () => {
       assert.equal(run.threads, THREADS);
       assert.equal(run.hosts.engines.length, 1);
       assert.equal(run.hosts.engines[0].threads, THREADS);
+      // The engine got the heap lib/jmeter-heap.sh sizes for its threads (and for comet, its records).
+      const expectHeap = spawnSync('bash', ['-c', 'source lib/config.sh; source lib/jmeter-heap.sh; jmeter_heap_mb "$@"', '-',
+        String(THREADS), type, String(DURATION), extra[2] ?? ''], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+      assert.equal(run.hosts.engines[0].heapMb, Number(expectHeap));
+      assert.match(fs.readFileSync(path.join(dir, 'run.log'), 'utf8'), new RegExp(`heap ${expectHeap}m`));
       assert.ok(run.finishedAt > run.startedAt);
       for (const step of ['preflight', 'start_engines', 'wait_for_completion', 'copy_responses', 'analyze']) {
         assert.ok(Number.isInteger(run.steps[step]), `no duration for step ${step}`);
