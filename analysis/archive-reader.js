@@ -1,5 +1,5 @@
 'use strict';
-// Worker thread of responses.js: reads one response archive (gunzip, then the tar package's parser) and
+// Worker thread of responses.js: reads one response archive (gunzip, then tar-stream's parser) and
 // passes the bodies of saved responses to the main thread in batches (archive-batches.js), where they are
 // parsed as JSON. Tar parsing costs more than the JSON, so the two halves run side by side on two cores.
 // No extraction to disk and no whole-archive buffering: at most MAX_IN_FLIGHT batches wait for the main
@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const zlib = require('node:zlib');
 const { parentPort, workerData } = require('node:worker_threads');
-const tar = require('tar');
+const tarStream = require('tar-stream');
 const { kindOf } = require('./response-kinds');
 const { BatchWriter } = require('./archive-batches');
 
@@ -32,14 +32,23 @@ function readArchive(file) {
   const stats = { entries: 0, skippedEntries: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null };
   let source = null;       // the stream feeding the parser: paused while the main thread is behind
   let inFlight = 0;
+  let parserFull = false;  // the parser's write buffer is full: wait for its drain
   const batches = new BatchWriter((batch, transfer) => {
     parentPort.postMessage({ batch }, transfer);
     if (++inFlight >= MAX_IN_FLIGHT) source?.pause();
   });
+  const resume = () => {
+    if (inFlight < MAX_IN_FLIGHT && !parserFull && source?.isPaused()) source.resume();
+  };
   parentPort.on('message', () => {   // the main thread has replayed one batch
     inFlight--;
-    if (inFlight < MAX_IN_FLIGHT && source?.isPaused()) source.resume();
+    resume();
   });
+  const feed = (chunk) => {
+    if (parser.write(chunk)) return;
+    parserFull = true;
+    source.pause();
+  };
 
   let current = false;     // an entry is open: a half-read one when the archive breaks off
   let done = false;
@@ -65,56 +74,60 @@ function readArchive(file) {
     });
   }
 
-  // The parser hands out one entry at a time, so one pair of listeners serves them all.
-  const onBody = (chunk) => batches.write(chunk);
-  const onEnd = () => {
-    current = false;
-    const cut = done;   // closed by the parser after the archive broke off
-    if (cut) stats.truncatedEntries++;
-    batches.close(cut);
-  };
-  const parser = new tar.Parser({ strict: false });
-  parser.on('entry', (entry) => {
-    if (entry.type !== 'File' && entry.type !== 'OldFile') { entry.resume(); return; }
+  // The parser (tar-stream's extract) hands out one entry at a time, and the next only after next().
+  // An entry cut off by the end of the archive errors: finish() closes it as cut.
+  const parser = tarStream.extract();
+  parser.on('entry', (header, entry, next) => {
+    entry.on('error', () => {});
+    if (header.type !== 'file' && header.type !== 'contiguous-file') {
+      entry.on('end', next);
+      entry.resume();
+      return;
+    }
     stats.entries++;
-    const kind = kindOf(entry.path);
-    if (!kind) { stats.skippedEntries++; entry.resume(); return; }
-    batches.open(entry.path, kind);
+    const kind = kindOf(header.name);
+    if (!kind) {
+      stats.skippedEntries++;
+      entry.on('end', next);
+      entry.resume();
+      return;
+    }
+    batches.open(header.name, kind);
     current = true;
-    entry.on('data', onBody);
-    entry.on('end', onEnd);
+    entry.on('data', (chunk) => batches.write(chunk));
+    entry.on('end', () => {
+      current = false;
+      batches.close(false);
+      next();
+    });
   });
-  parser.on('warn', (code, message) => {
-    // Bad headers inside an otherwise readable archive are warnings; an unrecognised format or a
-    // truncated stream means nothing usable follows.
-    if (code === 'TAR_BAD_ARCHIVE' || code === 'TAR_ABORT') finish(`${code}: ${message}`);
-    else if (!inputProblem) inputProblem = `${code}: ${message}`;
-  });
-  parser.on('abort', (err) => finish(err && err.message ? err.message : 'archive aborted'));
-  parser.on('error', (err) => finish(err.message));
-  parser.on('end', () => finish(inputProblem ?? (current ? 'archive ends inside an entry' : null)));
+  // A header that is no tar header, or an archive ending inside an entry, ends the parsing: what came
+  // before stays counted, an entry cut by the end is closed as cut (finish).
+  parser.on('drain', () => { parserFull = false; resume(); });
+  parser.on('error', (err) => finish(inputProblem ?? err.message));
+  parser.on('finish', () => finish(inputProblem ?? (current ? 'archive ends inside an entry' : null)));
 
   // Large reads: fewer, bigger chunks through gunzip and the parser.
   const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   input.on('error', (err) => finish(err.message, { unreadable: true }));
   input.once('readable', () => {
     const first = input.read(2);
-    if (first) input.unshift(first);
-    if (!first || first[0] !== 0x1f || first[1] !== 0x8b) {   // a plain tar
+    if (!first) { finish('empty file: no archive', { unreadable: true }); return; }
+    input.unshift(first);
+    if (first[0] !== 0x1f || first[1] !== 0x8b) {   // a plain tar
       source = input;
-      input.on('data', (chunk) => parser.write(chunk));
+      input.on('data', feed);
       input.on('end', () => parser.end());
       return;
     }
-    // The gunzip is node:zlib's (it inflates on the thread pool, beside this thread's parsing), not the tar
-    // package's own. Z_SYNC_FLUSH at the end: a cut-off gzip still yields everything before the cut
+    // node:zlib's gunzip inflates on the thread pool, beside this thread's parsing. Z_SYNC_FLUSH at the end: a cut-off gzip still yields everything before the cut
     // instead of an error. Whether it was cut is told by the gzip trailer: its last 4 bytes hold the
     // uncompressed size.
     const gunzip = zlib.createGunzip({ chunkSize: 1 << 18, finishFlush: zlib.constants.Z_SYNC_FLUSH });
     const expectedSize = gzipTrailerSize(file);
     let size = 0;
     source = gunzip;
-    gunzip.on('data', (chunk) => { size += chunk.length; parser.write(chunk); });
+    gunzip.on('data', (chunk) => { size += chunk.length; feed(chunk); });
     gunzip.on('end', () => {
       if (expectedSize !== null && (size % 2 ** 32) !== expectedSize) inputProblem = 'gzip stream cut off (shorter than its trailer says)';
       parser.end();
