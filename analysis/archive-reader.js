@@ -79,15 +79,11 @@ function readArchive(file) {
   const parser = tarStream.extract();
   parser.on('entry', (header, entry, next) => {
     entry.on('error', () => {});
-    if (header.type !== 'file' && header.type !== 'contiguous-file') {
-      entry.on('end', next);
-      entry.resume();
-      return;
-    }
-    stats.entries++;
-    const kind = kindOf(header.name);
-    if (!kind) {
-      stats.skippedEntries++;
+    const isFile = header.type === 'file' || header.type === 'contiguous-file';
+    const kind = isFile ? kindOf(header.name) : null;
+    if (isFile) stats.entries++;
+    if (isFile && !kind) stats.skippedEntries++;
+    if (!kind) {          // a directory, a link, or a file that is no saved response
       entry.on('end', next);
       entry.resume();
       return;
@@ -120,9 +116,9 @@ function readArchive(file) {
       input.on('end', () => parser.end());
       return;
     }
-    // node:zlib's gunzip inflates on the thread pool, beside this thread's parsing. Z_SYNC_FLUSH at the end: a cut-off gzip still yields everything before the cut
-    // instead of an error. Whether it was cut is told by the gzip trailer: its last 4 bytes hold the
-    // uncompressed size.
+    // node:zlib's gunzip inflates on the thread pool, beside this thread's parsing. Z_SYNC_FLUSH at the
+    // end: a cut-off gzip still yields everything before the cut instead of an error. Whether it was cut
+    // is told by the gzip trailer: its last 4 bytes hold the uncompressed size.
     const gunzip = zlib.createGunzip({ chunkSize: 1 << 18, finishFlush: zlib.constants.Z_SYNC_FLUSH });
     const expectedSize = gzipTrailerSize(file);
     let size = 0;
