@@ -11,9 +11,9 @@ const { KINDS, kindOf } = require('./response-kinds');
 const { replay } = require('./archive-batches');
 
 const READER = path.join(__dirname, 'archive-reader.js');
-// The reader's young generation, capped: left to grow to V8's default it made peak RSS climb with the
-// archive's size (114/136/160/184 MB at 100k/500k/1M/2M responses; 121/133 MB at 500k/2M with the cap,
-// and no measurable CPU cost: its garbage dies young).
+// The reader's young generation, capped so peak RSS stays flat with the archive's size: with the cap
+// 115/132/135 MB at 500k/2M/4M responses; with 32 MB, 132/187/207 MB. The cap costs speed on small
+// archives (500k: ~33% of GNU tar's speed against ~42% with 32 MB; 4M: 58 s against 54 s), bench/analyzer.js.
 const READER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
