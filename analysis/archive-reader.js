@@ -40,7 +40,8 @@ function readArchive(file) {
   const resume = () => {
     if (inFlight < MAX_IN_FLIGHT && !parserFull && source?.isPaused()) source.resume();
   };
-  parentPort.on('message', () => {   // the main thread has replayed one batch
+  parentPort.on('message', (back) => {   // the main thread has replayed one batch: its buffers come back
+    batches.recycle(back);
     inFlight--;
     resume();
   });
@@ -75,27 +76,34 @@ function readArchive(file) {
   }
 
   // The parser (tar-stream's extract) hands out one entry at a time, and the next only after next().
-  // An entry cut off by the end of the archive errors: finish() closes it as cut.
+  // An entry cut off by the end of the archive errors: finish() closes it as cut. The listeners are the
+  // same functions for every entry (none made per entry: there are hundreds of thousands).
+  let nextEntry = null;
+  const goOn = () => { const n = nextEntry; nextEntry = null; n(); };
+  const ignore = () => {};
+  const onBody = (chunk) => batches.write(chunk);
+  const onEnd = () => {
+    current = false;
+    batches.close(false);
+    goOn();
+  };
   const parser = tarStream.extract();
   parser.on('entry', (header, entry, next) => {
-    entry.on('error', () => {});
+    nextEntry = next;
+    entry.on('error', ignore);
     const isFile = header.type === 'file' || header.type === 'contiguous-file';
     const kind = isFile ? kindOf(header.name) : null;
     if (isFile) stats.entries++;
     if (isFile && !kind) stats.skippedEntries++;
     if (!kind) {          // a directory, a link, or a file that is no saved response
-      entry.on('end', next);
+      entry.on('end', goOn);
       entry.resume();
       return;
     }
     batches.open(header.name, kind);
     current = true;
-    entry.on('data', (chunk) => batches.write(chunk));
-    entry.on('end', () => {
-      current = false;
-      batches.close(false);
-      next();
-    });
+    entry.on('data', onBody);
+    entry.on('end', onEnd);
   });
   // A header that is no tar header, or an archive ending inside an entry, ends the parsing: what came
   // before stays counted, an entry cut by the end is closed as cut (finish).

@@ -8,12 +8,13 @@ const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 
 const { KINDS, kindOf } = require('./response-kinds');
-const { replay } = require('./archive-batches');
+const { replay, recycled } = require('./archive-batches');
 
 const READER = path.join(__dirname, 'archive-reader.js');
-// The reader's young generation, capped so peak RSS stays flat with the archive's size: with the cap
-// 115/132/135 MB at 500k/2M/4M responses; with 32 MB, 132/187/207 MB. The cap costs speed on small
-// archives (500k: ~33% of GNU tar's speed against ~42% with 32 MB; 4M: 58 s against 54 s), bench/analyzer.js.
+// The reader's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
+// at 500k / 2M responses (bench/analyzer.js). What still grows over a run is gunzip's spent output chunks,
+// which V8 frees in the reader's full collections (set off by its external-memory limit), not by scavenges.
+// A 32 MB cap is faster on small archives and climbs to ~200 MB at 4M.
 const READER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
@@ -104,7 +105,7 @@ function readArchive(file, visitor = {}, { engine = path.basename(file).replace(
         if (nl > start) handleLine(st, buf.toString('utf8', start, nl), { last: false });
         start = nl + 1;
       }
-      // (a view, not a copy: the batch buffer behind it is this thread's alone)
+      // (a view, not a copy, until the batch's buffer goes back to the reader: see the message handler)
       if (start < buf.length) st.pending = buf.subarray(start);
     }
 
@@ -123,7 +124,10 @@ function readArchive(file, visitor = {}, { engine = path.basename(file).replace(
     worker.on('message', (msg) => {
       if (msg.batch) {
         replay(msg.batch, entryHandlers);
-        worker.postMessage(0);   // acknowledged: the reader may send another batch
+        // The batch's buffers go back to the reader for its next batches: an unfinished line of the
+        // entry still open must not stay a view of them.
+        if (current?.pending) current.pending = Buffer.from(current.pending);
+        worker.postMessage(...recycled(msg.batch));   // also tells the reader it may send another batch
       } else if (msg.done) finish(msg.done);
     });
     // The reader itself failing is a bug, not bad input; still, what was read so far counts.
