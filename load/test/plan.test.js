@@ -25,8 +25,11 @@ test('a second install-jmeter.sh is fast and prints one line', () => {
   }
   assert.ok(fs.readdirSync(path.join(h.JMETER_HOME, 'lib')).some((f) => /^groovy-jsr223-.*\.jar$/.test(f)),
     'no Groovy JSR223 engine in lib');
-  assert.match(fs.readFileSync(path.join(h.JMETER_HOME, 'bin', 'user.properties'), 'utf8'),
-    /^sample_variables=responseFile$/m);
+  const props = fs.readFileSync(path.join(h.JMETER_HOME, 'bin', 'user.properties'), 'utf8');
+  assert.match(props, /^sample_variables=responseFile$/m);
+  // No connection is recycled by JMeter during a run (its default: 60 s after it was opened).
+  const ttl = /^httpclient4\.time_to_live=(\d+)$/m.exec(props);
+  assert.ok(ttl && Number(ttl[1]) >= 24 * 3600 * 1000, `httpclient4.time_to_live: ${ttl?.[1]}`);
 });
 
 test('the plan reads each of the study\'s 14 variables from its property', () => {

@@ -3,6 +3,7 @@ package pushbench.tomcat7;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.channels.SocketChannel;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.servlet.http.HttpServletRequest;
@@ -25,18 +26,26 @@ final class ClientProbe {
     private static final Logger LOG = Logger.getLogger("pushbench");
     private static volatile boolean warned;
 
+    // Each step's Field or Method, looked up once per class: the path is walked for every held request
+    // (1,500 a second in the long-poll headline), and a lookup by name costs far more than the access.
+    private static final ClassValue<Optional<Field>> REQUEST = fieldNamed("request");
+    private static final ClassValue<Optional<Field>> HOOK = fieldNamed("hook");
+    private static final ClassValue<Optional<Field>> SOCKET_WRAPPER = fieldNamed("socketWrapper");
+    private static final ClassValue<Optional<Method>> GET_COYOTE_REQUEST = methodNamed("getCoyoteRequest");
+    private static final ClassValue<Optional<Method>> GET_SOCKET = methodNamed("getSocket");
+    private static final ClassValue<Optional<Method>> GET_IO_CHANNEL = methodNamed("getIOChannel");
+
     private ClientProbe() {
     }
 
     static SocketChannel channelOf(HttpServletRequest request) {
         try {
-            Object connectorRequest = field(request, "request");
-            Object coyoteRequest = connectorRequest.getClass().getMethod("getCoyoteRequest").invoke(connectorRequest);
-            Object processor = field(coyoteRequest, "hook");
-            Object wrapper = field(processor, "socketWrapper");
-            Object channel = wrapper.getClass().getMethod("getSocket").invoke(wrapper);
-            Method io = channel.getClass().getMethod("getIOChannel");
-            Object socket = io.invoke(channel);
+            Object connectorRequest = field(REQUEST, request);
+            Object coyoteRequest = call(GET_COYOTE_REQUEST, connectorRequest);
+            Object processor = field(HOOK, coyoteRequest);
+            Object wrapper = field(SOCKET_WRAPPER, processor);
+            Object channel = call(GET_SOCKET, wrapper);
+            Object socket = call(GET_IO_CHANNEL, channel);
             return socket instanceof SocketChannel ? (SocketChannel) socket : null;
         } catch (ReflectiveOperationException | RuntimeException e) {
             if (!warned) {
@@ -48,20 +57,65 @@ final class ClientProbe {
         }
     }
 
-    private static Object field(Object target, String name) throws ReflectiveOperationException {
-        for (Class<?> type = target.getClass(); type != null; type = type.getSuperclass()) {
-            try {
-                Field field = type.getDeclaredField(name);
-                field.setAccessible(true);
-                Object value = field.get(target);
-                if (value == null) {
-                    throw new NoSuchFieldException(name + " is null");
-                }
-                return value;
-            } catch (NoSuchFieldException e) {
-                // look in the superclass
-            }
+    private static Object field(ClassValue<Optional<Field>> step, Object target) throws ReflectiveOperationException {
+        Field field = step.get(target.getClass()).orElseThrow(() -> new NoSuchFieldException(step + " on " + target.getClass()));
+        return nonNull(field.get(target), field.getName());
+    }
+
+    private static Object call(ClassValue<Optional<Method>> step, Object target) throws ReflectiveOperationException {
+        Method method = step.get(target.getClass()).orElseThrow(() -> new NoSuchMethodException(step + " on " + target.getClass()));
+        return nonNull(method.invoke(target), method.getName());
+    }
+
+    private static Object nonNull(Object value, String name) throws NoSuchFieldException {
+        if (value == null) {
+            throw new NoSuchFieldException(name + " is null");
         }
-        throw new NoSuchFieldException(name);
+        return value;
+    }
+
+    /** The field of that name declared by a class or its nearest superclass, made accessible. */
+    private static ClassValue<Optional<Field>> fieldNamed(String name) {
+        return new ClassValue<Optional<Field>>() {
+            @Override
+            protected Optional<Field> computeValue(Class<?> type) {
+                for (Class<?> t = type; t != null; t = t.getSuperclass()) {
+                    try {
+                        Field field = t.getDeclaredField(name);
+                        field.setAccessible(true);
+                        return Optional.of(field);
+                    } catch (NoSuchFieldException e) {
+                        // look in the superclass
+                    } catch (RuntimeException e) {
+                        return Optional.empty(); // not accessible (a module boundary)
+                    }
+                }
+                return Optional.empty();
+            }
+
+            @Override
+            public String toString() {
+                return "field " + name;
+            }
+        };
+    }
+
+    /** The public no-argument method of that name. */
+    private static ClassValue<Optional<Method>> methodNamed(String name) {
+        return new ClassValue<Optional<Method>>() {
+            @Override
+            protected Optional<Method> computeValue(Class<?> type) {
+                try {
+                    return Optional.of(type.getMethod(name));
+                } catch (NoSuchMethodException e) {
+                    return Optional.empty();
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "method " + name + "()";
+            }
+        };
     }
 }
