@@ -2,8 +2,8 @@
 // The messages between the archive-reading worker (archive-reader.js) and the main thread (responses.js):
 // a batch is a list of operations on saved responses (open one, a piece of its body, close it) in an
 // Int32Array, plus one buffer holding the entry names and body bytes. Both are moved (not copied) to the
-// main thread, so a batch costs no serialising: no strings cross between the threads (a list of 500k names
-// did, and cost the reader a tenth of its time). The receiver hands both buffers back once it has replayed
+// main thread, so a batch costs no serialising: no strings cross between the threads (names sent as a list
+// of strings were cloned one by one). The receiver hands both buffers back once it has replayed
 // a batch (recycle), so the same few buffers go round and round: no allocation per batch, and no dead
 // buffers waiting for the receiver's garbage collector (which runs seldom when it allocates little).
 // An entry may span batches.
@@ -92,15 +92,17 @@ class BatchWriter {
 
   flush() {
     if (this.nOps === 0) return;
-    const transfer = [this.ops.buffer];
-    if (this.data !== null) transfer.push(this.data.buffer);
-    this.send({ ops: this.ops.buffer, nOps: this.nOps, data: this.data && this.data.buffer, used: this.used }, transfer);
+    const batch = { ops: this.ops.buffer, nOps: this.nOps, data: this.data && this.data.buffer, used: this.used };
+    this.send(batch, movable(batch));
     this.start();
   }
 }
 
+// The buffers a batch (or what comes back of it) moves between the threads.
+const movable = ({ ops, data }) => (data ? [ops, data] : [ops]);
+
 // Replays one batch on the receiving side: on.open(name, kind), on.data(buffer), on.close(cut). The
-// pieces given to on.data are views of the batch's buffer, which the sender never touches again.
+// pieces given to on.data are views of the batch's buffer: valid until it goes back to the sender (recycled).
 function replay(batch, on, kinds = KINDS) {
   const ops = new Int32Array(batch.ops);
   const { nOps } = batch;
@@ -117,7 +119,7 @@ function replay(batch, on, kinds = KINDS) {
 // the batch's buffer past this point.
 function recycled(batch) {
   const back = { ops: batch.ops, data: batch.data };
-  return [back, batch.data ? [batch.ops, batch.data] : [batch.ops]];
+  return [back, movable(back)];
 }
 
 module.exports = { BatchWriter, replay, recycled };

@@ -97,7 +97,7 @@ async function main() {
     await makeArchive(archive, n, start);
     const probe = `require(${JSON.stringify(path.join(ROOT, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
       '.then((c) => { process.stderr.write("MAXRSS " + process.resourceUsage().maxRSS + "\\n"); process.exitCode = c; })';
-    // Each of the three ROUNDS times, interleaved so a burst of other work on the machine hits them alike;
+    // Each timed ROUNDS times, interleaved so a burst of other work on the machine hits them alike;
     // the best of each is kept (the least disturbed run).
     let raw = null, pkg = null, ana = null, maxRssMB = 0;
     for (let round = 0; round < ROUNDS; round++) {

@@ -60,29 +60,28 @@ mkdir -p "$run_dir/jmeter"
 run_dir=$(cd "$run_dir" && pwd)
 out_dir=$run_dir/jmeter
 
-# is_given <key>: the key is set in the properties file or with --set.
-is_given() {
-  local s
-  for s in "${sets[@]}"; do [[ ${s%%=*} == "$1" ]] && return 0; done
-  [[ -n $props ]] && grep -Eq "^[[:space:]]*${1//./\\.}[[:space:]]*[=:]" "$props"
+# given_value <key>: prints its value from --set (the last wins) or else the properties file; status 1
+# when neither gives the key.
+given_value() {
+  local s line value='' found=1
+  if [[ -n $props ]] && line=$(grep -E "^[[:space:]]*${1//./\\.}[[:space:]]*[=:]" "$props" | tail -n 1); then
+    [[ $line =~ ^[^=:]*[=:][[:space:]]*(.*)$ ]] && value=${BASH_REMATCH[1]}
+    found=0
+  fi
+  for s in "${sets[@]}"; do [[ ${s%%=*} == "$1" ]] && { value=${s#*=}; found=0; }; done
+  printf '%s' "$value"
+  return "$found"
 }
+is_given() { given_value "$1" >/dev/null; }
 
 jvm=(-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
   -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
 
-# given_value <key>: its value from --set (the last wins) or else the properties file; empty if not given.
-given_value() {
-  local s value=''
-  [[ -n $props ]] && value=$(sed -n "s/^[[:space:]]*${1//./\\.}[[:space:]]*[=:][[:space:]]*//p" "$props" | tail -n 1)
-  for s in "${sets[@]}"; do [[ ${s%%=*} == "$1" ]] && value=${s#*=}; done
-  printf '%s' "$value"
-}
-
 if $local_mode; then
   [[ -z $engines ]] || die "--local and --engines exclude each other"
-  threads=$(given_value threads.num)
+  threads=$(given_value threads.num) || true
   [[ $threads =~ ^[0-9]+$ ]] || threads=0
   jvm=(-Xmx"$(jmeter_heap_mb "$threads" poll 0)m" "${jvm[@]}")
   [[ -z $props ]] || args+=(-q "$props")
