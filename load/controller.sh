@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs testplan.jmx with the JMeter controller in the foreground, non-GUI, and returns JMeter's exit code.
+# Runs testplan.jmx (or $PB_PLAN) with the JMeter controller in the foreground, non-GUI, and returns JMeter's exit code.
 #
 #   load/controller.sh --run-dir <dir> --engines <ip:port>[,<ip:port>...] --props <file>
 #                      [--address <ip>] [--exit-engines] [--set <key>=<value>]...
@@ -55,7 +55,8 @@ done
 [[ -n $run_dir ]] || usage
 [[ -z $props || -r $props ]] || die "cannot read the properties file $props"
 [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
-plan=$PB_ROOT/testplan.jmx
+plan=$PB_PLAN
+[[ -r $plan ]] || die "cannot read the plan $plan"
 mkdir -p "$run_dir/jmeter"
 run_dir=$(cd "$run_dir" && pwd)
 out_dir=$run_dir/jmeter

@@ -1,6 +1,7 @@
 // Loads a JMeter plan the way the JMeter GUI does, headless: SaveService reads it, every element's GUI
 // class is created and shown the element (configure), and the tree is saved again and re-read.
-// Prints one line per element ("element <testclass> <guiclass> <name>") and ends with "plan ok".
+// Prints one line per element ("element <testclass> <guiclass> <name>", a tab, "in <path of the names above
+// it>") and ends with "plan ok".
 //
 //   java -Djava.awt.headless=true -cp "$JMETER_HOME/lib/*:$JMETER_HOME/lib/ext/*" \
 //        groovy.ui.GroovyMain plan-check.groovy <jmeter home> <plan.jmx> <resaved.jmx>
@@ -17,16 +18,18 @@ JMeterUtils.loadJMeterProperties(home + '/bin/jmeter.properties')
 JMeterUtils.initLocale()
 SaveService.loadProperties()
 
+def paths = new IdentityHashMap()   // element -> the names above it, joined by "/" (two identical elements are equal)
 def elements = { HashTree tree ->
     def found = []
     def walk
-    walk = { HashTree t ->
+    walk = { HashTree t, String above ->
         t.list().each { node ->
             found << (TestElement) node
-            walk(t.getTree(node))
+            paths[node] = above
+            walk(t.getTree(node), above ? "${above}/${node.name}" : node.name)
         }
     }
-    walk(tree)
+    walk(tree, '')
     found
 }
 
@@ -56,7 +59,7 @@ loaded.each { TestElement el ->
             }
         }
     }
-    println "element ${el.class.simpleName} ${guiClass.tokenize('.').last()} ${el.name}"
+    println "element ${el.class.simpleName} ${guiClass.tokenize('.').last()} ${el.name}\tin ${paths[el]}"
 }
 
 new File(resavedPath).withOutputStream { out -> SaveService.saveTree(tree, out) }

@@ -56,6 +56,7 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     'IfController IfControllerPanel If Set Event', 'HTTPSamplerProxy HttpTestSampleGui setevent',
     'ThreadGroup ThreadGroupGui Timestamp', 'HTTPSamplerProxy HttpTestSampleGui timestamp',
     'ThreadGroup ThreadGroupGui Request', 'HTTPSamplerProxy HttpTestSampleGui request',
+    'UserParameters UserParametersGui Response File Name',
     'ResponseAssertion AssertionGui not error', 'JSR223Assertion TestBeanGUI not timeout',
     'ResultCollector SimpleDataWriter Request Data Writer', 'ResultCollector SummaryReport Summary Report',
     'ThreadGroup ThreadGroupGui Clean Up', 'HTTPSamplerProxy HttpTestSampleGui clear',
@@ -65,4 +66,27 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
   assert.equal(elements.filter((l) => l.includes('ResultSaver ResultSaverGui')).length, 4,
     'one Save Responses to a file per thread group');
   assert.ok(fs.statSync(resaved).size > 1000);
+
+  // No script runs per sample unless an event is set: the only JSR223 element is the not-timeout
+  // assertion, on the request of the With Event branch; Without Event has the same request without it.
+  const where = (l) => l.split('\tin ')[1];
+  const scripts = elements.filter((l) => / JSR223\w* /.test(l) || l.startsWith('element JSR223'));
+  assert.deepEqual(scripts.map(where), ['pushbench/Request/With Event/request'], scripts.join('\n'));
+  assert.deepEqual(elements.filter((l) => l.startsWith('element HTTPSamplerProxy HttpTestSampleGui request\t')).map(where),
+    ['pushbench/Request/With Event', 'pushbench/Request/Without Event']);
+  assert.deepEqual(elements.filter((l) => l.startsWith('element ResponseAssertion AssertionGui not error\t')).map(where),
+    ['pushbench/Request/With Event/request', 'pushbench/Request/Without Event/request']);
+});
+
+test('the two branches of the Request group send the same request and exclude each other', () => {
+  const xml = fs.readFileSync(PLAN, 'utf8');
+  const samplers = [...xml.matchAll(/<HTTPSamplerProxy [^>]*testname="request"[^>]*>[\s\S]*?<\/HTTPSamplerProxy>/g)]
+    .map((m) => m[0].replace(/\s+/g, ' '));
+  assert.equal(samplers.length, 2);
+  assert.equal(samplers[0], samplers[1]);
+  const condition = (name) => new RegExp(`testname="${name}"[^>]*>\\s*<stringProp name="TestPlan.comments">[^<]*</stringProp>\\s*` +
+    '<stringProp name="IfController.condition">([^<]*)</stringProp>').exec(xml)?.[1];
+  assert.equal(condition('With Event'), '${EVENT_SET_ENABLED}');
+  assert.equal(condition('Without Event'), '${EVENT_NOT_SET}');
+  assert.match(xml, /<stringProp name="Argument.name">EVENT_NOT_SET<\/stringProp>\s*<stringProp name="Argument.value">\$\{__groovy\(String.valueOf\(!\(vars\?.get\(&apos;EVENT_SET_ENABLED&apos;\)/);
 });
