@@ -34,13 +34,16 @@ function createVmstatParser() {
     const idle = values[index.id];
     if (idle < 0 || idle > 100) { state.skipped++; return; }
     if (!sinceBootDropped) { sinceBootDropped = true; return; }
-    state.samples.push({ active, idle, free: values[index.free], cpu: cpuPercent(idle) });
+    // st: CPU time the hypervisor gave to other guests (null where vmstat has no such column). A run with
+    // much of it was measured on a machine that was not all there.
+    const steal = index.st === undefined ? null : values[index.st];
+    state.samples.push({ active, idle, free: values[index.free], cpu: cpuPercent(idle), steal });
   }
 
   return { line, state };
 }
 
-// Returns { samples: [{active, idle, free, cpu}], skipped, headers }: samples[i] is second i of the monitor.
+// Returns { samples: [{active, idle, free, cpu, steal}], skipped, headers }: samples[i] is second i of the monitor.
 async function parseVmstatFile(file) {
   const p = createVmstatParser();
   await forEachLine(file, p.line);

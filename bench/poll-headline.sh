@@ -54,12 +54,15 @@ done
 printf '%s\n' "${figures[@]}" | node -e '
 const rows = require("fs").readFileSync(0, "utf8").trim().split("\n").map((l) => JSON.parse(l));
 console.log("\nlong poll, no events, 10 s max duration, steady state:");
-console.log("server  connections  with a poll  responses/s  limit/s  of limit  failed  run");
+console.log("server  connections  with a poll  responses/s  limit/s  of limit  failed  steal  run");
 for (const r of rows) {
   if (r.error) { console.log(`${r.server.padEnd(6)}  ${r.error}`); continue; }
   const flag = r.serverCrashed ? " (server crashed)" : r.status !== "complete" ? ` (${r.status})` : "";
-  console.log(`${r.server.padEnd(6)}  ${String(r.threads).padStart(11)}  ${String(r.connectionsSeen).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${r.id}${flag}`);
+  const steal = r.stealPercent === null ? "    -" : `${r.stealPercent.toFixed(1).padStart(4)}%`;
+  const disturbed = r.stealPercent > 2 ? ` (disturbed: the hypervisor took ${r.stealPercent.toFixed(1)}% of the CPU, over 10% in ${r.stealSeconds} s; run it again)` : "";
+  console.log(`${r.server.padEnd(6)}  ${String(r.threads).padStart(11)}  ${String(r.connectionsSeen).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${steal}  ${r.id}${flag}${disturbed}`);
 }
 console.log("(study at 20,000 connections: node 33%, tc6 27%, tc7 19% of 2,000/s; goal here >= 95%)");
 console.log("(with a poll: connections that completed at least one poll before the clear; the others add nothing)");
+console.log("(steal: mean CPU the hypervisor gave to other guests during the run, vmstat st on the SUT host)");
 '

@@ -6,11 +6,12 @@
 //     test's duration; and the time JMeter itself took beyond the test duration inside the wait.
 //   node bench/run-figures.js poll <run-dir>
 //     long-poll throughput with every connection open, from jmeter/results.csv (see pollRate), against
-//     the workload's limit: threads / max-duration.
+//     the workload's limit: threads / max-duration; and the CPU the hypervisor took meanwhile (steal).
 // Prints one JSON object.
 const fs = require('node:fs');
 const path = require('node:path');
 const { parse } = require('csv-parse/sync');
+const { parseVmstatText } = require('../analysis/vmstat');
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
@@ -69,7 +70,18 @@ function pollRate(run, runDir) {
   const limit = run.threads / (run.maxDuration / 1000);
   return { id: run.id, server: run.server, threads: run.threads, connectionsSeen: threads.size, status: run.status,
     serverCrashed: run.serverCrashed, responses, failed, responsesPerSecond: rate, limitPerSecond: limit,
-    fraction: rate / limit };
+    fraction: rate / limit, ...steal(runDir) };
+}
+
+// CPU the hypervisor gave to other guests during the run (vmstat's st on the SUT host): a figure measured
+// while much of the machine was elsewhere says little about the server. Mean % over the run and the
+// seconds above 10%; nulls when there is no vmstat log or no st column.
+function steal(runDir) {
+  const file = path.join(runDir, 'sut', 'vmstat.log');
+  if (!fs.existsSync(file)) return { stealPercent: null, stealSeconds: null };
+  const values = parseVmstatText(fs.readFileSync(file, 'utf8')).samples.map((s) => s.steal).filter((v) => v !== null);
+  if (values.length === 0) return { stealPercent: null, stealSeconds: null };
+  return { stealPercent: values.reduce((a, b) => a + b, 0) / values.length, stealSeconds: values.filter((v) => v > 10).length };
 }
 
 function main() {
@@ -84,4 +96,4 @@ function main() {
 }
 
 if (require.main === module) main();
-module.exports = { overhead, pollRate };
+module.exports = { overhead, pollRate, steal };

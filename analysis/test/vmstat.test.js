@@ -58,3 +58,18 @@ test('odd lines are skipped and counted; extra columns (vmstat -t) are ignored',
   assert.deepEqual(r.samples.map((s) => [s.active, s.cpu]), [[600, 99]]);
   assert.equal(r.skipped, 3);
 });
+
+test('steal (st) is read by its header position, null when vmstat prints no st column', () => {
+  const withSt = parseVmstatText([
+    ' r  b   swpd   free  inact active   si   so    bi    bo   in   cs us sy id wa st',
+    ' 1  0      0  16210   7076    531    0    0   873  1497  406  763 23  3 74  0  0',
+    ' 3  0      0  16079   4479   1727    0    0     0     4  715  973 64  5  3  0 28',
+  ].join('\n'));
+  assert.deepEqual(withSt.samples.map((s) => [s.cpu, s.steal]), [[97, 28]]);
+  const noSt = parseVmstatText([
+    ' r  b   swpd   free  inact active   si   so    bi    bo   in   cs us sy id wa',
+    ' 1  0      0  16210   7076    531    0    0   873  1497  406  763 23  3 74  0',
+    ' 1  0      0  16210   7076    600    0    0     0     8 3639 1617 93  7  0  0',
+  ].join('\n'));
+  assert.deepEqual(noSt.samples.map((s) => [s.cpu, s.steal]), [[100, null]]);
+});

@@ -78,8 +78,11 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     ['pushbench/Request/With Event/request', 'pushbench/Request/Without Event/request']);
 });
 
-test('the two branches of the Request group send the same request and exclude each other', () => {
+test('the Request group\'s two branches send the same request and exclude each other; only the CSV writer listens', () => {
   const xml = fs.readFileSync(PLAN, 'utf8');
+  // The GUI-only Summary Report is off: enabled, every engine would send each sample to the controller twice.
+  assert.match(xml, /testclass="ResultCollector" testname="Summary Report" enabled="false"/);
+  assert.match(xml, /testclass="ResultCollector" testname="Request Data Writer" enabled="true"/);
   const samplers = [...xml.matchAll(/<HTTPSamplerProxy [^>]*testname="request"[^>]*>[\s\S]*?<\/HTTPSamplerProxy>/g)]
     .map((m) => m[0].replace(/\s+/g, ' '));
   assert.equal(samplers.length, 2);

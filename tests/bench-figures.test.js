@@ -1,0 +1,58 @@
+'use strict';
+// bench/run-figures.js: the poll headline's rate per connection and the steal figure beside it.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { pollRate, steal } = require('../bench/run-figures');
+
+const HEADER = 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,Connect,"responseFile"';
+const row = (start, elapsed, label, thread, success = true) =>
+  `${start},${elapsed},${label},200,OK,${thread},${success},,100,100,2,2,${elapsed},0,/r/${label}_1.json`;
+
+function runDir(rows, vmstat) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-figures-'));
+  fs.mkdirSync(path.join(dir, 'jmeter'));
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'r1', server: 'node', type: 'poll', threads: 2,
+    maxDuration: 10000, status: 'complete', serverCrashed: false }));
+  fs.writeFileSync(path.join(dir, 'jmeter', 'results.csv'), [HEADER, ...rows].join('\n') + '\n');
+  if (vmstat) {
+    fs.mkdirSync(path.join(dir, 'sut'));
+    fs.writeFileSync(path.join(dir, 'sut', 'vmstat.log'), vmstat);
+  }
+  return dir;
+}
+
+test('poll rate: each connection\'s polls over its own span, summed, against threads / max duration', (t) => {
+  const dir = runDir([
+    row(1000, 10000, 'request', 'A'), row(11000, 10000, 'request', 'A'),   // 2 polls in 20 s: 0.1/s
+    row(6000, 10000, 'request', 'B'),                                        // 1 poll in 10 s: 0.1/s
+    row(16000, 5000, 'request', 'B', false),                                 // failed: counted, no rate
+    row(21000, 9500, 'request', 'A'),                                        // ended by the clear: left out
+    row(30000, 5, 'clear', 'C'),
+  ]);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = pollRate(JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')), dir);
+  assert.equal(r.connectionsSeen, 2);
+  assert.equal(r.responses, 3);
+  assert.equal(r.failed, 1);
+  assert.ok(Math.abs(r.responsesPerSecond - 0.2) < 1e-9, String(r.responsesPerSecond));
+  assert.equal(r.limitPerSecond, 0.2);
+  assert.ok(Math.abs(r.fraction - 1) < 1e-9);
+  assert.deepEqual([r.stealPercent, r.stealSeconds], [null, null], 'no vmstat log: no steal figure');
+});
+
+test('steal: mean vmstat st over the run (since-boot line dropped) and the seconds above 10%', (t) => {
+  const dir = runDir([], [
+    'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----',
+    ' r  b   swpd   free  inact active   si   so    bi    bo   in   cs us sy id wa st',
+    ' 5  0      0  16079   4479   1727    0    0    58   502 4238 11429 51 10 38  0 99',
+    ' 3  0      0  16079   4479   1727    0    0     0     4  715  973 64  5  3  0 28',
+    ' 3  0      0  16079   4479   1727    0    0     0     4  715  973 90  6  4  0  0',
+    ' 3  0      0  16079   4479   1727    0    0     0     4  715  973 80  5  3  0 12',
+    ' 3  0      0  16079   4479',
+  ].join('\n') + '\n');
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  assert.deepEqual(steal(dir), { stealPercent: (28 + 0 + 12) / 3, stealSeconds: 2 });
+});
