@@ -4,23 +4,28 @@
 # steady state side by side, against the workload's limit (connections / 10 s). The study reached
 # 650, 540 and 385 responses/s at 20,000 connections: 33%, 27% and 19% of the limit of 2,000/s.
 #
-#   bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7]
+#   bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7] [--engines <n>]
 #
 # Defaults: 15,000 connections (one process here holds at most ~19,800 sockets), duration 3 x rampup +
 # 70 s: while the server under test takes a core, JMeter starts its threads slower than the ramp-up asks
 # (on Tomcat at 15k the last started ~100 s in), and a connection counts only once it completed a poll.
-# Hosts from $PB_HOSTS; runs land in $PB_RESULTS. Goal: >= 95% of the limit.
+# Hosts from $PB_HOSTS; --engines <n> runs everything on this machine with n JMeter engines instead (a
+# hosts.conf of n local engines): one JVM holding 15,000 threads stops them all for each young collection,
+# and n smaller ones pause less each and not together (docs/limits.md). Runs land in $PB_RESULTS.
+# Goal: >= 95% of the limit.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-connections=15000 duration='' servers=node,tc6,tc7
+usage() { echo "usage: bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7] [--engines <n>]" >&2; exit 2; }
+connections=15000 duration='' servers=node,tc6,tc7 engines=''
 while [[ $# -gt 0 ]]; do
   case $1 in
     --connections) connections=${2:?}; shift 2 ;;
     --duration) duration=${2:?}; shift 2 ;;
     --servers) servers=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: bench/poll-headline.sh [--connections <n>] [--duration <s>] [--servers node,tc6,tc7]" >&2; exit 2 ;;
+    --engines) engines=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage ;;
   esac
 done
 [[ $connections =~ ^[1-9][0-9]*$ ]] || { echo "poll-headline: --connections wants a positive number" >&2; exit 2; }
@@ -28,9 +33,21 @@ rampup=$((connections / 400 + 2))         # JMeter starts ~500 threads/s on 2 co
 [[ -n $duration ]] || duration=$((3 * rampup + 70))
 [[ $duration =~ ^[1-9][0-9]*$ ]] || { echo "poll-headline: --duration wants a positive number" >&2; exit 2; }
 
-dir_file=$(mktemp)
+dir_file=$(mktemp) hosts_file=$(mktemp)
 figures=()
-trap 'rm -f "$dir_file"' EXIT
+trap 'rm -f "$dir_file" "$hosts_file"' EXIT
+if [[ -n $engines ]]; then
+  [[ $engines =~ ^[1-9]$ ]] || { echo "poll-headline: --engines wants 1 to 9" >&2; exit 2; }
+  # shellcheck source=lib/config.sh
+  source "$root/lib/config.sh"
+  {
+    echo "sut local 127.0.0.1 local"
+    for ((i = 1; i <= engines; i++)); do
+      echo "engine local$i 127.0.0.1 local rmi=$((PB_JMETER_RMI_PORT + 100 * (i - 1)))"
+    done
+  } >"$hosts_file"
+  export PB_HOSTS=$hosts_file
+fi
 IFS=, read -r -a list <<<"$servers"
 for server in "${list[@]}"; do
   echo "=== $server: $connections connections, long poll 10 s, no events, rampup $rampup s, duration $duration s"
@@ -58,7 +75,7 @@ console.log("server  connections  with a poll  responses/s  limit/s  of limit  f
 for (const r of rows) {
   if (r.error) { console.log(`${r.server.padEnd(6)}  ${r.error}`); continue; }
   const flag = r.serverCrashed ? " (server crashed)" : r.status !== "complete" ? ` (${r.status})` : "";
-  const steal = r.stealPercent === null ? "    -" : `${r.stealPercent.toFixed(1).padStart(4)}%`;
+  const steal = r.stealPercent == null ? "    -" : `${r.stealPercent.toFixed(1).padStart(4)}%`;
   const disturbed = r.stealPercent > 2 ? ` (disturbed: the hypervisor took ${r.stealPercent.toFixed(1)}% of the CPU, over 10% in ${r.stealSeconds} s; run it again)` : "";
   console.log(`${r.server.padEnd(6)}  ${String(r.threads).padStart(11)}  ${String(r.connectionsSeen).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${steal}  ${r.id}${flag}${disturbed}`);
 }

@@ -56,3 +56,15 @@ test('steal: mean vmstat st over the run (since-boot line dropped) and the secon
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   assert.deepEqual(steal(dir), { stealPercent: (28 + 0 + 12) / 3, stealSeconds: 2 });
 });
+
+test('poll-headline: a bad --engines or option is a usage error before anything starts', () => {
+  const { spawnSync } = require('node:child_process');
+  const script = path.join(__dirname, '..', 'bench', 'poll-headline.sh');
+  for (const [args, message] of [[['--engines', '0'], /--engines wants 1 to 9/], [['--engines', 'two'], /--engines wants 1 to 9/],
+    [['--bogus'], /usage: bench\/poll-headline.sh/], [['--connections', '-5'], /--connections wants a positive number/]]) {
+    const r = spawnSync('bash', [script, ...args], { encoding: 'utf8', env: { ...process.env, PB_HOSTS: '/nonexistent' } });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stdout, /===/, 'no run started');
+  }
+});
