@@ -6,28 +6,33 @@
 # also runs the server under test this is what decides how many samples per second fit: the study's
 # headline at 15,000 connections asks for 1,500 a second.
 #
-#   bench/jmeter-sample-cost.sh [--threads <n>] [--duration <s>] [--plan <file.jmx>]...
+#   bench/jmeter-sample-cost.sh [--threads <n>] [--duration <s>] [--warmup <s>] [--plan <file.jmx>]...
 #
-# Defaults: 1,000 threads for 60 s, the repository's testplan.jmx. With several --plan the plans run one
-# after the other (e.g. an older one: git show <rev>:testplan.jmx > /tmp/old.jmx). The engine's CPU is
-# counted from when it is ready; the controller's (and the single JVM's) includes its JVM start.
+# Defaults: 1,000 threads for 100 s, the repository's testplan.jmx. With several --plan the plans run one
+# after the other (e.g. an older one: git show <rev>:testplan.jmx > /tmp/old.jmx).
+# "steady" counts CPU and samples from --warmup seconds (default 50) after the controller starts until 5 s
+# before the duration ends: JMeter's JIT compiler is busy for its first ~40 s (a C2 thread took 40% of the
+# CPU 20-30 s in) and would otherwise be charged to the samples. "whole run" is every CPU second of the
+# JVMs (the engine's from when it is ready, the controller's from its start) over every sample.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
 
-usage() { echo "usage: bench/jmeter-sample-cost.sh [--threads <n>] [--duration <s>] [--plan <file.jmx>]..." >&2; exit 2; }
-threads=1000 duration=60 plans=()
+usage() { echo "usage: bench/jmeter-sample-cost.sh [--threads <n>] [--duration <s>] [--warmup <s>] [--plan <file.jmx>]..." >&2; exit 2; }
+threads=1000 duration=100 warmup=50 plans=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --threads) threads=${2:-}; shift 2 || usage ;;
     --duration) duration=${2:-}; shift 2 || usage ;;
+    --warmup) warmup=${2:-}; shift 2 || usage ;;
     --plan) plans+=("${2:-}"); shift 2 || usage ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
-[[ $threads =~ ^[1-9][0-9]*$ && $duration =~ ^[1-9][0-9]*$ ]] || usage
+[[ $threads =~ ^[1-9][0-9]*$ && $duration =~ ^[1-9][0-9]*$ && $warmup =~ ^[0-9]+$ ]] || usage
+((duration >= warmup + 20)) || { echo "jmeter-sample-cost: --duration must be at least --warmup + 20 s (a window of 15 s or more)" >&2; exit 2; }
 ((${#plans[@]})) || plans=("$root/testplan.jmx")
 for p in "${plans[@]}"; do [[ -r $p ]] || { echo "jmeter-sample-cost: cannot read plan '$p'" >&2; exit 2; }; done
 
@@ -35,7 +40,9 @@ for p in "${plans[@]}"; do [[ -r $p ]] || { echo "jmeter-sample-cost: cannot rea
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-sample-cost.XXXXXX")
 export PB_STATE=$work/state
 engine=pb-sample-cost
+controller=''
 cleanup() {
+  if [[ -n $controller ]]; then kill "$controller" 2>/dev/null || true; fi
   "$root/load/engine.sh" stop --name "$engine" >/dev/null 2>&1 || true
   "$root/servers/control.sh" stop node >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -44,16 +51,26 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ticks=$(getconf CLK_TCK)
-cpu_seconds() { awk -v t="$ticks" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }   # user + system
+# CPU ticks (user + system) of the given live processes; fields after the ")" that ends the name.
+cpu_ticks() {
+  local pid total=0 stat
+  for pid in "$@"; do
+    stat=$(<"/proc/$pid/stat")
+    read -ra f <<<"${stat##*) }"
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
 props() {
   printf '%s\n' "server.host=127.0.0.1" "server.port=$PB_PORT_NODE" "rampup.period=$((threads / 500 + 2))" \
     "test.duration=$duration" "logging.enabled=false" "event.enabled=false" "request.type=poll" "request.duration=1000"
 }
-# request samples in a run directory's results.csv
-samples() { grep -c ',request,' "$1/jmeter/results.csv" || true; }
+# request samples in a run directory's results.csv so far
+samples() { grep -c ',request,' "$1/jmeter/results.csv" 2>/dev/null || true; }
+us_per() { echo "1000000 * $1 / $ticks / $2" | bc -l; }   # <ticks> <samples>
 
 "$root/servers/control.sh" start node >/dev/null
-printf '%-28s %-12s %8s %10s %12s %14s %16s\n' plan mode samples samples/s "engine cpu" "controller cpu" "µs cpu / sample"
+printf '%-24s %-12s %8s %11s %14s %14s\n' plan mode samples "steady /s" "µs cpu/sample" "(whole run)"
 n=0
 for plan in "${plans[@]}"; do
   for mode in one-jvm distributed; do
@@ -61,26 +78,40 @@ for plan in "${plans[@]}"; do
     dir=$work/run-$n
     mkdir -p "$dir"
     props >"$dir/plan.properties"
-    started=$SECONDS engine_cpu=0
+    jvms=() engine_start=0
     if [[ $mode == one-jvm ]]; then
-      PB_PLAN=$plan /usr/bin/time -f '%U %S' -o "$dir/time" "$root/load/controller.sh" --local --run-dir "$dir" \
-        --props "$dir/plan.properties" --set threads.num="$threads" >"$dir/controller.out" 2>&1
+      PB_PLAN=$plan "$root/load/controller.sh" --local --run-dir "$dir" \
+        --props "$dir/plan.properties" --set threads.num="$threads" >"$dir/controller.out" 2>&1 &
     else
       "$root/load/engine.sh" start --name "$engine" --address 127.0.0.1 --port "$PB_JMETER_RMI_PORT" \
         --localport "$PB_JMETER_RMI_LOCALPORT" --threads "$threads" --responses "$dir/responses" >/dev/null
-      pid=$(awk '{ print $1 }' "$PB_STATE/engine-$engine.pid")
-      before=$(cpu_seconds "$pid")
-      PB_PLAN=$plan /usr/bin/time -f '%U %S' -o "$dir/time" "$root/load/controller.sh" --run-dir "$dir" \
-        --engines "127.0.0.1:$PB_JMETER_RMI_PORT" --address 127.0.0.1 --props "$dir/plan.properties" >"$dir/controller.out" 2>&1
-      engine_cpu=$(echo "$(cpu_seconds "$pid") - $before" | bc)
+      jvms+=("$(awk '{ print $1 }' "$PB_STATE/engine-$engine.pid")")
+      engine_start=$(cpu_ticks "${jvms[0]}")
+      PB_PLAN=$plan "$root/load/controller.sh" --run-dir "$dir" \
+        --engines "127.0.0.1:$PB_JMETER_RMI_PORT" --address 127.0.0.1 --props "$dir/plan.properties" >"$dir/controller.out" 2>&1 &
+    fi
+    controller=$!   # controller.sh execs the JVM: $! is its PID
+    jvms+=("$controller")
+    sleep "$warmup"
+    cpu1=$(cpu_ticks "${jvms[@]}") count1=$(samples "$dir")
+    sleep $((duration - warmup - 5))
+    cpu2=$(cpu_ticks "${jvms[@]}") count2=$(samples "$dir")
+    # Whole run: the controller's last reading before it exits, the engine's at the end.
+    last=$cpu2
+    while kill -0 "$controller" 2>/dev/null; do
+      last=$(cpu_ticks "${jvms[@]}" 2>/dev/null || echo "$last")
+      sleep 1
+    done
+    wait "$controller" || { echo "jmeter-sample-cost: the controller failed ($dir/controller.out):" >&2; tail -5 "$dir/controller.out" >&2; exit 1; }
+    controller=''
+    if [[ $mode == distributed ]]; then
       "$root/load/engine.sh" stop --name "$engine" >/dev/null
     fi
-    wall=$((SECONDS - started))
-    controller_cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$dir/time")
-    count=$(samples "$dir")
-    ((count > 0)) || { echo "jmeter-sample-cost: no request samples ($dir/controller.out):" >&2; tail -5 "$dir/controller.out" >&2; exit 1; }
-    printf '%-28s %-12s %8d %10.0f %10.1f s %12.1f s %16.0f\n' "$(basename "$plan")" "$mode" "$count" \
-      "$(echo "$count / $wall" | bc -l)" "$engine_cpu" "$controller_cpu" "$(echo "1000000 * ($engine_cpu + $controller_cpu) / $count" | bc -l)"
+    count=$(samples "$dir") window=$((count2 - count1))
+    ((count > 0 && window > 0)) || { echo "jmeter-sample-cost: no request samples in the window ($dir/controller.out):" >&2; tail -5 "$dir/controller.out" >&2; exit 1; }
+    printf '%-24s %-12s %8d %11.0f %14.0f %14.0f\n' "$(basename "$plan")" "$mode" "$count" \
+      "$(echo "$window / ($duration - $warmup - 5)" | bc -l)" "$(us_per $((cpu2 - cpu1)) "$window")" \
+      "$(us_per $((last - engine_start)) "$count")"
   done
 done
-echo "(at 1,500 samples/s, 1,000 µs of CPU per sample is 1.5 of this machine's $(nproc) cores)"
+echo "(steady: from ${warmup} s after the controller starts to 5 s before the end; at 1,500 samples/s, 1,000 µs of CPU per sample is 1.5 of this machine's $(nproc) cores)"

@@ -75,8 +75,8 @@ given_value() {
 }
 is_given() { given_value "$1" >/dev/null; }
 
-jvm=(-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20
-  -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
+read -ra gc <<<"$PB_JMETER_GC"
+jvm=("${gc[@]}" -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
 

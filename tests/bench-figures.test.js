@@ -68,3 +68,16 @@ test('poll-headline: a bad --engines or option is a usage error before anything 
     assert.doesNotMatch(r.stdout, /===/, 'no run started');
   }
 });
+
+test('jmeter-sample-cost: a window too short for its warm-up, or a bad option, is a usage error before anything starts', () => {
+  const { spawnSync } = require('node:child_process');
+  const script = path.join(__dirname, '..', 'bench', 'jmeter-sample-cost.sh');
+  for (const [args, message] of [[['--duration', '60', '--warmup', '50'], /at least --warmup \+ 20 s/],
+    [['--warmup', 'soon'], /usage: bench\/jmeter-sample-cost.sh/], [['--threads', '0'], /usage: bench\/jmeter-sample-cost.sh/],
+    [['--plan', '/nonexistent.jmx'], /cannot read plan '\/nonexistent.jmx'/], [['--bogus'], /usage: bench\/jmeter-sample-cost.sh/]]) {
+    const r = spawnSync('bash', [script, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stdout, /samples/, 'no run started');
+  }
+});

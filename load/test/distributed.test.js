@@ -38,7 +38,11 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
     assert.equal(h.engine(['status', '--name', e.name]).status, 0);
     // The recorded PID is the engine's JVM itself (what stop signals).
     const pid = fs.readFileSync(pidFile(e), 'utf8').split(' ')[0];
-    assert.match(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /ApacheJMeter\.jar\0-s\0/);
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    assert.match(cmdline, /ApacheJMeter\.jar\0-s\0/);
+    // The collector comes from PB_JMETER_GC (lib/config.sh): Parallel, and no second collector beside it.
+    assert.match(cmdline, /\0-XX:\+UseParallelGC\0/);
+    assert.doesNotMatch(cmdline, /UseG1GC/);
   }
   const clash = h.engine(['start', '--name', 'loadtest-clash', '--address', '127.0.0.1',
     '--port', String(ENGINES[0].port), '--localport', String(h.RMI_LOCALPORT + 2), '--threads', '1',
