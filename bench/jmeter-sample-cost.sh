@@ -52,10 +52,11 @@ trap 'exit 130' INT TERM
 
 ticks=$(getconf CLK_TCK)
 # CPU ticks (user + system) of the given live processes; fields after the ")" that ends the name.
+# Status 1 when one of them is gone (its ticks would otherwise count as 0).
 cpu_ticks() {
   local pid total=0 stat
   for pid in "$@"; do
-    stat=$(<"/proc/$pid/stat")
+    stat=$(<"/proc/$pid/stat") || return 1
     read -ra f <<<"${stat##*) }"
     total=$((total + f[11] + f[12]))
   done

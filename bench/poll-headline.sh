@@ -33,11 +33,12 @@ rampup=$((connections / 400 + 2))         # JMeter starts ~500 threads/s on 2 co
 [[ -n $duration ]] || duration=$((3 * rampup + 70))
 [[ $duration =~ ^[1-9][0-9]*$ ]] || { echo "poll-headline: --duration wants a positive number" >&2; exit 2; }
 
-dir_file=$(mktemp) hosts_file=$(mktemp)
+dir_file=$(mktemp) hosts_file=''
 figures=()
-trap 'rm -f "$dir_file" "$hosts_file"' EXIT
+trap 'rm -f "$dir_file" ${hosts_file:+"$hosts_file"}' EXIT
 if [[ -n $engines ]]; then
   [[ $engines =~ ^[1-9]$ ]] || { echo "poll-headline: --engines wants 1 to 9" >&2; exit 2; }
+  hosts_file=$(mktemp)
   # shellcheck source=lib/config.sh
   source "$root/lib/config.sh"
   {

@@ -9,6 +9,10 @@
 #       stream holds up to duration / interval records, and its growing buffer up to twice that.
 #       PB_JMETER_HEAP set to a size (e.g. 3g) overrides the estimate; "auto" (the default) keeps it.
 #
+#   jmeter_jvm_options
+#       prints, one a line, the options every JMeter JVM (engine, controller, --local) gets besides its
+#       heap: the collector (PB_JMETER_GC, split on spaces) and a fixed entropy source and locale.
+#
 # Why it matters: an engine out of heap does not fail, it spends its CPU in the garbage collector and
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
 
@@ -38,4 +42,10 @@ jmeter_size_mb() {
     m) echo "${BASH_REMATCH[1]}" ;;
     *) echo $((BASH_REMATCH[1] / 1048576)) ;;   # bytes, as -Xmx takes them
   esac
+}
+
+jmeter_jvm_options() {
+  local -a gc
+  read -ra gc <<<"$PB_JMETER_GC"
+  printf '%s\n' "${gc[@]}" -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN
 }

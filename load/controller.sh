@@ -75,8 +75,7 @@ given_value() {
 }
 is_given() { given_value "$1" >/dev/null; }
 
-read -ra gc <<<"$PB_JMETER_GC"
-jvm=("${gc[@]}" -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
+mapfile -t jvm < <(jmeter_jvm_options)
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
 

@@ -92,9 +92,9 @@ start() {
   fi
   mkdir -p "$PB_STATE" "$responses"
   : >"$log"
-  local -a gc jvm
-  read -ra gc <<<"$PB_JMETER_GC"
-  jvm=(-Xmx"$heap" "${gc[@]}" -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN)
+  local -a jvm
+  mapfile -t jvm < <(jmeter_jvm_options)
+  jvm=(-Xmx"$heap" "${jvm[@]}")
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
   read -ra extra <<<"${JVM_ARGS:-}"
