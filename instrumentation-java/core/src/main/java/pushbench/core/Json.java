@@ -7,9 +7,8 @@ import com.google.gson.JsonParseException;
 import com.google.gson.TypeAdapter;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 
 /** Strict JSON parsing and compact writing with Gson. */
@@ -24,11 +23,12 @@ public final class Json {
 
     /**
      * Parses a whole body as one JSON value. The reader is strict (Gson's JsonParser would be lenient and
-     * accept unquoted names or single quotes) and must reach the end of the document.
+     * accept unquoted names or single quotes) and must reach the end of the document. Malformed UTF-8
+     * becomes U+FFFD. The body is decoded whole (it is at most 16 KiB): an InputStreamReader would
+     * allocate an 8 KiB decoding buffer for every request, a tenth of Tomcat 6's allocation under load.
      */
     public static JsonElement parse(byte[] body) throws BadInput {
-        try (JsonReader reader = new JsonReader(
-                new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8))) {
+        try (JsonReader reader = new JsonReader(new StringReader(new String(body, StandardCharsets.UTF_8)))) {
             reader.setLenient(false);
             JsonElement value = ELEMENT.read(reader);
             if (reader.peek() != JsonToken.END_DOCUMENT) {

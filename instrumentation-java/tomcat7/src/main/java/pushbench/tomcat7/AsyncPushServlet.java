@@ -144,7 +144,9 @@ public final class AsyncPushServlet extends HttpServlet {
             throw BodyBuffer.tooLargeError();
         }
         BodyBuffer buffer = new BodyBuffer();
-        byte[] chunk = new byte[4096];
+        // A push request's body is tens of bytes: a chunk of its Content-Length, not a fixed 4 KiB.
+        int length = request.getContentLength();
+        byte[] chunk = new byte[length > 0 && length < 4096 ? length : 4096];
         InputStream in = request.getInputStream();
         for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
             if (!buffer.append(chunk, 0, n)) {
