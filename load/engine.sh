@@ -2,14 +2,16 @@
 # Starts or stops one JMeter engine (jmeter-server mode) on this host.
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
-#                        --threads <N> --responses <dir> [--cleanup 0|1] [--heap <size>]
+#                        --threads <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
 #   load/engine.sh stop --name <n>
 #   load/engine.sh status --name <n>
 #
 # start  runs the engine in the background, in its own session (it outlives an ssh session that started
 #        it), with the per-engine plan properties threads.num=<N> and log.dir.res=<dir> (the controller
-#        must not send these two with -G). --cleanup 0 sets cleanup.threads=0: this engine's Clean Up
-#        group sends no clear (in distributed mode only the engine started last clears; default 1). PID file $PB_STATE/engine-<n>.pid ("<pid> <start time>"),
+#        must not send these two with -G). --init 0 sets init.threads=0: this engine's Init group sends
+#        neither the logging request nor the event set (in distributed mode only the engine started first
+#        does; default 1). --cleanup 0 sets cleanup.threads=0: this engine's Clean Up group sends no
+#        clear (in distributed mode only the engine started last clears; default 1). PID file $PB_STATE/engine-<n>.pid ("<pid> <start time>"),
 #        JMeter log $PB_STATE/engine-<n>.log, console output $PB_STATE/engine-<n>.out. Waits until the
 #        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
 #        the logs' tails.
@@ -40,7 +42,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' threads='' responses='' cleanup=1 heap=''
+name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap=''
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
   case $1 in
@@ -50,6 +52,7 @@ while [[ $# -gt 0 ]]; do
     --localport) localport=$2 ;;
     --threads) threads=$2 ;;
     --responses) responses=$2 ;;
+    --init) init=$2 ;;
     --cleanup) cleanup=$2 ;;
     --heap) heap=$2 ;;
     *) usage ;;
@@ -77,7 +80,7 @@ show_logs() {
 }
 
 start() {
-  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $cleanup =~ ^[01]$ ]] || usage
+  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ ]] || usage
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
   if [[ -z $heap ]]; then
     heap=$(jmeter_heap_mb "$threads" poll 0)m
@@ -104,7 +107,7 @@ start() {
   setsid java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     -Jserver.rmi.ssl.disable=true -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
-    -Jthreads.num="$threads" -Jlog.dir.res="$responses" -Jcleanup.threads="$cleanup" \
+    -Jthreads.num="$threads" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
     >"$out" 2>&1 </dev/null &
   local pid=$!
   procs_record "$pid" "$pidfile"
