@@ -31,6 +31,14 @@ public final class BodyBuffer {
         return bytes.toByteArray();
     }
 
+    /**
+     * A read buffer for a body of the given Content-Length (-1 or 0: unknown): a push request's body is
+     * tens of bytes, so it gets a chunk of its own size, not a fixed 4 KiB per read.
+     */
+    public static byte[] chunkFor(int contentLength) {
+        return new byte[contentLength > 0 && contentLength < 4096 ? contentLength : 4096];
+    }
+
     /** The 413 answer every handler sends for an oversized body. */
     public static BadInput tooLargeError() {
         return new BadInput(413, "body larger than " + LIMIT + " bytes");

@@ -141,6 +141,15 @@ class ValidationTest {
     }
 
     @Test
+    void readChunkFitsTheBody() {
+        assertEquals(57, BodyBuffer.chunkFor(57).length);
+        // Unknown (-1) or empty (0): never a zero-length chunk, which would read 0 bytes forever.
+        assertEquals(4096, BodyBuffer.chunkFor(-1).length);
+        assertEquals(4096, BodyBuffer.chunkFor(0).length);
+        assertEquals(4096, BodyBuffer.chunkFor(16384).length);
+    }
+
+    @Test
     void routing() {
         assertEquals(Endpoint.REQUEST, Endpoint.route("POST", "/request").endpoint);
         assertEquals(Endpoint.TIMESTAMP, Endpoint.route("GET", "/timestamp").endpoint);

@@ -109,9 +109,7 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
 
     private void read(Exchange exchange, HttpServletRequest request) throws IOException {
         InputStream in = request.getInputStream();
-        // A push request's body is tens of bytes: a chunk of its Content-Length, not a fixed 4 KiB per READ.
-        int expected = exchange.expected();
-        byte[] chunk = new byte[expected > 0 && expected < 4096 ? expected : 4096];
+        byte[] chunk = BodyBuffer.chunkFor(exchange.expected());
         boolean eof = false;
         try {
             // Read everything available: Tomcat treats unread available bytes after READ as an error.

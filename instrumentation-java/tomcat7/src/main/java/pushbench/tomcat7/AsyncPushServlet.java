@@ -144,9 +144,7 @@ public final class AsyncPushServlet extends HttpServlet {
             throw BodyBuffer.tooLargeError();
         }
         BodyBuffer buffer = new BodyBuffer();
-        // A push request's body is tens of bytes: a chunk of its Content-Length, not a fixed 4 KiB.
-        int length = request.getContentLength();
-        byte[] chunk = new byte[length > 0 && length < 4096 ? length : 4096];
+        byte[] chunk = BodyBuffer.chunkFor(request.getContentLength());
         InputStream in = request.getInputStream();
         for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
             if (!buffer.append(chunk, 0, n)) {
