@@ -1,13 +1,14 @@
 'use strict';
 // Minimal HTTP helpers for black-box protocol tests: one fresh connection per request (no keep-alive
-// reuse, so one test's broken connection cannot leak into the next), and a comet stream reader that
-// records each line with its arrival time.
+// reuse, so one test's broken connection cannot leak into the next) unless a test passes its own keep-alive
+// agent, and a comet stream reader that records each line with its arrival time.
 
 const http = require('node:http');
 const net = require('node:net');
 
-// Resolves { status, headers, text, json (or undefined), elapsed }.
-function request(base, method, path, { body, headers = {}, timeoutMs = 15000, chunked = false } = {}) {
+// Resolves { status, headers, text, json (or undefined), elapsed, reused, localPort }: reused tells
+// whether the request went out on a connection an earlier request of the same agent had used.
+function request(base, method, path, { body, headers = {}, timeoutMs = 15000, chunked = false, agent = false } = {}) {
   const url = new URL(path, base);
   let payload = null;
   if (body !== undefined) payload = Buffer.isBuffer(body) || typeof body === 'string' ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
@@ -16,14 +17,16 @@ function request(base, method, path, { body, headers = {}, timeoutMs = 15000, ch
   if (payload && !sendHeaders['Content-Type']) sendHeaders['Content-Type'] = 'application/json';
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: sendHeaders, agent: false }, (res) => {
+    const req = http.request(url, { method, headers: sendHeaders, agent }, (res) => {
+      const { localPort } = res.socket;
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let json;
         try { json = JSON.parse(text); } catch { json = undefined; }
-        resolve({ status: res.statusCode, headers: res.headers, text, json, elapsed: Date.now() - started });
+        resolve({ status: res.statusCode, headers: res.headers, text, json, elapsed: Date.now() - started,
+          reused: req.reusedSocket, localPort });
       });
       res.on('error', reject);
     });

@@ -11,6 +11,7 @@
 const { describe, test, before, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
+const http = require('node:http');
 const { request, openStream, sendAndHold, rawExchange, waitUntil, sleep } = require('./http-client');
 
 const SLACK = Number(process.env.PB_CONFORMANCE_SLACK_MS) || 1500;
@@ -240,6 +241,24 @@ function registerSuite(base, { label = base } = {}) {
         const answer = await post('/request', echo);
         assertEventRecord(answer.json, { name: quick, echo });
         assert.equal((await status()).requests.open, 0, 'the answered poll left every list');
+      });
+
+      test('a timed-out poll leaves its keep-alive connection open for the next poll', async () => {
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          const echo = { type: 'poll', events: [uniqueName('again')], duration: 200 };
+          const first = await post('/request', echo, { agent });
+          const second = await post('/request', echo, { agent });
+          for (const answer of [first, second]) {
+            assert.equal(answer.status, 200);
+            assert.deepEqual(answer.json.response, { timeout: { duration: 200 } });
+            assert.notEqual(answer.headers.connection, 'close', 'the server ended the connection');
+          }
+          assert.ok(second.reused && second.localPort === first.localPort,
+            `the second poll went out on a new connection (ports ${first.localPort}, ${second.localPort})`);
+        } finally {
+          agent.destroy();
+        }
       });
     });
 

@@ -53,6 +53,12 @@ public final class PushRequest {
         return timeout;
     }
 
+    /** Milliseconds left of a poll's duration since it was opened: 0 or less once it is up. */
+    public long remainingMillis() {
+        Long duration = spec.duration();
+        return duration == null ? Long.MAX_VALUE : duration - (manager.clock().millis() - created);
+    }
+
     public boolean isOpen() {
         return !done.get();
     }

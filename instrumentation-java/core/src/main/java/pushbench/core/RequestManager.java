@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The study's request manager: the global request pool, the counts behind connections.start/finish, and
- * the poll timeouts. Timeouts are scheduled here rather than left to the container, so both Tomcat
- * versions time polls out the same way (and the request's lock makes the timeout and an event race-free).
+ * the poll timeouts. Timeouts are scheduled here, so every handler times polls out the same way (and the
+ * request's lock makes the timeout and an event race-free); a handler may ask for a grace and time its
+ * polls out with its container's own timeout first ({@link RequestObserver#timeoutGraceMillis()}).
  */
 public final class RequestManager {
     private final ConcurrentHashMap<Long, PushRequest> pool = new ConcurrentHashMap<>();
@@ -52,7 +53,8 @@ public final class RequestManager {
             ScheduledFuture<?> timeout = null;
             if (!spec.isComet()) {
                 try {
-                    timeout = timers.schedule(request::expire, spec.duration(), TimeUnit.MILLISECONDS);
+                    long delay = spec.duration() + Math.max(0, observer.timeoutGraceMillis());
+                    timeout = timers.schedule(request::expire, delay, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException e) {
                     rejected = true;
                 }

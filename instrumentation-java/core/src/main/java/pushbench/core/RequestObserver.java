@@ -30,4 +30,15 @@ public interface RequestObserver {
 
     /** Ends the response: the request was answered (poll), cleared, or its client went away. */
     void complete();
+
+    /**
+     * How long after a poll's duration the core's own timer expires it. The default, 0: the core times
+     * polls out itself. A handler whose container has a timeout of its own that ends a poll better (Tomcat
+     * 6's Comet TIMEOUT event, after which the connection stays open for the client's next request)
+     * returns a grace and calls {@link PushRequest#expire()} from that timeout; the core's timer is then
+     * only the fallback for a container timeout that does not come. Asked once, when the poll is opened.
+     */
+    default long timeoutGraceMillis() {
+        return 0;
+    }
 }

@@ -24,7 +24,8 @@ import pushbench.core.PushSpec;
  *     closed, and POST /request is handed to the request manager (which holds it);</li>
  * <li>END / ERROR: the request is over for the container (client gone, closed, server stopping); END may
  *     arrive twice after a close from another thread, so everything here is idempotent. A TIMEOUT error on
- *     a held request is ignored: the core owns poll timeouts and comet streams have none.</li>
+ *     a held poll is its timeout, answered in that event so the connection stays open (see
+ *     {@link Exchange#hold}); on a held comet stream it is ignored, as streams have none.</li>
  * </ul>
  */
 public final class CometPushServlet extends HttpServlet implements CometProcessor {
@@ -172,7 +173,7 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
     }
 
     private void error(Exchange exchange, CometEvent.EventSubType subType) {
-        if (subType == CometEvent.EventSubType.TIMEOUT && exchange.isHeld()) {
+        if (subType == CometEvent.EventSubType.TIMEOUT && exchange.containerTimeout()) {
             return; // see the class comment: the connection stays open
         }
         exchange.containerEnded();

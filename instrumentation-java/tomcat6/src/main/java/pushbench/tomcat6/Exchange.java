@@ -51,12 +51,24 @@ import pushbench.core.RequestObserver;
  *     concurrently with close() (seen as empty 200 or 500 answers to very short polls and as connections
  *     reset). Tomcat 6 gives a servlet no signal for the end of a dispatch, so the sign used is that
  *     thread starting another event or going idle in its pool.</li>
+ * <li>A poll that times out is answered and closed on this connection's own thread, in the connector's
+ *     TIMEOUT event ({@link #containerTimeout}): the one close after which Tomcat 6 keeps the connection
+ *     for the next request. A poll answered from any other thread says Connection: close.</li>
  * </ul>
  */
 final class Exchange implements RequestObserver {
     private static final String NDJSON = "application/x-ndjson";
     /** Seconds an answered poll's client has to hang up before the server closes the connection. */
     static final long ANSWERED_POLL_CLOSE_SECONDS = 10;
+    /**
+     * How late the connector's Comet TIMEOUT may be before the core's own timer answers the poll instead
+     * (from its thread, so with Connection: close). The connector checks timeouts every
+     * socket.timeoutInterval ms (servers/tc6/conf/server.xml sets 100), but only when a select found no
+     * socket ready: while connections keep arriving the check starves, and this bounds the lateness.
+     */
+    static final long CONTAINER_TIMEOUT_GRACE_MILLIS = 200;
+    /** The longest a TIMEOUT that came before the poll's duration was up waits for the rest of it. */
+    private static final long EARLY_TIMEOUT_WAIT_LIMIT_MILLIS = 1000;
     private static ScheduledExecutorService timers; // guarded by Exchange.class
 
     /** Events started per container thread: a change tells that thread's previous dispatch is over. */
@@ -76,6 +88,7 @@ final class Exchange implements RequestObserver {
     private PushRequest push; // guarded by responseLock
     private boolean ended; // guarded by responseLock: the container ended the request (END/ERROR)
     private boolean finished; // guarded by responseLock: close() was called, nothing more is written
+    private boolean containerTimesOut; // guarded by responseLock: the connector's TIMEOUT ends this poll
     private ServletOutputStream out; // guarded by responseLock
     private int eventDepth; // guarded by this
     private Thread eventThread; // guarded by this: the container thread inside event() for this connection
@@ -127,7 +140,7 @@ final class Exchange implements RequestObserver {
 
     void answer(Answer answer) throws IOException {
         synchronized (responseLock) {
-            // Tomcat 6 closes a Comet connection after each request: tell the client not to reuse it.
+            // Closed in BEGIN or READ (status OPEN), Tomcat 6 ends the connection: the client must not reuse it.
             response.setHeader("Connection", "close");
             send(response, answer);
         }
@@ -148,23 +161,65 @@ final class Exchange implements RequestObserver {
 
     // ---- a held request ----
 
-    /** Before registering: no container timeout, and for comet the status and headers at once. */
+    /**
+     * Before registering. A comet stream gets its status and headers at once, and no connector timeout. A
+     * poll gets the connector's Comet timeout set to its duration: a close inside that TIMEOUT event keeps
+     * the connection open for the client's next poll, as on Tomcat 7, while a close from any other thread
+     * ends it (CoyoteAdapter.event() counts a close that arrives with status OPEN as an error). The core's
+     * timer stays as the fallback, {@link #CONTAINER_TIMEOUT_GRACE_MILLIS} later.
+     */
     void hold(PushSpec spec) throws IOException {
         synchronized (responseLock) {
             this.spec = spec;
-            response.setHeader("Connection", "close");
             if (spec.isComet()) {
+                response.setHeader("Connection", "close");
                 response.setStatus(HttpServletResponse.SC_OK);
                 response.setContentType(NDJSON);
                 response.flushBuffer();
             }
         }
+        int timeout = spec.isComet() ? Integer.MAX_VALUE : (int) Math.min(spec.duration(), Integer.MAX_VALUE);
         try {
-            // The core times polls out itself; the connector's own timeout must not end the request first.
-            event.setTimeout(Integer.MAX_VALUE);
+            event.setTimeout(timeout);
+            synchronized (responseLock) {
+                containerTimesOut = !spec.isComet();
+            }
         } catch (Exception e) { // UnsupportedOperationException where the connector has no comet timeouts
-            log.info("could not lift the comet timeout: " + e);
+            log.info("could not set the comet timeout: " + e);
         }
+    }
+
+    @Override
+    public long timeoutGraceMillis() {
+        synchronized (responseLock) {
+            return containerTimesOut ? CONTAINER_TIMEOUT_GRACE_MILLIS : 0;
+        }
+    }
+
+    /**
+     * The connector's Comet TIMEOUT, on this connection's event thread. A held comet stream ignores it. A
+     * held poll gets its timeout record here (after the rest of its duration, if the connector counted
+     * from a little before the poll was opened), and the close that follows, still inside this event,
+     * keeps the connection.
+     *
+     * @return true if the request is taken care of; false if it is no longer held, and is to be ended
+     */
+    boolean containerTimeout() {
+        PushRequest request;
+        synchronized (responseLock) {
+            request = push;
+        }
+        if (request == null || !request.isOpen()) {
+            return false;
+        }
+        if (spec.isComet()) {
+            return true;
+        }
+        long early = Math.min(request.remainingMillis(), EARLY_TIMEOUT_WAIT_LIMIT_MILLIS);
+        if (early > 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(early));
+        }
+        return request.expire();
     }
 
     void attach(PushRequest request) {
@@ -175,12 +230,6 @@ final class Exchange implements RequestObserver {
         }
         if (alreadyEnded) {
             request.abandon();
-        }
-    }
-
-    boolean isHeld() {
-        synchronized (responseLock) {
-            return push != null && push.isOpen();
         }
     }
 
@@ -196,6 +245,11 @@ final class Exchange implements RequestObserver {
                     response.setStatus(HttpServletResponse.SC_OK);
                     response.setContentType("application/json");
                     response.setContentLength(bytes.length);
+                    if (!onEventThread()) {
+                        // Answered from another thread (an event, a clear, the fallback timer): the close
+                        // that follows ends the connection, so its client must not reuse it.
+                        response.setHeader("Connection", "close");
+                    }
                 }
                 out = response.getOutputStream();
             }
@@ -264,6 +318,10 @@ final class Exchange implements RequestObserver {
     }
 
     // ---- closing exactly once ----
+
+    private synchronized boolean onEventThread() {
+        return eventThread == Thread.currentThread();
+    }
 
     /** The container starts an event for this connection; waits while another thread is closing it. */
     synchronized void enterEvent() {

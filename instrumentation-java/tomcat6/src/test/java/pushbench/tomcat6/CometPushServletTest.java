@@ -108,9 +108,7 @@ class CometPushServletTest {
     @Test
     void pollIsHeldThenAnsweredAndClosedOnceDespiteTwoEnds() throws Exception {
         FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"p6\"],\"duration\":30000}");
-        assertEquals(Integer.valueOf(Integer.MAX_VALUE), poll.timeout, "the connector timeout is lifted");
-        assertEquals(1, inst.requests().pollCount());
-        fire(poll, EventType.ERROR, EventSubType.TIMEOUT); // ignored while held
+        assertEquals(Integer.valueOf(30000), poll.timeout, "the connector times the poll out");
         assertEquals(1, inst.requests().pollCount());
         assertEquals(0, poll.closes.get());
         setEvent("p6");
@@ -130,6 +128,10 @@ class CometPushServletTest {
                 "\"events\":[\"c6\"]}");
         assertEquals("application/x-ndjson", comet.headers.get("Content-Type"));
         assertTrue(comet.flushes.get() >= 1);
+        assertEquals(Integer.valueOf(Integer.MAX_VALUE), comet.timeout, "a stream has no connector timeout");
+        fire(comet, EventType.ERROR, EventSubType.TIMEOUT); // ignored: a stream has no timeout
+        assertEquals(1, inst.requests().cometCount());
+        assertEquals(0, comet.closes.get());
         setEvent("c6");
         waitFor(() -> comet.text().split("\n").length >= 3);
         fire(comet, EventType.ERROR, EventSubType.CLIENT_DISCONNECT);
@@ -263,6 +265,7 @@ class CometPushServletTest {
         setEvent("pf");
         waitFor(() -> inst.requests().openCount() == 0); // answered: the core has let it go
         assertTrue(poll.text().contains("\"pf\""), poll.text());
+        assertEquals("close", poll.headers.get("Connection"), "answered from the emitter's thread");
         assertTrue(poll.flushes.get() >= 1, "the answer must reach the client without a close");
         Thread.sleep(100);
         assertEquals(0, poll.closes.get(), "closed from the emitter's thread, racing the client's hang-up");
@@ -274,6 +277,50 @@ class CometPushServletTest {
         assertTrue(closedOnContainerThread.get());
         fire(poll, EventType.END, null);
         assertEquals(1, poll.closes.get());
+    }
+
+    @Test
+    void aPollTimedOutByTheConnectorIsAnsweredAndClosedInThatEventKeepingTheConnection() throws Exception {
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"pt\"],\"duration\":200}");
+        assertEquals(Integer.valueOf(200), poll.timeout);
+        AtomicBoolean closedOnContainerThread = new AtomicBoolean();
+        Thread container = Thread.currentThread();
+        poll.onClose = () -> closedOnContainerThread.set(Thread.currentThread() == container);
+        fire(poll, EventType.ERROR, EventSubType.TIMEOUT); // at once: the connector counted from earlier
+        JsonObject record = JsonParser.parseString(poll.text()).getAsJsonObject();
+        assertEquals(200, record.getAsJsonObject("response").getAsJsonObject("timeout").get("duration").getAsLong());
+        long held = record.getAsJsonObject("timings").get("duration").getAsLong();
+        assertTrue(held >= 200, "an early TIMEOUT waits for the rest of the duration, held " + held + " ms");
+        assertEquals(1, poll.closes.get());
+        assertTrue(closedOnContainerThread.get(), "closed inside the TIMEOUT event");
+        assertEquals(null, poll.headers.get("Connection"), "the connection stays open for the next poll");
+        assertEquals(0, inst.requests().openCount());
+        fire(poll, EventType.END, null);
+        assertEquals(1, poll.closes.get());
+    }
+
+    @Test
+    void aPollWhoseConnectorTimeoutNeverComesIsAnsweredByTheCoreTimerWithConnectionClose() throws Exception {
+        long started = System.nanoTime();
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"pn\"],\"duration\":50}");
+        waitFor(() -> inst.requests().openCount() == 0);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(waitedMs >= 50 + Exchange.CONTAINER_TIMEOUT_GRACE_MILLIS, "fallback after " + waitedMs + " ms");
+        assertTrue(poll.text().contains("timeout"), poll.text());
+        assertEquals("close", poll.headers.get("Connection"), "answered from the timer's thread");
+        assertEquals(0, poll.closes.get(), "the client hangs up first (see Exchange.complete)");
+        clientCloses(poll);
+        assertEquals(1, poll.closes.get());
+    }
+
+    @Test
+    void aTimeoutAfterThePollWasAnsweredEndsTheConnection() throws Exception {
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"pa\"],\"duration\":30000}");
+        setEvent("pa");
+        waitFor(() -> inst.requests().openCount() == 0); // answered from the emitter's thread
+        fire(poll, EventType.ERROR, EventSubType.TIMEOUT);
+        assertEquals(1, poll.closes.get());
+        assertEquals(1, poll.text().split("\n").length, "one answer only: " + poll.text());
     }
 
     @Test
