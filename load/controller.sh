@@ -6,8 +6,8 @@
 #   load/controller.sh --local --run-dir <dir> [--props <file>] [--set <key>=<value>]...
 #
 # Distributed (default): the engines (load/engine.sh) run the plan; the plan's properties from <file>
-#   and --set go to every engine with -G, except threads.num and log.dir.res, which are each engine's
-#   own (given to load/engine.sh) and are dropped here. The file actually sent is
+#   and --set go to every engine with -G, except threads.num, log.dir.res, init.threads and
+#   cleanup.threads, which are each engine's own (given to load/engine.sh) and are dropped here. The file actually sent is
 #   <dir>/jmeter/global.properties. Engines call the controller back on <address> (default: this
 #   host's source address towards the first engine) at ports PB_JMETER_CLIENT_LOCALPORT and up.
 #   --exit-engines: the engines exit when the test ends (JMeter's -X); otherwise they keep running
@@ -96,18 +96,19 @@ else
     [[ -n $address ]] || die "cannot tell which local address engine $first reaches; give --address"
   fi
   jvm=(-Xmx"$PB_JMETER_CONTROLLER_HEAP" "${jvm[@]}" -Djava.rmi.server.hostname="$address")
-  # The global properties, without the per-engine ones (each engine got its own with -J at start).
+  # The global properties, without the per-engine ones (each engine got its own with -J at start: a -G
+  # value would override them on every engine).
+  per_engine='^[[:space:]]*(threads\.num|log\.dir\.res|init\.threads|cleanup\.threads)[[:space:]]*[=:]'
   global=$out_dir/global.properties
   {
     echo "# sent to every engine by load/controller.sh (-G)"
-    [[ -z $props ]] || grep -Ev '^[[:space:]]*(threads\.num|log\.dir\.res)[[:space:]]*[=:]' "$props" || true
-    for s in "${sets[@]}"; do
-      case ${s%%=*} in threads.num | log.dir.res) ;; *) printf '%s\n' "$s" ;; esac
-    done
+    [[ -z $props ]] || grep -Ev "$per_engine" "$props" || true
+    ((${#sets[@]} == 0)) || printf '%s\n' "${sets[@]}" | grep -Ev "$per_engine" || true
   } >"$global"
-  if grep -Eq '^[[:space:]]*(threads\.num|log\.dir\.res)[[:space:]]*[=:]' "$props" ||
-    printf '%s\n' "${sets[@]}" | grep -Eq '^(threads\.num|log\.dir\.res)='; then
-    echo "controller: note: threads.num and log.dir.res are per engine (load/engine.sh); not sent" >&2
+  if { [[ -n $props ]] && grep -Eq "$per_engine" "$props"; } ||
+    { ((${#sets[@]} > 0)) && printf '%s\n' "${sets[@]}" | grep -Eq "$per_engine"; }; then
+    echo "controller: note: threads.num, log.dir.res, init.threads and cleanup.threads are per engine" \
+      "(load/engine.sh); not sent" >&2
   fi
   args+=(-R "$engines" -G"$global" -Jclient.rmi.localport="$PB_JMETER_CLIENT_LOCALPORT")
   $exit_engines && args+=(-X)

@@ -7,11 +7,12 @@
 #   load/engine.sh status --name <n>
 #
 # start  runs the engine in the background, in its own session (it outlives an ssh session that started
-#        it), with the per-engine plan properties threads.num=<N> and log.dir.res=<dir> (the controller
-#        must not send these two with -G). --init 0 sets init.threads=0: this engine's Init group sends
-#        neither the logging request nor the event set (in distributed mode only the engine started first
-#        does; default 1). --cleanup 0 sets cleanup.threads=0: this engine's Clean Up group sends no
-#        clear (in distributed mode only the engine started last clears; default 1). PID file $PB_STATE/engine-<n>.pid ("<pid> <start time>"),
+#        it), with the per-engine plan properties threads.num=<N>, log.dir.res=<dir>, init.threads and
+#        cleanup.threads (the controller never sends these with -G). --init 0 sets init.threads=0: this
+#        engine's Init group sends neither the logging request nor the event set (in distributed mode
+#        only the engine started first does; default 1). --cleanup 0 sets cleanup.threads=0: this
+#        engine's Clean Up group sends no clear (in distributed mode only the engine started last
+#        clears; default 1). PID file $PB_STATE/engine-<n>.pid ("<pid> <start time>"),
 #        JMeter log $PB_STATE/engine-<n>.log, console output $PB_STATE/engine-<n>.out. Waits until the
 #        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
 #        the logs' tails.

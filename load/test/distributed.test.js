@@ -58,16 +58,19 @@ test('a distributed run splits the threads between both engines', async (t) => {
     'server.host': '127.0.0.1', 'server.port': h.NODE_PORT, 'rampup.period': 2, 'test.duration': 8,
     'logging.enabled': false, 'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
     'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000,
-    // Per-engine values: the controller must drop these rather than override the engines' own.
-    'threads.num': 999, 'log.dir.res': '/nonexistent',
+    // Per-engine values: the controller must drop these rather than override the engines' own (with
+    // them, the engine started with --init 0 would set the event too, and no engine would clear).
+    'threads.num': 999, 'log.dir.res': '/nonexistent', 'cleanup.threads': 0,
   });
   const engines = ENGINES.map((e) => `127.0.0.1:${e.port}`).join(',');
-  const run = await h.runController(['--run-dir', runDir, '--engines', engines, '--props', props], 180000);
+  const run = await h.runController(['--run-dir', runDir, '--engines', engines, '--props', props,
+    '--set', 'init.threads=1'], 180000);
   t.diagnostic(`distributed run took ${run.ms} ms`);
   assert.equal(run.code, 0, run.output);
 
   const sent = fs.readFileSync(path.join(runDir, 'jmeter', 'global.properties'), 'utf8');
-  assert.doesNotMatch(sent, /^(threads\.num|log\.dir\.res)=/m);
+  assert.doesNotMatch(sent, /^(threads\.num|log\.dir\.res|init\.threads|cleanup\.threads)=/m);
+  assert.match(run.output, /are per engine \(load\/engine\.sh\); not sent/);
   assert.match(sent, /^test\.duration=8$/m);
 
   const { rows } = h.readResults(runDir);
