@@ -17,7 +17,7 @@
 #        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
 #        the logs' tails.
 #        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
-#        <N> held poll threads; more JVM options: JVM_ARGS.
+#        <N> held poll threads, committed at start (-Xms too); more JVM options: JVM_ARGS.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # Only the recorded PID (checked against its start time) is ever signalled.
@@ -98,7 +98,7 @@ start() {
   : >"$log"
   local -a jvm
   mapfile -t jvm < <(jmeter_jvm_options)
-  jvm=(-Xmx"$heap" "${jvm[@]}")
+  jvm=(-Xms"$heap" -Xmx"$heap" "${jvm[@]}")
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
   read -ra extra <<<"${JVM_ARGS:-}"

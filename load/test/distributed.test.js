@@ -45,6 +45,11 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
     // The collector comes from PB_JMETER_GC (lib/config.sh): Parallel, and no second collector beside it.
     assert.match(cmdline, /\0-XX:\+UseParallelGC\0/);
     assert.doesNotMatch(cmdline, /UseG1GC/);
+    // The whole heap from the start: growing it took a full collection of seconds at each step.
+    const xms = /\0-Xms(\d+[kmg]?)\0/i.exec(cmdline);
+    const xmx = /\0-Xmx(\d+[kmg]?)\0/i.exec(cmdline);
+    assert.ok(xms && xmx, `no -Xms/-Xmx in ${cmdline.replace(/\0/g, ' ')}`);
+    assert.equal(xms[1], xmx[1]);
   }
   const clash = h.engine(['start', '--name', 'loadtest-clash', '--address', '127.0.0.1',
     '--port', String(ENGINES[0].port), '--localport', String(h.RMI_LOCALPORT + 2), '--threads', '1',

@@ -62,9 +62,9 @@ final class Exchange implements RequestObserver {
     static final long ANSWERED_POLL_CLOSE_SECONDS = 10;
     /**
      * How late the connector's Comet TIMEOUT may be before the core's own timer answers the poll instead
-     * (from its thread, so with Connection: close). The connector checks timeouts every
-     * socket.timeoutInterval ms (servers/tc6/conf/server.xml sets 100), but only when a select found no
-     * socket ready: while connections keep arriving the check starves, and this bounds the lateness.
+     * (from its thread, so with Connection: close). The connector scans for due timeouts only after a
+     * select that waited selectorTimeout ms (servers/tc6/conf/server.xml sets 100) and found no socket
+     * ready: while connections keep arriving the check starves, and this bounds the lateness.
      */
     static final long CONTAINER_TIMEOUT_GRACE_MILLIS = 200;
     /** The longest a TIMEOUT that came before the poll's duration was up waits for the rest of it. */
