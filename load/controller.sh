@@ -7,9 +7,10 @@
 #
 # Distributed (default): the engines (load/engine.sh) run the plan; the plan's properties from <file>
 #   and --set go to every engine with -G, except threads.num, log.dir.res, init.threads and
-#   cleanup.threads, which are each engine's own (given to load/engine.sh) and are dropped here. The file actually sent is
-#   <dir>/jmeter/global.properties. Engines call the controller back on <address> (default: this
-#   host's source address towards the first engine) at ports PB_JMETER_CLIENT_LOCALPORT and up.
+#   cleanup.threads, which are each engine's own (given to load/engine.sh) and are dropped here. The
+#   file actually sent is <dir>/jmeter/global.properties. Engines call the controller back on <address>
+#   (default: this host's source address towards the first engine) at ports PB_JMETER_CLIENT_LOCALPORT
+#   and up.
 #   --exit-engines: the engines exit when the test ends (JMeter's -X); otherwise they keep running
 #   until load/engine.sh stop.
 # --local: the plan runs in this JVM with every property given with -J (a quick check, no engines);

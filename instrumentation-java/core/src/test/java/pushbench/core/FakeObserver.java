@@ -21,6 +21,8 @@ final class FakeObserver implements RequestObserver {
     volatile PushRequest request;
     /** Set by a test after abandon() returned: any write from then on is a write after completion. */
     volatile boolean abandoned;
+    /** What {@link #timeoutGraceMillis()} answers: a handler whose container times polls out itself. */
+    volatile long grace;
 
     @Override
     public void write(String text) throws IOException {
@@ -55,6 +57,11 @@ final class FakeObserver implements RequestObserver {
     @Override
     public void complete() {
         completions.incrementAndGet();
+    }
+
+    @Override
+    public long timeoutGraceMillis() {
+        return grace;
     }
 
     synchronized List<JsonObject> records() {

@@ -25,40 +25,17 @@ class TimeoutTest {
         return inst.open(inst.pushSpec(body.getBytes(StandardCharsets.UTF_8)), observer);
     }
 
-    /** Counts writes and completions; times nothing out itself. */
-    private static class CountingObserver implements RequestObserver {
-        final AtomicLong writes = new AtomicLong();
-        final AtomicLong completions = new AtomicLong();
-
-        @Override
-        public void write(String text) {
-            writes.incrementAndGet();
-        }
-
-        @Override
-        public void complete() {
-            completions.incrementAndGet();
-        }
-    }
-
-    /** A handler whose container times polls out itself, with the core's timer as its fallback. */
-    private static final class GracefulObserver extends CountingObserver {
-        @Override
-        public long timeoutGraceMillis() {
-            return 60_000;
-        }
-    }
-
     @Test
     void byDefaultTheCoreTimerFiresAtTheDuration() throws Exception {
-        PushRequest request = poll(3_000_000, new CountingObserver());
+        PushRequest request = poll(3_000_000, new FakeObserver());
         long delay = request.timeout().getDelay(TimeUnit.MILLISECONDS);
         assertTrue(delay > 3_000_000 - 60_000 && delay <= 3_000_000, "timer in " + delay + " ms");
     }
 
     @Test
     void aHandlerWithItsOwnTimeoutGetsTheGraceAndExpiresThePollItself() throws Exception {
-        GracefulObserver observer = new GracefulObserver();
+        FakeObserver observer = new FakeObserver();
+        observer.grace = 60_000; // a handler whose container times polls out itself
         PushRequest request = poll(3_000_000, observer);
         long delay = request.timeout().getDelay(TimeUnit.MILLISECONDS);
         assertTrue(delay > 3_000_000 && delay <= 3_060_000, "fallback timer in " + delay + " ms");
@@ -66,7 +43,7 @@ class TimeoutTest {
         assertEquals(0, request.remainingMillis());
         assertTrue(request.expire(), "the container's timeout answers the poll");
         assertTrue(request.timeout().isCancelled(), "the fallback timer is dropped once the poll is answered");
-        assertEquals(1, observer.writes.get());
+        assertEquals(1, observer.writeCount());
         assertEquals(1, observer.completions.get());
         assertFalse(request.expire());
         assertEquals(0, inst.requests().openCount());
@@ -74,14 +51,14 @@ class TimeoutTest {
 
     @Test
     void remainingMillisCountsDownFromTheOpen() throws Exception {
-        PushRequest request = poll(10_000, new CountingObserver());
+        PushRequest request = poll(10_000, new FakeObserver());
         assertEquals(10_000, request.remainingMillis());
         now.addAndGet(9_960);
         assertEquals(40, request.remainingMillis(), "a container timeout 40 ms early waits that long");
         now.addAndGet(100);
         assertEquals(-60, request.remainingMillis());
         String comet = "{\"type\":\"comet\",\"events\":[\"t\"]}";
-        PushRequest stream = inst.open(inst.pushSpec(comet.getBytes(StandardCharsets.UTF_8)), new CountingObserver());
+        PushRequest stream = inst.open(inst.pushSpec(comet.getBytes(StandardCharsets.UTF_8)), new FakeObserver());
         assertEquals(Long.MAX_VALUE, stream.remainingMillis(), "a comet stream's duration is never up");
     }
 }
