@@ -37,7 +37,7 @@ PB_TOMCAT_EXTRA_OPTS=${PB_TOMCAT_EXTRA_OPTS:-}       # more JVM options, e.g. -X
 # hold (lib/jmeter-heap.sh); or a fixed size such as 3g for every engine.
 PB_JMETER_HEAP=${PB_JMETER_HEAP:-auto}
 PB_JMETER_HEAP_BASE_MB=${PB_JMETER_HEAP_BASE_MB:-512}            # the JVM and the plan
-PB_JMETER_HEAP_PER_THREAD_KB=${PB_JMETER_HEAP_PER_THREAD_KB:-256}  # a held poll thread (docs/limits.md)
+PB_JMETER_HEAP_PER_THREAD_KB=${PB_JMETER_HEAP_PER_THREAD_KB:-512}  # a held poll thread (docs/limits.md)
 # The collector of every JMeter JVM (engines, controller, --local), split on spaces. Parallel, not G1:
 # held polls live 10 s, and G1 chasing its pause goal with thousands of thread stacks keeps the young
 # generation small, promotes them and then spends ~30% of the machine marking the old one (docs/limits.md).

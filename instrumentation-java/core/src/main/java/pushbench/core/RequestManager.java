@@ -53,7 +53,7 @@ public final class RequestManager {
             ScheduledFuture<?> timeout = null;
             if (!spec.isComet()) {
                 try {
-                    long delay = spec.duration() + Math.max(0, observer.timeoutGraceMillis());
+                    long delay = fallbackDelay(request, observer);
                     timeout = timers.schedule(request::expire, delay, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException e) {
                     rejected = true;
@@ -68,6 +68,23 @@ public final class RequestManager {
             request.clear("shutdown");
         }
         return request;
+    }
+
+    /**
+     * When the core's timer expires a poll, counted from now: at its duration, or, for a handler whose
+     * container times polls out first, at the first tick at or after its duration plus the grace.
+     */
+    private long fallbackDelay(PushRequest request, RequestObserver observer) {
+        long grace = Math.max(0, observer.timeoutGraceMillis());
+        if (grace == 0) {
+            return request.spec().duration();
+        }
+        long due = request.created() + request.spec().duration() + grace;
+        long tick = observer.timeoutTickMillis();
+        if (tick > 0) {
+            due = Math.floorDiv(due + tick - 1, tick) * tick;
+        }
+        return due - clock.millis();
     }
 
     /** Called exactly once per request, by whoever completed it. */

@@ -41,4 +41,14 @@ public interface RequestObserver {
     default long timeoutGraceMillis() {
         return 0;
     }
+
+    /**
+     * With a grace: the fallback timer's tick. Above 0, a poll's fallback fires at the first multiple of
+     * it (on the core's clock) at or after its duration plus the grace, so the fallbacks of many polls
+     * come together and leave the container quiet moments between them (Tomcat 6 looks for due timeouts
+     * only when its selector is quiet). 0, the default: each poll's fallback at its own time.
+     */
+    default long timeoutTickMillis() {
+        return 0;
+    }
 }

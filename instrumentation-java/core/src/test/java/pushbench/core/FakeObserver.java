@@ -23,6 +23,8 @@ final class FakeObserver implements RequestObserver {
     volatile boolean abandoned;
     /** What {@link #timeoutGraceMillis()} answers: a handler whose container times polls out itself. */
     volatile long grace;
+    /** What {@link #timeoutTickMillis()} answers. */
+    volatile long tick;
 
     @Override
     public void write(String text) throws IOException {
@@ -62,6 +64,11 @@ final class FakeObserver implements RequestObserver {
     @Override
     public long timeoutGraceMillis() {
         return grace;
+    }
+
+    @Override
+    public long timeoutTickMillis() {
+        return tick;
     }
 
     synchronized List<JsonObject> records() {

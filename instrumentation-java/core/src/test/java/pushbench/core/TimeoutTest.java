@@ -50,6 +50,26 @@ class TimeoutTest {
     }
 
     @Test
+    void theFallbackOfAHandlerWithATickFiresOnTheTick() throws Exception {
+        FakeObserver observer = new FakeObserver();
+        observer.grace = 200;
+        observer.tick = 250;
+        now.addAndGet(30); // the clock starts on a multiple of 250
+        PushRequest request = poll(3_000_000, observer);
+        // due at 30 + 3,000,000 + 200 = 3,000,230 past the start; the next tick is 3,000,250: 3,000,220 from now
+        long delay = request.timeout().getDelay(TimeUnit.MILLISECONDS);
+        assertTrue(delay > 3_000_220 - 60_000 && delay <= 3_000_220, "fallback timer in " + delay + " ms");
+        now.addAndGet(270);
+        PushRequest onTheTick = poll(3_000_000, observer); // due at 300 + 3,000,000 + 200: on a tick already
+        delay = onTheTick.timeout().getDelay(TimeUnit.MILLISECONDS);
+        assertTrue(delay > 3_000_200 - 60_000 && delay <= 3_000_200, "fallback timer in " + delay + " ms");
+        observer.grace = 0;
+        PushRequest own = poll(3_000_000, observer);
+        delay = own.timeout().getDelay(TimeUnit.MILLISECONDS);
+        assertTrue(delay > 3_000_000 - 60_000 && delay <= 3_000_000, "no grace, no tick: " + delay + " ms");
+    }
+
+    @Test
     void remainingMillisCountsDownFromTheOpen() throws Exception {
         PushRequest request = poll(10_000, new FakeObserver());
         assertEquals(10_000, request.remainingMillis());

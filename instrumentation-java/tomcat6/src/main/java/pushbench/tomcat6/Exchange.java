@@ -67,6 +67,13 @@ final class Exchange implements RequestObserver {
      * ready: while connections keep arriving the check starves, and this bounds the lateness.
      */
     static final long CONTAINER_TIMEOUT_GRACE_MILLIS = 200;
+    /**
+     * The fallback's tick: fallbacks fire together on multiples of it. Answered one by one, each at its
+     * own time, they and the reconnections they bring (Connection: close) keep the selector busy, so the
+     * connector's check keeps starving and the polls after them fall back too; in bursts they leave quiet
+     * moments, and the connector's own timeouts take over again.
+     */
+    static final long FALLBACK_TICK_MILLIS = 250;
     /** The longest a TIMEOUT that came before the poll's duration was up waits for the rest of it. */
     private static final long EARLY_TIMEOUT_WAIT_LIMIT_MILLIS = 1000;
     private static ScheduledExecutorService timers; // guarded by Exchange.class
@@ -194,6 +201,11 @@ final class Exchange implements RequestObserver {
         synchronized (responseLock) {
             return containerTimesOut ? CONTAINER_TIMEOUT_GRACE_MILLIS : 0;
         }
+    }
+
+    @Override
+    public long timeoutTickMillis() {
+        return FALLBACK_TICK_MILLIS;
     }
 
     /**
