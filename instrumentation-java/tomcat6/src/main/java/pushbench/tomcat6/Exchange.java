@@ -43,14 +43,16 @@ import pushbench.core.RequestObserver;
  *     response.finishResponse(); request.cometClose()}: the moment setComet(false) or the final flush is
  *     done, the container may start ending the request (a client that got its whole answer hangs up), and
  *     that END must not reach the recycling code while the rest of close() is still running here.</li>
- * <li>A close from another thread also waits until the container thread that ran this connection's last
- *     event has finished that dispatch ({@link #awaitDispatchEnd}). Tomcat's code after our event()
- *     returns still acts on the request: a READ that made the request held is followed by
- *     CoyoteAdapter.service() checking request.isComet() and Http11NioProcessor.process() checking its own
- *     comet flag; a close that lands in between makes that thread finish and recycle the request itself,
- *     concurrently with close() (seen as empty 200 or 500 answers to very short polls and as connections
- *     reset). Tomcat 6 gives a servlet no signal for the end of a dispatch, so the sign used is that
- *     thread starting another event or going idle in its pool.</li>
+ * <li>A close also waits until the container thread that ran this connection's last event has finished that
+ *     dispatch ({@link #awaitDispatchEnd}), whichever thread closes: another one, or this connection's own
+ *     event on a second container thread (a very short poll's TIMEOUT can be dispatched while the thread
+ *     that ran its READ is still in Tomcat's code after it). Tomcat's code after our event() returns still
+ *     acts on the request: a READ that made the request held is followed by CoyoteAdapter.service()
+ *     checking request.isComet() and Http11NioProcessor.process() checking its own comet flag; a close that
+ *     lands in between makes that thread finish and recycle the request itself, concurrently with close()
+ *     (seen as empty 200 or 500 answers to very short polls and as connections reset). Tomcat 6 gives a
+ *     servlet no signal for the end of a dispatch, so the sign used is that thread starting another event
+ *     or going idle in its pool.</li>
  * <li>A poll that times out is answered and closed on this connection's own thread, in the connector's
  *     TIMEOUT event ({@link #containerTimeout}): the one close after which Tomcat 6 keeps the connection
  *     for the next request. A poll answered from any other thread says Connection: close.</li>
@@ -386,9 +388,7 @@ final class Exchange implements RequestObserver {
             foreignClose = eventDepth == 0;
         }
         try {
-            if (foreignClose) {
-                awaitDispatchEnd();
-            }
+            awaitDispatchEnd();
             doClose();
         } finally {
             synchronized (this) {

@@ -9,6 +9,7 @@ import com.google.gson.JsonParser;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.catalina.CometEvent.EventSubType;
 import org.apache.catalina.CometEvent.EventType;
 import org.junit.jupiter.api.AfterEach;
@@ -350,6 +351,48 @@ class CometPushServletTest {
         assertEquals(1, connection.closes.get());
         backInPool.countDown();
         container.join(10000);
+    }
+
+    @Test
+    void aTimeoutOnASecondContainerThreadWaitsUntilTheReadsThreadIsDoneWithItsDispatch() throws Exception {
+        AtomicReference<FakeComet> held = new AtomicReference<>();
+        AtomicBoolean stillInTomcat = new AtomicBoolean(true);
+        CountDownLatch backInPool = new CountDownLatch(1);
+        CountDownLatch leftEvent = new CountDownLatch(1);
+        Thread reader = new Thread(() -> {
+            try {
+                // BEGIN and the READ that makes a 1 ms poll held
+                held.set(post("/request", "{\"type\":\"poll\",\"events\":[\"p2\"],\"duration\":1}"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            leftEvent.countDown();
+            while (stillInTomcat.get()) { // Tomcat's own code after the READ, still running
+                Thread.yield();
+            }
+            await(backInPool);
+        });
+        reader.start();
+        assertTrue(leftEvent.await(10, TimeUnit.SECONDS));
+        FakeComet poll = held.get();
+        Thread.sleep(2); // the 1 ms poll is due: the connector's scan dispatches its TIMEOUT elsewhere
+        Thread timeout = new Thread(() -> {
+            try {
+                fire(poll, EventType.ERROR, EventSubType.TIMEOUT);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        timeout.start();
+        timeout.join(300);
+        assertEquals(0, poll.closes.get(), "closed while the READ's thread was still ending its dispatch");
+        stillInTomcat.set(false);
+        timeout.join(10000);
+        assertEquals(1, poll.closes.get());
+        assertTrue(poll.text().contains("timeout"), poll.text());
+        assertEquals(null, poll.headers.get("Connection"), "answered inside the TIMEOUT event");
+        backInPool.countDown();
+        reader.join(10000);
     }
 
     private static void await(CountDownLatch latch) {
