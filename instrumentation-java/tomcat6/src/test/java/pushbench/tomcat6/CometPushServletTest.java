@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -328,71 +329,88 @@ class CometPushServletTest {
     void aCloseFromAnotherThreadWaitsUntilTheContainerThreadIsDoneWithItsDispatch() throws Exception {
         FakeComet connection = new FakeComet("POST", "/request", null, 10);
         Exchange exchange = new Exchange(connection.event, inst.log());
-        AtomicBoolean stillInTomcat = new AtomicBoolean(true);
-        CountDownLatch backInPool = new CountDownLatch(1);
-        CountDownLatch leftEvent = new CountDownLatch(1);
-        Thread container = new Thread(() -> {
-            exchange.enterEvent(); // the READ that makes the request held...
+        LingeringDispatch dispatch = new LingeringDispatch(() -> {
+            exchange.enterEvent(); // the READ that makes the request held
             exchange.leaveEvent();
-            leftEvent.countDown();
-            while (stillInTomcat.get()) { // ...then Tomcat's own code after event(), still running
-                Thread.yield(); // stays RUNNABLE
-            }
-            await(backInPool); // waiting for work in the pool
+            return null;
         });
-        container.start();
-        assertTrue(leftEvent.await(10, TimeUnit.SECONDS));
-        Thread timer = new Thread(exchange::complete); // a 1 ms poll times out at once
-        timer.start();
-        timer.join(300);
-        assertEquals(0, connection.closes.get(), "closed while the container thread was still ending its dispatch");
-        stillInTomcat.set(false);
-        timer.join(10000);
-        assertEquals(1, connection.closes.get());
-        backInPool.countDown();
-        container.join(10000);
+        assertClosedOnlyAfter(dispatch, connection, () -> {
+            exchange.complete(); // on the core's timer: a 1 ms poll times out at once
+            return null;
+        }, "closed while the container thread was still ending its dispatch");
+        dispatch.end();
     }
 
     @Test
     void aTimeoutOnASecondContainerThreadWaitsUntilTheReadsThreadIsDoneWithItsDispatch() throws Exception {
         AtomicReference<FakeComet> held = new AtomicReference<>();
-        AtomicBoolean stillInTomcat = new AtomicBoolean(true);
-        CountDownLatch backInPool = new CountDownLatch(1);
-        CountDownLatch leftEvent = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try {
-                // BEGIN and the READ that makes a 1 ms poll held
-                held.set(post("/request", "{\"type\":\"poll\",\"events\":[\"p2\"],\"duration\":1}"));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            leftEvent.countDown();
-            while (stillInTomcat.get()) { // Tomcat's own code after the READ, still running
-                Thread.yield();
-            }
-            await(backInPool);
+        LingeringDispatch dispatch = new LingeringDispatch(() -> {
+            // BEGIN and the READ that makes a 1 ms poll held
+            held.set(post("/request", "{\"type\":\"poll\",\"events\":[\"p2\"],\"duration\":1}"));
+            return null;
         });
-        reader.start();
-        assertTrue(leftEvent.await(10, TimeUnit.SECONDS));
         FakeComet poll = held.get();
         Thread.sleep(2); // the 1 ms poll is due: the connector's scan dispatches its TIMEOUT elsewhere
-        Thread timeout = new Thread(() -> {
-            try {
-                fire(poll, EventType.ERROR, EventSubType.TIMEOUT);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        timeout.start();
-        timeout.join(300);
-        assertEquals(0, poll.closes.get(), "closed while the READ's thread was still ending its dispatch");
-        stillInTomcat.set(false);
-        timeout.join(10000);
-        assertEquals(1, poll.closes.get());
+        assertClosedOnlyAfter(dispatch, poll, () -> {
+            fire(poll, EventType.ERROR, EventSubType.TIMEOUT); // on a second container thread
+            return null;
+        }, "closed while the READ's thread was still ending its dispatch");
         assertTrue(poll.text().contains("timeout"), poll.text());
         assertEquals(null, poll.headers.get("Connection"), "answered inside the TIMEOUT event");
-        backInPool.countDown();
-        reader.join(10000);
+        dispatch.end();
+    }
+
+    /**
+     * A container thread that runs the given events, then stays in Tomcat's own code after event()
+     * (RUNNABLE) until {@link #leaveTomcat}, then waits for work in its pool until {@link #end}.
+     */
+    private static final class LingeringDispatch {
+        private final AtomicBoolean stillInTomcat = new AtomicBoolean(true);
+        private final CountDownLatch backInPool = new CountDownLatch(1);
+        private final Thread thread;
+
+        LingeringDispatch(Callable<?> events) throws InterruptedException {
+            CountDownLatch leftEvent = new CountDownLatch(1);
+            thread = new Thread(() -> {
+                call(events);
+                leftEvent.countDown();
+                while (stillInTomcat.get()) {
+                    Thread.yield(); // stays RUNNABLE
+                }
+                await(backInPool);
+            });
+            thread.start();
+            assertTrue(leftEvent.await(10, TimeUnit.SECONDS));
+        }
+
+        void leaveTomcat() {
+            stillInTomcat.set(false);
+        }
+
+        void end() throws InterruptedException {
+            backInPool.countDown();
+            thread.join(10000);
+        }
+    }
+
+    /** Runs the close on a thread of its own: no close while the dispatch lingers, one close after it. */
+    private static void assertClosedOnlyAfter(LingeringDispatch dispatch, FakeComet connection,
+            Callable<?> close, String closedEarly) throws InterruptedException {
+        Thread closer = new Thread(() -> call(close));
+        closer.start();
+        closer.join(300);
+        assertEquals(0, connection.closes.get(), closedEarly);
+        dispatch.leaveTomcat();
+        closer.join(10000);
+        assertEquals(1, connection.closes.get());
+    }
+
+    private static void call(Callable<?> task) {
+        try {
+            task.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void await(CountDownLatch latch) {
