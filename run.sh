@@ -481,7 +481,7 @@ collect_monitor_files() {
   ((MONITOR_FILES_WANTED)) || return 0
   local f src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
   MONITOR_FILES_COPIED=1
-  for f in vmstat.log pidstat.log meminfo.txt; do
+  for f in vmstat.log pidstat.log memory.log meminfo.txt; do
     remote_fetch "$SUT_IDX" "$src/$f" "$RUN_DIR/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; MONITOR_FILES_COPIED=0; }
   done
 }

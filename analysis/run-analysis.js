@@ -10,11 +10,13 @@ const { createCollector } = require('./collect');
 const { bestOffset } = require('./timestamp');
 const { parseVmstatFile, memoryPercent } = require('./vmstat');
 const { parsePidstatFile } = require('./pidstat');
+const { parseMemoryLogFile, memorySeries } = require('./memory-log');
 const { readMemTotalMB } = require('./meminfo');
 const { Timeline } = require('./timeline');
 const { messageCounts } = require('./messages');
 const { buildRunCharts } = require('./run-charts');
 const { runTitle } = require('./titles');
+const { SampleEnds, TripTimes } = require('./trip-time');
 
 const MAX_SECONDS = 48 * 3600;
 const MARGIN_MS = 3600 * 1000;   // keep server times up to an hour before the run start (unsynchronised clocks)
@@ -24,7 +26,7 @@ const isTimeoutAssertion = (msg) => /timeout/.test(msg) && !/Exception/.test(msg
 
 async function readCsv(file, t0) {
   const csv = { rows: 0, badRows: 0, byLabel: {}, failed: 0, errors: 0, timeoutFailures: 0, first: null, last: null, firstRequest: null,
-    timestampRows: [], errorTimeline: new Timeline(t0 === null ? null : t0 - MARGIN_MS, 'sum') };
+    timestampRows: [], errorTimeline: new Timeline(t0 === null ? null : t0 - MARGIN_MS, 'sum'), sampleEnds: new SampleEnds() };
   const counts = await readResultsCsv(file, (s) => {
     const end = s.timeStamp + s.elapsed;
     if (csv.first === null || s.timeStamp < csv.first) csv.first = s.timeStamp;
@@ -38,6 +40,7 @@ async function readCsv(file, t0) {
       if (isTimeoutAssertion(s.failureMessage)) csv.timeoutFailures++;
       else { csv.errors++; csv.errorTimeline.add(end); }
     }
+    if (s.label === 'request' && s.responseFile) csv.sampleEnds.add(s.responseFile, end);
     if (s.label === 'timestamp' && s.responseFile) {
       csv.timestampRows.push({ file: path.basename(s.responseFile.replace(/\\/g, '/')), threadName: s.threadName,
         timeStamp: s.timeStamp, elapsed: s.elapsed });
@@ -78,6 +81,11 @@ const meanOf = (values) => {
   const v = values.filter((x) => x !== null);
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
+// procps-ng 4.0.2's vmstat prints the memory of its first sample on every line. In a load test free and
+// active memory move by a MB within seconds, so five equal samples mean a frozen vmstat (only runs
+// without sut/memory.log, made before it existed, are looked at).
+const vmstatMemoryFrozen = (samples) => samples.length >= 5
+  && samples.every((s) => s.active === samples[0].active && s.free === samples[0].free);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 async function analyzeRun(runDir) {
@@ -98,10 +106,18 @@ async function analyzeRun(runDir) {
     notes.push('run.json has no startedAt: the run start is the first JMeter sample');
   }
 
-  // 2. The response archives, one engine after the other through one collector.
+  // 2. The response archives, one engine after the other through one collector; each poll answered by
+  // an event also gives a trip time, with the end of its JMeter sample.
   const collector = createCollector(t0 === null ? null : t0 - MARGIN_MS);
+  const trips = new TripTimes(t0 === null ? null : t0 - MARGIN_MS);
+  const visitor = { ...collector.visitor, record(obj, type, st) {
+    collector.visitor.record(obj, type, st);
+    if (type === 'event' && st.type === 'poll' && csv) {
+      trips.add(csv.sampleEnds.get(st.engine, st.name), obj.response.event.timings?.created);
+    }
+  } };
   const archiveStats = [];
-  for (const file of archives) archiveStats.push(await readArchive(file, collector.visitor));
+  for (const file of archives) archiveStats.push(await readArchive(file, visitor));
   const col = collector.result();
 
   // 3. Clock offset (server - client), then the run start if nothing else gave one.
@@ -119,9 +135,20 @@ async function analyzeRun(runDir) {
   // 4. The SUT host's monitors.
   const vmstat = present('vmstat') ? await parseVmstatFile(inputs.vmstat) : { samples: [], skipped: 0 };
   const pidstat = present('pidstat') ? await parsePidstatFile(inputs.pidstat) : { samples: [], skipped: 0 };
-  let memTotalMB = null;
-  if (present('meminfo')) memTotalMB = readMemTotalMB(inputs.meminfo);
-  if (memTotalMB === null) notes.push('memory % not computed: no MemTotal (sut/meminfo.txt)');
+  const memoryLog = present('memoryLog') ? await parseMemoryLogFile(inputs.memoryLog) : { samples: [], skipped: 0 };
+  let memTotalMB = memoryLog.samples.length ? memoryLog.samples[0].totalKB / 1024 : null;
+  if (memTotalMB === null && present('meminfo')) memTotalMB = readMemTotalMB(inputs.meminfo);
+  // Memory: sut/memory.log; runs made before it existed fall back on vmstat's columns, unless those never
+  // changed (procps-ng 4.0.2 prints its first sample's memory on every line: docs/limits.md).
+  let memorySource = memoryLog.samples.length ? 'memory.log' : vmstat.samples.length ? 'vmstat' : null;
+  if (memorySource === 'vmstat' && vmstatMemoryFrozen(vmstat.samples)) {
+    memorySource = null;
+    notes.push(`memory % not computed: vmstat's memory columns never changed over ${vmstat.samples.length} samples (procps-ng 4.0.2 repeats its first sample) and there is no sut/memory.log`);
+  }
+  if (memorySource !== null && memTotalMB === null) {
+    memorySource = null;
+    notes.push('memory % not computed: no MemTotal (sut/meminfo.txt)');
+  }
 
   // 5. How many seconds the run covers.
   const candidates = [vmstat.samples.length,
@@ -133,7 +160,9 @@ async function analyzeRun(runDir) {
 
   // 6. Per-second series.
   const cpu = pad(vmstat.samples.map((s) => s.cpu), seconds);
-  const memory = pad(vmstat.samples.map((s) => (memTotalMB ? r2(memoryPercent(s.active, memTotalMB)) : null)), seconds);
+  const memory = memorySource === 'memory.log' ? memorySeries(memoryLog.samples, t0, offset, seconds).map(r2)
+    : memorySource === 'vmstat' ? pad(vmstat.samples.map((s) => r2(memoryPercent(s.active, memTotalMB))), seconds)
+      : new Array(seconds).fill(null);
   const processCpu = new Array(seconds).fill(null);
   const processRssMB = new Array(seconds).fill(null);
   const pidSecond = (s) => Math.round((s.epochMs - offset - t0) / 1000) - 1;   // a sample closes its second
@@ -150,6 +179,7 @@ async function analyzeRun(runDir) {
   const responsesCumulative = responses.map((v) => (total += v));
   const connections = forwardFill(tl.connections.toSeconds(t0, seconds, offset));
   const errors = csv ? csv.errorTimeline.toSeconds(t0, seconds, 0) : new Array(seconds).fill(0);
+  const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null);
 
   // 7. Emit cycles and queue places.
   const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
@@ -182,14 +212,15 @@ async function analyzeRun(runDir) {
 
   const series = { cpu, memory, processCpu, processRssMB: processRssMB.map(r2), connections, responses,
     responsesCumulative, events: tl.events.toSeconds(t0, seconds, offset), timeouts: tl.timeouts.toSeconds(t0, seconds, offset),
-    clears: tl.clears.toSeconds(t0, seconds, offset), errors, emitDuration, requestsPerCycle };
-  const datasets = { series, cycles, places, messages, hasSamples: Boolean(csv?.rows) };
+    clears: tl.clears.toSeconds(t0, seconds, offset), errors, emitDuration, requestsPerCycle,
+    tripMean: tripTime.series.mean, tripMax: tripTime.series.max };
+  const datasets = { series, cycles, places, messages, memorySource, hasSamples: Boolean(csv?.rows) };
 
   // 9. Summary with every flag a reader must see.
   const unreadable = archiveStats.filter((a) => a.unreadable).map((a) => path.basename(a.file));
   const truncated = archiveStats.filter((a) => a.truncated).map((a) => path.basename(a.file));
   const sum = (k) => archiveStats.reduce((n, a) => n + a[k], 0);
-  const linesSkipped = { vmstat: vmstat.skipped, pidstat: pidstat.skipped, resultsCsv: csv?.badRows ?? 0,
+  const linesSkipped = { vmstat: vmstat.skipped, pidstat: pidstat.skipped, memoryLog: memoryLog.skipped, resultsCsv: csv?.badRows ?? 0,
     responseLines: sum('badLines'), halfWrittenLines: sum('halfLines') };
   for (const a of archiveStats) if (a.problem) problems.push(`${path.basename(a.file)}: ${a.problem}`);
   const outOfRange = Object.values(tl).reduce((n, t) => n + t.outOfRange, 0);
@@ -211,6 +242,7 @@ async function analyzeRun(runDir) {
     clockOffset: { ms: r2(offset), errorBoundMs: best?.errorBoundMs ?? null, engine: best?.engine ?? null,
       measurements: best?.measurements ?? 0 },
     memTotalMB: memTotalMB === null ? null : r2(memTotalMB),
+    memorySource,
     totals: {
       requestResponses, responsesSent: col.counts.records, events: col.counts.events, timeouts: col.counts.timeouts,
       clears: col.counts.clears, cometStreams: col.counts.comet, pollResponses: col.counts.poll, errorBodies: sum('errorBodies'),
@@ -222,6 +254,7 @@ async function analyzeRun(runDir) {
     peakCpu: maxOf(cpu), meanCpu: r2(meanOf(cpu)), peakMemory: r2(maxOf(memory)),
     peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
     messages,
+    tripTime: tripTime.summary,
     flags: {
       serverCrashed: run.serverCrashed === true,
       status: run.status,

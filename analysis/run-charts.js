@@ -10,8 +10,9 @@ const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== u
 const RUN_CHARTS = [
   { id: 'cpu', name: 'CPU Usage', y: 'CPU used (%)', yMax: 100,
     lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
-  { id: 'memory', name: 'Memory Usage', y: 'Active memory (% of MemTotal)', yMax: 100,
-    lines: (d) => [{ name: 'Active memory', values: d.series.memory }] },
+  { id: 'memory', name: 'Memory Usage', y: 'Memory in use (% of MemTotal)', yMax: 100,
+    lines: (d) => [{ name: d.memorySource === 'vmstat' ? 'Active memory (vmstat, a run without memory.log)'
+      : 'Memory in use (MemTotal - MemAvailable)', values: d.series.memory }] },
   { id: 'process-cpu', name: 'Server Process CPU Usage', y: 'Process CPU (%, 100 = one core)',
     lines: (d) => [{ name: 'Server process %CPU', values: d.series.processCpu }] },
   { id: 'process-memory', name: 'Server Process Memory', y: 'Resident set size (MB)',
@@ -29,6 +30,8 @@ const RUN_CHARTS = [
     lines: (d) => [{ name: 'Emit duration per cycle', values: d.series.emitDuration }] },
   { id: 'requests-per-cycle', name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle',
     lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
+  { id: 'trip-time', name: 'Long Poll Trip Time', y: 'Emit cycle start to answer received (ms)',
+    lines: (d) => [{ name: 'Mean per second', values: d.series.tripMean }, { name: 'Max per second', values: d.series.tripMax }] },
   { id: 'emit-duration-place', name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
     lines: (d) => [{ name: 'Mean', values: [null, ...d.places.meanDuration] },
       { name: 'Max', values: [null, ...d.places.maxDuration] }] },

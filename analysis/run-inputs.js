@@ -14,6 +14,7 @@ function findInputs(runDir) {
     runJson: p('run.json'),
     vmstat: p('sut', 'vmstat.log'),
     pidstat: p('sut', 'pidstat.log'),
+    memoryLog: p('sut', 'memory.log'),
     meminfo: p('sut', 'meminfo.txt'),
     resultsCsv: p('jmeter', 'results.csv'),
   };

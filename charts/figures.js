@@ -12,7 +12,7 @@
 
 const METRICS = {
   cpu: { name: 'CPU Usage', y: 'CPU used (%)', data: 'cpu', yMax: 100 },
-  memory: { name: 'Memory Usage', y: 'Active memory (% of MemTotal)', data: 'memory', alignStart: true },
+  memory: { name: 'Memory Usage', y: 'Memory in use (% of MemTotal)', data: 'memory', alignStart: true },
   processCpu: { name: 'Server Process CPU Usage', y: 'Process CPU (%, 100 = one core)', data: 'processCpu' },
   processRss: { name: 'Server Process Memory', y: 'Resident set size (MB)', data: 'processRssMB' },
   connections: { name: 'Concurrent Connections', y: 'Open requests on the server', data: 'connections' },
@@ -22,6 +22,7 @@ const METRICS = {
   timeouts: { name: 'Timeouts', y: 'Timeouts per second', data: 'timeouts' },
   emitDuration: { name: 'Emit Duration', y: 'Emit duration (ms)', data: 'emitDuration' },
   requestsPerCycle: { name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle', data: 'requestsPerCycle' },
+  tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean' },
 };
 
 const FIGURES = [
@@ -73,6 +74,9 @@ const FIGURES = [
     filter: { server: 'tc7', type: 'poll', events: true }, metric: 'responsesSent', series: 'threads', panels: 'interval' },
   { id: 'fig28', number: 28, title: 'Tomcat 6, Tomcat 7 – 30 Second Emit Interval – Comet, Long Poll – Memory Usage',
     filter: { server: ['tc6', 'tc7'], events: true, interval: 30000 }, metric: 'memory', series: ['server', 'type'], panels: 'threads' },
+  // Beyond the study: CHIRON's trip time (reference 001), emit cycle start to answer received, for long polls.
+  { id: 'trip01', number: 'T1', title: 'Long Poll – With Events – 1 Second Emit Interval – Trip Time',
+    filter: { type: 'poll', events: true, interval: 1000 }, metric: 'tripTime', series: 'server', panels: 'threads' },
 ];
 
 module.exports = { FIGURES, METRICS };

@@ -69,8 +69,21 @@ function resourcesCard(s) {
     row('Comet: expected / missed', m.comet.streams ? `${fmt(m.comet.expected)} / ${fmt(m.comet.missed)}` : null),
     row('Comet: received message %', m.comet.receivedPercent),
     row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
+    ...tripRows(s.tripTime),
   ];
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
+}
+
+// CHIRON's trip time of long polls answered by an event (analysis/trip-time.js).
+function tripRows(t) {
+  if (!t) return [];
+  const rows = [row('Poll trip time: answers timed', t.polls)];
+  if (t.polls) {
+    rows.push(row('Poll trip time p50 / p90 / p99 (ms)', `${fmt(t.p50Ms)} / ${fmt(t.p90Ms)} / ${fmt(t.p99Ms)}`),
+      row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`));
+  }
+  if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
+  return rows;
 }
 
 function orderedChartIds(chartDir) {

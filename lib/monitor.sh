@@ -2,13 +2,14 @@
 # shellcheck source-path=SCRIPTDIR
 # Runs ON the SUT host: system and server-process monitoring for one run.
 #
-#   lib/monitor.sh start <run-id> <server pid>   vmstat -SM -a 1 and pidstat -h -u -r -p <pid> 1 in the
-#                                                background, /proc/meminfo copied; prints the directory
-#   lib/monitor.sh stop <run-id>                 stops both (by their recorded PIDs only)
+#   lib/monitor.sh start <run-id> <server pid>   vmstat -SM -a 1, pidstat -h -u -r -p <pid> 1 and
+#                                                lib/meminfo-log.sh in the background, /proc/meminfo
+#                                                copied; prints the directory
+#   lib/monitor.sh stop <run-id>                 stops all three (by their recorded PIDs only)
 #   lib/monitor.sh dir <run-id>                  prints the directory the files are in
 #   lib/monitor.sh clean <run-id>                removes it (after run.sh copied the files)
 #
-# Files: $PB_STATE/runs/<run-id>/sut/{vmstat.log,pidstat.log,meminfo.txt,*.pid}.
+# Files: $PB_STATE/runs/<run-id>/sut/{vmstat.log,pidstat.log,memory.log,meminfo.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=config.sh
@@ -35,11 +36,12 @@ case $1 in
     cp /proc/meminfo "$dir/meminfo.txt"
     start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
     start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$3" 1
+    start_detached memory "$dir/memory.log" "$here/meminfo-log.sh"
     echo "$dir"
     ;;
   stop)
     [[ $# -eq 2 ]] || usage
-    for name in vmstat pidstat; do
+    for name in vmstat pidstat memory; do
       procs_stop_recorded "$dir/$name.pid" 3 || true
     done
     ;;

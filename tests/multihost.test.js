@@ -131,7 +131,7 @@ test('a comet run with an event over ssh: SUT and two engines in their own names
     const log = path.join(d, 'jmeter', `engine-${e.name}.log`);
     assert.ok(fs.existsSync(log) && fs.statSync(log).size > 0, `jmeter/engine-${e.name}.log fetched over ssh`);
   }
-  for (const f of ['vmstat.log', 'pidstat.log']) {
+  for (const f of ['vmstat.log', 'pidstat.log', 'memory.log']) {
     const file = path.join(d, 'sut', f);
     assert.ok(fs.existsSync(file) && fs.statSync(file).size > 0, `sut/${f} present`);
   }

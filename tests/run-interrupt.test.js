@@ -20,7 +20,7 @@ function pidIn(file) {
   return Number(text.trim().split(/\s+/)[0]);
 }
 
-// Every PID the run recorded while it runs: server, engine, controller, vmstat, pidstat.
+// Every PID the run recorded while it runs: server, engine, controller, vmstat, pidstat, memory sampler.
 function recordedPids(state, runDir) {
   const id = path.basename(runDir);
   const files = {
@@ -29,6 +29,7 @@ function recordedPids(state, runDir) {
     controller: path.join(state, 'runs', id, 'controller.pid'),
     vmstat: path.join(state, 'runs', id, 'sut', 'vmstat.pid'),
     pidstat: path.join(state, 'runs', id, 'sut', 'pidstat.pid'),
+    memory: path.join(state, 'runs', id, 'sut', 'memory.pid'),
   };
   const pids = {};
   for (const [what, file] of Object.entries(files)) {
@@ -83,7 +84,7 @@ describe('run.sh interrupted or with a dying server', () => {
     }
     // What was collected before the interrupt is kept, the responses saved so far included; nothing
     // of the run is left in the state directory.
-    for (const f of ['run.log', 'sut/vmstat.log', 'sut/pidstat.log', 'sut/server.log', 'jmeter/engine-local.log',
+    for (const f of ['run.log', 'sut/vmstat.log', 'sut/pidstat.log', 'sut/memory.log', 'sut/server.log', 'jmeter/engine-local.log',
       'responses/local.tar.gz']) {
       assert.ok(fs.existsSync(path.join(r.runDir, f)), `${f} not kept`);
     }

@@ -99,6 +99,16 @@ describe('run.sh, local runs', () => {
       assert.ok(summary.totals.responsesSent > 0, 'no responses in the analysis');
       assert.ok(summary.peakConnections >= THREADS * 0.9 && summary.peakConnections <= THREADS,
         `peak connections ${summary.peakConnections}, threads ${THREADS}`);
+      // Every long poll answered by an event found its JMeter sample and got a trip time (CHIRON).
+      if (type === 'poll' && extra[1]) {
+        const t = summary.tripTime;
+        assert.ok(t && t.polls > 0, `no trip times: ${JSON.stringify(t)}`);
+        assert.equal(t.unmatched, 0);
+        assert.equal(t.polls, summary.totals.events);
+        assert.ok(t.p50Ms > -t.errorBoundMs - 1 && t.p99Ms < 2000, `trip times ${JSON.stringify(t)}`);
+      } else {
+        assert.equal(summary.tripTime, null);
+      }
       assert.match(r.stdout, /^report: .*report\/index\.html$/m);
     });
   }

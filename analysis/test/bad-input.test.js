@@ -5,7 +5,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { copyRun, scratchDir, readJson } = require('./helpers');
+const { copyRun, scratchDir, readJson, REAL_RUN } = require('./helpers');
+const { analyzeRun } = require('../run-analysis');
 
 const ANALYZE = path.join(__dirname, '..', 'analyze.js');
 
@@ -17,9 +18,9 @@ test('corrupt archive, half JSON body, cut vmstat line and missing files are rep
   fs.rmSync(path.join(run, 'sut', 'meminfo.txt'));
   fs.appendFileSync(path.join(run, 'sut', 'vmstat.log'), ' 1  0      0  16210\n');
   const out = execFileSync(process.execPath, [ANALYZE, run], { encoding: 'utf8' });
-  assert.match(out, /missing inputs: sut\/pidstat.log, sut\/meminfo.txt/);
+  assert.match(out, /missing inputs: sut\/pidstat.log, sut\/memory.log, sut\/meminfo.txt/);
   const s = readJson(path.join(run, 'data', 'summary.json'));
-  assert.deepEqual(s.flags.missingInputs, ['sut/pidstat.log', 'sut/meminfo.txt']);
+  assert.deepEqual(s.flags.missingInputs, ['sut/pidstat.log', 'sut/memory.log', 'sut/meminfo.txt']);
   assert.deepEqual(s.flags.archivesUnreadable.sort(), ['gen3.tar.gz', 'gen4.tar.gz']);
   assert.deepEqual(s.flags.archivesTruncated, ['gen2.tar.gz']);
   assert.equal(s.flags.linesSkippedBy.vmstat, 2);
@@ -39,7 +40,7 @@ test('a run with nothing but run.json still analyses, everything listed missing'
   const s = readJson(path.join(dir, 'data', 'summary.json'));
   assert.equal(s.flags.serverCrashed, true);
   assert.equal(s.flags.incomplete, true);
-  assert.deepEqual(s.flags.missingInputs, ['sut/vmstat.log', 'sut/pidstat.log', 'sut/meminfo.txt', 'jmeter/results.csv', 'responses/*.tar.gz']);
+  assert.deepEqual(s.flags.missingInputs, ['sut/vmstat.log', 'sut/pidstat.log', 'sut/memory.log', 'sut/meminfo.txt', 'jmeter/results.csv', 'responses/*.tar.gz']);
   assert.equal(s.durationSeconds, 4);
 });
 
@@ -58,4 +59,44 @@ test('exit 1 for a directory that is no run, 2 for bad usage', () => {
   assert.equal(spawnSync(process.execPath, [ANALYZE, empty]).status, 1);
   assert.equal(spawnSync(process.execPath, [ANALYZE, path.join(empty, 'nope')]).status, 1);
   assert.equal(spawnSync(process.execPath, [ANALYZE]).status, 2);
+});
+
+test('memory: memory.log lines that do not fit are skipped and counted; without it a frozen vmstat gives no memory', async () => {
+  const run = copyRun(undefined, REAL_RUN);
+  const log = path.join(run, 'sut', 'memory.log');
+  const good = fs.readFileSync(log, 'utf8').trim().split('\n');
+  fs.writeFileSync(log, [...good.slice(0, 5), '17953 cut', good[5].replace(/ \d+$/, ' x'), ...good.slice(6), good.at(-1).slice(0, 20)].join('\n'));
+  const withLog = (await analyzeRun(run)).summary;
+  assert.equal(withLog.memorySource, 'memory.log');
+  assert.equal(withLog.flags.linesSkippedBy.memoryLog, 3);
+  // the same run without memory.log: this machine's vmstat (procps-ng 4.0.2) repeated its first memory line
+  fs.rmSync(log);
+  const without = await analyzeRun(run);
+  assert.equal(without.summary.memorySource, null);
+  assert.ok(without.summary.notes.some((n) => /vmstat's memory columns never changed over \d+ samples/.test(n)), without.summary.notes.join('; '));
+  assert.ok(without.datasets.series.memory.every((v) => v === null));
+});
+
+test('memory: a run without memory.log whose vmstat memory moves falls back on vmstat\'s active column', async () => {
+  const run = copyRun(undefined, REAL_RUN);
+  fs.rmSync(path.join(run, 'sut', 'memory.log'));
+  // vmstat -SM -a as an older procps prints it: active changes line by line
+  const vm = path.join(run, 'sut', 'vmstat.log');
+  let n = 0;
+  const lines = fs.readFileSync(vm, 'utf8').split('\n').map((l) => {
+    const f = l.trim().split(/\s+/);
+    if (!/^\d/.test(f[0] ?? '')) return l;
+    f[5] = String(500 + 10 * n++);
+    return ` ${f.join(' ')}`;
+  });
+  fs.writeFileSync(vm, lines.join('\n'));
+  const r = await analyzeRun(run);
+  assert.equal(r.summary.memorySource, 'vmstat');
+  const memTotalMB = r.summary.memTotalMB;
+  assert.equal(r.datasets.series.memory[0], Math.round((510 / memTotalMB) * 10000) / 100);   // line 1 is since boot
+  assert.equal(r.datasets.series.memory[1], Math.round((520 / memTotalMB) * 10000) / 100);
+  fs.rmSync(path.join(run, 'sut', 'meminfo.txt'));
+  const noTotal = await analyzeRun(run);
+  assert.equal(noTotal.summary.memorySource, null);
+  assert.ok(noTotal.summary.notes.includes('memory % not computed: no MemTotal (sut/meminfo.txt)'));
 });

@@ -68,3 +68,20 @@ test('load start is the first request sample, in elapsed seconds from the run st
   const firstConnection = result.datasets.series.connections.findIndex((v) => v !== null);
   assert.ok(firstConnection - result.summary.loadStartSecond <= 1 && firstConnection >= result.summary.loadStartSecond);
 });
+
+test('memory in use from sut/memory.log: MemTotal - MemAvailable, each sample in its elapsed second', () => {
+  const lines = fs.readFileSync(path.join(REAL_RUN, 'sut', 'memory.log'), 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number));
+  const startedAt = JSON.parse(fs.readFileSync(path.join(REAL_RUN, 'run.json'), 'utf8')).startedAt;
+  const offset = result.summary.clockOffset.ms;
+  assert.equal(result.summary.memorySource, 'memory.log');
+  const memory = result.datasets.series.memory;
+  for (const [t, total, , available] of lines) {
+    const second = Math.floor((t - offset - startedAt) / 1000);
+    if (second >= memory.length) continue;
+    assert.equal(memory[second], Math.round(((total - available) / total) * 10000) / 100, `second ${second}`);
+  }
+  // JMeter and the server filling up on this one machine: the line moves (vmstat's memory columns did not)
+  const values = memory.filter((v) => v !== null);
+  assert.ok(Math.max(...values) - Math.min(...values) > 0.5, `memory ${values}`);
+  assert.equal(result.summary.memTotalMB, Math.round((lines[0][1] / 1024) * 100) / 100);
+});

@@ -64,6 +64,15 @@ test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links t
   const fig5 = fs.readFileSync(path.join(out, 'fig05.html'), 'utf8');
   assert.match(fig5, /run7-tc6-comet-3/);
   assert.doesNotMatch(fig5, /run1-node-comet-3/);
+  // figure T1 (beyond the study: CHIRON's trip time): the one long-poll run with an event, its mean trip time
+  const t1 = JSON.parse(fs.readFileSync(path.join(out, 'charts', 'trip01-1.json'), 'utf8'));
+  assert.deepEqual(t1.elements.map((e) => e.text), ['Node.js']);
+  const pollRun = runDirs[3];
+  const trip = JSON.parse(fs.readFileSync(path.join(pollRun, 'data', 'series.json'), 'utf8')).series.tripMean;
+  const pollStart = JSON.parse(fs.readFileSync(path.join(pollRun, 'data', 'summary.json'), 'utf8')).loadStartSecond;
+  assert.ok(trip.some((v) => v !== null));
+  assert.deepEqual(t1.elements[0].values, trip.slice(pollStart));
+  assert.match(index, /<td class="num">T1<\/td><td><a href="trip01.html">/);
   // the index table shows the two repeats as one permutation
   assert.match(index, /<td class="num">2<\/td>/);
 });

@@ -38,6 +38,12 @@ test('report.js prints the path of index.html, embeds every chart and works offl
   assert.match(html, /class="flags"/);
   assert.match(html, /Truncated response archives[^<]*gen2\.tar\.gz/);
   assert.match(html, /Node\.js \u2013 Comet \u2013 With Events/);
+  // the fixture's polls answered by an event: their trip times, as the summary has them
+  const trip = JSON.parse(fs.readFileSync(path.join(run, 'data', 'summary.json'), 'utf8')).tripTime;
+  const fmt = (v) => v.toLocaleString('en-GB', { maximumFractionDigits: 2 });
+  assert.match(html, new RegExp(`Poll trip time: answers timed</td><td class="num">${trip.polls}<`));
+  assert.ok(html.includes(`${fmt(trip.p50Ms)} / ${fmt(trip.p90Ms)} / ${fmt(trip.p99Ms)}`));
+  assert.ok(charts.some((c) => c.canvas === 'chart-trip-time'));
 });
 
 test('a crashed, incomplete run with missing inputs says so in red; an unanalysed run is analysed first', () => {
@@ -50,7 +56,7 @@ test('a crashed, incomplete run with missing inputs says so in red; an unanalyse
   const html = fs.readFileSync(path.join(dir, 'report', 'index.html'), 'utf8');
   assert.match(html, /The server under test crashed during the run/);
   assert.match(html, /The run is incomplete: server died at 12 s/);
-  assert.match(html, /Missing inputs: sut\/vmstat\.log, sut\/pidstat\.log, sut\/meminfo\.txt, jmeter\/results\.csv, responses\/\*\.tar\.gz/);
+  assert.match(html, /Missing inputs: sut\/vmstat\.log, sut\/pidstat\.log, sut\/memory\.log, sut\/meminfo\.txt, jmeter\/results\.csv, responses\/\*\.tar\.gz/);
   assert.match(html, /No charts: the run has no data/);
   assert.deepEqual(embeddedCharts(html), []);
 });

@@ -1,0 +1,79 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { SampleEnds, TripTimes, sampleNumber, percentile } = require('../trip-time');
+
+test('a saved request file name gives its JMeter sample number; other names none', () => {
+  assert.equal(sampleNumber('request_17.json'), 17);
+  assert.equal(sampleNumber('request_5.x-ndjson'), 5);
+  for (const name of ['timestamp_3.json', 'request_.json', 'request_0.json', 'request_12', 'xrequest_4.json',
+    'request_9999999999999.json']) assert.equal(sampleNumber(name), null, name);
+});
+
+test('sample ends are kept per engine: two engines both saving request_7 keep their own', () => {
+  const ends = new SampleEnds();
+  assert.equal(ends.add('/state/runs/r1/local1/responses/request_7.json', 1000), true);
+  assert.equal(ends.add('/state/runs/r1/local2/responses/request_7.json', 2000), true);
+  assert.equal(ends.add('C:\\state\\runs\\r1\\local2\\responses\\request_5000.json', 3000), true);   // grows
+  assert.equal(ends.add('/state/runs/r1/local1/responses/timestamp_3.json', 4000), false);
+  assert.equal(ends.get('local1', 'request_7.json'), 1000);
+  assert.equal(ends.get('local2', 'request_7.json'), 2000);
+  assert.equal(ends.get('local2', 'request_5000.json'), 3000);
+  assert.equal(ends.get('local1', 'request_8.json'), null);      // no such sample
+  assert.equal(ends.get('local3', 'request_7.json'), null);      // no such engine
+  assert.equal(ends.get('local1', 'sub/request_7.json'), 1000);  // an entry name with a folder
+});
+
+test('paths of another shape match by number alone, and only while there is one engine', () => {
+  const ends = new SampleEnds();
+  ends.add('/tmp/pushbench-responses/request_4.json', 500);
+  assert.equal(ends.get('gen1', 'request_4.json'), 500);
+  ends.add('/state/runs/r1/gen2/responses/request_4.json', 600);
+  assert.equal(ends.get('gen1', 'request_4.json'), null);
+  assert.equal(ends.get('gen2', 'request_4.json'), 600);
+});
+
+test('nearest-rank percentiles', () => {
+  const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+  assert.equal(percentile(sorted, 50), 50);
+  assert.equal(percentile(sorted, 99), 99);
+  assert.equal(percentile(sorted, 99.9), 100);
+  assert.equal(percentile(sorted, 0), 1);
+  assert.equal(percentile([7], 90), 7);
+  assert.equal(percentile([], 50), null);
+});
+
+test('trip times: the offset is added at the end, per second by the second the answer arrived', () => {
+  const t0 = 1_000_000;
+  const trips = new TripTimes(t0 - 60_000);
+  // end (client clock), created (server clock, 100 ms ahead of the client): trips 5, 15, 25, 35 ms
+  trips.add(t0 + 200, t0 + 100 + 200 - 5);
+  trips.add(t0 + 700, t0 + 100 + 700 - 15);
+  trips.add(t0 + 1500, t0 + 100 + 1500 - 25);
+  trips.add(t0 + 3100, t0 + 100 + 3100 - 35);
+  trips.add(null, t0);          // its sample was not found
+  trips.add(t0 + 3200, NaN);    // no created time
+  const { summary, series } = trips.result(100, t0, 4, 3);
+  assert.deepEqual(summary, { polls: 4, unmatched: 2, meanMs: 20, minMs: 5, p50Ms: 15, p90Ms: 35, p99Ms: 35,
+    p999Ms: 35, maxMs: 35, belowZero: 0, errorBoundMs: 3 });
+  assert.deepEqual(series.mean, [10, 25, null, 35]);
+  assert.deepEqual(series.max, [15, 25, null, 35]);
+});
+
+test('trip times below zero (only through the offset error) are counted', () => {
+  const trips = new TripTimes(0);
+  for (const raw of [-3, -1, 0, 4]) trips.add(10_000, 10_000 - raw);
+  const { summary } = trips.result(0.5, 0, 20);
+  assert.equal(summary.belowZero, 2);
+  assert.equal(summary.minMs, -2.5);
+  assert.equal(summary.maxMs, 4.5);
+});
+
+test('no poll answered by an event: no trip-time summary, an empty series', () => {
+  const { summary, series } = new TripTimes(0).result(0, 0, 3);
+  assert.equal(summary, null);
+  assert.deepEqual(series, { mean: [null, null, null], max: [null, null, null] });
+  const unmatchedOnly = new TripTimes(0);
+  unmatchedOnly.add(null, 5);
+  assert.deepEqual(unmatchedOnly.result(0, 0, 1).summary, { polls: 0, unmatched: 1 });
+});
