@@ -11,4 +11,21 @@ async function forEachLine(file, onLine) {
   return n;
 }
 
-module.exports = { forEachLine };
+// For a parser made by create() = { line(text), state }: reading a whole file (streamed) or a string,
+// each resolving to / returning the parser's state.
+function lineParsers(create) {
+  return {
+    async fromFile(file) {
+      const p = create();
+      await forEachLine(file, p.line);
+      return p.state;
+    },
+    fromText(text) {
+      const p = create();
+      for (const l of text.split('\n')) p.line(l);
+      return p.state;
+    },
+  };
+}
+
+module.exports = { forEachLine, lineParsers };

@@ -2,7 +2,7 @@
 // Parser for sut/memory.log (lib/meminfo-log.sh): the SUT host's /proc/meminfo once a second,
 //   <epoch ms> <MemTotal> <MemFree> <MemAvailable> <Active> <Inactive>      (kB; "-" where the kernel has none)
 // A line that does not fit (cut off, not numbers, a value above MemTotal) is skipped and counted.
-const { forEachLine } = require('./lines');
+const { lineParsers } = require('./lines');
 
 const MIN_EPOCH_MS = 946_684_800_000;   // 2000-01-01: anything earlier is not a clock reading
 
@@ -24,17 +24,7 @@ function createMemoryLogParser() {
 }
 
 // Returns { samples: [{ epochMs, totalKB, freeKB, availableKB, activeKB, inactiveKB }], skipped }.
-async function parseMemoryLogFile(file) {
-  const p = createMemoryLogParser();
-  await forEachLine(file, p.line);
-  return p.state;
-}
-
-function parseMemoryLogText(text) {
-  const p = createMemoryLogParser();
-  for (const l of text.split('\n')) p.line(l);
-  return p.state;
-}
+const { fromFile: parseMemoryLogFile, fromText: parseMemoryLogText } = lineParsers(createMemoryLogParser);
 
 // Memory in use: MemTotal - MemAvailable (MemFree on kernels before 3.14, which have no MemAvailable), the
 // "used" of free(1). Not Active: since Linux 5.9 new anonymous pages start on the inactive list, so a JVM

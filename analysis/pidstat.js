@@ -3,7 +3,7 @@
 // server process. Columns are found by the "# Time ..." header's names. The time column is a clock time of
 // the SUT host (HH:MM:SS, possibly with AM/PM, or epoch seconds on older sysstat); with the date from the
 // "Linux ..." banner it becomes an epoch time (local time zone of the analyzer).
-const { forEachLine } = require('./lines');
+const { lineParsers } = require('./lines');
 
 function parseBannerDate(text) {
   let m = /\b(\d{2})\/(\d{2})\/(\d{2,4})\b/.exec(text);          // MM/DD/YY (default locale)
@@ -66,16 +66,6 @@ function createPidstatParser() {
 }
 
 // Returns { samples: [{epochMs (SUT clock, or null), cpu, rssMB}], skipped }.
-async function parsePidstatFile(file) {
-  const p = createPidstatParser();
-  await forEachLine(file, p.line);
-  return p.state;
-}
-
-function parsePidstatText(text) {
-  const p = createPidstatParser();
-  for (const l of text.split('\n')) p.line(l);
-  return p.state;
-}
+const { fromFile: parsePidstatFile, fromText: parsePidstatText } = lineParsers(createPidstatParser);
 
 module.exports = { parsePidstatFile, parsePidstatText, secondsOfDay, parseBannerDate };

@@ -3,7 +3,7 @@
 // columns (st, gu, a -t timestamp) do not matter. The first data line is the average since boot and is
 // dropped; every further line is one second. Repeated headers are skipped; lines cut mid-way or otherwise
 // unreadable are skipped and counted.
-const { forEachLine } = require('./lines');
+const { lineParsers } = require('./lines');
 
 const NEEDED = ['active', 'id'];
 
@@ -44,16 +44,6 @@ function createVmstatParser() {
 }
 
 // Returns { samples: [{active, idle, free, cpu, steal}], skipped, headers }: samples[i] is second i of the monitor.
-async function parseVmstatFile(file) {
-  const p = createVmstatParser();
-  await forEachLine(file, p.line);
-  return p.state;
-}
-
-function parseVmstatText(text) {
-  const p = createVmstatParser();
-  for (const l of text.split('\n')) p.line(l);
-  return p.state;
-}
+const { fromFile: parseVmstatFile, fromText: parseVmstatText } = lineParsers(createVmstatParser);
 
 module.exports = { parseVmstatFile, parseVmstatText, cpuPercent, memoryPercent };
