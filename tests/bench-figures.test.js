@@ -61,7 +61,8 @@ test('poll-headline: a bad --engines or option is a usage error before anything 
   const { spawnSync } = require('node:child_process');
   const script = path.join(__dirname, '..', 'bench', 'poll-headline.sh');
   for (const [args, message] of [[['--engines', '0'], /--engines wants 1 to 9/], [['--engines', 'two'], /--engines wants 1 to 9/],
-    [['--bogus'], /usage: bench\/poll-headline.sh/], [['--connections', '-5'], /--connections wants a positive number/]]) {
+    [['--bogus'], /usage: bench\/poll-headline.sh/], [['--connections', '-5'], /--connections wants a positive number/],
+    [['--settle', 'later'], /--settle wants seconds/], [['--settle', '-1'], /--settle wants seconds/]]) {
     const r = spawnSync('bash', [script, ...args], { encoding: 'utf8', env: { ...process.env, PB_HOSTS: '/nonexistent' } });
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, message);
