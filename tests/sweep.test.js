@@ -79,7 +79,7 @@ describe('--list', () => {
   });
 
   test('bad options: exit 2 with a message', () => {
-    for (const args of [['--servers', 'jetty'], ['--levels', 'many'], ['--bogus'], ['--duration']]) {
+    for (const args of [['--servers', 'jetty'], ['--levels', 'many'], ['--bogus'], ['--duration'], ['--settle', 'soon'], ['--settle', '-3']]) {
       const r = spawnSync(SWEEP, args, { cwd: ROOT, encoding: 'utf8' });
       assert.equal(r.status, 2, args.join(' '));
       assert.match(r.stderr, /sweep\.sh: /);
@@ -154,10 +154,10 @@ describe('real sweeps through run.sh', () => {
     fs.writeFileSync(HOSTS, 'sut local 127.0.0.1 local\nengine local 127.0.0.1 local\n');
   });
 
-  test('mini sweep: 3 servers x 2 types x 1 level, an unfit level skipped up front, comparison report', async () => {
+  test('mini sweep: 3 servers x 2 types x 1 level, an unfit level skipped up front, a rest between runs, comparison report', async () => {
     const dir = path.join(BASE, 'mini');
     const r = await sweep(['--dir', dir, '--yes', '--servers', 'node,tc6,tc7', '--types', 'comet,poll',
-      '--levels', '20,19900', '--filter', 'event1 1000$', '--duration', '5', '--rampup', '1']);
+      '--levels', '20,19900', '--filter', 'event1 1000$', '--duration', '5', '--rampup', '1', '--settle', '2']);
     assert.equal(r.code, 0, tail(r.out));
 
     const state = readState(dir);
@@ -192,6 +192,15 @@ describe('real sweeps through run.sh', () => {
     // Progress: a line per run and an overall line with the ETA.
     assert.match(r.out, /sweep: \[6\/6\] done in /);
     assert.match(r.out, /sweep: 6\/6 finished, elapsed \S+, ETA 0s/);
+    // --settle 2: a rest between two runs, none after the last; sweep.log shows each next start >= 2 s later
+    assert.equal(r.out.split('\n').filter((l) => l === 'sweep: resting 2 s before the next run (--settle)').length, 5);
+    const events = fs.readFileSync(path.join(dir, 'sweep.log'), 'utf8').trim().split('\n')
+      .map((l) => ({ at: Date.parse(l.slice(0, l.indexOf(' '))), what: l.slice(l.indexOf(' ') + 1) }))
+      .filter((e) => /^(start|done) \.\/run\.sh /.test(e.what));
+    for (let i = 1; i + 1 < events.length; i += 2) {
+      assert.match(events[i].what, /^done /);
+      assert.ok(events[i + 1].at - events[i].at >= 1900, `rest between ${events[i].what} and ${events[i + 1].what}`);
+    }
 
     // The comparison report (charts/compare.js) and the run index with each run's figures.
     assert.ok(fs.existsSync(path.join(dir, 'report', 'index.html')), 'report/index.html from charts/compare.js');

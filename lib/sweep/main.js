@@ -123,7 +123,16 @@ class Sweep {
     this.state = new SweepState(dir);
     this.child = null;
     this.interrupted = false;
+    this.wake = null;    // ends a rest between runs early (a signal)
     this.overheads = []; // seconds each run took beyond rampup + duration
+  }
+
+  // Waits ms, or less if a signal comes.
+  rest(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.wake = null; resolve(); }, ms);
+      this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
+    });
   }
 
   log(line) {
@@ -133,6 +142,7 @@ class Sweep {
   onSignal(sig) {
     if (!this.interrupted) say(`${sig}: stopping after run.sh has cleaned up the current run`);
     this.interrupted = true;
+    this.wake?.();
     // run.sh runs in its own process group, so a Ctrl-C at the terminal reaches only us; pass it on once
     // per signal: run.sh stops everything it started and keeps the results.
     if (this.child && this.child.exitCode === null) {
@@ -257,9 +267,10 @@ class Sweep {
       + (failedBefore ? `, ${failedBefore} failed before (not retried without --retry-failed)` : ''));
     for (const item of skipped) say(`skipped: ${item.key}: ${state.get(item.key).reason}`);
 
-    const seconds = todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0);
+    const seconds = todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
+      + o.settle * Math.max(0, todo.length - 1);
     if (todo.length) {
-      say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
+      say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${o.settle ? `, ${o.settle} s rest between runs` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
     }
 
     // Disk: the sweep directory keeps the archives; the engines hold one run's raw files at a time.
@@ -348,7 +359,7 @@ class Sweep {
 
         const overhead = this.overheads.length
           ? this.overheads.reduce((a, b) => a + b, 0) / this.overheads.length : plan.DEFAULT_OVERHEAD_S;
-        const left = todo.slice(k).reduce((s, i) => s + plan.runSeconds(i.perm, overhead), 0);
+        const left = todo.slice(k).reduce((s, i) => s + o.settle + plan.runSeconds(i.perm, overhead), 0);
         const elapsed = (Date.now() - started) / 1000;
         say(`${k}/${todo.length} finished, elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
           + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
@@ -356,6 +367,10 @@ class Sweep {
         if (failedInARow >= MAX_FAILURES_IN_A_ROW) {
           say(`stopping: ${failedInARow} runs in a row failed (see ${this.logsDir}); fix the cause, then resume with --retry-failed`);
           break;
+        }
+        if (o.settle > 0 && k < todo.length && !this.interrupted) {
+          say(`resting ${o.settle} s before the next run (--settle)`);
+          await this.rest(o.settle * 1000);
         }
       }
     } finally {

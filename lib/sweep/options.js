@@ -24,6 +24,8 @@ Running:
   --retry-failed             also run again what failed before (interrupted runs always are)
   --cleanup-raw              delete each run's raw response archives once it is analysed
                              (data/, charts/ and the report stay)
+  --settle S                 rest S seconds between two runs (default 0): on one 2-core machine a
+                             run right after a heavy one measured lower (docs/limits.md)
   --yes                      do not ask before starting
   --quiet                    run.sh's output only to the sweep's logs/, not the terminal
 
@@ -56,9 +58,9 @@ function count(value, what, min) {
 function parse(argv) {
   const o = {
     mode: 'run', selection: {}, filters: [], dir: null,
-    retryFailed: false, cleanupRaw: false, yes: false, quiet: false,
+    retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0,
   };
-  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir']);
+  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let v;
@@ -82,6 +84,7 @@ function parse(argv) {
       case '--dir': o.dir = v; break;
       case '--retry-failed': o.retryFailed = true; break;
       case '--cleanup-raw': o.cleanupRaw = true; break;
+      case '--settle': o.settle = count(v, a, 0); break;
       case '--yes': case '-y': o.yes = true; break;
       case '--quiet': o.quiet = true; break;
       case '--list': o.mode = 'list'; break;
