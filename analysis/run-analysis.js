@@ -8,7 +8,7 @@ const { readResultsCsv } = require('./jmeter-csv');
 const { readArchive } = require('./responses');
 const { createCollector } = require('./collect');
 const { bestOffset } = require('./timestamp');
-const { parseVmstatFile, memoryPercent } = require('./vmstat');
+const { parseVmstatFile, memoryPercent, memoryFrozen } = require('./vmstat');
 const { parsePidstatFile } = require('./pidstat');
 const { parseMemoryLogFile, memorySeries } = require('./memory-log');
 const { readMemTotalMB } = require('./meminfo');
@@ -81,11 +81,6 @@ const meanOf = (values) => {
   const v = values.filter((x) => x !== null);
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
-// procps-ng 4.0.2's vmstat prints the memory of its first sample on every line. In a load test free and
-// active memory move by a MB within seconds, so five equal samples mean a frozen vmstat (only runs
-// without sut/memory.log, made before it existed, are looked at).
-const vmstatMemoryFrozen = (samples) => samples.length >= 5
-  && samples.every((s) => s.active === samples[0].active && s.free === samples[0].free);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 async function analyzeRun(runDir) {
@@ -141,7 +136,7 @@ async function analyzeRun(runDir) {
   // Memory: sut/memory.log; runs made before it existed fall back on vmstat's columns, unless those never
   // changed (procps-ng 4.0.2 prints its first sample's memory on every line: docs/limits.md).
   let memorySource = memoryLog.samples.length ? 'memory.log' : vmstat.samples.length ? 'vmstat' : null;
-  if (memorySource === 'vmstat' && vmstatMemoryFrozen(vmstat.samples)) {
+  if (memorySource === 'vmstat' && memoryFrozen(vmstat.samples)) {
     memorySource = null;
     notes.push(`memory % not computed: vmstat's memory columns never changed over ${vmstat.samples.length} samples (procps-ng 4.0.2 repeats its first sample) and there is no sut/memory.log`);
   }

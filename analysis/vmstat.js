@@ -10,6 +10,11 @@ const NEEDED = ['active', 'id'];
 // One-line formulas, exported so the tests can pin them down.
 const cpuPercent = (idle) => 100 - idle;
 const memoryPercent = (activeMB, memTotalMB) => (activeMB / memTotalMB) * 100;
+// procps-ng 4.0.2's vmstat prints the memory of its first sample on every line. In a load test free and
+// active memory move by a MB within seconds, so five equal samples mean a frozen vmstat (the analyzer asks
+// only for runs without sut/memory.log, made before it existed).
+const memoryFrozen = (samples) => samples.length >= 5
+  && samples.every((s) => s.active === samples[0].active && s.free === samples[0].free);
 
 function createVmstatParser() {
   let columns = null;       // header names in order
@@ -46,4 +51,4 @@ function createVmstatParser() {
 // Returns { samples: [{active, idle, free, cpu, steal}], skipped, headers }: samples[i] is second i of the monitor.
 const { fromFile: parseVmstatFile, fromText: parseVmstatText } = lineParsers(createVmstatParser);
 
-module.exports = { parseVmstatFile, parseVmstatText, cpuPercent, memoryPercent };
+module.exports = { parseVmstatFile, parseVmstatText, cpuPercent, memoryPercent, memoryFrozen };

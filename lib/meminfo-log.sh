@@ -28,7 +28,7 @@ for ((n = 0; n < max; n++)); do
   done </proc/meminfo
   now=$(micros)
   echo "$((now / 1000)) ${total:--} ${free:--} ${available:--} ${active:--} ${inactive:--}"
-  wait_us=$((start + (n + 1) * 1000000 - $(micros)))
+  wait_us=$((start + (n + 1) * 1000000 - now))
   if ((wait_us > 0)); then
     sleep "$((wait_us / 1000000)).$(printf '%06d' $((wait_us % 1000000)))"
   fi
