@@ -184,17 +184,19 @@ start_monitoring() {
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
 # background right after the directories exist, while the server starts; start_engines, in its place in
 # the study's order, then waits until every one is ready.
-# Only the first engine (the controller starts them in this order) runs Init: each event set restarts the
-# server's emitter, so n engines would set it n times, a few hundred ms apart. Only the last one runs the
-# Clean Up clear: an earlier engine's clear would end a later engine's streams before that engine's
-# duration is over.
+# Only the last engine (the controller starts them in this order) runs the Clean Up clear: an earlier
+# engine's clear would end a later engine's streams before that engine's duration is over. It runs Init
+# too, and only it: each event set restarts the server's emitter, so n engines would set it n times, a
+# few hundred ms apart; and Init is a setUp group, so the clearing engine starts its Request group (and
+# its clear's delay) only after Init's requests, later than the others. With Init on the first engine
+# instead, that engine started its streams ~2 s after the last one in one CI run, and the clear, one
+# emit interval (2 s) after the last engine's duration, ended them before their own duration was over.
 launch_engines() {
-  local e init cleanup first=${ENGINE_IDX[0]} last=${ENGINE_IDX[-1]}
+  local e init cleanup last=${ENGINE_IDX[-1]}
   for e in "${ENGINE_IDX[@]}"; do
     ENGINES_STARTED+=("$e")
     init=0 cleanup=0
-    [[ $e == "$first" ]] && init=1
-    [[ $e == "$last" ]] && cleanup=1
+    [[ $e == "$last" ]] && init=1 cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
       --responses "${H_WORK[e]}/responses" --init "$init" --cleanup "$cleanup" >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
