@@ -25,6 +25,14 @@ function toSample(row) {
   };
 }
 
+// Where a saved response lives: run.sh's layout (run-layout.md) puts it at <...>/<engine>/responses/<file>,
+// so the path names the engine that saved it. Either slash; engine '' when the path has another shape.
+function responseFilePlace(responseFile) {
+  const parts = String(responseFile).replace(/\\/g, '/').split('/');
+  const engine = parts.length >= 3 && parts[parts.length - 2] === 'responses' ? parts[parts.length - 3] : '';
+  return { engine, file: parts[parts.length - 1] };
+}
+
 // Resolves to { rows, badRows }.
 function readResultsCsv(file, onSample) {
   return new Promise((resolve, reject) => {
@@ -50,4 +58,4 @@ function readResultsCsv(file, onSample) {
   });
 }
 
-module.exports = { readResultsCsv, toSample };
+module.exports = { readResultsCsv, toSample, responseFilePlace };

@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { findInputs, readRun } = require('./run-inputs');
-const { readResultsCsv } = require('./jmeter-csv');
+const { readResultsCsv, responseFilePlace } = require('./jmeter-csv');
 const { readArchive } = require('./responses');
 const { createCollector } = require('./collect');
 const { bestOffset } = require('./timestamp');
@@ -42,8 +42,8 @@ async function readCsv(file, t0) {
     }
     if (s.label === 'request' && s.responseFile) csv.sampleEnds.add(s.responseFile, end);
     if (s.label === 'timestamp' && s.responseFile) {
-      csv.timestampRows.push({ file: path.basename(s.responseFile.replace(/\\/g, '/')), threadName: s.threadName,
-        timeStamp: s.timeStamp, elapsed: s.elapsed });
+      const { engine, file } = responseFilePlace(s.responseFile);
+      csv.timestampRows.push({ file, engine, threadName: s.threadName, timeStamp: s.timeStamp, elapsed: s.elapsed });
     }
   });
   csv.rows = counts.rows;
@@ -51,14 +51,18 @@ async function readCsv(file, t0) {
   return csv;
 }
 
-// Pairs each time-stamp answer from an archive with its JMeter sample (same file name; the engine's
-// address in the thread name when two engines used the same name) to learn the round trip.
+// Pairs each time-stamp answer from an archive with its JMeter sample to learn the round trip: same file
+// name, saved by the same engine (the engine in the sample's responseFile path, as for the trip time:
+// two engines on one address both save timestamp_1). Samples whose path has another shape fall back on
+// the engine's address in the thread name, then on the first of that name.
 function offsetMeasurements(timestamps, rows, engines) {
   return timestamps.map((ts) => {
     const base = path.posix.basename(ts.name);
     const candidates = rows.filter((r) => r.file === base);
     const address = engines.find((e) => e.name === ts.engine)?.address;
-    const row = candidates.find((r) => address && r.threadName.includes(address)) ?? candidates[0];
+    const unplaced = candidates.filter((r) => r.engine === '');
+    const row = candidates.find((r) => r.engine !== '' && r.engine === ts.engine)
+      ?? unplaced.find((r) => address && r.threadName.includes(address)) ?? unplaced[0];
     const client = Number.isFinite(ts.client) ? ts.client : row?.timeStamp;
     return { server: ts.server, client, elapsed: row ? row.elapsed : null, engine: ts.engine };
   });
@@ -296,4 +300,4 @@ async function analyzeAndWrite(runDir) {
   return result;
 }
 
-module.exports = { analyzeRun, analyzeAndWrite, isTimeoutAssertion };
+module.exports = { analyzeRun, analyzeAndWrite, isTimeoutAssertion, offsetMeasurements };

@@ -12,6 +12,7 @@
 // the whole stream, and JMeter keeps no arrival time per line: no trip time is known for them (their
 // server-side delay, sent - created, is the emit duration).
 const { Timeline } = require('./timeline');
+const { responseFilePlace } = require('./jmeter-csv');
 
 const MAX_SAMPLE_NUMBER = 200_000_000;   // 1.6 GB of sample ends: beyond that a file name is taken as broken
 
@@ -31,10 +32,9 @@ class SampleEnds {
 
   // responseFile as JMeter wrote it (either slash); returns false when its name does not fit.
   add(responseFile, endMs) {
-    const parts = String(responseFile).replace(/\\/g, '/').split('/');
-    const n = sampleNumber(parts[parts.length - 1]);
+    const { engine, file } = responseFilePlace(responseFile);
+    const n = sampleNumber(file);
     if (n === null || !Number.isFinite(endMs)) return false;
-    const engine = parts.length >= 3 && parts[parts.length - 2] === 'responses' ? parts[parts.length - 3] : '';
     let ends = this.byEngine.get(engine);
     if (!ends || ends.length <= n) {
       let size = ends ? ends.length : 1024;
