@@ -1,7 +1,8 @@
 'use strict';
 // Open Flash Chart 2 JSON (study 3.4.2): line elements with colour, values, dot-style and width, a title,
-// x/y axes with min, max, steps and label steps, a background colour, and axis legends. x is the index of
-// a value in `values` (elapsed seconds for time series); null leaves a gap.
+// x/y axes with min, max, steps and label steps, a background colour, and axis legends. In a line element
+// x is the index of a value in `values` (elapsed seconds for time series); null leaves a gap. A
+// scatter_line element gives each point's x and y.
 
 const PALETTE = ['#DB1750', '#1F6FB4', '#2CA02C', '#FF7F0E', '#9467BD', '#8C564B', '#17BECF', '#7F7F7F',
   '#BCBD22', '#E377C2'];
@@ -53,4 +54,36 @@ function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
   };
 }
 
-module.exports = { lineChart, niceStep, niceMax, PALETTE };
+// One value against another, e.g. latency against throughput, one point per run: OFC2's scatter_line
+// elements, values [{ x, y }] in the order drawn. series: [{ name, points: [{ x, y }], colour? }].
+function scatterChart({ title, xLegend, yLegend, series }) {
+  const points = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  // 10% of room beyond the largest point, so no point sits on the chart's edge
+  const xTop = niceMax(1.1 * Math.max(0, ...points.map((p) => p.x)));
+  const yTop = niceMax(1.1 * Math.max(0, ...points.map((p) => p.y)));
+  const xStep = niceStep(xTop / 10);
+  const yStep = niceStep(yTop / 10);
+  const style = 'font-size: 12px; color: #333333;';
+  return {
+    title: { text: title, style: 'font-size: 15px; font-weight: bold; color: #222222;' },
+    elements: series.map((s, i) => {
+      const colour = s.colour ?? PALETTE[i % PALETTE.length];
+      return {
+        type: 'scatter_line',
+        colour,
+        values: s.points.map((p) => ({ x: round(p.x), y: round(p.y) })),
+        'dot-style': { type: 'dot', colour, 'dot-size': 4 },
+        width: 2,
+        text: s.name,
+        'font-size': 11,
+      };
+    }),
+    x_axis: { min: 0, max: xTop, steps: xStep, labels: { steps: xStep, 'visible-steps': 2 } },
+    y_axis: { min: 0, max: yTop, steps: yStep, labels: { steps: yStep, 'visible-steps': 2 } },
+    x_legend: { text: xLegend, style },
+    y_legend: { text: yLegend, style },
+    bg_colour: '#FFFFFF',
+  };
+}
+
+module.exports = { lineChart, scatterChart, niceStep, niceMax, PALETTE };

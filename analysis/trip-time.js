@@ -106,6 +106,12 @@ class TripTimes {
     if (this.count === 0) {
       return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max } };
     }
+    // Throughput (CometD's message rate, reference 002): answers timed per second, from the first second
+    // with one to the last.
+    const first = counts.findIndex((c) => c > 0);
+    const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
+    const inWindow = counts.reduce((a, c) => a + c, 0);
+    const ratePerSecond = first === -1 ? null : Math.round((inWindow / (last - first + 1)) * 100) / 100;
     const sorted = this.raw.slice(0, this.count).sort();
     let total = 0;
     for (const v of sorted) total += v;
@@ -117,6 +123,7 @@ class TripTimes {
       minMs: shift(sorted[0]),
       ...Object.fromEntries(PERCENTILES.map((p) => [`p${String(p).replace('.', '')}Ms`, shift(percentile(sorted, p))])),
       maxMs: shift(sorted[this.count - 1]),
+      ratePerSecond,
       // below zero only through the clock offset's error: how many, and the bound they should stay within
       belowZero: belowZero === -1 ? this.count : belowZero,
       errorBoundMs,

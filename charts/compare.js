@@ -36,7 +36,8 @@ function figurePage(figure, result, outDir, reportOf) {
     '<h2>Runs drawn</h2>',
     table(used, { head: ['Panel', 'Line', 'Runs (reports)'] }),
   ].join('\n');
-  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `metric ${figure.metric}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}`, body, charts, assets: 'assets' });
+  const what = figure.kind === 'xy' ? `${figure.metric} against ${figure.x}, one point per permutation` : `metric ${figure.metric}`;
+  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}`, body, charts, assets: 'assets' });
   fs.writeFileSync(path.join(outDir, `${figure.id}.html`), html);
 }
 

@@ -2,7 +2,8 @@
 // Turns one figure definition (figures.js) and the loaded runs into small-multiple charts: pick the runs,
 // split them into panels, one line per series value, repeats averaged second by second. Each run's series
 // starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
-const { lineChart, PALETTE } = require('../analysis/ofc');
+const { lineChart, scatterChart, PALETTE } = require('../analysis/ofc');
+const { permutationKey } = require('./collect-runs');
 const { serverName, typeName, seconds, thousands, join } = require('../analysis/titles');
 const { METRICS } = require('./figures');
 
@@ -79,10 +80,44 @@ function alignStarts(lines) {
   return lines.map((l, i) => (firsts[i] === undefined ? l : { ...l, values: l.values.map((v) => (v === null ? null : v - firsts[i] + base)) }));
 }
 
-// Returns { runs: [...used], panels: [{ key, label, lines: [{name, runs, values}], chart }] }.
+// Runs grouped by the values of `keys`, in the order of those values.
+function groupBy(runs, keys) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = keys.map((k) => r.params[k]);
+    const id = JSON.stringify(key);
+    if (!groups.has(id)) groups.set(id, { key, runs: [] });
+    groups.get(id).runs.push(r);
+  }
+  return [...groups.values()].sort((a, b) => compareKeys(a.key, b.key));
+}
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
+// An xy figure's points for one line: one per permutation, x and y the means over its repeats that have
+// both; permutations without both are left out. In the order of x.
+function linePoints(runs, xMetric, yMetric) {
+  const byPermutation = new Map();
+  for (const r of runs) {
+    const x = xMetric.point(r.summary);
+    const y = yMetric.point(r.summary);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+    const key = permutationKey(r.params);
+    if (!byPermutation.has(key)) byPermutation.set(key, []);
+    byPermutation.get(key).push({ x, y, dir: r.dir });
+  }
+  return [...byPermutation.values()]
+    .map((g) => ({ x: mean(g.map((p) => p.x)), y: mean(g.map((p) => p.y)), runs: g.map((p) => p.dir) }))
+    .sort((a, b) => a.x - b.x);
+}
+
+// Returns { runs: [...used], panels: [{ key, label, lines: [{name, runs, values | points}], chart }] }.
 function buildFigure(figure, allRuns) {
   const metric = METRICS[figure.metric];
   if (!metric) throw new Error(`figure ${figure.id}: unknown metric ${figure.metric}`);
+  const xMetric = figure.kind === 'xy' ? METRICS[figure.x] : null;
+  if (figure.kind === 'xy' && !(xMetric?.point && metric.point)) throw new Error(`figure ${figure.id}: x and metric need a summary point`);
+  if (figure.kind !== 'xy' && !metric.data) throw new Error(`figure ${figure.id}: metric ${figure.metric} has no per-second data`);
   const runs = selectRuns(figure, allRuns);
   const panelKey = figure.panels;
   const seriesKeys = asList(figure.series);
@@ -91,30 +126,34 @@ function buildFigure(figure, allRuns) {
     .map((k) => JSON.parse(k)).sort(compareKeys);
   const colourOf = (key) => (seriesKeys.length === 1 && seriesKeys[0] === 'server' && SERVER_COLOURS[key[0]])
     || PALETTE[allKeys.findIndex((k) => JSON.stringify(k) === JSON.stringify(key)) % PALETTE.length];
+  const lineName = (g) => g.key.map((v, i) => valueName(seriesKeys[i], v)).join(' ');
   const panelValues = panelKey ? [...new Set(runs.map((r) => r.params[panelKey]))].sort(compareValues) : [null];
   const panels = panelValues.map((pv) => {
     const inPanel = panelKey ? runs.filter((r) => r.params[panelKey] === pv) : runs;
-    const groups = new Map();
-    for (const r of inPanel) {
-      const key = seriesKeys.map((k) => r.params[k]);
-      const id = JSON.stringify(key);
-      if (!groups.has(id)) groups.set(id, { key, runs: [] });
-      groups.get(id).runs.push(r);
+    const ordered = groupBy(inPanel, seriesKeys);
+    const label = panelKey ? valueName(panelKey, pv) : null;
+    if (figure.kind === 'xy') {
+      const lines = ordered.map((g) => ({ name: lineName(g), colour: colourOf(g.key), points: linePoints(g.runs, xMetric, metric) }))
+        .filter((l) => l.points.length)
+        .map((l) => ({ ...l, runs: l.points.flatMap((p) => p.runs) }));
+      const chart = scatterChart({ title: join(figure.title, label), xLegend: xMetric.y, yLegend: metric.y,
+        series: lines.map((l) => ({ name: l.name, points: l.points, colour: l.colour })) });
+      return { key: pv, label, lines, chart };
     }
-    const ordered = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key));
     let lines = ordered.map((g) => ({
-      name: g.key.map((v, i) => valueName(seriesKeys[i], v)).join(' ') + (g.runs.length > 1 ? ` (mean of ${g.runs.length})` : ''),
+      name: lineName(g) + (g.runs.length > 1 ? ` (mean of ${g.runs.length})` : ''),
       runs: g.runs.map((r) => r.dir),
       colour: colourOf(g.key),
       values: averageSeries(g.runs.map((r) => (r.series[metric.data] ?? []).slice(r.loadStart ?? 0))),
     }));
     if (metric.alignStart) lines = alignStarts(lines);
-    const label = panelKey ? valueName(panelKey, pv) : null;
     const chart = lineChart({ title: join(figure.title, label), xLegend: 'Elapsed time since the load started (seconds)', yLegend: metric.y,
       series: lines.map((l) => ({ name: l.name, values: l.values, colour: l.colour })), yMax: metric.yMax ?? null });
     return { key: pv, label, lines, chart };
   });
-  return { runs, panels: runs.length ? panels : [] };
+  const drawn = panels.filter((p) => p.lines.length);
+  const used = new Set(drawn.flatMap((p) => p.lines.flatMap((l) => l.runs)));
+  return { runs: runs.filter((r) => used.has(r.dir)), panels: drawn };
 }
 
-module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, valueName };
+module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName };

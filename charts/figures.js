@@ -6,6 +6,9 @@
 //           threads may also be 'level:N' (the N-th smallest thread count among the matching runs: the
 //           study's 1,000/5,000/10,000/15,000/20,000 are levels 1-5, whatever scale a sweep used) or 'max'.
 //   metric  which per-second data set (see METRICS)
+//   kind    'xy': instead of per-second lines, one point per permutation (repeats averaged): x = METRICS[x]
+//           and y = METRICS[metric], each from the run's summary (the metric's `point`), a line joining a
+//           series' points in the order of x
 //   series  one line per value of this run parameter (or a list of parameters: one line per combination)
 //   panels  one small chart per value of this parameter (small multiples), or null for one chart
 // Repeats of the same permutation are averaged second by second.
@@ -22,7 +25,8 @@ const METRICS = {
   timeouts: { name: 'Timeouts', y: 'Timeouts per second', data: 'timeouts' },
   emitDuration: { name: 'Emit Duration', y: 'Emit duration (ms)', data: 'emitDuration' },
   requestsPerCycle: { name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle', data: 'requestsPerCycle' },
-  tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean' },
+  tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean', point: (s) => s.tripTime?.meanMs },
+  messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
 };
 
 const FIGURES = [
@@ -77,6 +81,10 @@ const FIGURES = [
   // Beyond the study: CHIRON's trip time (reference 001), emit cycle start to answer received, for long polls.
   { id: 'trip01', number: 'T1', title: 'Long Poll – With Events – 1 Second Emit Interval – Trip Time',
     filter: { type: 'poll', events: true, interval: 1000 }, metric: 'tripTime', series: 'server', panels: 'threads' },
+  // Beyond the study: CometD's throughput against latency (reference 002), for long polls: each emit interval
+  // and connection level gives a message rate, and its mean trip time; one line per connection level.
+  { id: 'trip02', number: 'T2', title: 'Long Poll – With Events – Throughput vs Latency', kind: 'xy',
+    filter: { type: 'poll', events: true }, x: 'messageRate', metric: 'tripTime', series: 'threads', panels: 'server' },
 ];
 
 module.exports = { FIGURES, METRICS };

@@ -1,4 +1,4 @@
-/* Turns Open Flash Chart 2 JSON (line charts, study section 3.4.2) into Chart.js line charts.
+/* Turns Open Flash Chart 2 JSON (line and scatter_line charts, study section 3.4.2) into Chart.js line charts.
    Runs in the browser from file://: the chart JSON is embedded in the page as window.PB_CHARTS. */
 (function () {
   'use strict';
@@ -11,15 +11,20 @@
     var x = ofc.x_axis || {};
     var y = ofc.y_axis || {};
     var xMin = typeof x.min === 'number' ? x.min : 0;
-    var datasets = (ofc.elements || []).filter(function (e) { return e.type === 'line'; }).map(function (e) {
+    var elements = (ofc.elements || []).filter(function (e) { return e.type === 'line' || e.type === 'scatter_line'; });
+    var scatter = elements.some(function (e) { return e.type === 'scatter_line'; });
+    var datasets = elements.map(function (e) {
       var values = e.values || [];
       var dense = values.length > 150;
-      return {
-        label: e.text || '',
-        data: values.map(function (v, i) {
+      var data = e.type === 'scatter_line'
+        ? values.map(function (v) { return { x: v.x, y: v.y }; })   // each point gives its x
+        : values.map(function (v, i) {                              // x is the value's index
           var value = v !== null && typeof v === 'object' ? v.value : v;
           return { x: i, y: value === undefined ? null : value };
-        }).filter(function (p) { return p.x >= xMin; }),
+        });
+      return {
+        label: e.text || '',
+        data: data.filter(function (p) { return p.x >= xMin; }),
         borderColor: e.colour,
         backgroundColor: (e['dot-style'] && e['dot-style'].colour) || e.colour,
         borderWidth: Math.max(1.5, e.width || 1),
@@ -42,12 +47,12 @@
         plugins: {
           title: { display: !!(ofc.title && ofc.title.text), text: ofc.title ? ofc.title.text : '',
             font: { size: 14, weight: '600' }, color: '#1f2937', padding: { bottom: 8 } },
-          legend: { display: !single, position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } }
+          legend: { display: !single || scatter, position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } }
         },
         scales: {
           x: {
             type: 'linear', min: xMin, max: typeof x.max === 'number' ? x.max : undefined,
-            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: 0, color: '#4b5563', includeBounds: false },
+            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: scatter ? undefined : 0, color: '#4b5563', includeBounds: false },
             title: { display: true, text: legendText(ofc.x_legend), color: '#374151', font: { size: 12 } },
             grid: { color: '#eef0f3' }
           },

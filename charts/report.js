@@ -80,7 +80,8 @@ function tripRows(t) {
   const rows = [row('Poll trip time: answers timed', t.polls)];
   if (t.polls) {
     rows.push(row('Poll trip time p50 / p90 / p99 (ms)', `${fmt(t.p50Ms)} / ${fmt(t.p90Ms)} / ${fmt(t.p99Ms)}`),
-      row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`));
+      row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`),
+      row('Event answers timed per second', t.ratePerSecond ?? null));
   }
   if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
   return rows;

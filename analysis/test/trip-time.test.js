@@ -55,9 +55,16 @@ test('trip times: the offset is added at the end, per second by the second the a
   trips.add(t0 + 3200, NaN);    // no created time
   const { summary, series } = trips.result(100, t0, 4, 3);
   assert.deepEqual(summary, { polls: 4, unmatched: 2, meanMs: 20, minMs: 5, p50Ms: 15, p90Ms: 35, p99Ms: 35,
-    p999Ms: 35, maxMs: 35, belowZero: 0, errorBoundMs: 3 });
+    p999Ms: 35, maxMs: 35, ratePerSecond: 1, belowZero: 0, errorBoundMs: 3 });
   assert.deepEqual(series.mean, [10, 25, null, 35]);
   assert.deepEqual(series.max, [15, 25, null, 35]);
+});
+
+test('message rate: answers timed per second, from the first second with one to the last', () => {
+  const trips = new TripTimes(0);
+  for (const end of [2100, 2500, 2900, 3400, 3600, 4000]) trips.add(end, end - 10);
+  assert.equal(trips.result(0, 0, 10).summary.ratePerSecond, 2);      // 6 answers in seconds 2-4
+  assert.equal(trips.result(0, 0, 4).summary.ratePerSecond, 2.5);     // the window ends at 4 s: 5 in seconds 2-3
 });
 
 test('trip times below zero (only through the offset error) are counted', () => {

@@ -7,7 +7,7 @@ const { spawnSync } = require('node:child_process');
 const { scratchDir } = require('../../analysis/test/helpers');
 const { makeSweep } = require('./sweep-fixture');
 const { FIGURES, METRICS } = require('../figures');
-const { averageSeries, alignStarts, resolveThreads, selectRuns } = require('../figure-data');
+const { averageSeries, alignStarts, resolveThreads, selectRuns, buildFigure } = require('../figure-data');
 
 const COMPARE = path.join(__dirname, '..', 'compare.js');
 
@@ -33,6 +33,34 @@ test('relative thread levels pick the n-th smallest thread count', () => {
   assert.equal(resolveThreads('max', runs), 20000);
   assert.equal(resolveThreads('level:9', runs), null);
   assert.equal(selectRuns({ filter: { type: 'comet', threads: 'level:2' } }, runs).length, 2);
+});
+
+test('an xy figure (T2, throughput vs latency): one point per permutation, repeats averaged, in the order of x', () => {
+  const run = (server, threads, interval, tripTime, type = 'poll') => ({ dir: `/r/${server}-${threads}-${interval}-${tripTime?.meanMs}`,
+    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 }, summary: { tripTime }, series: {} });
+  const runs = [
+    run('node', 1000, 1000, { meanMs: 20, ratePerSecond: 990 }),
+    run('node', 1000, 1000, { meanMs: 30, ratePerSecond: 1010 }),   // a repeat
+    run('node', 1000, 5000, { meanMs: 10, ratePerSecond: 200 }),
+    run('node', 1000, 10000, null),                                  // no answer timed: left out
+    run('node', 5000, 1000, { meanMs: 80, ratePerSecond: 4000 }),
+    run('tc6', 1000, 1000, { meanMs: 50, ratePerSecond: 900 }),
+    run('node', 1000, 1000, { meanMs: 1, ratePerSecond: 1 }, 'comet'),
+  ];
+  const t2 = FIGURES.find((f) => f.number === 'T2');
+  const result = buildFigure(t2, runs);
+  assert.deepEqual(result.panels.map((p) => p.label), ['Node.js', 'Tomcat 6']);
+  const node = result.panels[0];
+  assert.deepEqual(node.lines.map((l) => l.name), ['1,000 Requests', '5,000 Requests']);
+  assert.deepEqual(node.lines[0].points.map(({ x, y }) => ({ x, y })), [{ x: 200, y: 10 }, { x: 1000, y: 25 }]);
+  assert.equal(node.lines[0].runs.length, 3);
+  assert.equal(result.runs.length, 5);   // the runs drawn: not the one without a trip time, nor the comet run
+  const elements = node.chart.elements;
+  assert.deepEqual(elements.map((e) => e.type), ['scatter_line', 'scatter_line']);
+  assert.deepEqual(elements[0].values, [{ x: 200, y: 10 }, { x: 1000, y: 25 }]);
+  assert.ok(node.chart.x_axis.max >= 4000 && node.chart.y_axis.max >= 80);
+  // no run with a trip time: nothing drawn
+  assert.deepEqual(buildFigure(t2, [runs[3]]), { runs: [], panels: [] });
 });
 
 test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links to every report', () => {
@@ -73,6 +101,13 @@ test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links t
   assert.ok(trip.some((v) => v !== null));
   assert.deepEqual(t1.elements[0].values, trip.slice(pollStart));
   assert.match(index, /<td class="num">T1<\/td><td><a href="trip01.html">/);
+  // figure T2 (beyond the study: CometD's throughput vs latency): that run's message rate and mean trip time
+  const t2 = JSON.parse(fs.readFileSync(path.join(out, 'charts', 'trip02-1.json'), 'utf8'));
+  const pollSummary = JSON.parse(fs.readFileSync(path.join(pollRun, 'data', 'summary.json'), 'utf8'));
+  assert.ok(pollSummary.tripTime.ratePerSecond > 0);
+  assert.deepEqual(t2.elements.map((e) => [e.type, e.text]), [['scatter_line', '3 Requests']]);
+  assert.deepEqual(t2.elements[0].values, [{ x: pollSummary.tripTime.ratePerSecond, y: pollSummary.tripTime.meanMs }]);
+  assert.match(index, /<td class="num">T2<\/td><td><a href="trip02.html">/);
   // the index table shows the two repeats as one permutation
   assert.match(index, /<td class="num">2<\/td>/);
 });

@@ -59,4 +59,6 @@ test('comparison index and a figure page render from file://', async () => {
   assertRendered(await inspectPage(browser.context, path.join(out, 'fig17.html'), path.join(SHOTS, 'compare-fig17.png')), panels);
   const fig05 = fs.readdirSync(path.join(out, 'charts')).filter((f) => f.startsWith('fig05-')).length;
   assertRendered(await inspectPage(browser.context, path.join(out, 'fig05.html'), path.join(SHOTS, 'compare-fig05.png')), fig05);
+  // T2 draws points at their own x (OFC2 scatter_line), not at their index
+  assertRendered(await inspectPage(browser.context, path.join(out, 'trip02.html'), path.join(SHOTS, 'compare-t2.png')), 1);
 });

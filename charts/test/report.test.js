@@ -43,6 +43,8 @@ test('report.js prints the path of index.html, embeds every chart and works offl
   const fmt = (v) => v.toLocaleString('en-GB', { maximumFractionDigits: 2 });
   assert.match(html, new RegExp(`Poll trip time: answers timed</td><td class="num">${trip.polls}<`));
   assert.ok(html.includes(`${fmt(trip.p50Ms)} / ${fmt(trip.p90Ms)} / ${fmt(trip.p99Ms)}`));
+  assert.ok(trip.ratePerSecond > 0);
+  assert.ok(html.includes(`Event answers timed per second</td><td class="num">${fmt(trip.ratePerSecond)}<`));
   assert.ok(charts.some((c) => c.canvas === 'chart-trip-time'));
 });
 
