@@ -6,7 +6,8 @@
 //     test's duration; and the time JMeter itself took beyond the test duration inside the wait.
 //   node bench/run-figures.js poll <run-dir>
 //     long-poll throughput with every connection open, from jmeter/results.csv (see pollRate), against
-//     the workload's limit: threads / max-duration; and the CPU the hypervisor took meanwhile (steal).
+//     the workload's limit: threads / max-duration; whether JMeter kept up (see generator); and the CPU
+//     the hypervisor took meanwhile (steal).
 // Prints one JSON object.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -54,10 +55,11 @@ function pollRate(run, runDir) {
     if (r.success !== 'true') { failed++; continue; }
     const start = Number(r.timeStamp);
     const end = start + Number(r.elapsed);
-    const t = threads.get(r.threadName) ?? { first: start, last: end, polls: 0 };
+    const t = threads.get(r.threadName) ?? { first: start, last: end, polls: 0, samples: [] };
     t.first = Math.min(t.first, start);
     t.last = Math.max(t.last, end);
     t.polls++;
+    t.samples.push([start, end]);
     threads.set(r.threadName, t);
   }
   if (threads.size === 0) throw new Error('no successful request samples in results.csv');
@@ -70,7 +72,42 @@ function pollRate(run, runDir) {
   const limit = run.threads / (run.maxDuration / 1000);
   return { id: run.id, server: run.server, threads: run.threads, connectionsSeen: threads.size, status: run.status,
     serverCrashed: run.serverCrashed, responses, failed, responsesPerSecond: rate, limitPerSecond: limit,
-    fraction: rate / limit, ...steal(runDir) };
+    fraction: rate / limit, ...generator(threads), ...steal(runDir) };
+}
+
+const p90 = (sorted) => (sorted.length ? sorted[Math.ceil(0.9 * sorted.length) - 1] : null);   // nearest rank
+
+// Did the load generator keep up? A poll's connection gives no rate while its thread has not started or
+// sits between an answer and its next poll, and on a machine shared with the server both stretch when
+// JMeter is short of CPU (docs/limits.md). From each connection's successful polls: when the last thread
+// started (seconds after the first), the 90th percentile of the gap from an answer to the thread's next
+// poll (the median stays at ~1 ms: most threads are not kept waiting), and the 10 s window (by the
+// answer's time, from the first poll) whose 90th percentile was the largest.
+function generator(threads) {
+  let t0 = Infinity;
+  for (const t of threads.values()) t0 = Math.min(t0, t.first);
+  let lastStart = -Infinity;
+  const all = [];
+  const windows = new Map();
+  for (const t of threads.values()) {
+    lastStart = Math.max(lastStart, t.first);
+    t.samples.sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < t.samples.length; i++) {
+      const gap = t.samples[i][0] - t.samples[i - 1][1];
+      all.push(gap);
+      const w = Math.floor((t.samples[i - 1][1] - t0) / 10000);
+      if (!windows.has(w)) windows.set(w, []);
+      windows.get(w).push(gap);
+    }
+  }
+  let worst = { second: null, gapMs: null };
+  for (const [w, gaps] of windows) {
+    if (gaps.length < 100) continue;   // a window's percentile from a handful of polls says little
+    const m = p90(gaps.sort((a, b) => a - b));
+    if (worst.gapMs === null || m > worst.gapMs) worst = { second: w * 10, gapMs: m };
+  }
+  return { lastStartSecond: Number.isFinite(lastStart) ? (lastStart - t0) / 1000 : null,
+    gapP90Ms: p90(all.sort((a, b) => a - b)), worstGapSecond: worst.second, worstGapP90Ms: worst.gapMs };
 }
 
 // CPU the hypervisor gave to other guests during the run (vmstat's st on the SUT host): a figure measured
@@ -96,4 +133,4 @@ function main() {
 }
 
 if (require.main === module) main();
-module.exports = { overhead, pollRate, steal };
+module.exports = { overhead, pollRate, steal, generator };

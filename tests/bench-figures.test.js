@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { pollRate, steal } = require('../bench/run-figures');
+const { pollRate, steal, generator } = require('../bench/run-figures');
 
 const HEADER = 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,Connect,"responseFile"';
 const row = (start, elapsed, label, thread, success = true) =>
@@ -43,6 +43,29 @@ test('poll rate: each connection\'s polls over its own span, summed, against thr
   assert.deepEqual([r.stealPercent, r.stealSeconds], [null, null], 'no vmstat log: no steal figure');
 });
 
+test('generator: when the last thread started, and the 90th percentile of answer-to-next-poll gaps, overall and worst 10 s', () => {
+  // 200 threads start over 19.9 s, each polls 10 s at a time; in the window 20-30 s (by the answer's
+  // time) every fifth thread waits 3 s before its next poll, elsewhere 1 ms.
+  const threads = new Map();
+  for (let i = 0; i < 200; i++) {
+    const samples = [];
+    let start = i * 100;
+    for (let k = 0; k < 4; k++) {
+      const end = start + 10000;
+      samples.push([start, end]);
+      start = end + (end >= 20000 && end < 30000 && i % 5 === 0 ? 3000 : 1);
+    }
+    threads.set(`t${i}`, { first: samples[0][0], samples: samples.reverse() });   // any order
+  }
+  const g = generator(threads);
+  assert.equal(g.lastStartSecond, 19.9);
+  assert.equal(g.gapP90Ms, 1);             // 40 slow gaps of 600: under the 90th percentile overall
+  assert.equal(g.worstGapSecond, 20);
+  assert.equal(g.worstGapP90Ms, 3000);     // 40 of the 200 answers in 20-30 s: more than the top 10%
+  assert.deepEqual(generator(new Map([['a', { first: 0, samples: [[0, 10000]] }]])),
+    { lastStartSecond: 0, gapP90Ms: null, worstGapSecond: null, worstGapP90Ms: null });
+});
+
 test('steal: mean vmstat st over the run (since-boot line dropped) and the seconds above 10%', (t) => {
   const dir = runDir([], [
     'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----',
@@ -62,7 +85,8 @@ test('poll-headline: a bad --engines or option is a usage error before anything 
   const script = path.join(__dirname, '..', 'bench', 'poll-headline.sh');
   for (const [args, message] of [[['--engines', '0'], /--engines wants 1 to 9/], [['--engines', 'two'], /--engines wants 1 to 9/],
     [['--bogus'], /usage: bench\/poll-headline.sh/], [['--connections', '-5'], /--connections wants a positive number/],
-    [['--settle', 'later'], /--settle wants seconds/], [['--settle', '-1'], /--settle wants seconds/]]) {
+    [['--settle', 'later'], /--settle wants seconds/], [['--settle', '-1'], /--settle wants seconds/],
+    [['--rampup', '0'], /--rampup wants a positive number/]]) {
     const r = spawnSync('bash', [script, ...args], { encoding: 'utf8', env: { ...process.env, PB_HOSTS: '/nonexistent' } });
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, message);
@@ -80,5 +104,29 @@ test('jmeter-sample-cost: a window too short for its warm-up, or a bad option, i
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, message);
     assert.doesNotMatch(r.stdout, /samples/, 'no run started');
+  }
+});
+
+test('inode-churn: creates, deletes and creates again in a scratch dir, prints both times, leaves nothing behind', () => {
+  const { spawnSync } = require('node:child_process');
+  const script = path.join(__dirname, '..', 'bench', 'inode-churn.js');
+  for (const args of [['--files', '0'], ['--files', 'many'], ['--bogus', '1'], ['--dir']]) {
+    const r = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /usage: node bench\/inode-churn.js/);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-churn-'));
+  try {
+    const r = spawnSync(process.execPath, [script, '--files', '300', '--dir', dir], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const figures = JSON.parse(r.stdout.trim().split('\n').pop());
+    assert.equal(figures.files, 300);
+    assert.ok(figures.freshMs >= 0 && figures.afterDeleteMs >= 0 && figures.ratio > 0);
+    const { mountOf } = require('../bench/inode-churn');
+    assert.equal(figures.fsType, mountOf(dir).type);
+    assert.match(r.stdout, /after deleting \/ fresh: [0-9.]+x the time/);
+    assert.deepEqual(fs.readdirSync(dir), [], 'its working directory is gone');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
