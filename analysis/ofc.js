@@ -23,6 +23,27 @@ function niceMax(max) {
 
 const round = (v) => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
+// The parts every chart shares: one element per series, the axes, the legends.
+function element(type, s, i, values, { dotSize, width }) {
+  const colour = s.colour ?? PALETTE[i % PALETTE.length];
+  return { type, colour, values, 'dot-style': { type: 'dot', colour, 'dot-size': dotSize }, width, text: s.name, 'font-size': 11 };
+}
+
+const axis = (min, max, step) => ({ min, max, steps: step, labels: { steps: step, 'visible-steps': 2 } });
+
+function chart({ title, xLegend, yLegend, elements, xAxis, yAxis }) {
+  const style = 'font-size: 12px; color: #333333;';
+  return {
+    title: { text: title, style: 'font-size: 15px; font-weight: bold; color: #222222;' },
+    elements,
+    x_axis: xAxis,
+    y_axis: yAxis,
+    x_legend: { text: xLegend, style },
+    y_legend: { text: yLegend, style },
+    bg_colour: '#FFFFFF',
+  };
+}
+
 // series: [{ name, values, colour? }]; options: title, xLegend, yLegend, yMax (fixed, e.g. 100 for %)
 function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
   const length = Math.max(1, ...series.map((s) => s.values.length));
@@ -30,28 +51,9 @@ function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
   const yTop = yMax !== null && dataMax <= yMax ? yMax : niceMax(dataMax);
   const xMax = length - 1;
   const xStep = Math.max(1, niceStep(xMax / 10));   // x is an index: whole steps
-  const yStep = niceStep((yTop - yMin) / 10);
-  const style = 'font-size: 12px; color: #333333;';
-  return {
-    title: { text: title, style: 'font-size: 15px; font-weight: bold; color: #222222;' },
-    elements: series.map((s, i) => {
-      const colour = s.colour ?? PALETTE[i % PALETTE.length];
-      return {
-        type: 'line',
-        colour,
-        values: s.values.map(round),
-        'dot-style': { type: 'dot', colour, 'dot-size': 2 },
-        width: 1,
-        text: s.name,
-        'font-size': 11,
-      };
-    }),
-    x_axis: { min: 0, max: xMax, steps: xStep, labels: { steps: xStep, 'visible-steps': 2 } },
-    y_axis: { min: yMin, max: yTop, steps: yStep, labels: { steps: yStep, 'visible-steps': 2 } },
-    x_legend: { text: xLegend, style },
-    y_legend: { text: yLegend, style },
-    bg_colour: '#FFFFFF',
-  };
+  return chart({ title, xLegend, yLegend,
+    elements: series.map((s, i) => element('line', s, i, s.values.map(round), { dotSize: 2, width: 1 })),
+    xAxis: axis(0, xMax, xStep), yAxis: axis(yMin, yTop, niceStep((yTop - yMin) / 10)) });
 }
 
 // One value against another, e.g. latency against throughput, one point per run: OFC2's scatter_line
@@ -61,29 +63,9 @@ function scatterChart({ title, xLegend, yLegend, series }) {
   // 10% of room beyond the largest point, so no point sits on the chart's edge
   const xTop = niceMax(1.1 * Math.max(0, ...points.map((p) => p.x)));
   const yTop = niceMax(1.1 * Math.max(0, ...points.map((p) => p.y)));
-  const xStep = niceStep(xTop / 10);
-  const yStep = niceStep(yTop / 10);
-  const style = 'font-size: 12px; color: #333333;';
-  return {
-    title: { text: title, style: 'font-size: 15px; font-weight: bold; color: #222222;' },
-    elements: series.map((s, i) => {
-      const colour = s.colour ?? PALETTE[i % PALETTE.length];
-      return {
-        type: 'scatter_line',
-        colour,
-        values: s.points.map((p) => ({ x: round(p.x), y: round(p.y) })),
-        'dot-style': { type: 'dot', colour, 'dot-size': 4 },
-        width: 2,
-        text: s.name,
-        'font-size': 11,
-      };
-    }),
-    x_axis: { min: 0, max: xTop, steps: xStep, labels: { steps: xStep, 'visible-steps': 2 } },
-    y_axis: { min: 0, max: yTop, steps: yStep, labels: { steps: yStep, 'visible-steps': 2 } },
-    x_legend: { text: xLegend, style },
-    y_legend: { text: yLegend, style },
-    bg_colour: '#FFFFFF',
-  };
+  return chart({ title, xLegend, yLegend,
+    elements: series.map((s, i) => element('scatter_line', s, i, s.points.map((p) => ({ x: round(p.x), y: round(p.y) })), { dotSize: 4, width: 2 })),
+    xAxis: axis(0, xTop, niceStep(xTop / 10)), yAxis: axis(0, yTop, niceStep(yTop / 10)) });
 }
 
 module.exports = { lineChart, scatterChart, niceStep, niceMax, PALETTE };
