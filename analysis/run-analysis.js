@@ -178,7 +178,7 @@ async function analyzeRun(runDir) {
   const responsesCumulative = responses.map((v) => (total += v));
   const connections = forwardFill(tl.connections.toSeconds(t0, seconds, offset));
   const errors = csv ? csv.errorTimeline.toSeconds(t0, seconds, 0) : new Array(seconds).fill(0);
-  const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null);
+  const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null, Number.isFinite(run.duration) ? run.duration : null);
 
   // 7. Emit cycles and queue places.
   const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))

@@ -96,8 +96,9 @@ class TripTimes {
     this.max.add(endMs, raw);
   }
 
-  // offsetMs: server - client. Returns { summary, series: { mean, max } } (per second from startMs).
-  result(offsetMs, startMs, seconds, errorBoundMs = null) {
+  // offsetMs: server - client; loadSeconds: how long the load ran (the Request group's duration), or null.
+  // Returns { summary, series: { mean, max } } (per second from startMs).
+  result(offsetMs, startMs, seconds, errorBoundMs = null, loadSeconds = null) {
     const shift = (v) => (v === null ? null : Math.round((v + offsetMs) * 100) / 100);
     const sums = this.sum.toSeconds(startMs, seconds);
     const counts = this.n.toSeconds(startMs, seconds);
@@ -106,12 +107,17 @@ class TripTimes {
     if (this.count === 0) {
       return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max } };
     }
-    // Throughput (CometD's message rate, reference 002): answers timed per second, from the first second
-    // with one to the last.
-    const first = counts.findIndex((c) => c > 0);
-    const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
-    const inWindow = counts.reduce((a, c) => a + c, 0);
-    const ratePerSecond = first === -1 ? null : Math.round((inWindow / (last - first + 1)) * 100) / 100;
+    // Throughput (CometD's message rate, reference 002): answers timed per second of load. Without the
+    // load's duration, from the first second with an answer to the last (which, with one emit cycle in
+    // the run, is the rate of its burst).
+    let ratePerSecond = null;
+    if (loadSeconds > 0) ratePerSecond = Math.round((this.count / loadSeconds) * 100) / 100;
+    else {
+      const first = counts.findIndex((c) => c > 0);
+      const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
+      const inWindow = counts.reduce((a, c) => a + c, 0);
+      if (first !== -1) ratePerSecond = Math.round((inWindow / (last - first + 1)) * 100) / 100;
+    }
     const sorted = this.raw.slice(0, this.count).sort();
     let total = 0;
     for (const v of sorted) total += v;

@@ -60,11 +60,12 @@ test('trip times: the offset is added at the end, per second by the second the a
   assert.deepEqual(series.max, [15, 25, null, 35]);
 });
 
-test('message rate: answers timed per second, from the first second with one to the last', () => {
+test('message rate: answers timed per second of load; without its duration, from the first second with one to the last', () => {
   const trips = new TripTimes(0);
   for (const end of [2100, 2500, 2900, 3400, 3600, 4000]) trips.add(end, end - 10);
-  assert.equal(trips.result(0, 0, 10).summary.ratePerSecond, 2);      // 6 answers in seconds 2-4
-  assert.equal(trips.result(0, 0, 4).summary.ratePerSecond, 2.5);     // the window ends at 4 s: 5 in seconds 2-3
+  assert.equal(trips.result(0, 0, 10, null, 30).summary.ratePerSecond, 0.2);   // 6 answers in a 30 s load
+  assert.equal(trips.result(0, 0, 10).summary.ratePerSecond, 2);              // 6 answers in seconds 2-4
+  assert.equal(trips.result(0, 0, 4).summary.ratePerSecond, 2.5);             // the window ends at 4 s: 5 in seconds 2-3
 });
 
 test('trip times below zero (only through the offset error) are counted', () => {
