@@ -25,7 +25,9 @@ function usage(message) {
 }
 
 function parseArgs(argv) {
-  const opts = { files: 100000, dir: path.join(process.env.PB_STATE || path.join(ROOT, 'build', 'state'), 'tmp') };
+  // $PB_STATE as lib/config.sh sets it: default $PB_BUILD/state, $PB_BUILD default build/
+  const state = process.env.PB_STATE || path.join(process.env.PB_BUILD || path.join(ROOT, 'build'), 'state');
+  const opts = { files: 100000, dir: path.join(state, 'tmp') };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (value === undefined) usage(`${key} wants a value`);

@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parse } = require('csv-parse/sync');
 const { parseVmstatText } = require('../analysis/vmstat');
+const { percentile } = require('../analysis/trip-time');   // nearest rank
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
@@ -55,19 +56,17 @@ function pollRate(run, runDir) {
     if (r.success !== 'true') { failed++; continue; }
     const start = Number(r.timeStamp);
     const end = start + Number(r.elapsed);
-    const t = threads.get(r.threadName) ?? { first: start, last: end, polls: 0, samples: [] };
-    t.first = Math.min(t.first, start);
-    t.last = Math.max(t.last, end);
-    t.polls++;
-    t.samples.push([start, end]);
-    threads.set(r.threadName, t);
+    if (!threads.has(r.threadName)) threads.set(r.threadName, { samples: [] });
+    threads.get(r.threadName).samples.push([start, end]);
   }
   if (threads.size === 0) throw new Error('no successful request samples in results.csv');
   let rate = 0;
   let responses = 0;
   for (const t of threads.values()) {
-    responses += t.polls;
-    rate += t.polls / ((t.last - t.first) / 1000);
+    t.first = Math.min(...t.samples.map((x) => x[0]));
+    const last = Math.max(...t.samples.map((x) => x[1]));
+    responses += t.samples.length;
+    rate += t.samples.length / ((last - t.first) / 1000);
   }
   const limit = run.threads / (run.maxDuration / 1000);
   return { id: run.id, server: run.server, threads: run.threads, connectionsSeen: threads.size, status: run.status,
@@ -75,14 +74,13 @@ function pollRate(run, runDir) {
     fraction: rate / limit, ...generator(threads), ...steal(runDir) };
 }
 
-const p90 = (sorted) => (sorted.length ? sorted[Math.ceil(0.9 * sorted.length) - 1] : null);   // nearest rank
-
 // Did the load generator keep up? A poll's connection gives no rate while its thread has not started or
 // sits between an answer and its next poll, and on a machine shared with the server both stretch when
 // JMeter is short of CPU (docs/limits.md). From each connection's successful polls: when the last thread
 // started (seconds after the first), the 90th percentile of the gap from an answer to the thread's next
 // poll (the median stays at ~1 ms: most threads are not kept waiting), and the 10 s window (by the
-// answer's time, from the first poll) whose 90th percentile was the largest.
+// answer's time, from the first poll) whose 90th percentile was the largest. threads: name -> { first,
+// samples: [[start, end]] in any order }.
 function generator(threads) {
   let t0 = Infinity;
   for (const t of threads.values()) t0 = Math.min(t0, t.first);
@@ -103,11 +101,11 @@ function generator(threads) {
   let worst = { second: null, gapMs: null };
   for (const [w, gaps] of [...windows].sort((a, b) => a[0] - b[0])) {   // on a tie the earliest window
     if (gaps.length < 100) continue;   // a window's percentile from a handful of polls says little
-    const m = p90(gaps.sort((a, b) => a - b));
+    const m = percentile(gaps.sort((a, b) => a - b), 90);
     if (worst.gapMs === null || m > worst.gapMs) worst = { second: w * 10, gapMs: m };
   }
   return { lastStartSecond: Number.isFinite(lastStart) ? (lastStart - t0) / 1000 : null,
-    gapP90Ms: p90(all.sort((a, b) => a - b)), worstGapSecond: worst.second, worstGapP90Ms: worst.gapMs };
+    gapP90Ms: percentile(all.sort((a, b) => a - b), 90), worstGapSecond: worst.second, worstGapP90Ms: worst.gapMs };
 }
 
 // CPU the hypervisor gave to other guests during the run (vmstat's st on the SUT host): a figure measured
