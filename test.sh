@@ -14,9 +14,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/config.sh"
 cd "$PB_ROOT"
 
 # Test servers use their own ports and state, so a test run never touches servers a user started.
-export PB_PORT_NODE=18080 PB_PORT_TC6=18086 PB_PORT_TC7=18087
-export PB_STATE=$PB_BUILD/test-state PB_RESULTS=$PB_BUILD/test-results
-export PB_JMETER_RMI_PORT=11099 PB_JMETER_RMI_LOCALPORT=11000 PB_JMETER_CLIENT_LOCALPORT=11100
+# PB_TEST_SLOT=<0-9> moves every port by slot x 200 and the state to its own folders, so two suites
+# can run side by side on one machine (default 0).
+slot=${PB_TEST_SLOT:-0}
+[[ $slot =~ ^[0-9]$ ]] || { echo "test.sh: PB_TEST_SLOT must be one digit, not '$slot'" >&2; exit 2; }
+shift_by=$((slot * 200)) suffix=${slot/#0/}
+export PB_PORT_NODE=$((18080 + shift_by)) PB_PORT_TC6=$((18086 + shift_by)) PB_PORT_TC7=$((18087 + shift_by))
+export PB_STATE=$PB_BUILD/test-state$suffix PB_RESULTS=$PB_BUILD/test-results$suffix
+export PB_JMETER_RMI_PORT=$((11099 + shift_by)) PB_JMETER_RMI_LOCALPORT=$((11000 + shift_by)) \
+  PB_JMETER_CLIENT_LOCALPORT=$((11100 + shift_by))
 
 passed=0
 failed=0
