@@ -17,7 +17,7 @@ const { percentile } = require('../analysis/trip-time');   // nearest rank
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
-    'start_server_under_test', 'start_monitoring', 'start_engines', 'run_controller'],
+    'start_server_under_test', 'start_monitoring', 'start_engines', 'start_engine_monitoring', 'run_controller'],
   teardown: ['stop_jmeter', 'stop_server', 'stop_monitoring'],
   collection: ['archive_responses', 'copy_responses'],
   analysis: ['analyze', 'print_report_path'],

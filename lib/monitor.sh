@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Runs ON the SUT host: system and server-process monitoring for one run.
+# Runs ON a monitored host: system and process monitoring for one run (study 3.4.1; the engines' side
+# is CHIRON's threat to validity: a run must show whether the load generator kept up).
 #
-#   lib/monitor.sh start <run-id> <server pid>   vmstat -SM -a 1, pidstat -h -u -r -p <pid> 1 and
-#                                                lib/meminfo-log.sh in the background, /proc/meminfo
-#                                                copied; prints the directory
-#   lib/monitor.sh stop <run-id>                 stops all three (by their recorded PIDs only)
-#   lib/monitor.sh dir <run-id>                  prints the directory the files are in
-#   lib/monitor.sh clean <run-id>                removes it (after run.sh copied the files)
+#   lib/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid> 1 in the
+#                                                  background; for the role sut also lib/meminfo-log.sh
+#                                                  and a copy of /proc/meminfo; prints the directory
+#   lib/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
+#   lib/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
+#   lib/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
 #
-# Files: $PB_STATE/runs/<run-id>/sut/{vmstat.log,pidstat.log,memory.log,meminfo.txt,*.pid}.
+# role: sut (the default: <pid> is the server under test) or engine-<name> (<pid> is that JMeter engine's
+# JVM). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=config.sh
@@ -17,10 +19,13 @@ source "$here/config.sh"
 # shellcheck source=procs.sh
 source "$here/procs.sh"
 
-usage() { echo "usage: lib/monitor.sh {start <run-id> <server pid>|stop|dir|clean <run-id>}" >&2; exit 2; }
+usage() { echo "usage: lib/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|engine-<name>]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 [[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || { echo "bad run id '$2'" >&2; exit 2; }
-dir=$PB_STATE/runs/$2/sut
+role=sut
+case $1 in start) role=${4:-sut} ;; *) role=${3:-sut} ;; esac
+[[ $role == sut || $role =~ ^engine-[A-Za-z0-9_-]{1,32}$ ]] || { echo "bad role '$role' (sut or engine-<name>)" >&2; exit 2; }
+dir=$PB_STATE/runs/$2/$role
 
 # Starts "$@" detached (own session, no terminal, output to <log>) and records "<pid> <start time>".
 start_detached() { # <name> <log> <command...>
@@ -31,22 +36,24 @@ start_detached() { # <name> <log> <command...>
 
 case $1 in
   start)
-    [[ $# -eq 3 && $3 =~ ^[0-9]+$ ]] || usage
+    [[ ($# -eq 3 || $# -eq 4) && $3 =~ ^[0-9]+$ ]] || usage
     mkdir -p "$dir"
-    cp /proc/meminfo "$dir/meminfo.txt"
     start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
     start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$3" 1
-    start_detached memory "$dir/memory.log" "$here/meminfo-log.sh"
+    if [[ $role == sut ]]; then
+      cp /proc/meminfo "$dir/meminfo.txt"
+      start_detached memory "$dir/memory.log" "$here/meminfo-log.sh"
+    fi
     echo "$dir"
     ;;
   stop)
-    [[ $# -eq 2 ]] || usage
+    [[ $# -le 3 ]] || usage
     for name in vmstat pidstat memory; do
       procs_stop_recorded "$dir/$name.pid" 3 || true
     done
     ;;
   clean)
-    [[ $# -eq 2 ]] || usage
+    [[ $# -le 3 ]] || usage
     rm -rf -- "$dir"
     rmdir -- "$PB_STATE/runs/$2" 2>/dev/null || true
     ;;

@@ -3,6 +3,7 @@
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
 #                        --threads <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
+#                        [--gc-log <file>]
 #   load/engine.sh stop --name <n>
 #   load/engine.sh status --name <n>
 #
@@ -18,6 +19,9 @@
 #        the logs' tails.
 #        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
 #        <N> held poll threads, committed at start (-Xms too); more JVM options: JVM_ARGS.
+#        --gc-log: the JVM logs every collection there (-Xlog:gc, epoch-ms and uptime decorators), for
+#        the run's GC pause time per second. PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or 0-3) pins the
+#        JVM to those CPUs; empty (the default) leaves it free.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # Only the recorded PID (checked against its start time) is ever signalled.
@@ -43,7 +47,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap=''
+name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap='' gc_log=''
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
   case $1 in
@@ -56,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --init) init=$2 ;;
     --cleanup) cleanup=$2 ;;
     --heap) heap=$2 ;;
+    --gc-log) gc_log=$2 ;;
     *) usage ;;
   esac
   shift 2
@@ -95,17 +100,24 @@ start() {
     die "port $address:$port is already taken by another process"
   fi
   mkdir -p "$PB_STATE" "$responses"
+  [[ -z $gc_log ]] || mkdir -p "$(dirname "$gc_log")"
   : >"$log"
   local -a jvm
   mapfile -t jvm < <(jmeter_jvm_options)
   jvm=(-Xms"$heap" -Xmx"$heap" "${jvm[@]}")
+  [[ -z $gc_log ]] || jvm+=("-Xlog:gc:file=$gc_log:timemillis,uptimemillis")
+  local -a pin=()
+  if [[ -n ${PB_ENGINE_CPUS:-} ]]; then
+    [[ $PB_ENGINE_CPUS =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "PB_ENGINE_CPUS=$PB_ENGINE_CPUS is not a CPU list (e.g. 0 or 0-3 or 0,2)"
+    pin=(taskset -c "$PB_ENGINE_CPUS")
+  fi
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
   read -ra extra <<<"${JVM_ARGS:-}"
   # setsid: its own session, so neither the end of an ssh session nor a Ctrl-C elsewhere reaches it.
-  # In a script without job control the background child is no group leader, so setsid execs in
-  # place and $! is the JVM's PID.
-  setsid java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
+  # In a script without job control the background child is no group leader, so setsid (and taskset)
+  # exec in place and $! is the JVM's PID.
+  setsid "${pin[@]}" java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     -Jserver.rmi.ssl.disable=true -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
     -Jthreads.num="$threads" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
