@@ -2,7 +2,9 @@
 'use strict';
 // node charts/compare.js <out-dir> <run-dir|sweep-dir>...: the study's comparison figures (figures.js)
 // drawn from many runs, one page per figure (small multiples), and an index page linking every figure and
-// every run's report, with repeats of a permutation averaged and their spread shown.
+// every run's report, with repeats of a permutation averaged and their spread shown. Lines and points built
+// from runs that are not valid (their validity verdict, lib/sweep/validity.js) are drawn dashed / hollow
+// (figure-data.js), and every figure says how many of its runs are not valid.
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
@@ -11,6 +13,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { writeReport } = require('./report');
 const { serverName, typeName } = require('../analysis/titles');
+const { verdictOf, reasonTexts, isValid } = require('../lib/sweep/validity');
 
 const link = (href, text) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
 const td = (html, cls) => `<td${cls ? ` class="${cls}"` : ''}>${html}</td>`;
@@ -23,21 +26,32 @@ function spread(values) {
   return `${fmt(mean)} <span class="none">(${fmt(Math.min(...v))}\u2013${fmt(Math.max(...v))})</span>`;
 }
 
+// A run's verdict as a cell: highlighted when not valid, the reasons as a tooltip.
+function verdictCell(summary) {
+  const v = verdictOf(summary);
+  if (isValid(v)) return `<span class="ok">${escapeHtml(v)}</span>`;
+  return `<span class="bad" title="${escapeHtml(reasonTexts(summary).join('; '))}">${escapeHtml(v)}</span>`;
+}
+
 function figurePage(figure, result, outDir, reportOf) {
   const charts = result.panels.map((p, i) => ({ canvas: `panel-${i}`, ofc: p.chart, source: `charts/${figure.id}-${i + 1}.json` }));
   charts.forEach((c) => fs.writeFileSync(path.join(outDir, c.source), JSON.stringify(c.ofc) + '\n'));
+  const summaryOf = new Map(result.runs.map((r) => [r.dir, r.summary]));
   const used = result.panels.flatMap((p) => p.lines.map((l) => [
     td(escapeHtml(p.label ?? '')), td(escapeHtml(l.name)),
     td(l.runs.map((dir) => link(reportOf(dir), path.basename(dir))).join(', ')),
+    td(l.runs.map((dir) => verdictCell(summaryOf.get(dir))).join(', ')),
   ]));
   const body = [
     `<p>${link('index.html', '\u2190 all figures')}</p>`,
+    `<p class="validity-note${result.notValid ? ' bad' : ''}">${escapeHtml(result.validityNote)}${result.notValid
+      ? ' \u2013 dashed lines and hollow points are built from at least one run that is not valid' : ''}.</p>`,
     `<div class="charts small">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>`,
     '<h2>Runs drawn</h2>',
-    table(used, { head: ['Panel', 'Line', 'Runs (reports)'] }),
+    table(used, { head: ['Panel', 'Line', 'Runs (reports)', 'Validity'] }),
   ].join('\n');
   const what = figure.kind === 'xy' ? `${figure.metric} against ${figure.x}, one point per permutation` : `metric ${figure.metric}`;
-  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}`, body, charts, assets: 'assets' });
+  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}; ${result.validityNote}`, body, charts, assets: 'assets' });
   fs.writeFileSync(path.join(outDir, `${figure.id}.html`), html);
 }
 
@@ -63,6 +77,7 @@ function permutationRows(runs, reportOf) {
       td(spread(g.map((r) => r.summary.peakCpu)), 'num'),
       td(spread(g.map((r) => r.summary.totals.errors)), 'num'),
       td(bad.length ? `<span class="bad">${bad.length} flagged</span>` : '<span class="ok">ok</span>'),
+      td(g.map((r) => verdictCell(r.summary)).join(', ')),
       td(g.map((r) => link(reportOf(r.dir), path.basename(r.dir))).join('<br>')),
     ];
   });
@@ -84,17 +99,18 @@ async function writeComparison(outDir, args, figures = FIGURES) {
       td(String(figure.number), 'num'),
       td(result.runs.length ? link(`${figure.id}.html`, figure.title) : escapeHtml(figure.title)),
       td(result.runs.length ? fmt(result.runs.length) : '<span class="none">no runs</span>', 'num'),
+      td(result.notValid ? `<span class="bad">${escapeHtml(result.validityNote)}</span>` : escapeHtml(result.runs.length ? result.validityNote : '')),
       td(result.runs.length ? fmt(result.panels.length) : '', 'num'),
     ]);
   }
   const body = [
     problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(p.dir)}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
     '<h2>Figures</h2>',
-    table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, { text: 'Charts', num: true }] }),
+    table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity', { text: 'Charts', num: true }] }),
     '<h2>Runs by permutation</h2>',
     '<p class="none">Repeats of one permutation are averaged in the figures; cells show the mean and (min\u2013max).</p>',
     table(permutationRows(runs, reportOf), { head: ['Server', 'Type', { text: 'Threads', num: true }, 'Events', { text: 'Runs', num: true },
-      { text: 'Responses/s', num: true }, { text: 'Peak conn.', num: true }, { text: 'Peak CPU %', num: true }, { text: 'Errors', num: true }, 'Flags', 'Reports'] }),
+      { text: 'Responses/s', num: true }, { text: 'Peak conn.', num: true }, { text: 'Peak CPU %', num: true }, { text: 'Errors', num: true }, 'Flags', 'Validity', 'Reports'] }),
   ].join('\n');
   fs.writeFileSync(path.join(outDir, 'index.html'), page({ title: 'pushbench \u2013 comparison', subtitle: `${runs.length} runs`, body, charts: [], assets: 'assets' }));
   return { index: path.join(outDir, 'index.html'), runs, problems, results };

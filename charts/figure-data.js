@@ -2,10 +2,36 @@
 // Turns one figure definition (figures.js) and the loaded runs into small-multiple charts: pick the runs,
 // split them into panels, one line per series value, repeats averaged second by second. Each run's series
 // starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
+// A line or point built from any run whose validity verdict is not 'valid' (lib/sweep/validity.js) is
+// drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
+// that are not valid.
 const { lineChart, scatterChart, PALETTE } = require('../analysis/ofc');
 const { permutationKey } = require('./collect-runs');
 const { serverName, typeName, seconds, thousands, join } = require('../analysis/titles');
 const { METRICS } = require('./figures');
+const { verdictOf, isValid, notValidNote } = require('../lib/sweep/validity');
+
+// OFC2 styles of what is built from a run that is not valid: dashed line, hollow dots.
+const NOT_VALID_LINE = { style: 'dash', on: 6, off: 4 };
+const NOT_VALID_DOT = 'hollow-dot';
+const allValid = (runs) => runs.every((r) => isValid(verdictOf(r.summary)));
+
+// Restyles the OFC2 elements of `lines` (same order): a line not valid gets a dashed line and hollow dots;
+// in an xy chart each point not valid gets a hollow dot, and a line whose points are all not valid a dash.
+function markNotValid(chart, lines) {
+  chart.elements.forEach((e, i) => {
+    const line = lines[i];
+    if (line.points) {
+      line.points.forEach((p, j) => { if (!p.valid) e.values[j] = { ...e.values[j], type: NOT_VALID_DOT }; });
+      if (line.points.some((p) => p.valid)) return;
+    } else if (line.valid) {
+      return;
+    }
+    e['line-style'] = { ...NOT_VALID_LINE };
+    e['dot-style'] = { ...e['dot-style'], type: NOT_VALID_DOT };
+  });
+  return chart;
+}
 
 // The same server has the same colour in every figure.
 const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2] };
@@ -104,10 +130,11 @@ function linePoints(runs, xMetric, yMetric) {
     if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
     const key = permutationKey(r.params);
     if (!byPermutation.has(key)) byPermutation.set(key, []);
-    byPermutation.get(key).push({ x, y, dir: r.dir });
+    byPermutation.get(key).push({ x, y, dir: r.dir, valid: allValid([r]) });
   }
+  // a point is valid only when every repeat in it is
   return [...byPermutation.values()]
-    .map((g) => ({ x: mean(g.map((p) => p.x)), y: mean(g.map((p) => p.y)), runs: g.map((p) => p.dir) }))
+    .map((g) => ({ x: mean(g.map((p) => p.x)), y: mean(g.map((p) => p.y)), runs: g.map((p) => p.dir), valid: g.every((p) => p.valid) }))
     .sort((a, b) => a.x - b.x);
 }
 
@@ -138,22 +165,25 @@ function buildFigure(figure, allRuns) {
         .map((l) => ({ ...l, runs: l.points.flatMap((p) => p.runs) }));
       const chart = scatterChart({ title: join(figure.title, label), xLegend: xMetric.y, yLegend: metric.y,
         series: lines.map((l) => ({ name: l.name, points: l.points, colour: l.colour })) });
-      return { key: pv, label, lines, chart };
+      return { key: pv, label, lines, chart: markNotValid(chart, lines) };
     }
     let lines = ordered.map((g) => ({
       name: lineName(g) + (g.runs.length > 1 ? ` (mean of ${g.runs.length})` : ''),
       runs: g.runs.map((r) => r.dir),
+      valid: allValid(g.runs),   // repeats averaged: valid only when every one is
       colour: colourOf(g.key),
       values: averageSeries(g.runs.map((r) => (r.series[metric.data] ?? []).slice(r.loadStart ?? 0))),
     }));
     if (metric.alignStart) lines = alignStarts(lines);
     const chart = lineChart({ title: join(figure.title, label), xLegend: 'Elapsed time since the load started (seconds)', yLegend: metric.y,
       series: lines.map((l) => ({ name: l.name, values: l.values, colour: l.colour })), yMax: metric.yMax ?? null });
-    return { key: pv, label, lines, chart };
+    return { key: pv, label, lines, chart: markNotValid(chart, lines) };
   });
   const drawn = panels.filter((p) => p.lines.length);
   const used = new Set(drawn.flatMap((p) => p.lines.flatMap((l) => l.runs)));
-  return { runs: runs.filter((r) => used.has(r.dir)), panels: drawn };
+  const usedRuns = runs.filter((r) => used.has(r.dir));
+  const verdicts = usedRuns.map((r) => verdictOf(r.summary));
+  return { runs: usedRuns, panels: drawn, notValid: verdicts.filter((v) => !isValid(v)).length, validityNote: notValidNote(verdicts) };
 }
 
-module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName };
+module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName, NOT_VALID_LINE, NOT_VALID_DOT };

@@ -1,10 +1,42 @@
 /* Turns Open Flash Chart 2 JSON (line and scatter_line charts, study section 3.4.2) into Chart.js line charts.
-   Runs in the browser from file://: the chart JSON is embedded in the page as window.PB_CHARTS. */
+   Runs in the browser from file://: the chart JSON is embedded in the page as window.PB_CHARTS.
+   Styles honoured: an element's "line-style" {style: "dash", on, off} draws the line dashed; a
+   "dot-style" type "hollow-dot" (on the element, or as "type" on one value) draws hollow dots (white
+   fill, the line's colour as the ring), and a segment touching a hollow value is dashed. */
 (function () {
   'use strict';
 
   function legendText(legend) {
     return legend && legend.text ? legend.text : '';
+  }
+
+  function isHollow(style) {
+    return !!style && style.type === 'hollow-dot';
+  }
+
+  // The dash pattern of an OFC2 "line-style" ({style: "dash", on, off}), or [] for a solid line.
+  function dashOf(lineStyle) {
+    if (!lineStyle || lineStyle.style !== 'dash') return [];
+    return [lineStyle.on || 6, lineStyle.off || 4];
+  }
+
+  // Chart.js options for one element's dots and line style; hollow[i]: whether point i is hollow.
+  function styleOf(e, hollow) {
+    var colour = (e['dot-style'] && e['dot-style'].colour) || e.colour;
+    var someHollow = hollow.some(function (h) { return h; });
+    var dash = dashOf(e['line-style']);
+    var fill = someHollow ? function (ctx) { return hollow[ctx.dataIndex] ? '#FFFFFF' : colour; } : colour;
+    return {
+      backgroundColor: fill,
+      pointBackgroundColor: fill,
+      pointBorderColor: e.colour,
+      pointBorderWidth: someHollow ? 1.5 : 1,
+      borderDash: dash,
+      // a segment leading to or from a hollow point is dashed too
+      segment: someHollow && !dash.length ? {
+        borderDash: function (ctx) { return hollow[ctx.p0DataIndex] || hollow[ctx.p1DataIndex] ? [6, 4] : undefined; }
+      } : undefined
+    };
   }
 
   function toChartJs(ofc) {
@@ -22,11 +54,20 @@
           var value = v !== null && typeof v === 'object' ? v.value : v;
           return { x: i, y: value === undefined ? null : value };
         });
+      var allHollow = isHollow(e['dot-style']);
+      var hollow = values.map(function (v) { return allHollow || (v !== null && typeof v === 'object' && isHollow(v)); });
+      var shown = data.map(function (p, i) { return i; }).filter(function (i) { return data[i].x >= xMin; });
+      var style = styleOf(e, shown.map(function (i) { return hollow[i]; }));
       return {
         label: e.text || '',
-        data: data.filter(function (p) { return p.x >= xMin; }),
+        data: shown.map(function (i) { return data[i]; }),
         borderColor: e.colour,
-        backgroundColor: (e['dot-style'] && e['dot-style'].colour) || e.colour,
+        backgroundColor: style.backgroundColor,
+        pointBackgroundColor: style.pointBackgroundColor,
+        pointBorderColor: style.pointBorderColor,
+        pointBorderWidth: style.pointBorderWidth,
+        borderDash: style.borderDash,
+        segment: style.segment,
         borderWidth: Math.max(1.5, e.width || 1),
         pointRadius: dense ? 0 : ((e['dot-style'] && e['dot-style']['dot-size']) || 2),
         pointHoverRadius: 4,

@@ -116,6 +116,53 @@ describe('fit: what the open-file limits allow, decided before the first run', (
   });
 });
 
+describe('validity (issue #19): runs.csv, runs.html and the closing summary', () => {
+  const { makeVerdictSweep, VERDICT_PERMUTATIONS } = require('../charts/test/sweep-fixture');
+  const { writeReport, finishedVerdicts } = require('../lib/sweep/report');
+  const { formatCounts } = require('../lib/sweep/validity');
+  const { SweepState } = require('../lib/sweep/state');
+  const { parse: parseCsv } = require('csv-parse/sync');
+
+  test('each permutation gets its verdict; not valid ones highlighted with their reasons; the summary counts them', async () => {
+    const dir = path.join(BASE, 'verdicts');
+    fs.rmSync(dir, { recursive: true, force: true });
+    const runDirs = await makeVerdictSweep(dir);
+    const state = new SweepState(dir);
+    runDirs.forEach((runDir, i) => {
+      const p = VERDICT_PERMUTATIONS[i];
+      const key = `./run.sh ${p.server} 0 ${p.duration ?? 4} ${p.threads} ${p.type} - event1 ${p.interval} #${p.repeat ?? 1}`;
+      state.set(key, 'done', path.relative(dir, runDir), '');
+    });
+    state.set('./run.sh node 0 4 9 comet - event1 1000 #1', 'failed', null, 'run.sh exited 1');
+    writeReport(dir);
+
+    const [head, ...rows] = parseCsv(fs.readFileSync(path.join(dir, 'report', 'runs.csv'), 'utf8'));
+    const col = head.indexOf('validity');
+    assert.equal(col, 3, head.join(','));
+    const validity = Object.fromEntries(rows.map((row) => [row[0], row[col]]));
+    assert.deepEqual(validity, {
+      './run.sh node 0 4 3 comet - event1 1000': 'valid',
+      './run.sh node 0 4 3 poll - event1 1000': 'generator-bound',
+      './run.sh node 0 4 6 comet - event1 1000': 'valid 1, disturbed 1',   // two repeats
+      './run.sh node 0 4 6 poll - event1 1000': 'server-limited',
+      './run.sh node 0 8 6 poll - event1 5000': 'valid',
+      './run.sh tc6 0 4 3 comet - event1 1000': 'unknown',
+      './run.sh node 0 4 9 comet - event1 1000': '',
+    });
+
+    const html = fs.readFileSync(path.join(dir, 'report', 'runs.html'), 'utf8');
+    assert.match(html, /<th>validity<\/th>/);
+    assert.match(html, /<td class="validity notvalid" title="fixture: marked generator-bound">generator-bound<small>fixture: marked generator-bound<\/small><\/td>/);
+    assert.match(html, /<td class="validity notvalid" title="no validity verdict in data\/summary.json[^"]*">unknown<small>/);
+    assert.match(html, /<td class="validity">valid<\/td>/);
+    assert.match(html, /td\.notvalid \{ background: /);
+
+    const verdicts = finishedVerdicts(dir, [...state.entries.values()]);
+    assert.equal(verdicts.length, 7);
+    assert.equal(formatCounts(verdicts), 'valid 3, generator-bound 1, disturbed 1, server-limited 1, unknown 1');
+  });
+});
+
 // ---- real sweeps
 
 function sweep(args, { onOutput } = {}) {
@@ -208,8 +255,12 @@ describe('real sweeps through run.sh', () => {
     assert.equal(csv.length, 1 + 12);
     const doneRows = csv.filter((l) => /,1 done,1,/.test(l));
     assert.equal(doneRows.length, 6);
-    for (const row of doneRows) assert.match(row, /,1 done,1,0,[0-9.]+,[0-9]+,/, `figures in ${row}`);
+    for (const row of doneRows) assert.match(row, /,1 done,1,(valid|generator-bound|disturbed|server-limited|unknown),0,[0-9.]+,[0-9]+,/, `figures in ${row}`);
     assert.match(r.out, /sweep: report: /);
+    // The closing summary counts each verdict of the 6 runs.
+    const closing = /sweep: validity of the 6 finished runs: (.*)/.exec(r.out);
+    assert.ok(closing, tail(r.out));
+    assert.equal(closing[1].split(', ').reduce((n, part) => n + Number(part.split(' ').at(-1)), 0), 6, closing[1]);
 
     // Run again: everything is done or skipped, nothing runs, nothing is overwritten.
     const before = fs.readdirSync(path.join(dir, 'runs')).sort();

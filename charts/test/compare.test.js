@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { scratchDir } = require('../../analysis/test/helpers');
-const { makeSweep } = require('./sweep-fixture');
+const { makeSweep, makeVerdictSweep, validityOf } = require('./sweep-fixture');
 const { FIGURES, METRICS } = require('../figures');
 const { averageSeries, alignStarts, resolveThreads, selectRuns, buildFigure } = require('../figure-data');
 
@@ -37,7 +37,8 @@ test('relative thread levels pick the n-th smallest thread count', () => {
 
 test('an xy figure (T2, throughput vs latency): one point per permutation, repeats averaged, in the order of x', () => {
   const run = (server, threads, interval, tripTime, type = 'poll') => ({ dir: `/r/${server}-${threads}-${interval}-${tripTime?.meanMs}`,
-    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 }, summary: { tripTime }, series: {} });
+    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 },
+    summary: { tripTime, validity: validityOf('valid') }, series: {} });
   const runs = [
     run('node', 1000, 1000, { meanMs: 20, ratePerSecond: 990 }),
     run('node', 1000, 1000, { meanMs: 30, ratePerSecond: 1010 }),   // a repeat
@@ -60,7 +61,95 @@ test('an xy figure (T2, throughput vs latency): one point per permutation, repea
   assert.deepEqual(elements[0].values, [{ x: 200, y: 10 }, { x: 1000, y: 25 }]);
   assert.ok(node.chart.x_axis.max >= 4000 && node.chart.y_axis.max >= 80);
   // no run with a trip time: nothing drawn
-  assert.deepEqual(buildFigure(t2, [runs[3]]), { runs: [], panels: [] });
+  assert.deepEqual(buildFigure(t2, [runs[3]]).panels, []);
+  assert.deepEqual(buildFigure(t2, [runs[3]]).runs, []);
+});
+
+// Runs of one figure with the given verdicts (null: no validity in the summary).
+function verdictRuns(specs) {
+  return specs.map(({ server = 'node', type = 'poll', threads, interval = 1000, verdict, rate = threads, repeat = 1 }) => ({
+    dir: `/r/${server}-${type}-${threads}-${interval}-${repeat}`,
+    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 },
+    summary: { tripTime: { meanMs: interval / 100, ratePerSecond: rate * (1000 / interval) }, ...(verdict ? { validity: validityOf(verdict) } : {}) },
+    series: { cpu: [1, 2, 3] },
+  }));
+}
+
+test('a line built from a run that is not valid is dashed with hollow dots; repeats: any one not valid makes it so', () => {
+  const fig17 = FIGURES.find((f) => f.number === 17);
+  const runs = verdictRuns([
+    { type: 'comet', threads: 10, verdict: 'valid' },
+    { type: 'poll', threads: 10, verdict: 'generator-bound' },
+    { type: 'comet', threads: 20, verdict: 'valid' },
+    { type: 'comet', threads: 20, verdict: 'disturbed', repeat: 2 },
+    { type: 'poll', threads: 20, verdict: null },          // analysed before verdicts: unknown
+  ]);
+  const result = buildFigure(fig17, runs);
+  const [small, large] = result.panels.map((p) => p.chart.elements);
+  assert.deepEqual(small.map((e) => [e.text, e['line-style'] ?? null, e['dot-style'].type]), [
+    ['Comet', null, 'dot'],
+    ['Long Poll', { style: 'dash', on: 6, off: 4 }, 'hollow-dot'],
+  ]);
+  assert.deepEqual(large.map((e) => [e.text, e['line-style']?.style ?? null, e['dot-style'].type]), [
+    ['Comet (mean of 2)', 'dash', 'hollow-dot'],
+    ['Long Poll', 'dash', 'hollow-dot'],
+  ]);
+  assert.equal(result.notValid, 3);
+  assert.equal(result.validityNote, '3 of 5 runs not valid: 1 generator-bound, 1 disturbed, 1 unknown');
+  assert.equal(buildFigure(fig17, [runs[0], runs[2]]).validityNote, 'all 2 runs valid');
+});
+
+test('an xy figure: a point built from a run that is not valid is hollow; a line of only such points dashed', () => {
+  const t2 = FIGURES.find((f) => f.number === 'T2');
+  const runs = verdictRuns([
+    { threads: 10, interval: 1000, verdict: 'valid' },
+    { threads: 10, interval: 5000, verdict: 'server-limited' },
+    { threads: 10, interval: 10000, verdict: 'valid' },
+    { threads: 10, interval: 10000, verdict: 'generator-bound', repeat: 2 },   // a repeat not valid: the point is not
+    { threads: 20, interval: 1000, verdict: 'disturbed' },
+  ]);
+  const result = buildFigure(t2, runs);
+  const [ten, twenty] = result.panels[0].chart.elements;
+  // in the order of x: 10,000 ms (1/s), 5,000 ms (2/s), 1,000 ms (10/s)
+  assert.deepEqual(ten.values, [{ x: 1, y: 100, type: 'hollow-dot' }, { x: 2, y: 50, type: 'hollow-dot' }, { x: 10, y: 10 }]);
+  assert.equal(ten['line-style'], undefined);
+  assert.equal(ten['dot-style'].type, 'dot');
+  assert.deepEqual(twenty.values, [{ x: 20, y: 10, type: 'hollow-dot' }]);
+  assert.deepEqual(twenty['line-style'], { style: 'dash', on: 6, off: 4 });
+  assert.equal(result.validityNote, '3 of 5 runs not valid: 1 generator-bound, 1 disturbed, 1 server-limited');
+});
+
+test('compare.js over a sweep with every verdict: OFC2 styles per run, each figure counts its runs not valid', async () => {
+  const base = scratchDir();
+  const runDirs = await makeVerdictSweep(path.join(base, 'sweep'));
+  const out = path.join(base, 'compare');
+  const r = spawnSync(process.execPath, [COMPARE, out, path.join(base, 'sweep')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const chart = (name) => JSON.parse(fs.readFileSync(path.join(out, 'charts', name), 'utf8'));
+  const styles = (c) => c.elements.map((e) => [e.text, e['line-style']?.style ?? 'solid', e['dot-style'].type]);
+  // figure 17, Node.js comet vs long poll at 1 s: 3 threads (comet valid, poll generator-bound), 6 threads
+  // (comet valid + disturbed repeat, poll server-limited)
+  assert.deepEqual(styles(chart('fig17-1.json')), [['Comet', 'solid', 'dot'], ['Long Poll', 'dash', 'hollow-dot']]);
+  assert.deepEqual(styles(chart('fig17-2.json')), [['Comet (mean of 2)', 'dash', 'hollow-dot'], ['Long Poll', 'dash', 'hollow-dot']]);
+  const note17 = '3 of 5 runs not valid: 1 generator-bound, 1 disturbed, 1 server-limited';
+  const fig17 = fs.readFileSync(path.join(out, 'fig17.html'), 'utf8');
+  assert.ok(fig17.includes(`<header><h1>Figure 17: `) && fig17.includes(`one chart per threads; ${note17}</p></header>`), 'in the subtitle');
+  assert.match(fig17, new RegExp(`<p class="validity-note bad">${note17}`));
+  assert.match(fig17, /<span class="bad" title="fixture: marked generator-bound">generator-bound<\/span>/);
+  // T2, throughput vs latency (long polls with events): 3 requests one generator-bound point (hollow, its
+  // line dashed); 6 requests the valid 5 s point solid, the server-limited 1 s point hollow
+  const t2 = chart('trip02-1.json');
+  assert.deepEqual(t2.elements.map((e) => [e.text, e['line-style']?.style ?? 'solid', e.values.map((v) => v.type ?? 'dot')]),
+    [['3 Requests', 'dash', ['hollow-dot']], ['6 Requests', 'solid', ['dot', 'hollow-dot']]]);
+  // figure 21 (Tomcat 6 at 1 s): the one run without a verdict counts as unknown
+  assert.deepEqual(styles(chart('fig21-1.json')), [['Comet', 'dash', 'hollow-dot']]);
+  assert.match(fs.readFileSync(path.join(out, 'fig21.html'), 'utf8'), /1 of 1 run not valid: 1 unknown/);
+  // the index: the note beside each figure, and each run's verdict in the permutation table
+  const index = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+  assert.ok(index.includes(`<span class="bad">${note17}</span>`));
+  assert.match(index, /<td class="num">T2<\/td><td><a href="trip02.html">[^<]*<\/a><\/td><td class="num">3<\/td><td><span class="bad">2 of 3 runs not valid: 1 generator-bound, 1 server-limited<\/span>/);
+  for (const v of ['valid', 'generator-bound', 'disturbed', 'server-limited', 'unknown']) assert.ok(index.includes(`>${v}</span>`), v);
+  assert.equal(runDirs.length, 7);
 });
 
 test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links to every report', () => {
@@ -106,7 +195,8 @@ test('compare.js over a sweep dir: figures, averaged repeats, "no runs", links t
   const pollSummary = JSON.parse(fs.readFileSync(path.join(pollRun, 'data', 'summary.json'), 'utf8'));
   assert.ok(pollSummary.tripTime.ratePerSecond > 0);
   assert.deepEqual(t2.elements.map((e) => [e.type, e.text]), [['scatter_line', '3 Requests']]);
-  assert.deepEqual(t2.elements[0].values, [{ x: pollSummary.tripTime.ratePerSecond, y: pollSummary.tripTime.meanMs }]);
+  // (hollow: these fixture runs carry no validity verdict, so they count as unknown, i.e. not valid)
+  assert.deepEqual(t2.elements[0].values, [{ x: pollSummary.tripTime.ratePerSecond, y: pollSummary.tripTime.meanMs, type: 'hollow-dot' }]);
   assert.match(index, /<td class="num">T2<\/td><td><a href="trip02.html">/);
   // the index table shows the two repeats as one permutation
   assert.match(index, /<td class="num">2<\/td>/);

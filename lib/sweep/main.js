@@ -14,7 +14,8 @@ const { permutations, matchesFilters } = require('./permutations');
 const { SweepState } = require('./state');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
-const { writeReport } = require('./report');
+const { writeReport, finishedVerdicts } = require('./report');
+const { formatCounts } = require('./validity');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RUN_SH = path.join(ROOT, 'run.sh');
@@ -389,6 +390,8 @@ class Sweep {
       counts[s] = (counts[s] ?? 0) + 1;
     }
     say(`finished: ${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')}`);
+    const verdicts = finishedVerdicts(dir, items.map((i) => state.get(i.key)));
+    if (verdicts.length) say(`validity of the ${verdicts.length} finished runs: ${formatCounts(verdicts)}`);
     return failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
   }
 

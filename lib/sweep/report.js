@@ -1,7 +1,8 @@
 'use strict';
 // The sweep's report: charts/compare.js over every run of the sweep (the comparison figures), and an
 // index of the permutations with their key figures from each run's data/summary.json, repeats
-// aggregated as mean ± standard deviation. Writes <sweep dir>/report/{runs.html,runs.csv}.
+// aggregated as mean ± standard deviation, and each run's validity verdict (validity.js). Writes
+// <sweep dir>/report/{runs.html,runs.csv}.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,6 +10,7 @@ const { spawnSync } = require('node:child_process');
 
 const { SweepState } = require('./state');
 const { permutations, matchesFilters } = require('./permutations');
+const { verdictOf, reasonTexts, isValid, formatCounts } = require('./validity');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -72,6 +74,7 @@ function indexRows(dir) {
       return { ...e, abs, summary: readJson(path.join(abs, 'data', 'summary.json')), run: readJson(path.join(abs, 'run.json')) };
     });
     const counted = runs.filter((r) => r.summary && (r.status === 'done' || r.status === 'crashed'));
+    const verdicts = counted.map((r) => verdictOf(r.summary));
     const statuses = {};
     for (const e of g.entries) statuses[e.status] = (statuses[e.status] ?? 0) + 1;
     rows.push({
@@ -80,6 +83,10 @@ function indexRows(dir) {
       crashed: runs.filter((r) => r.summary?.serverCrashed || r.run?.serverCrashed || r.status === 'crashed').length,
       reasons: [...new Set(g.entries.map((e) => e.reason).filter(Boolean))],
       figures: FIGURES.map(([label, get, d]) => [label, fmt(meanSd(counted.map((r) => get(r.summary))), d)]),
+      // one run: its verdict; repeats: each verdict with its count ("valid 2, disturbed 1")
+      validity: verdicts.length === 1 ? verdicts[0] : formatCounts(verdicts),
+      verdicts,
+      validityReasons: [...new Set(counted.filter((r) => !isValid(verdictOf(r.summary))).flatMap((r) => reasonTexts(r.summary)))],
       n: counted.length,
       runs,
     });
@@ -87,12 +94,21 @@ function indexRows(dir) {
   return rows;
 }
 
+// The verdict(s), highlighted when any run is not valid, with the reasons as a tooltip and a small line.
+function validityCell(r) {
+  if (!r.n) return '<td class="validity"></td>';
+  const bad = r.verdicts.some((v) => !isValid(v));
+  const reasons = r.validityReasons.join('; ');
+  return `<td class="validity${bad ? ' notvalid' : ''}"${reasons ? ` title="${esc(reasons)}"` : ''}>${esc(r.validity)}`
+    + `${bad && reasons ? `<small>${esc(reasons)}</small>` : ''}</td>`;
+}
+
 function writeIndex(dir, reportDir) {
   const rows = indexRows(dir);
-  const head = ['run.sh command line', 'status', 'runs analysed', 'server crashed', ...FIGURES.map((f) => f[0]), 'run directories', 'notes'];
+  const head = ['run.sh command line', 'status', 'runs analysed', 'validity', 'server crashed', ...FIGURES.map((f) => f[0]), 'run directories', 'notes'];
   const csv = [head.map(csvCell).join(',')];
   for (const r of rows) {
-    csv.push([r.command, r.statuses, r.n, r.crashed, ...r.figures.map((f) => f[1]),
+    csv.push([r.command, r.statuses, r.n, r.validity, r.crashed, ...r.figures.map((f) => f[1]),
       r.runs.map((x) => x.runDir).join(' '), r.reasons.join('; ')].map(csvCell).join(','));
   }
   fs.writeFileSync(path.join(reportDir, 'runs.csv'), `${csv.join('\n')}\n`);
@@ -109,14 +125,18 @@ body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; }
 table { border-collapse: collapse; } th, td { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
 th { background: #f3f3f3; position: sticky; top: 0; } td.num { text-align: right; white-space: nowrap; }
 tr.crashed td { background: #fff0f0; } tr.skipped td, tr.failed td { color: #888; }
+td.validity { white-space: nowrap; } td.notvalid { background: #fff4d6; color: #8a4b00; font-weight: 600; }
+td.validity small { display: block; font-weight: normal; white-space: normal; max-width: 28em; }
 code { font-size: 12px; }
 </style></head><body>
 <h1>Sweep ${esc(path.basename(dir))}: ${rows.length} permutations</h1>
 <p>Figures from each run's <code>data/summary.json</code>; with repeats, mean ± standard deviation over the analysed runs.
+Validity: the analysis' verdict per run (<code>valid</code>, <code>generator-bound</code>, <code>disturbed</code>, <code>server-limited</code>;
+<code>unknown</code> for a run analysed before verdicts existed); anything but <code>valid</code> is highlighted, with the reasons.
 ${fs.existsSync(path.join(reportDir, 'index.html')) ? 'Comparison figures: <a href="index.html">index.html</a>.' : ''}</p>
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
 ${rows.map((r) => `<tr class="${r.crashed ? 'crashed' : /skipped/.test(r.statuses) ? 'skipped' : /failed|interrupted/.test(r.statuses) && !r.n ? 'failed' : ''}">`
-    + `<td><code>${esc(r.command)}</code></td><td>${esc(r.statuses)}</td><td class="num">${r.n}</td><td class="num">${r.crashed || ''}</td>`
+    + `<td><code>${esc(r.command)}</code></td><td>${esc(r.statuses)}</td><td class="num">${r.n}</td>${validityCell(r)}<td class="num">${r.crashed || ''}</td>`
     + r.figures.map((f) => `<td class="num">${esc(f[1])}</td>`).join('')
     + `<td>${r.runs.map(link).join('<br>')}</td><td>${esc(r.reasons.join('; '))}</td></tr>`).join('\n')}
 </tbody></table></body></html>
@@ -149,4 +169,11 @@ function writeReport(dir, { log = () => {} } = {}) {
   return fs.existsSync(index) ? index : path.join(reportDir, 'runs.html');
 }
 
-module.exports = { writeReport, indexRows };
+// The verdicts of the finished (done or crashed) runs among state entries [{ status, runDir }], for the
+// sweep's closing summary; a run without a readable summary counts as 'unknown'.
+function finishedVerdicts(dir, entries) {
+  return entries.filter((e) => e && (e.status === 'done' || e.status === 'crashed') && e.runDir)
+    .map((e) => verdictOf(readJson(path.join(path.resolve(dir, e.runDir), 'data', 'summary.json'))));
+}
+
+module.exports = { writeReport, indexRows, finishedVerdicts };
