@@ -96,7 +96,11 @@ validate_arguments() {
     node) SERVER_PORT=$PB_PORT_NODE ;;
     tc6) SERVER_PORT=$PB_PORT_TC6 ;;
     tc7) SERVER_PORT=$PB_PORT_TC7 ;;
+    node-cluster) SERVER_PORT=$PB_PORT_NODE_CLUSTER ;;
+    tc6-bio) SERVER_PORT=$PB_PORT_TC6_BIO ;;
+    tc7-bio) SERVER_PORT=$PB_PORT_TC7_BIO ;;
   esac
+  args_server_settings "$RUN_SERVER" "$RUN_THREADS"
 }
 
 read_hosts() {

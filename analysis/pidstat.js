@@ -3,6 +3,9 @@
 // server process. Columns are found by the "# Time ..." header's names. The time column is a clock time of
 // the SUT host (HH:MM:SS, possibly with AM/PM, or epoch seconds on older sysstat); with the date from the
 // "Linux ..." banner it becomes an epoch time (local time zone of the analyzer).
+// Given several PIDs (`-p a,b,c`: node-cluster's primary and workers, lib/monitor.sh) pidstat prints one
+// line per process per second, all with the same time: those lines become one sample, their %CPU and RSS
+// summed, so a server of several processes reads as one.
 const { lineParsers } = require('./lines');
 
 function parseBannerDate(text) {
@@ -31,6 +34,7 @@ function createPidstatParser() {
   let date = null;
   let lastSod = null;
   let dayShift = 0;  // a run that crosses midnight
+  let lastTime = null; // the time column of the latest sample: a line with the same one is another process
   const state = { samples: [], skipped: 0 };
 
   function line(raw) {
@@ -47,6 +51,12 @@ function createPidstatParser() {
     const cpu = Number(get('%CPU'));
     const rssKB = Number(get('RSS'));
     if (!Number.isFinite(cpu) || !Number.isFinite(rssKB) || columns.indexOf('%CPU') < 0) { state.skipped++; return; }
+    if (fields[0] === lastTime) {
+      const sample = state.samples[state.samples.length - 1];
+      sample.cpu += cpu;
+      sample.rssMB += rssKB / 1024;
+      return;
+    }
     const [time, ampm] = fields[0].split(' ');
     let epochMs = null;
     if (/^\d{9,}$/.test(time)) epochMs = Number(time) * 1000;
@@ -61,6 +71,7 @@ function createPidstatParser() {
       }
     }
     state.samples.push({ epochMs, cpu, rssMB: rssKB / 1024 });
+    lastTime = fields[0];
   }
   return { line, state };
 }

@@ -1,7 +1,8 @@
 'use strict';
 // The servers a conformance-style test runs against, and how it starts and stops them: shared by
 // test/conformance.test.js and test/crosstalk.test.js. Env PB_CONFORMANCE_SERVERS picks the servers
-// (default "node tc6 tc7"); ports come from PB_PORT_<NAME> (test.sh sets them) or else lib/config.sh.
+// (default all six: "node node-cluster tc6 tc7 tc6-bio tc7-bio"); ports come from PB_PORT_<NAME> (- as _;
+// test.sh sets them) or else lib/config.sh.
 
 const path = require('node:path');
 const fs = require('node:fs');
@@ -9,10 +10,14 @@ const { execFileSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const control = path.join(root, 'servers', 'control.sh');
-const servers = (process.env.PB_CONFORMANCE_SERVERS || 'node tc6 tc7').split(/[\s,]+/).filter(Boolean);
+const ALL_SERVERS = 'node node-cluster tc6 tc7 tc6-bio tc7-bio';
+const servers = (process.env.PB_CONFORMANCE_SERVERS || ALL_SERVERS).split(/[\s,]+/).filter(Boolean);
+
+// The servers on Tomcat's blocking connector (registerSuite's `blocking`).
+const isBlocking = (name) => name.endsWith('-bio');
 
 function portOf(name) {
-  const variable = `PB_PORT_${name.toUpperCase()}`;
+  const variable = `PB_PORT_${name.toUpperCase().replace(/-/g, '_')}`;
   if (process.env[variable]) return process.env[variable];
   return execFileSync('bash', ['-c', `source "$1" && echo "\${!2}"`, 'port', path.join(root, 'lib', 'config.sh'), variable],
     { encoding: 'utf8' }).trim();
@@ -36,4 +41,4 @@ function startServer(name) {
   controlSh('start', name, 150000);
 }
 
-module.exports = { root, control, servers, portOf, controlSh, startServer };
+module.exports = { root, control, servers, isBlocking, portOf, controlSh, startServer };

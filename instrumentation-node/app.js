@@ -1,6 +1,9 @@
 'use strict';
 // The protocol's four managers (time stamper, log manager, event manager, request manager) plus /status,
 // wired to their routes. server.js owns the HTTP server; this file owns the state.
+//
+// The event manager, the log switch and /status act through a `control`: by default this process's own
+// emitters and pool; on a node-cluster worker the primary's (cluster-worker.js), which acts on every worker.
 
 const { RequestPool } = require('./request-pool');
 const { EventManager } = require('./event-manager');
@@ -11,7 +14,7 @@ const validate = require('./validate');
 
 const bad = (message) => ({ status: 400, body: errorBody(400, message) });
 
-function createApp({ log, batchSize, onCycleEnd } = {}) {
+function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
   const pool = new RequestPool();
   const events = new EventManager({ pool, log, batchSize, onCycleEnd });
 
@@ -29,45 +32,57 @@ function createApp({ log, batchSize, onCycleEnd } = {}) {
     return completed;
   }
 
+  // This process alone: every method may also return a promise (a cluster worker's control does).
+  const localControl = {
+    set: (name, frequency) => events.set(name, frequency),
+    remove: (name) => events.remove(name),
+    clear: () => ({ events: events.clear(), requests: completeAll('clear') }),
+    logging: (enabled) => {
+      if (enabled !== log.enabled) log.info(`logging ${enabled ? 'on' : 'off'}`);
+      log.setEnabled(enabled);
+      return log.enabled;
+    },
+    status: () => ({ requests: pool.counts(), logging: log.enabled, events: events.status() }),
+  };
+  const control = cluster ? cluster.control : localControl;
+
   function timestamp({ url }) {
     const raw = url.searchParams.get('client');
     const client = raw !== null && /^-?\d{1,16}$/.test(raw) ? Number(raw) : null;
     return { status: 200, body: { timestamp: { client, server: Date.now() } } };
   }
 
-  function logging({ body }) {
+  async function logging({ body }) {
     const checked = validate.logging(body);
     if (checked.problem) return bad(checked.problem);
-    if (checked.value.enabled !== log.enabled) log.info(`logging ${checked.value.enabled ? 'on' : 'off'}`);
-    log.setEnabled(checked.value.enabled);
-    return { status: 200, body: { logging: { enabled: log.enabled } } };
+    const enabled = await control.logging(checked.value.enabled);
+    return { status: 200, body: { logging: { enabled } } };
   }
 
-  function eventSet({ body }) {
+  async function eventSet({ body }) {
     const checked = validate.eventSet(body);
     if (checked.problem) return bad(checked.problem);
     const { name, frequency } = checked.value;
-    const state = events.set(name, frequency);
+    const state = await control.set(name, frequency);
     log.debug(`event ${name} ${state} every ${frequency} ms`);
     return { status: 200, body: { event: { name, frequency, state } } };
   }
 
-  function eventRemove({ body }) {
+  async function eventRemove({ body }) {
     const checked = validate.eventRemove(body);
     if (checked.problem) return bad(checked.problem);
     const { name } = checked.value;
-    if (!events.remove(name)) return { status: 404, body: errorBody(404, 'no event with that name') };
+    if (!(await control.remove(name))) return { status: 404, body: errorBody(404, 'no event with that name') };
     log.debug(`event ${name} removed`);
     return { status: 200, body: { event: { name, state: 'removed' } } };
   }
 
-  function eventClear({ body }) {
+  async function eventClear({ body }) {
     const checked = validate.eventClear(body);
     if (checked.problem) return bad(checked.problem);
-    const stopped = events.clear();
-    const completed = completeAll('clear');
-    log.debug(`clear: ${stopped} events stopped, ${completed} requests completed`);
-    return { status: 200, body: { clear: { events: stopped, requests: completed } } };
+    const cleared = await control.clear();
+    log.debug(`clear: ${cleared.events} events stopped, ${cleared.requests} requests completed`);
+    return { status: 200, body: { clear: { events: cleared.events, requests: cleared.requests } } };
   }
 
   function request({ req, res, body }) {
@@ -84,11 +99,8 @@ function createApp({ log, batchSize, onCycleEnd } = {}) {
     return null;
   }
 
-  function status() {
-    return {
-      status: 200,
-      body: { requests: pool.counts(), logging: log.enabled, events: events.status() },
-    };
+  async function status() {
+    return { status: 200, body: await control.status() };
   }
 
   const dispatch = createRouter({

@@ -12,13 +12,16 @@ const { cycleHead } = require('./records');
 const DEFAULT_BATCH = 1000;
 
 class Emitter {
-  constructor({ name, frequency, pool, log, batchSize = DEFAULT_BATCH, onCycleEnd = null }) {
+  constructor({ name, frequency, pool, log, batchSize = DEFAULT_BATCH, onCycleEnd = null, runner = null }) {
     this.name = name;
     this.frequency = frequency;
     this.pool = pool;
     this.log = log;
     this.batchSize = Math.max(1, batchSize);
     this.onCycleEnd = onCycleEnd;
+    // How a cycle reaches its requests: this process's pool by default; node-cluster's primary passes one
+    // that runs the cycle on every worker (cluster-primary.js).
+    this.runner = runner || localRunner({ pool, log, batchSize: this.batchSize });
     this.cycle = 0; // id of the latest cycle started
     this.lastCycle = null; // { total, durationMicros } of the latest cycle completed
     this.timer = null;
@@ -60,48 +63,25 @@ class Emitter {
   }
 
   runCycle() {
-    const cycle = { name: this.name, id: ++this.cycle, created: Date.now(), head: '' };
-    cycle.head = cycleHead(cycle); // the part of every record that is the same for the whole cycle
+    const cycle = { name: this.name, id: ++this.cycle, created: Date.now() };
     const began = process.hrtime.bigint();
-    const snapshot = this.pool.subscribersOf(this.name);
-    const total = snapshot.length;
-    let next = 0;
-    let written = 0;
     this.running = true;
+    this.runner(cycle, () => this.stopped, (result) => this.finishCycle(cycle, began, result));
+  }
 
-    const step = () => {
-      if (this.stopped) {
-        this.running = false;
-        return;
-      }
-      const end = Math.min(next + this.batchSize, total);
-      for (; next < end; next++) {
-        try {
-          if (snapshot[next].deliver(cycle, next + 1, total)) written++;
-        } catch (err) {
-          // One broken response must not end the cycle for everybody after it.
-          this.log.problem(`emit ${this.name}#${cycle.id} to place ${next + 1} failed`, err);
-        }
-      }
-      // A comet record is written to its socket at once (push-request.js writeChunk); when it falls back to
-      // res.write(), Node's http corks it and sends it on process.nextTick, after this batch returns. Either
-      // way the next turn (setImmediate) comes after the sends, so the cycle's duration includes them.
-      setImmediate(next < total ? step : finishCycle);
-    };
-
-    const finishCycle = () => {
-      this.running = false;
-      const durationMicros = Number((process.hrtime.bigint() - began) / 1000n);
-      this.lastCycle = { total, durationMicros };
-      this.log.debug(`emit cycle ${this.name}#${cycle.id} total=${total} written=${written} micros=${durationMicros}`);
-      if (this.onCycleEnd) this.onCycleEnd(this, cycle);
-      if (this.due && !this.stopped) {
-        this.due = false;
-        this.schedule();
-        this.runCycle();
-      }
-    };
-    step();
+  // result: { total, written } of the cycle, or null when it was stopped before its end.
+  finishCycle(cycle, began, result) {
+    this.running = false;
+    if (result === null || this.stopped) return;
+    const durationMicros = Number((process.hrtime.bigint() - began) / 1000n);
+    this.lastCycle = { total: result.total, durationMicros };
+    this.log.debug(`emit cycle ${this.name}#${cycle.id} total=${result.total} written=${result.written} micros=${durationMicros}`);
+    if (this.onCycleEnd) this.onCycleEnd(this, cycle);
+    if (this.due && !this.stopped) {
+      this.due = false;
+      this.schedule();
+      this.runCycle();
+    }
   }
 
   status() {
@@ -109,4 +89,42 @@ class Emitter {
   }
 }
 
-module.exports = { Emitter, DEFAULT_BATCH };
+// Writes one cycle to a snapshot of requests in batches of batchSize, yielding to the event loop between
+// batches. Places run offset+1 .. offset+snapshot.length of the cycle's `total` (offset 0 and total =
+// snapshot.length in one process; node-cluster gives each worker its block of the cluster-wide snapshot).
+// Calls done({ total, written }), or done(null) if isStopped() turned true between batches.
+function writeCycle({ cycle, snapshot, offset = 0, total = snapshot.length, batchSize = DEFAULT_BATCH, log, isStopped, done }) {
+  cycle.head = cycleHead(cycle); // the part of every record that is the same for the whole cycle
+  const size = Math.max(1, batchSize);
+  let next = 0;
+  let written = 0;
+  const step = () => {
+    if (isStopped()) {
+      done(null);
+      return;
+    }
+    const end = Math.min(next + size, snapshot.length);
+    for (; next < end; next++) {
+      try {
+        if (snapshot[next].deliver(cycle, offset + next + 1, total)) written++;
+      } catch (err) {
+        // One broken response must not end the cycle for everybody after it.
+        log.problem(`emit ${cycle.name}#${cycle.id} to place ${offset + next + 1} failed`, err);
+      }
+    }
+    // A comet record is written to its socket at once (push-request.js writeChunk); when it falls back to
+    // res.write(), Node's http corks it and sends it on process.nextTick, after this batch returns. Either
+    // way the next turn (setImmediate) comes after the sends, so the cycle's duration includes them.
+    setImmediate(next < snapshot.length ? step : () => done({ total, written }));
+  };
+  step();
+}
+
+// The single-process runner: the snapshot is this pool's subscribers of the cycle's name.
+function localRunner({ pool, log, batchSize }) {
+  return (cycle, isStopped, done) => writeCycle({
+    cycle, snapshot: pool.subscribersOf(cycle.name), batchSize, log, isStopped, done,
+  });
+}
+
+module.exports = { Emitter, DEFAULT_BATCH, writeCycle };

@@ -4,8 +4,10 @@
 const { Emitter, DEFAULT_BATCH } = require('./emitter');
 
 class EventManager {
-  constructor({ pool, log, batchSize = DEFAULT_BATCH, onCycleEnd = null }) {
+  // runner: how an emit cycle reaches its requests (emitter.js; default: this process's pool).
+  constructor({ pool, log, batchSize = DEFAULT_BATCH, onCycleEnd = null, runner = null }) {
     this.pool = pool;
+    this.runner = runner;
     this.log = log;
     this.batchSize = batchSize;
     this.onCycleEnd = onCycleEnd;
@@ -21,6 +23,7 @@ class EventManager {
     }
     const emitter = new Emitter({
       name, frequency, pool: this.pool, log: this.log, batchSize: this.batchSize, onCycleEnd: this.onCycleEnd,
+      runner: this.runner,
     });
     this.emitters.set(name, emitter);
     emitter.start();

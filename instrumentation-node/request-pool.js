@@ -12,13 +12,15 @@ class RequestPool {
     this.byEvent = new Map(); // event name -> Set of requests, insertion (= subscription) order
     this.comet = 0;
     this.poll = 0;
+    this.elsewhere = 0; // node-cluster: requests open on the other workers, as last heard (cluster-worker.js)
   }
 
-  get size() { return this.open.size; }
+  // Open requests of the whole server: the records' connections.start and .finish.
+  get size() { return this.open.size + this.elsewhere; }
 
   // Returns the open count just after adding (the record's connections.start).
   add(request) {
-    if (this.open.has(request)) return this.open.size;
+    if (this.open.has(request)) return this.size;
     this.open.add(request);
     if (request.type === 'comet') this.comet++; else this.poll++;
     for (const name of request.events) {
@@ -26,7 +28,7 @@ class RequestPool {
       if (!subscribers) this.byEvent.set(name, (subscribers = new Set()));
       subscribers.add(request);
     }
-    return this.open.size;
+    return this.size;
   }
 
   // Removes the request from the pool and every subscription list. False if it was not open.
@@ -53,6 +55,7 @@ class RequestPool {
   // A copy of every open request, in the order they arrived.
   all() { return Array.from(this.open); }
 
+  // This process's requests (node-cluster's primary sums the workers' for /status).
   counts() { return { open: this.open.size, comet: this.comet, poll: this.poll }; }
 }
 

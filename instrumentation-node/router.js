@@ -4,7 +4,7 @@
 // so handlers only see parsed JSON.
 //
 // routes: { "/path": { GET: handler, POST: handler } }. A handler gets { req, res, url, body } and returns
-// { status, body } to send as JSON, or null when it answers itself (a held request).
+// { status, body } to send as JSON (or a promise of it), or null when it answers itself (a held request).
 
 const { readBody, parseJson } = require('./body');
 const { errorBody } = require('./records');
@@ -62,7 +62,7 @@ function createRouter(routes) {
       }
       body = parsed.value;
     }
-    const answer = handler({ req, res, url, body });
+    const answer = await handler({ req, res, url, body });
     if (answer) sendJson(res, answer.status, answer.body, answer.headers);
   };
 }

@@ -3,7 +3,10 @@
 // Entry point of the Node.js server under test: `node server.js [port]` (default: env PB_PORT_NODE, 8080).
 // Env PB_EMIT_BATCH: requests written per emit batch before yielding (default 1000).
 // Env PB_NODE_LOGGING=1 starts with per-request logging on (the protocol starts with it off).
+// Run by cluster.js as a node:cluster worker, it shares the emitters, logging and /status through the
+// primary (cluster-worker.js); on its own it is the single-process `node` server.
 
+const cluster = require('node:cluster');
 const http = require('node:http');
 const { createApp } = require('./app');
 const { createLog } = require('./log');
@@ -18,7 +21,8 @@ const batchSize = Number(process.env.PB_EMIT_BATCH) > 0 ? Number(process.env.PB_
 
 const log = createLog();
 if (process.env.PB_NODE_LOGGING === '1') log.setEnabled(true);
-const app = createApp({ log, batchSize });
+const bridge = cluster.isWorker ? require('./cluster-worker').createWorkerBridge({ log, batchSize }) : null;
+const app = createApp({ log, batchSize, cluster: bridge });
 
 const server = http.createServer((req, res) => {
   // A failing socket must not take the process down: errors on one connection stay on that connection.
@@ -93,6 +97,10 @@ function shutdown(signal) {
   // Idle kept-alive connections would hold close() open; give written records a moment to leave first.
   setTimeout(() => server.closeAllConnections(), 500).unref();
   setTimeout(() => process.exit(0), 5000).unref();
+}
+if (bridge) {
+  bridge.attach(app, shutdown);
+  server.on('listening', () => bridge.ready());
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -23,6 +23,8 @@ $PB_USAGE_LINE
 One pushbench test run, from start to report.
 
   server-type    node | tc6 | tc7            (Node.js, Tomcat 6, Tomcat 7)
+                 node-cluster               (Node.js on PB_NODE_CLUSTER_WORKERS processes, default one per core)
+                 tc6-bio | tc7-bio          (Tomcat 6 / 7 on the blocking connector: a thread per connection)
   rampup         seconds during which all threads are started (0..$ARGS_MAX_SECONDS)
   duration       seconds the test runs, ramp-up included (1..$ARGS_MAX_SECONDS)
   threads        concurrent connections in total, split evenly across the engines in hosts.conf
@@ -77,8 +79,8 @@ validate_args() {
     args_fail "expected 5 to 8 arguments, got $#"
   fi
   case $1 in
-    node | tc6 | tc7) RUN_SERVER=$1 ;;
-    *) args_fail "server-type must be node, tc6 or tc7, got '$1'" ;;
+    node | tc6 | tc7 | node-cluster | tc6-bio | tc7-bio) RUN_SERVER=$1 ;;
+    *) args_fail "server-type must be node, node-cluster, tc6, tc7, tc6-bio or tc7-bio, got '$1'" ;;
   esac
   RUN_RAMPUP=$(args_integer rampup "$2" 0 "$ARGS_MAX_SECONDS") || exit 2
   RUN_DURATION=$(args_integer duration "$3" 1 "$ARGS_MAX_SECONDS") || exit 2
@@ -105,4 +107,29 @@ validate_args() {
   elif [[ $interval != - ]]; then
     args_fail "an emit-interval was given without an event-name"
   fi
+}
+
+# args_server_settings <server-type> <threads>: the settings a server type reads, checked before
+# anything starts. node-cluster: PB_NODE_CLUSTER_WORKERS is auto or 1..1024. tc6-bio / tc7-bio: maxThreads
+# for the level (exported as PB_TOMCAT_BIO_THREADS when it is auto) must fit this machine's thread limits
+# (servers/bio-limits.sh; the SUT's launch checks its own host again).
+args_server_settings() {
+  local server=$1 threads=$2 out
+  case $server in
+    node-cluster)
+      local workers=$PB_NODE_CLUSTER_WORKERS
+      if [[ $workers != auto ]] && ! { [[ $workers =~ ^[1-9][0-9]{0,3}$ ]] && ((workers <= 1024)); }; then
+        args_fail "PB_NODE_CLUSTER_WORKERS (the cluster size) must be auto or a whole number from 1 to 1024, got '$workers'"
+      fi
+      ;;
+    tc6-bio | tc7-bio)
+      if [[ $PB_TOMCAT_BIO_THREADS == auto ]]; then
+        PB_TOMCAT_BIO_THREADS=$("$PB_ROOT/servers/bio-limits.sh" threads "$threads")
+        export PB_TOMCAT_BIO_THREADS
+      fi
+      [[ $PB_TOMCAT_BIO_THREADS =~ ^[1-9][0-9]{0,8}$ ]] ||
+        args_fail "PB_TOMCAT_BIO_THREADS must be auto or a whole number >= 1, got '$PB_TOMCAT_BIO_THREADS'"
+      out=$("$PB_ROOT/servers/bio-limits.sh" check "$PB_TOMCAT_BIO_THREADS" 2>&1) || args_fail "$server: $out"
+      ;;
+  esac
 }

@@ -3,7 +3,7 @@
 # Runs ON a monitored host: system and process monitoring for one run (study 3.4.1; the engines' side
 # is CHIRON's threat to validity: a run must show whether the load generator kept up).
 #
-#   lib/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid> 1 in the
+#   lib/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid>,<its children> 1 in the
 #                                                  background; for the role sut also lib/meminfo-log.sh
 #                                                  and a copy of /proc/meminfo; prints the directory
 #   lib/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
@@ -34,12 +34,20 @@ start_detached() { # <name> <log> <command...>
   procs_record "$!" "$dir/$name.pid"
 }
 
+# "<pid>,<child>,...": a server of several processes (node-cluster's primary and its workers) is
+# monitored whole; analysis/pidstat.js sums the lines of one second.
+pid_and_children() { # <pid>
+  local children
+  children=$(pgrep -P "$1" | paste -sd, -) || true
+  echo "$1${children:+,$children}"
+}
+
 case $1 in
   start)
     [[ ($# -eq 3 || $# -eq 4) && $3 =~ ^[0-9]+$ ]] || usage
     mkdir -p "$dir"
     start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
-    start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$3" 1
+    start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$(pid_and_children "$3")" 1
     if [[ $role == sut ]]; then
       cp /proc/meminfo "$dir/meminfo.txt"
       start_detached memory "$dir/memory.log" "$here/meminfo-log.sh"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Start, stop or query a server under test:  servers/control.sh {start|stop|status} {node|tc6|tc7|all}
+# Start, stop or query a server under test:
+#   servers/control.sh {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}
 #
 #   start   runs servers/<name>/launch.sh in the background (its own session, survives this shell), records
 #           "<pid> <start time>" in $PB_STATE/<name>.pid, logs to $PB_STATE/<name>.log, and waits until
-#           GET /timestamp answers on the server's port (PB_PORT_<NAME>) within PB_START_TIMEOUT_<NAME> s.
+#           GET /timestamp answers on the server's port (PB_PORT_<NAME>, - as _) within PB_START_TIMEOUT_<NAME> s.
 #   stop    TERM to the recorded PID, up to PB_STOP_TIMEOUT s for it to exit, then KILL.
 #   status  prints running/stopped; exit 0 if running (for all: if every server is running), else 3.
 #   all     every server that has a servers/<name>/launch.sh.
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/config.sh"
 
 usage() {
-  echo "usage: servers/control.sh {start|stop|status} {node|tc6|tc7|all}" >&2
+  echo "usage: servers/control.sh {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}" >&2
   exit 2
 }
 
@@ -33,9 +34,16 @@ available_servers() {
 pid_file() { echo "$PB_STATE/$1.pid"; }
 log_file() { echo "$PB_STATE/$1.log"; }
 
-# Value of PB_<KIND>_<NAME> (NAME upper-cased), or the default given.
+# Name of the setting PB_<KIND>_<NAME> (NAME upper-cased, - as _).
+setting_var() { # setting_var <kind> <name>
+  local name=${2^^}
+  echo "PB_${1}_${name//-/_}"
+}
+
+# Value of PB_<KIND>_<NAME>, or the default given.
 setting() { # setting <kind> <name> <default>
-  local var="PB_${1}_${2^^}"
+  local var
+  var=$(setting_var "$1" "$2")
   echo "${!var:-$3}"
 }
 
@@ -112,7 +120,7 @@ start_one() {
     return 1
   fi
   port=$(setting PORT "$name" "")
-  [[ -n $port ]] || { echo "$name: no port: set PB_PORT_${name^^} in lib/config.sh" >&2; return 1; }
+  [[ -n $port ]] || { echo "$name: no port: set $(setting_var PORT "$name") in lib/config.sh" >&2; return 1; }
   timeout=$(setting START_TIMEOUT "$name" 30)
   if pid=$(running_pid "$name"); then
     echo "$name: already running (pid $pid, port $port)"
@@ -122,7 +130,7 @@ start_one() {
   rm -f "$file"
   if answers "$port"; then
     echo "$name: port $port already answers GET /timestamp, but not from a server this script started;" \
-      "stop that one first or choose another PB_PORT_${name^^}" >&2
+      "stop that one first or choose another $(setting_var PORT "$name")" >&2
     return 1
   fi
   mkdir -p "$PB_STATE"
@@ -183,7 +191,7 @@ mapfile -t servers < <(available_servers)
 if [[ $target == all ]]; then
   targets=("${servers[@]}")
   [[ ${#targets[@]} -gt 0 ]] || { echo "no servers/<name>/launch.sh found" >&2; exit 1; }
-elif [[ $target =~ ^(node|tc6|tc7)$ || " ${servers[*]} " == *" $target "* ]]; then
+elif [[ $target =~ ^(node|node-cluster|tc6|tc7|tc6-bio|tc7-bio)$ || " ${servers[*]} " == *" $target "* ]]; then
   targets=("$target")
 else
   usage

@@ -44,3 +44,17 @@ test('12-hour times, ISO dates and cut lines', () => {
   assert.equal(r.skipped, 1);
   assert.equal(r.samples[0].epochMs, new Date(2026, 10, 22, 13, 2, 3).getTime());
 });
+
+test('several PIDs (node-cluster: primary and workers): the lines of one second are one sample, summed', () => {
+  const header = '# Time        UID       PID    %usr %system  %guest   %wait    %CPU   CPU  minflt/s  majflt/s     VSZ     RSS   %MEM  Command';
+  const row = (time, pid, cpu, rss) => `${time}        0     ${pid}    0.00    0.00    0.00    0.00    ${cpu}     0      0.00      0.00   42472   ${rss}   0.05  node`;
+  const text = [
+    'Linux 6.1 (h) \t11/22/26 \t_x86_64_\t(2 CPU)', '',
+    header, row('14:11:42', 100, '1.00', '10240'), row('14:11:42', 101, '40.00', '20480'), row('14:11:42', 102, '38.50', '30720'), '',
+    header, row('14:11:43', 100, '2.00', '10240'), row('14:11:43', 101, '50.00', '20480'), row('14:11:43', 102, '0.00', '31744'),
+  ].join('\n');
+  const r = parsePidstatText(text);
+  assert.equal(r.skipped, 0);
+  assert.deepEqual(r.samples.map((s) => [s.cpu, s.rssMB]), [[79.5, 60], [52, 61]]);
+  assert.equal(r.samples[1].epochMs - r.samples[0].epochMs, 1000);
+});

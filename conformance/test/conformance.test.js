@@ -1,5 +1,5 @@
 'use strict';
-// Runs the conformance suite against every server in env PB_CONFORMANCE_SERVERS (default "node tc6 tc7"):
+// Runs the conformance suite against every server in env PB_CONFORMANCE_SERVERS (default all six):
 // each is started with servers/control.sh on its PB_PORT_<NAME>, tested, and stopped (also on failure).
 // A server that is not installed fails here with the reason; it is never skipped.
 
@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
 const { registerSuite } = require('../suite');
 const { request, openStream, waitUntil } = require('../http-client');
-const { control, servers, portOf, controlSh, startServer } = require('../servers-under-test');
+const { control, servers, isBlocking, portOf, controlSh, startServer } = require('../servers-under-test');
 
 for (const name of servers) {
   describe(`server ${name}`, () => {
@@ -18,7 +18,7 @@ for (const name of servers) {
     });
 
     const base = `http://127.0.0.1:${portOf(name)}`;
-    registerSuite(base, { label: name });
+    registerSuite(base, { label: name, blocking: isBlocking(name) });
 
     test(`stops with servers/control.sh stop ${name}, completing open requests with reason "shutdown"`, { timeout: 70000 }, async () => {
       const cometEcho = { type: 'comet', events: ['shutdown-a'] };

@@ -8,7 +8,6 @@ import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.apache.catalina.CometEvent;
 import org.apache.catalina.CometProcessor;
-import pushbench.core.Answer;
 import pushbench.core.BadInput;
 import pushbench.core.BodyBuffer;
 import pushbench.core.Endpoint;
@@ -181,33 +180,59 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
     }
 
     /**
-     * Without the NIO connector Tomcat calls service() instead of event(): control endpoints still work,
-     * held requests cannot.
+     * Without the NIO connector (tc6-bio: the blocking Http11Protocol) Tomcat calls service() instead of
+     * event(). Control endpoints are answered as usual; POST /request is held on this container thread
+     * ({@link BlockingHold}) until the core completes it, so the protocol is the same on both connectors.
      */
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        Answer answer = Answer.error(501, "held requests need the NIO connector (Http11NioProtocol)");
         String path = request.getRequestURI().substring(request.getContextPath().length());
         Endpoint.Route route = Endpoint.route(request.getMethod(), path);
         if (route.rejection != null) {
-            answer = route.rejection;
-        } else if (route.endpoint != Endpoint.REQUEST) {
-            String client = route.endpoint == Endpoint.TIMESTAMP ? request.getParameter("client") : null;
-            byte[] body = EMPTY;
-            if (route.endpoint.hasBody()) {
-                BodyBuffer buffer = new BodyBuffer();
-                byte[] chunk = new byte[4096];
-                InputStream in = request.getInputStream();
-                for (int n = in.read(chunk); n >= 0 && !buffer.tooLarge(); n = in.read(chunk)) {
-                    buffer.append(chunk, 0, n);
-                }
-                body = buffer.toByteArray();
-                answer = buffer.tooLarge() ? BodyBuffer.tooLargeError().toAnswer() : null;
-            }
-            if (answer == null || answer.status() == 501) {
-                answer = inst.answer(route.endpoint, client, body);
-            }
+            Exchange.send(response, route.rejection);
+            return;
         }
-        Exchange.send(response, answer);
+        byte[] body = EMPTY;
+        if (route.endpoint.hasBody()) {
+            BodyBuffer buffer = new BodyBuffer();
+            if (request.getContentLength() > BodyBuffer.LIMIT) {
+                buffer = null;
+            } else {
+                byte[] chunk = BodyBuffer.chunkFor(request.getContentLength());
+                InputStream in = request.getInputStream();
+                for (int n = in.read(chunk); n >= 0 && buffer != null; n = in.read(chunk)) {
+                    if (!buffer.append(chunk, 0, n)) {
+                        buffer = null;
+                    }
+                }
+            }
+            if (buffer == null) {
+                response.setHeader("Connection", "close"); // the unread rest of the body is not worth draining
+                Exchange.send(response, BodyBuffer.tooLargeError().toAnswer());
+                return;
+            }
+            body = buffer.toByteArray();
+        }
+        if (route.endpoint == Endpoint.REQUEST) {
+            holdOnThisThread(response, body);
+            return;
+        }
+        String client = route.endpoint == Endpoint.TIMESTAMP ? request.getParameter("client") : null;
+        Exchange.send(response, inst.answer(route.endpoint, client, body));
+    }
+
+    private void holdOnThisThread(HttpServletResponse response, byte[] body) throws IOException {
+        PushSpec spec;
+        try {
+            spec = inst.pushSpec(body);
+        } catch (BadInput e) {
+            Exchange.send(response, e.toAnswer());
+            return;
+        }
+        BlockingHold hold = new BlockingHold(response, spec);
+        if (spec.isComet()) {
+            hold.beginStream();
+        }
+        hold.await(inst.open(spec, hold));
     }
 }

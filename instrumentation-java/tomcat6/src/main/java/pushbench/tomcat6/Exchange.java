@@ -59,7 +59,7 @@ import pushbench.core.RequestObserver;
  * </ul>
  */
 final class Exchange implements RequestObserver {
-    private static final String NDJSON = "application/x-ndjson";
+    static final String NDJSON = "application/x-ndjson";
     /** Seconds an answered poll's client has to hang up before the server closes the connection. */
     static final long ANSWERED_POLL_CLOSE_SECONDS = 10;
     /**

@@ -1,0 +1,81 @@
+'use strict';
+// node-cluster (cluster.js): the real primary and two real workers on PB_PORT_NODE_CLUSTER (test.sh sets
+// it per slot). One emit cycle spans the workers with one id and start time, places 1..total once each
+// and one cluster-wide total; /status sums the workers; a worker that dies ends the server with its status.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { request, openStream, waitUntil } = require('../../conformance/http-client');
+const { workerCount } = require('../cluster');
+const { exitStatusOf } = require('../cluster-primary');
+
+const PORT = Number(process.env.PB_PORT_NODE_CLUSTER || 18081);
+const base = `http://127.0.0.1:${PORT}`;
+const WORKERS = 2;
+
+function startCluster() {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'cluster.js'), String(PORT), String(WORKERS)],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, log: () => log };
+}
+
+test('workers: auto is the host cores, else a whole number from 1 to 1024', () => {
+  assert.equal(workerCount('auto', 6), 6);
+  assert.equal(workerCount('3'), 3);
+  for (const bad of ['0', '-1', '2.5', 'two', '', '1025', '01']) assert.equal(workerCount(bad), null, bad);
+  assert.equal(exitStatusOf(null, 'SIGKILL'), 137);
+  assert.equal(exitStatusOf(3, null), 3);
+});
+
+test('a bad worker count is refused before anything starts (exit 2)', async () => {
+  const run = spawn(process.execPath, [path.join(__dirname, '..', 'cluster.js'), String(PORT), '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  run.stderr.on('data', (d) => { err += d; });
+  const code = await new Promise((resolve) => run.on('exit', resolve));
+  assert.equal(code, 2);
+  assert.match(err, /workers must be "auto" or a whole number/);
+});
+
+test('one emit cycle across the workers: one id and start, places 1..total once each, /status summed', async (t) => {
+  const server = startCluster();
+  t.after(() => server.child.kill('SIGKILL'));
+  await waitUntil(async () => /all 2 workers listening/.test(server.log()), 10000, 'both workers listening');
+  const streams = [];
+  for (let i = 0; i < 12; i++) streams.push(await openStream(base, { type: 'comet', events: ['spread'] }));
+  t.after(() => streams.forEach((s) => s.destroy && s.destroy()));
+  // Round-robin gives each worker some of the streams; /status must count all of them.
+  await waitUntil(async () => (await request(base, 'GET', '/status')).json.requests.open === 12, 3000, '12 open');
+  await request(base, 'POST', '/event/set', { body: { name: 'spread', frequency: 200 } });
+  const first = [];
+  for (const s of streams) first.push((await s.nextLine(3000)).record.response.event);
+  assert.ok(first.every((e) => e.cycle === 1 && e.connections.total === 12), JSON.stringify(first));
+  assert.equal(new Set(first.map((e) => e.timings.created)).size, 1, 'one start time for the cycle');
+  assert.deepEqual(first.map((e) => e.connections.place).sort((a, b) => a - b), Array.from({ length: 12 }, (_, i) => i + 1));
+  const second = [];
+  for (const s of streams) second.push((await s.nextLine(3000)).record);
+  assert.ok(second.every((r) => r.response.event.cycle === 2));
+  // Each worker's records count the whole server's open requests (relayed every ~50 ms).
+  assert.ok(second.every((r) => r.connections.finish === 12), JSON.stringify(second.map((r) => r.connections)));
+  const status = (await request(base, 'GET', '/status')).json;
+  assert.deepEqual(status.requests, { open: 12, comet: 12, poll: 0 });
+  assert.equal(status.events[0].lastCycle.total, 12);
+  const cleared = (await request(base, 'POST', '/event/clear', { body: {} })).json;
+  assert.deepEqual(cleared, { clear: { events: 1, requests: 12 } });
+  server.child.kill('SIGTERM');
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+});
+
+test('a worker that dies ends the server with the worker\'s status', async (t) => {
+  const server = startCluster();
+  t.after(() => server.child.kill('SIGKILL'));
+  await waitUntil(async () => /all 2 workers listening/.test(server.log()), 10000, 'both workers listening');
+  const pids = /worker pids: (\d+) (\d+)/.exec(server.log());
+  process.kill(Number(pids[1]), 'SIGKILL');
+  const { code } = await server.exited;
+  assert.equal(code, 137);
+  assert.match(server.log(), /worker 1 \(pid \d+\) exited \(SIGKILL\)/);
+});
