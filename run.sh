@@ -32,6 +32,8 @@ source "$PB_ROOT/lib/progress.sh"
 source "$PB_ROOT/lib/runjson.sh"
 # shellcheck source=lib/cleanup.sh
 source "$PB_ROOT/lib/cleanup.sh"
+# shellcheck source=lib/keep.sh
+source "$PB_ROOT/lib/keep.sh"
 # shellcheck source=lib/jmeter-heap.sh
 source "$PB_ROOT/lib/jmeter-heap.sh"
 cd "$PB_ROOT"
@@ -363,6 +365,7 @@ stop_monitoring() {
   stop_monitors
   RUN_FINISHED_AT=$(now_ms)
   collect_monitor_files
+  ((MONITOR_FILES_COPIED)) || return 0   # kept on the SUT host, noted
   quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" lib/monitor.sh clean "$RUN_ID"
 }
 
@@ -441,7 +444,7 @@ collect_engine_logs() {
   local e
   for e in "${ENGINES_STARTED[@]}"; do
     remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "$RUN_DIR/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
-      say "  (no engine log from ${H_NAME[e]})"
+      keep_left_behind "$e" "the JMeter log of engine ${H_NAME[e]}" "${H_STATE[e]}/engine-$(engine_id "$e").log (until that engine starts again)"
   done
 }
 
@@ -454,7 +457,7 @@ stop_the_server() {
 collect_server_log() {
   ((SERVER_LOG_WANTED)) || return 0   # not started by this run: the log is an older run's
   remote_fetch "$SUT_IDX" "${H_STATE[SUT_IDX]}/$RUN_SERVER.log" "$RUN_DIR/sut/server.log" 2>/dev/null ||
-    say "  (no server log)"
+    keep_left_behind "$SUT_IDX" "the server log" "${H_STATE[SUT_IDX]}/$RUN_SERVER.log (until $RUN_SERVER starts again)"
 }
 
 stop_monitors() {
@@ -476,7 +479,7 @@ collect_responses_anyway() {
       say "  responses/${H_NAME[e]}.tar.gz: what engine ${H_NAME[e]} saved so far"
     else
       rm -f -- "$dest"
-      RUN_NOTES+=("responses of engine ${H_NAME[e]} not copied; they stay there in ${H_WORK[e]}/responses")
+      keep_left_behind "$e" "the responses of engine ${H_NAME[e]}" "${H_WORK[e]}/responses"
     fi
   done
   ((MONITOR_FILES_COPIED == 0)) ||
@@ -490,6 +493,7 @@ collect_monitor_files() {
   for f in vmstat.log pidstat.log memory.log meminfo.txt; do
     remote_fetch "$SUT_IDX" "$src/$f" "$RUN_DIR/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; MONITOR_FILES_COPIED=0; }
   done
+  ((MONITOR_FILES_COPIED)) || keep_left_behind "$SUT_IDX" "the SUT's monitor files" "$src"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -524,8 +528,8 @@ main() {
   step print_report_path
   RUN_FINISHED=1
   runjson_write
-  rm -rf -- "$WORK_DIR"
-  [[ $RUN_STATUS == complete ]] || exit 1
+  keep_remove_work_dir "$WORK_DIR"
+  [[ $RUN_STATUS == complete && $RUNJSON_FAILED == 0 ]] || exit 1
   ((SERVER_CRASHED == 0)) || exit 4
   exit 0
 }

@@ -1,12 +1,21 @@
 'use strict';
 // Streams JMeter's results.csv (Request Data Writer, header row) and hands each sample to a callback with
-// the columns the analyzer uses, read by header name. Unknown columns are ignored; rows that cannot be
-// read are counted, not fatal.
+// the columns the analyzer uses, read by header name. Unknown columns are ignored.
+//
+// Damage never costs more than the damaged row (docs/faults.md): a row is one line unless a quoted field
+// runs on (JMeter quotes fields holding a comma, quote or line end), and a quoted field that does not close
+// before a line that reads as a whole row of its own (a stray '"') ends there: that row is counted damaged
+// and reading goes on at the next line. A row with another number of fields than the header, without a
+// number in timeStamp or elapsed, or a last line without its line end (the file cut mid-row) is counted
+// too. Every kind is counted in damage, with the first few line numbers, and damageProblem() words it for
+// the summary's flags.
 const fs = require('node:fs');
-const { parse } = require('csv-parse');
 
 // JMeter writes the saved-response file name as "Filename"; run-layout.md calls it responseFile.
 const FILE_COLUMNS = ['responseFile', 'Filename'];
+// Lines a quoted field may run on over before its row is given up (JMeter's messages are a few lines).
+const MAX_ROW_LINES = 50;
+const EXAMPLES = 5;
 
 function toSample(row) {
   const num = (v) => (v === undefined || v === '' ? null : Number(v));
@@ -33,29 +42,152 @@ function responseFilePlace(responseFile) {
   return { engine, file: parts[parts.length - 1] };
 }
 
-// Resolves to { rows, badRows }.
-function readResultsCsv(file, onSample) {
-  return new Promise((resolve, reject) => {
-    let rows = 0;
-    let badRows = 0;
-    const parser = parse({ columns: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true,
-      skip_records_with_error: true });
-    parser.on('skip', () => { badRows++; });
-    parser.on('readable', () => {
-      let row;
-      while ((row = parser.read()) !== null) {
-        const s = toSample(row);
-        if (!Number.isFinite(s.timeStamp) || !Number.isFinite(s.elapsed)) { badRows++; continue; }
-        rows++;
-        onSample(s);
+// The fields of one row's text; open: a quoted field is still open at its end. A quote is special only
+// at the start of a field ("" inside a quoted field is one quote); anywhere else it is kept as it is.
+function splitRow(text) {
+  const fields = [];
+  let i = 0;
+  for (;;) {
+    let field = '';
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        const q = text.indexOf('"', i);
+        if (q < 0) return { fields: [...fields, field + text.slice(i)], open: true };
+        field += text.slice(i, q);
+        if (text[q + 1] === '"') { field += '"'; i = q + 2; continue; }
+        i = q + 1;
+        break;
       }
-    });
-    parser.on('error', reject);
-    parser.on('end', () => resolve({ rows, badRows }));
-    const input = fs.createReadStream(file);
-    input.on('error', reject);
-    input.pipe(parser);
-  });
+      const c = text.indexOf(',', i);   // anything between the closing quote and the comma is kept
+      field += text.slice(i, c < 0 ? text.length : c);
+      i = c < 0 ? text.length : c;
+    } else {
+      const c = text.indexOf(',', i);
+      field = text.slice(i, c < 0 ? text.length : c);
+      i = c < 0 ? text.length : c;
+    }
+    fields.push(field);
+    if (i >= text.length) return { fields, open: false };
+    i++;   // the comma
+  }
 }
 
-module.exports = { readResultsCsv, toSample, responseFilePlace };
+// Lines of a file, streamed; ended: false for a last line without its line end.
+async function* fileLines(file) {
+  let rest = '';
+  for await (const chunk of fs.createReadStream(file, { encoding: 'utf8' })) {
+    rest += chunk;
+    let nl;
+    let from = 0;
+    while ((nl = rest.indexOf('\n', from)) >= 0) {
+      yield { text: rest.slice(from, nl).replace(/\r$/, ''), ended: true };
+      from = nl + 1;
+    }
+    rest = rest.slice(from);
+  }
+  if (rest !== '') yield { text: rest, ended: false };
+}
+
+function csvReader(onSample) {
+  const damage = { rows: 0, unterminatedQuote: 0, wrongFieldCount: 0, notNumeric: 0, cutMidRow: false, lines: [] };
+  let header = null;
+  let rows = 0;
+  let pending = [];   // the lines of a row whose quoted field is still open: { text, no }
+
+  const damaged = (no, kind) => {
+    damage.rows++;
+    if (kind === 'cutMidRow') damage.cutMidRow = true;
+    else damage[kind]++;
+    if (damage.lines.length < EXAMPLES) damage.lines.push(no);
+  };
+  const record = (fields) => Object.fromEntries(header.map((h, k) => [h, fields[k]]));
+  const isRow = (fields) => fields.length === header.length;
+  const numeric = (s) => Number.isFinite(s.timeStamp) && Number.isFinite(s.elapsed);
+  // a line that is a whole row on its own: a quoted field open before it ends there
+  const standsAlone = (text) => {
+    const r = splitRow(text);
+    return !r.open && isRow(r.fields) && numeric(toSample(record(r.fields)));
+  };
+  const emit = (fields, no) => {
+    if (!isRow(fields)) { damaged(no, 'wrongFieldCount'); return; }
+    const s = toSample(record(fields));
+    if (!numeric(s)) { damaged(no, 'notNumeric'); return; }
+    rows++;
+    onSample(s);
+  };
+
+  function line(text, no) {
+    if (header === null) {
+      if (text.trim() === '') return;
+      header = splitRow(text).fields.map((h) => h.trim());
+      return;
+    }
+    if (pending.length === 0) {
+      if (text === '') return;
+      const r = splitRow(text);
+      if (r.open) pending = [{ text, no }];
+      else emit(r.fields, no);
+      return;
+    }
+    if (standsAlone(text)) {
+      damaged(pending[0].no, 'unterminatedQuote');
+      pending = [];
+      line(text, no);
+      return;
+    }
+    pending.push({ text, no });
+    const r = splitRow(pending.map((p) => p.text).join('\n'));
+    if (!r.open) {
+      const first = pending[0].no;
+      pending = [];
+      emit(r.fields, first);
+    } else if (pending.length > MAX_ROW_LINES) {
+      // given up: the first line is the damaged row; the others are read again on their own
+      const again = pending.slice(1);
+      damaged(pending[0].no, 'unterminatedQuote');
+      pending = [];
+      for (const p of again) line(p.text, p.no);
+    }
+  }
+
+  // cutLine: the number of a last line without its line end (not given to line()): the row it ends,
+  // or began, is cut short
+  function end(cutLine = null) {
+    if (cutLine !== null) damaged(pending.length ? pending[0].no : cutLine, 'cutMidRow');
+    else if (pending.length) damaged(pending[0].no, 'unterminatedQuote');
+    pending = [];
+    return { rows, badRows: damage.rows, damage };
+  }
+  return { line, end };
+}
+
+// Resolves to { rows, badRows, damage }. A last line without its line end may be a row cut short: it is
+// counted as damage (cutMidRow), not read.
+async function readResultsCsv(file, onSample) {
+  const reader = csvReader(onSample);
+  let no = 0;
+  let last = null;
+  for await (const l of fileLines(file)) {
+    no++;
+    if (last) reader.line(last.text, last.no);
+    last = { ...l, no };
+  }
+  if (last && !last.ended && last.text.trim() !== '') return reader.end(last.no);
+  if (last) reader.line(last.text, last.no);
+  return reader.end();
+}
+
+// The summary's wording of the damage, or null when there is none.
+function damageProblem(damage) {
+  if (!damage || damage.rows === 0) return null;
+  const kinds = [
+    [damage.unterminatedQuote, 'with a quote that never closed (read on at the next line)'],
+    [damage.wrongFieldCount, 'with another number of fields than the header'],
+    [damage.notNumeric, 'without a number in timeStamp or elapsed'],
+  ].filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  if (damage.cutMidRow) kinds.push('the file ends mid-row (cut short)');
+  return `results.csv: ${damage.rows} damaged row(s) skipped: ${kinds.join('; ')} (first at line(s) ${damage.lines.join(', ')})`;
+}
+
+module.exports = { readResultsCsv, toSample, responseFilePlace, splitRow, damageProblem };

@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { findInputs, readRun } = require('./run-inputs');
-const { readResultsCsv, responseFilePlace } = require('./jmeter-csv');
+const { readResultsCsv, responseFilePlace, damageProblem } = require('./jmeter-csv');
 const { readArchive } = require('./responses');
 const { createCollector } = require('./collect');
 const { bestOffset } = require('./timestamp');
@@ -48,6 +48,7 @@ async function readCsv(file, t0) {
   });
   csv.rows = counts.rows;
   csv.badRows = counts.badRows;
+  csv.damage = counts.damage;
   return csv;
 }
 
@@ -222,6 +223,8 @@ async function analyzeRun(runDir) {
   const linesSkipped = { vmstat: vmstat.skipped, pidstat: pidstat.skipped, memoryLog: memoryLog.skipped, resultsCsv: csv?.badRows ?? 0,
     responseLines: sum('badLines'), halfWrittenLines: sum('halfLines') };
   for (const a of archiveStats) if (a.problem) problems.push(`${path.basename(a.file)}: ${a.problem}`);
+  const csvDamage = damageProblem(csv?.damage);
+  if (csvDamage) problems.push(csvDamage);
   const outOfRange = Object.values(tl).reduce((n, t) => n + t.outOfRange, 0);
   if (outOfRange) notes.push(`${outOfRange} record times lay outside the run and were left out of the time series`);
   const requestResponses = archiveStats.reduce((n, a) => n + a.byKind.request, 0);
@@ -265,6 +268,7 @@ async function analyzeRun(runDir) {
       filesSkipped: sum('skippedEntries'),
       linesSkipped: Object.values(linesSkipped).reduce((a, b) => a + b, 0),
       linesSkippedBy: linesSkipped,
+      ...(csv?.damage?.rows ? { resultsCsvDamage: csv.damage } : {}),   // only when results.csv was damaged
       problems,
     },
     archives: archiveStats.map((a) => ({ name: path.basename(a.file), entries: a.entries, byKind: a.byKind,

@@ -28,8 +28,13 @@ case $1 in
   tar)
     [[ -d $dir/responses ]] || { echo "no responses directory $dir/responses" >&2; exit 1; }
     # A file list from find, not a glob: a long run saves hundreds of thousands of files.
-    (cd "$dir/responses" && find . -type f -printf '%P\n' | LC_ALL=C sort |
-      tar -czf "$dir/$3.tar.gz.part" --no-recursion -T -)
+    # A failed tar (a full disk) leaves no partial archive taking space; the responses stay.
+    if ! (cd "$dir/responses" && find . -type f -printf '%P\n' | LC_ALL=C sort |
+      tar -czf "$dir/$3.tar.gz.part" --no-recursion -T -); then
+      rm -f -- "$dir/$3.tar.gz.part"
+      echo "could not archive $dir/responses; the responses stay there" >&2
+      exit 1
+    fi
     mv "$dir/$3.tar.gz.part" "$dir/$3.tar.gz"
     echo "$dir/$3.tar.gz"
     ;;

@@ -41,7 +41,7 @@ cleanup_on_exit() {
     stop_monitors
     collect_monitor_files
     collect_responses_anyway
-    rm -rf -- "$WORK_DIR"
+    keep_remove_work_dir "$WORK_DIR"   # never what was not copied (lib/keep.sh)
     RUN_STATUS=incomplete
     RUN_FINISHED_AT=$(now_ms)
     runjson_write

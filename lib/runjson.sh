@@ -1,8 +1,9 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # sets run.sh's RUN_FAILED
 # Writes <run-dir>/run.json (docs/run-layout.md) from run.sh's globals. Sourced by run.sh.
-# Rewritten whole after every step (write to a temporary file, then rename), so an interrupted run
-# still leaves a valid file. Every value except the notes passed a strict pattern already; notes are
-# JSON-escaped here.
+# Rewritten whole after every step: written to a temporary file, its size checked, flushed to disk and
+# only then renamed over the old one, so an interrupted run or a full disk leaves the last good version
+# (docs/faults.md); a write that fails is reported on stderr and marks the run incomplete. Every value
+# except the notes passed a strict pattern already; notes are JSON-escaped here.
 
 json_string() { # <text> -> a JSON string literal
   local s=$1
@@ -21,9 +22,33 @@ json_or_null() { # <value> [string]: null when empty; quoted when a second argum
   else printf '%s' "$1"; fi
 }
 
+# runjson_replace <file> <text>: <file> gets exactly <text> or stays as it was (status 1).
+runjson_replace() {
+  local LC_ALL=C f=$1 tmp=$1.tmp   # C: ${#2} counts bytes
+  if printf '%s' "$2" 2>/dev/null >"$tmp" && [[ $(stat -c %s -- "$tmp" 2>/dev/null) == "${#2}" ]] &&
+    sync -d -- "$tmp" 2>/dev/null && mv -f -- "$tmp" "$f" 2>/dev/null; then
+    return 0
+  fi
+  rm -f -- "$tmp"
+  return 1
+}
+
+RUNJSON_FAILED=0   # a write of run.json failed at least once
 runjson_write() {
   [[ -n ${RUN_DIR:-} && -d $RUN_DIR ]] || return 0
-  local f=$RUN_DIR/run.json e k first sep
+  local f=$RUN_DIR/run.json text
+  text=$(runjson_text)
+  runjson_replace "$f" "$text"$'\n' && return 0
+  printf 'run.sh: cannot write %s (disk full?); the previous version is kept\n' "$f" >&2
+  if ((RUNJSON_FAILED == 0)); then
+    RUNJSON_FAILED=1 RUN_FAILED=1
+    RUN_NOTES+=("run.json could not be written at $(date +%T) (disk full?); the run is incomplete")
+  fi
+  return 0
+}
+
+runjson_text() {
+  local e k first sep
   {
     printf '{\n'
     printf '  "id": %s,\n' "$(json_string "$RUN_ID")"
@@ -61,6 +86,5 @@ runjson_write() {
     done
     ((${#RUN_NOTES[@]})) && printf '\n  ]\n' || printf ']\n'
     printf '}\n'
-  } >"$f.tmp"
-  mv "$f.tmp" "$f"
+  }
 }

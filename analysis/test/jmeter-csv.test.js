@@ -28,7 +28,7 @@ test('column order does not matter, unknown columns are ignored, short rows are 
     'request,x,12,1000,true,/tmp/r/request_1.json,"127.0.0.1-Group 1-1"',
     'request,x,notanumber,1001,false,/tmp/r/request_2.json,t',
     'request,"quoted, with comma",7,1002,false,/tmp/r/request_3.json,t',
-  ].join('\n'));
+  ].join('\n') + '\n');
   const rows = [];
   const r = await readResultsCsv(file, (s) => rows.push(s));
   assert.equal(r.rows, 2);

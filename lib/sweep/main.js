@@ -12,6 +12,7 @@ const readline = require('node:readline');
 
 const { permutations, matchesFilters } = require('./permutations');
 const { SweepState } = require('./state');
+const { writeFileAtomic } = require('../atomic-write');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
 const { writeReport, finishedVerdicts } = require('./report');
@@ -453,7 +454,7 @@ async function main(argv) {
     return 2;
   }
   if (o.mode !== 'check') {
-    fs.writeFileSync(saved, `${JSON.stringify({ updated: new Date().toISOString(), selection: sel }, null, 2)}\n`);
+    writeFileAtomic(saved, `${JSON.stringify({ updated: new Date().toISOString(), selection: sel }, null, 2)}\n`);
   }
   try {
     return await new Sweep(o, dir, sel).run();

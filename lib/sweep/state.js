@@ -2,11 +2,12 @@
 // The sweep's memory: <sweep dir>/state.tsv, one line per permutation and repeat:
 //   <key> TAB <status> TAB <run dir, relative to the sweep dir, or -> TAB <reason>
 // key = the run.sh command line and " #<repeat>"; status = done | crashed | failed | interrupted | skipped.
-// The file is rewritten whole and renamed into place after every change, so a crash or Ctrl-C at any
-// moment leaves either the old or the new version, never half a line.
+// The file is rewritten whole after every change (lib/atomic-write.js), so a crash, a Ctrl-C or a full
+// disk at any moment leaves either the old or the new version, never half a line; a failed write throws.
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { writeFileAtomic } = require('../atomic-write');
 
 const STATUSES = ['done', 'crashed', 'failed', 'interrupted', 'skipped'];
 const HEADER = '# pushbench sweep state: key<TAB>status<TAB>run dir<TAB>reason (written by sweep.sh; safe to read)\n';
@@ -47,15 +48,7 @@ class SweepState {
   save() {
     let text = HEADER;
     for (const [key, e] of this.entries) text += `${key}\t${e.status}\t${e.runDir ?? '-'}\t${e.reason}\n`;
-    const tmp = `${this.file}.tmp-${process.pid}`;
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      fs.writeSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, this.file);
+    writeFileAtomic(this.file, text);
   }
 }
 

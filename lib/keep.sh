@@ -1,0 +1,38 @@
+# shellcheck shell=bash disable=SC2034  # sets run.sh's RUN_FAILED
+# Never delete what was not copied (docs/faults.md): the helpers run.sh's collect and clean-up functions
+# use when a copy back from a host fails. Sourced by run.sh after lib/hosts.sh.
+#
+#   keep_note <text>                  add a note to run.json once (the clean-up may collect twice)
+#   keep_place <i> <path>             "<path> on <host> (<address>)": where kept data really is
+#   keep_left_behind <i> <what> <path>
+#                                     note that <what> was not copied and stays at <path> on host i, and
+#                                     mark the run incomplete (RUN_FAILED)
+#   keep_remove_work_dir <dir>        remove run.sh's own files from its work directory and the directory
+#                                     itself if nothing else is left: on a host sharing this state
+#                                     directory (the local default) an engine's responses and the SUT's
+#                                     monitor files live in it until they are copied
+
+keep_note() {
+  local n
+  for n in "${RUN_NOTES[@]}"; do [[ $n != "$1" ]] || return 0; done
+  RUN_NOTES+=("$1")
+}
+
+keep_place() {
+  printf '%s on %s (%s)' "$2" "${H_NAME[$1]}" "${H_ADDR[$1]}"
+}
+
+keep_left_behind() {
+  local text
+  text="$2 not copied back; kept in $(keep_place "$1" "$3")"
+  RUN_FAILED=1
+  keep_note "$text"
+  say "  $text"
+}
+
+keep_remove_work_dir() {
+  local dir=$1
+  [[ -n $dir && -d $dir ]] || return 0
+  rm -f -- "$dir/controller.pid" "$dir"/engine-start-*.out
+  rmdir -- "$dir" 2>/dev/null || true
+}

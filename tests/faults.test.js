@@ -1,0 +1,140 @@
+'use strict';
+// The fault suite (docs/faults.md): each fault made with real parts (a full tmpfs, a killed process, a
+// taken port, a signal), each asserting what pushbench promises under it: every byte already collected
+// is kept, the run or sweep is marked incomplete with the reason, and the note says where the data is.
+// Needs root (mount). Runs use the local default hosts, small loads and their own state directory.
+const { test, describe, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+const { mountTmpfs, fillDisk, unmount, unmountAll, countFiles, keptPath } = require('./lib/faults');
+const { SweepState } = require('../lib/sweep/state');
+const { writeFileAtomic } = require('../lib/atomic-write');
+
+const s = scratch('faults');
+after(() => { unmountAll(); s.cleanup(); });
+
+// A small comet run with events on the local default: ~25 s from start to report.
+const SMALL_RUN = ['node', '2', '8', '40', 'comet', '-', 'event1', '1000'];
+
+function runEnv(extra = {}) {
+  return { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS), ...extra };
+}
+
+const readRun = (runDir) => JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
+
+describe('faults: nothing collected is lost', () => {
+  test('disk full while the engine archives its responses: the responses stay where the note says, run incomplete', async () => {
+    const runs = mountTmpfs(path.join(s.state, 'runs'), '8m');
+    let full = null;
+    try {
+      const r = await runSh(SMALL_RUN, {
+        env: runEnv(),
+        timeoutMs: 240000,
+        onLine: (line) => {
+          // The test is over (the engines saved every response): from now on the engine's disk stays
+          // full (whatever run.sh frees, such as the copied monitor files, is taken again at once).
+          if (full === null && /^ {2}controller finished/.test(line)) full = setInterval(() => fillDisk(runs), 5);
+        },
+      });
+      clearInterval(full);
+      assert.ok(full !== null, `the run never finished its test:\n${r.stdout}\n${r.stderr}`);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      const run = readRun(r.runDir);
+      assert.equal(run.status, 'incomplete');
+      const kept = keptPath(run.notes, 'the responses of engine local');
+      assert.ok(kept, `no note saying where the responses are: ${run.notes.join('; ')}`);
+      assert.ok(countFiles(kept, /^request_/) > 0, `the note says ${kept}, but no response is there`);
+      assert.ok(countFiles(kept, /^setevent_/) === 1, 'the event set\'s response is not there');
+      assert.equal(fs.existsSync(path.join(r.runDir, 'responses', 'local.tar.gz')), false);
+    } finally {
+      unmount(runs);
+    }
+  });
+
+  test('copy-back of the SUT\'s monitor files fails (disk full): they stay on the SUT, run incomplete, exit 1', async () => {
+    let sut = null;
+    try {
+      const r = await runSh(SMALL_RUN, {
+        env: runEnv(),
+        timeoutMs: 240000,
+        onLine: (line) => {
+          const m = /^run directory: (.+)$/.exec(line);
+          if (m) { sut = mountTmpfs(path.join(m[1], 'sut'), '16k'); fillDisk(sut); }
+        },
+      });
+      assert.ok(sut, r.stdout + r.stderr);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      const run = readRun(r.runDir);
+      assert.equal(run.status, 'incomplete');
+      const kept = keptPath(run.notes, 'the SUT\'s monitor files');
+      assert.ok(kept, `no note saying where the monitor files are: ${run.notes.join('; ')}`);
+      for (const f of ['vmstat.log', 'pidstat.log', 'memory.log', 'meminfo.txt']) {
+        const file = path.join(kept, f);
+        assert.ok(fs.existsSync(file) && fs.statSync(file).size > 0, `${file} not kept`);
+      }
+      const vmstat = fs.readFileSync(path.join(kept, 'vmstat.log'), 'utf8').split('\n').filter(Boolean).length;
+      assert.ok(vmstat >= 8, `vmstat.log kept with ${vmstat} lines for an 8 s test`);
+      const log = keptPath(run.notes, 'the server log');
+      assert.ok(log && fs.statSync(log).size > 0, `server log: ${run.notes.join('; ')}`);
+    } finally {
+      if (sut) unmount(sut);
+    }
+  });
+
+  test('disk full while run.json is rewritten: the previous run.json is kept whole, the failure reported', () => {
+    const dir = mountTmpfs(path.join(s.dir, 'rundir'), '16k');
+    try {
+      const before = '{"id": "r1", "status": "running", "notes": []}\n';
+      fs.writeFileSync(path.join(dir, 'run.json'), before);
+      fillDisk(dir);
+      // run.sh's writer, with the globals a run has, and notes long enough not to fit in what is left
+      const script = `
+        source lib/runjson.sh
+        RUN_DIR=${dir} RUN_ID=r1 RUN_SERVER=node RUN_RAMPUP=2 RUN_DURATION=8 RUN_THREADS=40 RUN_TYPE=comet
+        RUN_MAXDUR='' RUN_EVENT=event1 RUN_INTERVAL=1000 SERVER_PORT=8080 SUT_IDX=0 ENGINE_IDX=(1)
+        H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local) H_RMI=('' 1099) H_THREADS=('' 40)
+        H_HEAP_MB=('' 600) RUN_STARTED_AT=1 RUN_FINISHED_AT='' RUN_STATUS=incomplete SERVER_CRASHED=0
+        STEP_ORDER=() RUN_FAILED=0 RUN_NOTES=(); declare -A STEP_MS=()
+        for i in $(seq 200); do RUN_NOTES+=("note $i: the disk is full, and this note is long enough to need room"); done
+        runjson_write; echo "status=$? failed=$RUN_FAILED"`;
+      const r = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(r.stdout.trim(), 'status=0 failed=1', r.stderr);
+      assert.match(r.stderr, /cannot write .*run\.json \(disk full\?\); the previous version is kept/);
+      assert.equal(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'), before);
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['.pb-fill', 'run.json'], 'a temporary file was left');
+    } finally {
+      unmount(dir);
+    }
+  });
+
+  test('disk full while the sweep saves its state: the last whole state is kept, the write throws', () => {
+    const dir = mountTmpfs(path.join(s.dir, 'sweep'), '64k');
+    try {
+      const state = new SweepState(dir);
+      state.set('./run.sh node 5 30 500 comet #1', 'done', 'runs/a', '');
+      fillDisk(dir, 12 * 1024);
+      let saved = 0;
+      let error = null;
+      for (let i = 0; i < 200 && !error; i++) {
+        try {
+          state.set(`./run.sh node 5 30 ${1000 + i} comet - event1 2000 #1`, 'failed', `runs/r${i}`, 'a reason '.repeat(4));
+          saved = i + 1;
+        } catch (e) { error = e; }
+      }
+      assert.ok(error, `the disk never filled (${saved} entries saved)`);
+      assert.match(error.message, /cannot write .*state\.tsv \(ENOSPC\); the previous version is kept/);
+      const back = new SweepState(dir);
+      assert.equal(back.entries.size, saved + 1, 'the state on disk is not the last whole one');
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp')), [], 'a temporary file was left');
+      // sweep.json goes the same way
+      const sweepJson = path.join(dir, 'sweep.json');
+      assert.throws(() => writeFileAtomic(sweepJson, 'x'.repeat(64 * 1024)), /previous version is kept/);
+      assert.equal(fs.existsSync(sweepJson), false);
+    } finally {
+      unmount(dir);
+    }
+  });
+});
