@@ -79,16 +79,21 @@ case $role in
     need_command pidstat "monitoring; Debian package sysstat"
     [[ -x servers/control.sh ]] || problem "servers/control.sh is missing in $PWD"
     case $server in
-      node)
+      node | node-cluster)
         need_command node "the Node.js server"
         [[ -f instrumentation-node/server.js ]] || problem "instrumentation-node/server.js is missing in $PWD"
         ;;
-      tc6 | tc7)
+      tc6 | tc7 | tc6-bio | tc7-bio)
         need_command java "Tomcat needs a JDK"
-        if [[ $server == tc6 ]]; then home=$TC6_HOME; else home=$TC7_HOME; fi
-        [[ -f $home/bin/bootstrap.jar ]] || problem "Tomcat home $home is missing: run servers/$server/install.sh"
-        war=instrumentation-java/tomcat${server#tc}/target/pushbench-$server.war
+        tc=${server%-bio}
+        if [[ $tc == tc6 ]]; then home=$TC6_HOME; else home=$TC7_HOME; fi
+        [[ -f $home/bin/bootstrap.jar ]] || problem "Tomcat home $home is missing: run servers/$tc/install.sh"
+        war=instrumentation-java/tomcat${tc#tc}/target/pushbench-$tc.war
         [[ -f $war ]] || problem "$war is missing: run instrumentation-java/build.sh"
+        # The blocking connector's threads must fit this host (servers/bio-limits.sh names the limit).
+        if [[ $server == *-bio ]] && ! out=$(servers/bio-limits.sh check "$(servers/bio-limits.sh resolve)" 2>&1); then
+          problem "$out"
+        fi
         ;;
       *) echo "unknown server '$server'" >&2; exit 2 ;;
     esac

@@ -1,6 +1,6 @@
 'use strict';
 // Cross-talk regression test: thousands of concurrent control requests and short polls, each on a fresh
-// TCP connection, against every server in env PB_CONFORMANCE_SERVERS (default "node tc6 tc7"), started
+// TCP connection, against every server in env PB_CONFORMANCE_SERVERS (default all six servers), started
 // and stopped with servers/control.sh like conformance.test.js does. Every answer must be a well-formed
 // HTTP response that belongs to its own request (conformance/crosstalk.js says how that is checked).
 // Written after Tomcat 6 once sent a POST /logging answer's body, chunked and without headers, as the
