@@ -163,13 +163,81 @@ describe('validity (issue #19): runs.csv, runs.html and the closing summary', ()
   });
 });
 
+describe('generator-bound prediction (issue #19 item 4): the formula on numbers', () => {
+  const capacity = require('../lib/sweep/capacity');
+  const { permutations } = require('../lib/sweep/permutations');
+  const one = (sel, filter) => permutations({ servers: ['node'], ...sel }).find((p) => filter.test(p.command));
+
+  test('offered samples/s per kind of permutation, plus the ramp-up\'s thread starts', () => {
+    const rate = (p) => capacity.offeredRate(p);
+    // comet, 1 s events: 5,000 x 1/s, + 5,000 starts over 10 s
+    assert.deepEqual(rate(one({ levels: [5000], rampup: 10 }, / comet - event1 1000$/)), { steady: 5000, starts: 500, peak: 5500 });
+    // long poll with events at 5 s: 10,000 x 0.2/s
+    assert.deepEqual(rate(one({ levels: [10000], rampup: 100 }, / poll 180000 event1 5000$/)), { steady: 2000, starts: 100, peak: 2100 });
+    // long poll without events, held 10 s: 1,000 / 10 s
+    assert.deepEqual(rate(one({ levels: [1000], rampup: 20 }, / poll 10000$/)), { steady: 100, starts: 50, peak: 150 });
+    // comet without events: only the starts; a ramp-up of 0 starts all in one second
+    assert.deepEqual(rate(one({ levels: [1000], rampup: 0 }, / comet$/)), { steady: 0, starts: 1000, peak: 1000 });
+    // a poll whose max duration is shorter than the emit interval ends at its max duration
+    assert.equal(rate({ type: 'poll', threads: 100, rampup: 1, emitMs: 10000, maxDurationMs: 2000 }).steady, 50);
+  });
+
+  test('needed cores against the limit, per engine share', () => {
+    const cal = { cores: 2, cpuUsPerSample: 250 };
+    assert.equal(capacity.coresNeeded(4000, 250), 1);
+    assert.equal(capacity.sustainableRate(cal, 80), 6400);     // 2 cores x 80% / 250 µs
+    assert.equal(capacity.enginesNeeded(15500, cal, 80), 3);
+    const heavy = one({ levels: [15000], rampup: 30 }, / poll 180000 event1 1000$/);   // 15,500 samples/s at the peak
+    const p1 = capacity.predict(heavy, [{ name: 'e1', calibration: cal }], 80);
+    assert.equal(p1.generatorBound, true);
+    assert.equal(p1.needCores, 3.875);
+    assert.deepEqual(p1.engines.map((e) => [e.name, e.threads, e.needCores, e.limitCores, e.bound]), [['e1', 15000, 3.875, 1.6, true]]);
+    // three engines share it: 5,000 threads and ~1.29 cores each, under 1.6
+    const p3 = capacity.predict(heavy, ['e1', 'e2', 'e3'].map((name) => ({ name, calibration: cal })), 80);
+    assert.equal(p3.generatorBound, false);
+    assert.ok(Math.abs(p3.engines[0].needCores - 3.875 / 3) < 1e-9);
+    // an engine without a calibration: not predictable unless another one is already over
+    assert.equal(capacity.predict(heavy, [{ name: 'e1', calibration: cal }, { name: 'e2', calibration: null }], 80).generatorBound, true);
+    assert.equal(capacity.predict(one({ levels: [1000] }, / poll 30000$/), [{ name: 'e1', calibration: cal }, { name: 'e2', calibration: null }], 80).generatorBound, null);
+    // the limit: a setting, checked
+    assert.equal(capacity.engineCpuLimit({}), 80);
+    assert.equal(capacity.engineCpuLimit({ PB_ENGINE_CPU_LIMIT: '60' }), 60);
+    for (const bad of ['0', '120', 'most']) assert.throws(() => capacity.engineCpuLimit({ PB_ENGINE_CPU_LIMIT: bad }), /PB_ENGINE_CPU_LIMIT/);
+  });
+
+  test('the calibration\'s measurement: engine CPU in the steady window over the samples that ended in it', async () => {
+    const { measure, ticksAt, engineCores } = require('../lib/sweep/calibrate');
+    assert.equal(engineCores('0-1,3'), 3);
+    assert.equal(engineCores('2'), 1);
+    assert.equal(engineCores(''), require('node:os').cpus().length);
+    assert.equal(ticksAt([{ t: 0, ticks: 0 }, { t: 1000, ticks: 100 }], 250), 25);
+    assert.equal(ticksAt([{ t: 0, ticks: 0 }, { t: 1000, ticks: 100 }], 2000), null);
+    const dir = path.join(BASE, 'measure');
+    fs.mkdirSync(dir, { recursive: true });
+    const csv = path.join(dir, 'results.csv');
+    // 100 samples/s from t=0 to 20 s, each 10 ms long; the window (2 s ramp-up + 3 s, to 20 - 3 s) is 5-17 s
+    const rows = ['timeStamp,elapsed,label,responseCode,success'];
+    for (let t = 0; t < 20000; t += 10) rows.push(`${t},10,request,200,true`);
+    rows.push('5000,1,timestamp,200,true');
+    fs.writeFileSync(csv, `${rows.join('\n')}\n`);
+    // 100 ticks/s = one core busy
+    const readings = Array.from({ length: 22 }, (_, i) => ({ t: i * 1000, ticks: i * 100 }));
+    const m = await measure(csv, readings, { rampup: 2, duration: 20 }, 100);
+    assert.equal(m.samples, 1200);
+    assert.equal(m.windowSeconds, 12);
+    assert.equal(m.engineCpuCores, 1);
+    assert.ok(Math.abs(m.cpuUsPerSample - 10000) < 1e-6, m.cpuUsPerSample);   // 1 core / 100 samples/s
+    await assert.rejects(measure(csv, readings.slice(0, 5), { rampup: 2, duration: 20 }, 100), /do not cover/);
+  });
+});
+
 // ---- real sweeps
 
-function sweep(args, { onOutput } = {}) {
+function sweep(args, { onOutput, env = {} } = {}) {
   return new Promise((resolve) => {
     const child = spawn(SWEEP, args, {
       cwd: ROOT,
-      env: { ...process.env, PB_HOSTS: HOSTS },
+      env: { ...process.env, PB_HOSTS: HOSTS, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -346,6 +414,49 @@ describe('real sweeps through run.sh', () => {
     assert.equal(s.key, key);
     assert.equal(s.status, 'done');
     assert.ok(fs.existsSync(path.join(dir, s.runDir, 'data', 'summary.json')));
+  });
+
+  test('--calibrate: a short real run stores the engine CPU per sample; --check then lists a heavy permutation as generator-bound', async () => {
+    const capacity = require('../lib/sweep/capacity');
+    const calDir = path.join(BASE, 'calibration');
+    const r = await sweep(['--calibrate', '--quiet'], { env: { PB_CALIBRATION: calDir, PB_CALIBRATION_SECONDS: '20' } });
+    assert.equal(r.code, 0, tail(r.out));
+    const file = path.join(calDir, `${capacity.thisHost()}.json`);
+    assert.deepEqual(fs.readdirSync(calDir), [path.basename(file)], 'only the calibration stays, the run is removed');
+    const cal = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // plausible: JMeter spends more than a microsecond and less than 0.1 s of CPU on one poll answer
+    assert.ok(cal.cpuUsPerSample > 1 && cal.cpuUsPerSample < 100000, `cpuUsPerSample ${cal.cpuUsPerSample}`);
+    assert.equal(cal.cores, require('node:os').cpus().length);
+    assert.equal(cal.host, capacity.thisHost());
+    assert.match(cal.jmeterVersion, /^\d+\.\d+/);
+    assert.ok(Date.now() - Date.parse(cal.measuredAt) < 600000);
+    assert.deepEqual([cal.settings.threads, cal.settings.emitMs, cal.settings.duration, cal.settings.type], [200, 500, 20, 'poll']);
+    // 200 threads answered every 500 ms: ~400 samples/s offered, the window's rate near it
+    assert.ok(cal.measured.samplesPerSecond > 200 && cal.measured.samplesPerSecond < 600, `${cal.measured.samplesPerSecond}/s`);
+    assert.match(r.out, new RegExp(`sweep: calibration saved: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+
+    // --check with it: comet at 1 s events and a 1 s ramp-up offers 2 x threads samples/s at its peak;
+    // a level at 1.2 x what the engine sustains is predicted generator-bound, 20 threads are not.
+    const sustainable = capacity.sustainableRate(cal, capacity.DEFAULT_ENGINE_CPU_LIMIT);
+    const heavy = Math.ceil((1.2 * sustainable) / 2);
+    assert.ok(heavy <= 19000, `a level of ${heavy} fits the open-file limit`);
+    const args = ['--check', '--servers', 'node', '--types', 'comet', '--filter', 'event1 1000$', '--levels', `20,${heavy}`, '--rampup', '1'];
+    const check = await sweep(args, { env: { PB_CALIBRATION: calDir } });
+    assert.equal(check.code, 0, tail(check.out));
+    assert.match(check.out, new RegExp(`sweep: engine local: [0-9.,]+ µs of engine CPU per sample, ${cal.cores} cores \\(${file}`));
+    assert.match(check.out, /generator-bound prediction \(an engine may need at most 80% of its host's cores, PB_ENGINE_CPU_LIMIT\): 1 of 2 permutations predicted generator-bound/);
+    const need = capacity.predict(require('../lib/sweep/permutations').permutations({ servers: ['node'], types: ['comet'], levels: [heavy], rampup: 1 })[0],
+      [{ name: 'local', calibration: cal }], 80).needCores;
+    assert.ok(need > cal.cores * 0.8);
+    const line = new RegExp(`sweep: predicted generator-bound: \\./run\\.sh node 1 600 ${heavy} comet - event1 1000: ~[0-9,]+ samples/s .*needs ${need.toLocaleString('en-GB', { maximumFractionDigits: 1 }).replace(/\./g, '\\.')} engine cores; local [0-9.]+ of 1\\.6 usable \\(80% of ${cal.cores}\\); ~2 engines like local would keep up`);
+    assert.match(check.out, line);
+    assert.doesNotMatch(check.out, /predicted generator-bound: \.\/run\.sh node 1 600 20 /);
+
+    // No calibration: said, with how to make one.
+    const none = await sweep(args, { env: { PB_CALIBRATION: path.join(BASE, 'no-calibration') } });
+    assert.equal(none.code, 0, tail(none.out));
+    assert.match(none.out, /engine local: no calibration \(looked for .*local\.json.*\); make one with \.\/sweep\.sh --calibrate/);
+    assert.match(none.out, /generator-bound prediction: not possible without a calibration/);
   });
 
   test('--check: hosts, limits and disk up front; unreachable hosts fail with exit 3', async () => {

@@ -17,6 +17,8 @@ const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
 const { writeReport, finishedVerdicts } = require('./report');
 const { formatCounts } = require('./validity');
+const capacity = require('./capacity');
+const { calibrate } = require('./calibrate');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RUN_SH = path.join(ROOT, 'run.sh');
@@ -113,6 +115,53 @@ function lastErrorLine(text) {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
   const err = lines.filter((l) => /^run\.sh:/.test(l) || /error|fail/i.test(l));
   return (err.at(-1) ?? lines.at(-1) ?? '').slice(0, 300);
+}
+
+const fixed = (n, d = 1) => n.toLocaleString('en-GB', { maximumFractionDigits: d });
+
+// Before the first run: each engine's calibration, and the permutations whose offered sample rate
+// would need more of the engines' cores than PB_ENGINE_CPU_LIMIT allows (capacity.js).
+function predictGeneratorBound(perms, engines) {
+  let limit;
+  try {
+    limit = capacity.engineCpuLimit();
+  } catch (e) {
+    say(`WARNING: ${e.message}; no generator-bound prediction`);
+    return;
+  }
+  const dir = capacity.calibrationDir();
+  const calibrated = engines.map((e) => {
+    const c = capacity.calibrationFor(e, dir);
+    if (c.calibration) {
+      const cal = c.calibration;
+      say(`engine ${e.name}: ${fixed(cal.cpuUsPerSample)} µs of engine CPU per sample, ${cal.cores} cores `
+        + `(${c.file}, measured ${cal.measuredAt}): ~${fixed(capacity.sustainableRate(cal, limit), 0)} samples/s within ${limit}% of its cores`);
+    } else if (c.problem) {
+      say(`WARNING: engine ${e.name}: calibration ${c.file} ${c.problem}; make a new one with ./sweep.sh --calibrate on that host`);
+    } else {
+      say(`engine ${e.name}: no calibration (looked for ${c.files.join(', ')}); make one with ./sweep.sh --calibrate`
+        + ' on that host (and copy it here under the engine\'s hosts.conf name)');
+    }
+    return { name: e.name, calibration: c.calibration ?? null };
+  });
+  if (!perms.length) return;
+  if (calibrated.every((e) => !e.calibration)) {
+    say('generator-bound prediction: not possible without a calibration (./sweep.sh --calibrate)');
+    return;
+  }
+  const predicted = perms.map((p) => ({ p, pr: capacity.predict(p, calibrated, limit) }));
+  const bound = predicted.filter((x) => x.pr.generatorBound === true);
+  const unknown = predicted.filter((x) => x.pr.generatorBound === null).length;
+  say(`generator-bound prediction (an engine may need at most ${limit}% of its host's cores, PB_ENGINE_CPU_LIMIT): `
+    + `${bound.length} of ${perms.length} permutations predicted generator-bound${unknown ? `, ${unknown} not predictable (engines without a calibration)` : ''}`);
+  for (const { p, pr } of bound) {
+    const over = pr.engines.filter((e) => e.bound);
+    const model = calibrated.find((e) => e.calibration);
+    say(`predicted generator-bound: ${p.command}: ~${fixed(pr.rate.peak, 0)} samples/s at the ramp-up's end `
+      + `(${fixed(pr.rate.steady, 0)} steady + ${fixed(pr.rate.starts, 0)} thread starts), needs ${pr.needCores === null ? '?' : fixed(pr.needCores)} engine cores; `
+      + over.map((e) => `${e.name} ${fixed(e.needCores)} of ${fixed(e.limitCores)} usable (${limit}% of ${e.cores})`).join(', ')
+      + `; ~${capacity.enginesNeeded(pr.rate.peak, model.calibration, limit)} engines like ${model.name} would keep up`);
+  }
 }
 
 class Sweep {
@@ -296,6 +345,7 @@ class Sweep {
         say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run saves ~${plan.formatBytes(rawPerEngine)} of responses there`);
       }
     }
+    predictGeneratorBound([...new Map(todo.map((i) => [i.perm.command, i.perm])).values()], engines);
     if (o.mode === 'check') {
       say(preflightFailed ? 'check: preflight FAILED (problems above)' : 'check: ready');
       return preflightFailed ? 3 : 0;
@@ -423,6 +473,21 @@ async function main(argv) {
     const { perms } = itemsFor(withDefaults(o.selection));
     process.stdout.write(perms.map((p) => `${p.command}\n`).join(''));
     return 0;
+  }
+
+  if (o.mode === 'calibrate') {
+    try {
+      const { file, calibration: c } = await calibrate({ log: (l) => say(`calibrate: ${l}`), verbose: !o.quiet });
+      say(`calibration: ${fixed(c.cpuUsPerSample)} µs of engine CPU per sample (${c.measured.samples} samples in `
+        + `${c.measured.windowSeconds} s, ${c.measured.samplesPerSecond}/s, the engine at ${fixed(c.measured.engineCpuCores * 100, 0)}% of one core); `
+        + `this host (${c.cores} cores) sustains ~${fixed(capacity.sustainableRate(c, capacity.engineCpuLimit()), 0)} samples/s within `
+        + `${capacity.engineCpuLimit()}% of its cores`);
+      say(`calibration saved: ${file}`);
+      return 0;
+    } catch (e) {
+      process.stderr.write(`sweep.sh: calibration failed: ${e.message}\n`);
+      return 1;
+    }
   }
 
   const dir = path.resolve(o.dir ?? path.join(ROOT, 'sweeps', stamp()));

@@ -31,11 +31,16 @@ Running:
 
 Other modes:
   --list                     print the ./run.sh command lines the selection holds, one per line
-  --check                    check hosts, file limits and disk, print the plan, run nothing
+  --check                    check hosts, file limits and disk, print the plan and the permutations
+                             predicted generator-bound (from the engines' calibration), run nothing
+  --calibrate                measure this machine's JMeter engine CPU per sample with a short real
+                             run (~1 minute) and store it for --check (docs/sweep.md)
   --report                   (re)write the comparison report and run index of --dir D
   --help
 
-Environment: PB_HOSTS (hosts file), PB_SSH_OPTS, and every setting of lib/config.sh, passed to run.sh.
+Environment: PB_HOSTS (hosts file), PB_SSH_OPTS, and every setting of lib/config.sh, passed to run.sh;
+PB_ENGINE_CPU_LIMIT (% of an engine host's cores a permutation may need, default 80), PB_CALIBRATION
+(where calibrations are stored, default $PB_BUILD/calibration).
 Exit codes: 0 every selected run done (or skipped up front), 1 some run failed, 2 usage error,
 3 preflight failed, 130 interrupted.`;
 
@@ -89,6 +94,7 @@ function parse(argv) {
       case '--quiet': o.quiet = true; break;
       case '--list': o.mode = 'list'; break;
       case '--check': o.mode = 'check'; break;
+      case '--calibrate': o.mode = 'calibrate'; break;
       case '--report': o.mode = 'report'; break;
       case '--help': case '-h': o.mode = 'help'; break;
       default: throw new UsageError(`unknown option '${argv[i]}'`);

@@ -11,6 +11,11 @@ function limitNote(h, need) {
   return need <= h.hard ? ` (the hard limit ${h.hard} would allow it: raise the soft limit with ulimit -n on that host)` : '';
 }
 
+// run.sh splits the threads evenly over the engines; the first (threads % n) engines get one more.
+function shares(threads, engines) {
+  return Array.from({ length: engines }, (_, k) => Math.floor(threads / engines) + (k < threads % engines ? 1 : 0));
+}
+
 function fit(perm, hosts, reserve) {
   const sut = hosts.find((h) => h.role === 'sut');
   const engines = hosts.filter((h) => h.role === 'engine');
@@ -22,9 +27,9 @@ function fit(perm, hosts, reserve) {
         + `(${perm.threads} connections + ${reserve} reserve), its limit is ${sut.soft}${limitNote(sut, needSut)}`,
     };
   }
-  // run.sh splits the threads evenly; the first (threads % n) engines get one more.
+  const split = shares(perm.threads, engines.length);
   for (const [k, e] of engines.entries()) {
-    const share = Math.floor(perm.threads / engines.length) + (k < perm.threads % engines.length ? 1 : 0);
+    const share = split[k];
     if (share + reserve > e.soft) {
       const per = Math.max(1, e.soft - reserve);
       return {
@@ -114,5 +119,5 @@ function formatDuration(seconds) {
 }
 
 module.exports = {
-  fit, responseEstimate, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
+  fit, shares, responseEstimate, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
 };
