@@ -35,12 +35,17 @@ function createPidstatParser() {
   let lastSod = null;
   let dayShift = 0;  // a run that crosses midnight
   let lastTime = null; // the time column of the latest sample: a line with the same one is another process
-  const state = { samples: [], skipped: 0 };
+  const state = { samples: [], skipped: 0, cores: null };
 
   function line(raw) {
     const text = raw.trim();
     if (text === '') return;
-    if (text.startsWith('Linux')) { date = parseBannerDate(text) || date; return; }
+    if (text.startsWith('Linux')) {
+      date = parseBannerDate(text) || date;
+      const cores = /\((\d+) CPU\)/.exec(text);   // the host's cores, as the banner gives them
+      if (cores) state.cores = Number(cores[1]);
+      return;
+    }
     if (text.startsWith('#')) { columns = text.slice(1).trim().split(/\s+/); return; }
     if (text.startsWith('Average')) return;
     if (!columns) { state.skipped++; return; }
@@ -76,7 +81,7 @@ function createPidstatParser() {
   return { line, state };
 }
 
-// Returns { samples: [{epochMs (SUT clock, or null), cpu, rssMB}], skipped }.
+// Returns { samples: [{epochMs (that host's clock, or null), cpu, rssMB}], skipped, cores (from the banner, or null) }.
 const { fromFile: parsePidstatFile, fromText: parsePidstatText } = lineParsers(createPidstatParser);
 
 module.exports = { parsePidstatFile, parsePidstatText, secondsOfDay, parseBannerDate };

@@ -17,6 +17,10 @@ const { messageCounts } = require('./messages');
 const { buildRunCharts } = require('./run-charts');
 const { runTitle } = require('./titles');
 const { SampleEnds, TripTimes } = require('./trip-time');
+const { ClientThreads } = require('./client-threads');
+const { readEngineMonitors } = require('./engines');
+const { steadyWindow, measureWorkload } = require('./workload');
+const { assessValidity, thresholds: validityThresholds } = require('./validity');
 
 const MAX_SECONDS = 48 * 3600;
 const MARGIN_MS = 3600 * 1000;   // keep server times up to an hour before the run start (unsynchronised clocks)
@@ -26,7 +30,8 @@ const isTimeoutAssertion = (msg) => /timeout/.test(msg) && !/Exception/.test(msg
 
 async function readCsv(file, t0) {
   const csv = { rows: 0, badRows: 0, byLabel: {}, failed: 0, errors: 0, timeoutFailures: 0, first: null, last: null, firstRequest: null,
-    timestampRows: [], errorTimeline: new Timeline(t0 === null ? null : t0 - MARGIN_MS, 'sum'), sampleEnds: new SampleEnds() };
+    timestampRows: [], errorTimeline: new Timeline(t0 === null ? null : t0 - MARGIN_MS, 'sum'), sampleEnds: new SampleEnds(),
+    clientThreads: new ClientThreads() };
   const counts = await readResultsCsv(file, (s) => {
     const end = s.timeStamp + s.elapsed;
     if (csv.first === null || s.timeStamp < csv.first) csv.first = s.timeStamp;
@@ -41,6 +46,7 @@ async function readCsv(file, t0) {
       else { csv.errors++; csv.errorTimeline.add(end); }
     }
     if (s.label === 'request' && s.responseFile) csv.sampleEnds.add(s.responseFile, end);
+    if (s.label === 'request') csv.clientThreads.add(s.threadName, s.timeStamp, s.elapsed);
     if (s.label === 'timestamp' && s.responseFile) {
       const { engine, file } = responseFilePlace(s.responseFile);
       csv.timestampRows.push({ file, engine, threadName: s.threadName, timeStamp: s.timeStamp, elapsed: s.elapsed });
@@ -157,9 +163,16 @@ async function analyzeRun(runDir) {
   if (Number.isFinite(run.finishedAt) && Number.isFinite(run.startedAt)) candidates.push(Math.ceil((run.finishedAt - run.startedAt) / 1000));
   if (csv?.last) candidates.push(Math.ceil((csv.last - t0) / 1000));
   const seconds = Math.min(MAX_SECONDS, Math.max(1, ...candidates.filter(Number.isFinite)));
+  // When the load began (first request sample, else the first request the server saw): the comparison
+  // lines runs up on it, since run.sh's own start-up steps take different times per server. Its steady
+  // window (analysis/workload.js) is what every rate of the summary counts over.
+  const loadStartSecond = csv?.firstRequest ? Math.max(0, Math.floor((csv.firstRequest - t0) / 1000))
+    : col.firstServer !== null ? Math.max(0, Math.floor((col.firstServer - offset - t0) / 1000)) : 0;
+  const window = steadyWindow(run, loadStartSecond, seconds);
 
   // 6. Per-second series.
   const cpu = pad(vmstat.samples.map((s) => s.cpu), seconds);
+  const steal = pad(vmstat.samples.map((s) => s.steal), seconds);
   const memory = memorySource === 'memory.log' ? memorySeries(memoryLog.samples, t0, offset, seconds).map(r2)
     : memorySource === 'vmstat' ? pad(vmstat.samples.map((s) => r2(memoryPercent(s.active, memTotalMB))), seconds)
       : new Array(seconds).fill(null);
@@ -179,7 +192,7 @@ async function analyzeRun(runDir) {
   const responsesCumulative = responses.map((v) => (total += v));
   const connections = forwardFill(tl.connections.toSeconds(t0, seconds, offset));
   const errors = csv ? csv.errorTimeline.toSeconds(t0, seconds, 0) : new Array(seconds).fill(0);
-  const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null, Number.isFinite(run.duration) ? run.duration : null);
+  const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null, window);
 
   // 7. Emit cycles and queue places.
   const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
@@ -210,13 +223,31 @@ async function analyzeRun(runDir) {
   for (const list of cyclesByEvent.values()) list.sort((a, b) => a - b);
   const messages = messageCounts(col.cometStreams, cyclesByEvent, col.poll);
 
-  const series = { cpu, memory, processCpu, processRssMB: processRssMB.map(r2), connections, responses,
+  const series = { cpu, steal, memory, processCpu, processRssMB: processRssMB.map(r2), connections, responses,
     responsesCumulative, events: tl.events.toSeconds(t0, seconds, offset), timeouts: tl.timeouts.toSeconds(t0, seconds, offset),
     clears: tl.clears.toSeconds(t0, seconds, offset), errors, emitDuration, requestsPerCycle,
     tripMean: tripTime.series.mean, tripMax: tripTime.series.max };
-  const datasets = { series, cycles, places, messages, memorySource, hasSamples: Boolean(csv?.rows) };
 
-  // 9. Summary with every flag a reader must see.
+  // 9. Validity: what the run asked of the server against what it achieved over the steady window, with
+  // the engines' monitors beside the SUT's (analysis/workload.js, analysis/validity.js).
+  const engineMonitors = await readEngineMonitors(runDir, run, t0, seconds);
+  const cycleStartsClient = cycles.map((c) => t0 + c.createdSecond * 1000).sort((a, b) => a - b);
+  const client = csv ? csv.clientThreads.result(csv.firstRequest,
+    { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, cycleStartsClient,
+    run.type === 'poll' && !run.event ? run.maxDuration : null) : null;
+  const { thresholds, problems: thresholdProblems } = validityThresholds();
+  notes.push(...thresholdProblems);
+  const pidstatCores = pidstat.cores ?? null;
+  const workload = measureWorkload({ run, window, series, cycles, client, engines: engineMonitors, sutCores: pidstatCores,
+    errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });
+  const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds });
+  if (!csv) validity.unknowns.push('no results.csv: ramp-up and re-poll gaps unknown');
+
+  const datasets = { series, cycles, places, messages, memorySource, hasSamples: Boolean(csv?.rows),
+    engines: engineMonitors.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
+      jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
+
+  // 10. Summary with every flag a reader must see.
   const unreadable = archiveStats.filter((a) => a.unreadable).map((a) => path.basename(a.file));
   const truncated = archiveStats.filter((a) => a.truncated).map((a) => path.basename(a.file));
   const sum = (k) => archiveStats.reduce((n, a) => n + a[k], 0);
@@ -237,10 +268,8 @@ async function analyzeRun(runDir) {
     serverCrashed: run.serverCrashed,
     startedAt: t0,
     durationSeconds: seconds,
-    // when the load began (first request sample, else the first request the server saw): the comparison
-    // lines runs up on it, since run.sh's own start-up steps take different times per server
-    loadStartSecond: csv?.firstRequest ? Math.max(0, Math.floor((csv.firstRequest - t0) / 1000))
-      : col.firstServer !== null ? Math.max(0, Math.floor((col.firstServer - offset - t0) / 1000)) : 0,
+    loadStartSecond,
+    steadyWindow: { fromSecond: window.fromSecond, toSecond: window.toSecond, seconds: window.seconds, basis: window.basis },
     clockOffset: { ms: r2(offset), errorBoundMs: best?.errorBoundMs ?? null, engine: best?.engine ?? null,
       measurements: best?.measurements ?? 0 },
     memTotalMB: memTotalMB === null ? null : r2(memTotalMB),
@@ -251,12 +280,15 @@ async function analyzeRun(runDir) {
       samples: csv?.rows ?? null, failedSamples: csv?.failed ?? null, errors: csv?.errors ?? null,
       timeoutFailures: csv?.timeoutFailures ?? null, samplesByLabel: csv?.byLabel ?? null, emitCycles: cycles.length,
     },
-    responsesPerSecond: r2(col.counts.records / seconds),
+    // records sent per second of the steady window (steadyWindow)
+    responsesPerSecond: window.seconds ? r2(responses.slice(window.fromSecond, window.toSecond).reduce((a, b) => a + b, 0) / window.seconds) : null,
     peakConnections: maxOf(connections),
     peakCpu: maxOf(cpu), meanCpu: r2(meanOf(cpu)), peakMemory: r2(maxOf(memory)),
     peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
     messages,
     tripTime: tripTime.summary,
+    validity,
+    workload,
     flags: {
       serverCrashed: run.serverCrashed === true,
       status: run.status,
@@ -299,6 +331,7 @@ async function analyzeAndWrite(runDir) {
   writeJson(path.join(dataDir, 'emit-cycles.json'), { id: summary.id, cycles: datasets.cycles });
   writeJson(path.join(dataDir, 'emit-places.json'), { id: summary.id, ...datasets.places });
   writeJson(path.join(dataDir, 'messages.json'), { id: summary.id, ...datasets.messages });
+  writeJson(path.join(dataDir, 'engines.json'), { id: summary.id, startedAt: summary.startedAt, engines: datasets.engines });
   writeJson(path.join(dataDir, 'summary.json'), summary);
   for (const [id, chart] of Object.entries(charts)) writeJson(path.join(chartDir, `${id}.json`), chart);
   return result;

@@ -37,14 +37,29 @@ const RUN_CHARTS = [
       { name: 'Max', values: [null, ...d.places.maxDuration] }] },
 ];
 
+// The load generator's charts: one CPU chart per engine (its host's CPU, and its JMeter JVM's share of that
+// host), and the GC pause time per second of every engine.
+function engineCharts(engines = []) {
+  const perEngine = engines.map((e) => ({ id: `engine-cpu-${e.name}`, name: `Load generator CPU \u2013 ${e.name}`,
+    y: 'CPU used (% of the engine host)', yMax: 100,
+    lines: () => [{ name: 'Host CPU used (100 - idle)', values: e.hostCpu },
+      { name: 'JMeter JVM %CPU / cores', values: e.jvmCpu.map((v) => (v === null || !e.cores ? null : Math.round((v / e.cores) * 100) / 100)) }] }));
+  const gc = engines.some((e) => e.gcPauseMs) ? [{ id: 'engine-gc-pause', name: 'Load Generator GC Pause Time per Second',
+    y: 'GC pause (ms per second)', zerosCount: 'always',   // only drawn when a GC log exists: no pause is a result
+    lines: () => engines.filter((e) => e.gcPauseMs).map((e) => ({ name: `Engine ${e.name}`, values: e.gcPauseMs })) }] : [];
+  return [...perEngine, ...gc];
+}
+
 // Returns { charts: {id: ofcJson}, skipped: {id: reason} }.
 function buildRunCharts(datasets, run) {
   const charts = {};
   const skipped = {};
   const prefix = runTitle(run);
-  for (const def of RUN_CHARTS) {
+  for (const def of [...RUN_CHARTS, ...engineCharts(datasets.engines)]) {
     const lines = def.lines(datasets);
-    if (!lines.some((l) => hasData(l.values, def.zerosCount && datasets.hasSamples))) { skipped[def.id] = 'no data'; continue; }
+    // zerosCount: zeros are a result when the run has samples ('always': whenever the chart exists)
+    const zeros = def.zerosCount === 'always' || Boolean(def.zerosCount && datasets.hasSamples);
+    if (!lines.some((l) => hasData(l.values, zeros))) { skipped[def.id] = 'no data'; continue; }
     charts[def.id] = lineChart({ title: join(prefix, def.name), xLegend: def.x ?? ELAPSED, yLegend: def.y,
       series: lines, yMax: def.yMax ?? null });
   }

@@ -96,9 +96,10 @@ class TripTimes {
     this.max.add(endMs, raw);
   }
 
-  // offsetMs: server - client; loadSeconds: how long the load ran (the Request group's duration), or null.
+  // offsetMs: server - client; window: the run's steady window ({ fromSecond, toSecond, seconds }, elapsed
+  // seconds from startMs; analysis/workload.js), or null.
   // Returns { summary, series: { mean, max } } (per second from startMs).
-  result(offsetMs, startMs, seconds, errorBoundMs = null, loadSeconds = null) {
+  result(offsetMs, startMs, seconds, errorBoundMs = null, window = null) {
     const shift = (v) => (v === null ? null : Math.round((v + offsetMs) * 100) / 100);
     const sums = this.sum.toSeconds(startMs, seconds);
     const counts = this.n.toSeconds(startMs, seconds);
@@ -107,12 +108,14 @@ class TripTimes {
     if (this.count === 0) {
       return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max } };
     }
-    // Throughput (CometD's message rate, reference 002): answers timed per second of load. Without the
-    // load's duration, from the first second with an answer to the last (which, with one emit cycle in
+    // Throughput (CometD's message rate, reference 002): answers timed per second of the steady window.
+    // Without a window, from the first second with an answer to the last (which, with one emit cycle in
     // the run, is the rate of its burst).
     let ratePerSecond = null;
-    if (loadSeconds > 0) ratePerSecond = Math.round((this.count / loadSeconds) * 100) / 100;
-    else {
+    if (window?.seconds > 0) {
+      const inWindow = counts.slice(window.fromSecond, window.toSecond).reduce((a, c) => a + c, 0);
+      ratePerSecond = Math.round((inWindow / window.seconds) * 100) / 100;
+    } else {
       const first = counts.findIndex((c) => c > 0);
       const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
       const inWindow = counts.reduce((a, c) => a + c, 0);

@@ -30,6 +30,13 @@ main { padding: 20px 28px 40px; max-width: 1500px; margin: 0 auto; }
 h2 { font-size: 16px; margin: 26px 0 10px; }
 .flags { background: var(--badbg); border: 1px solid #fecaca; color: var(--bad); border-radius: 8px; padding: 10px 16px; margin-bottom: 16px; }
 .flags ul { margin: 4px 0 0; padding-left: 20px; }
+.verdict { border-radius: 8px; padding: 10px 16px; margin-bottom: 16px; border: 1px solid; }
+.verdict ul { margin: 4px 0 0; padding-left: 20px; }
+.verdict .why { color: var(--ink); }
+.verdict-valid { background: #ecfdf5; border-color: #a7f3d0; color: var(--ok); }
+.verdict-generator-bound, .verdict-server-limited { background: #fffbeb; border-color: #fcd34d; color: #92400e; }
+.verdict-disturbed { background: #f5f3ff; border-color: #c4b5fd; color: #5b21b6; }
+.verdict-unknown { background: #f9fafb; border-color: var(--line); color: var(--muted); }
 .ok { color: var(--ok); }
 .bad { color: var(--bad); font-weight: 600; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }

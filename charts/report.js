@@ -32,6 +32,49 @@ function flagList(s) {
   return items;
 }
 
+// The run's validity verdict (analysis/validity.js), first on the page: whether the figures below
+// measured the server or the load generator.
+const VERDICT_TEXT = {
+  valid: 'Valid: the load asked was the load offered, on an undisturbed machine',
+  'generator-bound': 'Generator-bound: the load generator, not the server, set these figures',
+  'server-limited': 'Server-limited: the server could not keep up (a real result about the server)',
+  disturbed: 'Disturbed: steal or other processes took the machine during the run',
+};
+
+function verdictBanner(s) {
+  const v = s.validity;
+  if (!v) return '<div class="verdict verdict-unknown" id="verdict" data-verdict="unknown"><strong>Validity unknown</strong>: analysed before runs were judged; run <code>node analysis/analyze.js</code> on it again.</div>';
+  const w = s.steadyWindow;
+  const items = [...v.reasons.map((r) => `<li class="why">${escapeHtml(r.text)} <small>(${escapeHtml(r.rule)})</small></li>`),
+    ...v.unknowns.map((u) => `<li class="why">Not known: ${escapeHtml(u)}</li>`)];
+  const window = w ? ` Steady window: ${fmt(w.fromSecond)}–${fmt(w.toSecond)} s (${fmt(w.seconds)} s, ${escapeHtml(w.basis)}).` : '';
+  return `<div class="verdict verdict-${escapeHtml(v.verdict)}" id="verdict" data-verdict="${escapeHtml(v.verdict)}"><strong>${escapeHtml(VERDICT_TEXT[v.verdict] ?? v.verdict)}</strong>`
+    + `${v.confidence === 'reduced' ? ' (confidence reduced: some monitors missing)' : ''}.${window}`
+    + `${items.length ? `<ul>${items.join('')}</ul>` : ''}</div>`;
+}
+
+// What the run asked of the server against what it achieved over the steady window (analysis/workload.js).
+function workloadCard(s) {
+  const m = s.workload;
+  if (!m) return '';
+  const a = m.answers;
+  const rows = [
+    row('Steady window (s)', `${fmt(m.window.fromSecond)}–${fmt(m.window.toSecond)} (${fmt(m.window.seconds)} s)`),
+    row('Connections held: mean / min / threads', `${fmt(m.connections.mean)} / ${fmt(m.connections.min)} / ${fmt(m.connections.expected)}`),
+    row('Answers asked per second', a ? a.expectedPerSecond : null), row('Answers achieved per second', a ? a.achievedPerSecond : null),
+    row('Answers achieved / asked (%)', a && a.share !== null ? Math.round(a.share * 1000) / 10 : null),
+    row('Last thread started (s after load start) / ramp-up (s)', `${fmt(m.rampup.lastThreadStartSecond)} / ${fmt(m.rampup.askedSeconds)}`),
+    row('Re-poll gap p50 / p90 / p99 (ms)', m.gaps ? `${fmt(m.gaps.p50Ms)} / ${fmt(m.gaps.p90Ms)} / ${fmt(m.gaps.p99Ms)}` : null),
+    row('Emit cycles missed between polls', m.missedCycles ? m.missedCycles.count : null),
+    row('Server process CPU mean (%, 100 = one core)', m.server.cpuMean),
+    ...m.engines.map((e) => row(`Engine ${e.name}: JVM CPU mean (%) / GC pause (% of time)`,
+      `${fmt(e.jvmCpuMean)} / ${e.gcPauseShare === null ? '?' : fmt(Math.round(e.gcPauseShare * 1000) / 10)}`)),
+    ...m.hosts.map((h) => row(`Host ${h.name} (${h.roles.join(', ')}): CPU / steal / other (%)`,
+      `${fmt(h.cpu.mean)} / ${fmt(h.steal.mean)} / ${fmt(h.otherCpuMean)}`)),
+  ];
+  return `<div class="card"><h3>Workload: asked and achieved</h3>${table(rows)}</div>`;
+}
+
 function parametersCard(s) {
   const p = s.parameters;
   const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.threads !== undefined ? `, ${e.threads} threads` : ''})`).join(', ');
@@ -46,10 +89,13 @@ function parametersCard(s) {
   return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
 }
 
+// Every rate counts over the steady window; its label says which.
+const windowLabel = (s) => (s.steadyWindow ? ` (steady window, ${fmt(s.steadyWindow.seconds)} s)` : '');
+
 function totalsCard(s) {
   const t = s.totals;
   const rows = [
-    row('Responses sent (records)', t.responsesSent), row('Responses per second', s.responsesPerSecond),
+    row('Responses sent (records)', t.responsesSent), row(`Responses per second${windowLabel(s)}`, s.responsesPerSecond),
     row('Event records', t.events), row('Timeout records', t.timeouts), row('Clear records', t.clears),
     row('Error bodies', t.errorBodies), row('JMeter samples', t.samples), row('Failed samples', t.failedSamples),
     row('Errors (failed, not timeout)', t.errors), row('Peak connections', s.peakConnections),
@@ -69,19 +115,19 @@ function resourcesCard(s) {
     row('Comet: expected / missed', m.comet.streams ? `${fmt(m.comet.expected)} / ${fmt(m.comet.missed)}` : null),
     row('Comet: received message %', m.comet.receivedPercent),
     row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
-    ...tripRows(s.tripTime),
+    ...tripRows(s.tripTime, s),
   ];
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
 
 // CHIRON's trip time of long polls answered by an event (analysis/trip-time.js).
-function tripRows(t) {
+function tripRows(t, s) {
   if (!t) return [];
   const rows = [row('Poll trip time: answers timed', t.polls)];
   if (t.polls) {
     rows.push(row('Poll trip time p50 / p90 / p99 (ms)', `${fmt(t.p50Ms)} / ${fmt(t.p90Ms)} / ${fmt(t.p99Ms)}`),
       row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`),
-      row('Event answers timed per second', t.ratePerSecond ?? null));
+      row(`Event answers timed per second${windowLabel(s)}`, t.ratePerSecond ?? null));
   }
   if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
   return rows;
@@ -106,8 +152,9 @@ async function writeReport(runDir) {
   const flags = flagList(s);
   const skipped = Object.entries(s.charts?.skipped ?? {}).map(([id, why]) => `${id} (${why})`);
   const body = [
+    verdictBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
-    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}</div>`,
+    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}</div>`,
     `<h2>Charts</h2>`,
     charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
     skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',
@@ -140,4 +187,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { writeReport, flagList };
+module.exports = { writeReport, flagList, verdictBanner };

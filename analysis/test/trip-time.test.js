@@ -60,10 +60,11 @@ test('trip times: the offset is added at the end, per second by the second the a
   assert.deepEqual(series.max, [15, 25, null, 35]);
 });
 
-test('message rate: answers timed per second of load; without its duration, from the first second with one to the last', () => {
+test('message rate: answers timed per second of the steady window; without one, from the first second with one to the last', () => {
   const trips = new TripTimes(0);
   for (const end of [2100, 2500, 2900, 3400, 3600, 4000]) trips.add(end, end - 10);
-  assert.equal(trips.result(0, 0, 10, null, 30).summary.ratePerSecond, 0.2);   // 6 answers in a 30 s load
+  assert.equal(trips.result(0, 0, 30, null, { fromSecond: 0, toSecond: 30, seconds: 30 }).summary.ratePerSecond, 0.2);   // 6 in 30 s
+  assert.equal(trips.result(0, 0, 10, null, { fromSecond: 3, toSecond: 5, seconds: 2 }).summary.ratePerSecond, 1.5);   // 3 in seconds 3-4
   assert.equal(trips.result(0, 0, 10).summary.ratePerSecond, 2);              // 6 answers in seconds 2-4
   assert.equal(trips.result(0, 0, 4).summary.ratePerSecond, 2.5);             // the window ends at 4 s: 5 in seconds 2-3
 });

@@ -44,7 +44,8 @@ test('report.js prints the path of index.html, embeds every chart and works offl
   assert.match(html, new RegExp(`Poll trip time: answers timed</td><td class="num">${trip.polls}<`));
   assert.ok(html.includes(`${fmt(trip.p50Ms)} / ${fmt(trip.p90Ms)} / ${fmt(trip.p99Ms)}`));
   assert.ok(trip.ratePerSecond > 0);
-  assert.ok(html.includes(`Event answers timed per second</td><td class="num">${fmt(trip.ratePerSecond)}<`));
+  const window = JSON.parse(fs.readFileSync(path.join(run, 'data', 'summary.json'), 'utf8')).steadyWindow;
+  assert.ok(html.includes(`Event answers timed per second (steady window, ${window.seconds} s)</td><td class="num">${fmt(trip.ratePerSecond)}<`));
   assert.ok(charts.some((c) => c.canvas === 'chart-trip-time'));
 });
 

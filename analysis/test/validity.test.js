@@ -1,0 +1,197 @@
+'use strict';
+// The run-validity rules (analysis/validity.js) on data sets, the workload model that feeds them
+// (analysis/workload.js), the client-side gaps and missed cycles (analysis/client-threads.js) and the
+// engines' GC log parser (analysis/gc-log.js).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { assessValidity, thresholds, DEFAULTS } = require('../validity');
+const { steadyWindow, measureWorkload } = require('../workload');
+const { ClientThreads, countBetween } = require('../client-threads');
+const { parseGcLogText, pausePerSecond } = require('../gc-log');
+
+const T = DEFAULTS;
+const fill = (n, v) => new Array(n).fill(v);
+
+// A run of <seconds> elapsed seconds, load from second 0, on one shared host of 2 cores (the local default).
+function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration = 180000, event = 'event1', rampup = 10, duration = 60,
+  hostCpu = 40, steal = 0, serverCpu = 30, jvmCpu = 40, gc = 0, connections = threads, requestsPerCycle = threads,
+  engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitMs = 20,
+  server = 'node', sutAddress = '127.0.0.1', engineAddress = '127.0.0.1', engineHostCpu = hostCpu } = {}) {
+  const seconds = duration + 5;
+  const run = { server, type, threads, rampup, duration, event, interval: event ? interval : null, maxDuration: type === 'poll' ? maxDuration : null,
+    hosts: { sut: { name: 'sut', address: sutAddress }, engines: [{ name: 'gen1', address: engineAddress }] } };
+  const window = steadyWindow(run, 0, seconds);
+  const cycles = [];
+  if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitMs });
+  const series = { cpu: fill(seconds, hostCpu), steal: fill(seconds, steal), processCpu: fill(seconds, serverCpu),
+    connections: fill(seconds, connections), timeouts: fill(seconds, 0) };
+  const engines = [{ name: 'gen1', address: engineAddress, cores: engineKnown ? 2 : null,
+    hostCpu: engineKnown ? fill(seconds, engineHostCpu) : fill(seconds, null), steal: fill(seconds, engineKnown ? steal : null),
+    jvmCpu: engineKnown ? fill(seconds, jvmCpu) : fill(seconds, null), gcPauseMs: engineKnown ? fill(seconds, gc) : null,
+    unknown: engineKnown ? [] : ['engine gen1: host CPU unknown (no engines/gen1/vmstat.log)'] }];
+  const client = { threads, lastStartSecond: lastStart, gaps: { count: 5000, ...gaps, maxMs: gaps.p99Ms }, missedCycles: missed };
+  const m = measureWorkload({ run, window, series, cycles, client, engines, sutCores: 2,
+    errors: { failed: errors, samples: 10000 }, thresholds: T });
+  return { run, window, m };
+}
+
+test('steady window: after the ramp-up to the end of the load; the whole load when that leaves too little', () => {
+  assert.deepEqual(steadyWindow({ rampup: 10, duration: 60 }, 4, 80),
+    { fromSecond: 14, toSecond: 64, seconds: 50, basis: 'after the ramp-up, to the end of the load' });
+  assert.equal(steadyWindow({ rampup: 10, duration: 60 }, 4, 50).toSecond, 50);       // the run ended early
+  const short = steadyWindow({ rampup: 28, duration: 30 }, 2, 40);
+  assert.equal(short.fromSecond, 2);
+  assert.match(short.basis, /whole load/);
+});
+
+test('a light run is valid, with full confidence', () => {
+  const v = assessValidity(dataSet().m, { thresholds: T });
+  assert.equal(v.verdict, 'valid');
+  assert.deepEqual(v.reasons, []);
+  assert.equal(v.confidence, 'full');
+});
+
+test('answers short with the shared host saturated by the JMeter JVM: generator-bound, with its numbers', () => {
+  // The issue's case: 5,000 polls, 1 s events, node at 20-45% of a core, the machine at 100%
+  const { m } = dataSet({ threads: 5000, requestsPerCycle: 2116, hostCpu: 100, serverCpu: 35, jvmCpu: 150, lastStart: 30,
+    gaps: { p50Ms: 1, p90Ms: 400, p99Ms: 2100 } });
+  assert.equal(m.answers.expected, 5000 * 50);                 // the 50 cycles of the window 10-60 s
+  assert.equal(m.answers.achievedPerSecond, 2116);
+  const v = assessValidity(m, { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  const rules = v.reasons.map((r) => r.rule);
+  assert.deepEqual(rules, ['engine-cpu', 'answers-short', 'rampup-late', 'gaps-long']);
+  assert.match(v.reasons[0].text, /host CPU >= 95% in 50 of 50 steady seconds/);
+  assert.match(v.reasons[1].text, /2,116 of 5,000 answers\/s asked \(42\.3%/);
+  assert.match(v.reasons[2].text, /last thread started 30 s .* ramp-up asked 10 s/);
+});
+
+test('answers short while the server process is saturated: server-limited, even when the host is busy', () => {
+  const v = assessValidity(dataSet({ requestsPerCycle: 500, hostCpu: 100, serverCpu: 99, jvmCpu: 60 }).m, { thresholds: T });
+  assert.equal(v.verdict, 'server-limited');
+  assert.equal(v.reasons[0].rule, 'server-cpu');
+});
+
+test('answers short with the engines idle and the server not busy: server-limited (no generator sign)', () => {
+  const v = assessValidity(dataSet({ requestsPerCycle: 500 }).m, { thresholds: T });
+  assert.equal(v.verdict, 'server-limited');
+  assert.equal(v.reasons[0].rule, 'no-generator-sign');
+});
+
+test('engine on its own host: its host saturated counts whatever the server used', () => {
+  const v = assessValidity(dataSet({ requestsPerCycle: 500, engineAddress: '10.9.0.3', engineHostCpu: 99, hostCpu: 30, serverCpu: 60, jvmCpu: 20 }).m,
+    { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  assert.match(v.reasons[0].text, /engine gen1's host CPU/);
+});
+
+test('GC pauses of an engine are a generator sign', () => {
+  const v = assessValidity(dataSet({ requestsPerCycle: 500, gc: 200 }).m, { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  assert.equal(v.reasons[0].rule, 'engine-gc');
+  assert.match(v.reasons[0].text, /20% of the steady window/);
+});
+
+test('steal makes a run disturbed even when the load was met; a crash is server-limited whatever else', () => {
+  const stolen = assessValidity(dataSet({ steal: 12 }).m, { thresholds: T });
+  assert.equal(stolen.verdict, 'disturbed');
+  assert.match(stolen.reasons[0].text, /steal 12% on average, >= 10% in 50 of 50/);
+  const other = assessValidity(dataSet({ hostCpu: 90, serverCpu: 20, jvmCpu: 20 }).m, { thresholds: T });
+  assert.equal(other.verdict, 'disturbed');
+  assert.equal(other.reasons[0].rule, 'other-processes');
+  const crashed = assessValidity(dataSet({ requestsPerCycle: 10, hostCpu: 100, jvmCpu: 190 }).m, { crashed: true, thresholds: T });
+  assert.equal(crashed.verdict, 'server-limited');
+  assert.equal(crashed.reasons[0].rule, 'server-crashed');
+});
+
+test('errors and emit cycles longer than the interval are server results', () => {
+  assert.equal(assessValidity(dataSet({ errors: 500 }).m, { thresholds: T }).verdict, 'server-limited');
+  const slow = assessValidity(dataSet({ emitMs: 1500 }).m, { thresholds: T });
+  assert.equal(slow.verdict, 'server-limited');
+  assert.match(slow.reasons[0].text, /emit cycles took 1,500 ms .* interval is 1,000 ms/);
+});
+
+test('engine monitors missing: confidence reduced and said; client-side signs still point at the generator', () => {
+  const quiet = assessValidity(dataSet({ engineKnown: false }).m, { thresholds: T });
+  assert.equal(quiet.verdict, 'valid');
+  assert.equal(quiet.confidence, 'reduced');
+  assert.match(quiet.unknowns[0], /engine gen1: host CPU unknown/);
+  const late = assessValidity(dataSet({ engineKnown: false, requestsPerCycle: 500, lastStart: 40 }).m, { thresholds: T });
+  assert.equal(late.verdict, 'generator-bound');
+  assert.equal(late.confidence, 'reduced');
+});
+
+test('long poll without events: answers are timeouts over the window, judged only with two max-durations in it', () => {
+  const { m } = dataSet({ event: null, maxDuration: 10000, duration: 60 });
+  assert.equal(m.answers.expected, 1000 * 50 / 10);
+  assert.equal(m.answers.judged, true);
+  assert.equal(m.gaps.againstMs, 10000);
+  const short = dataSet({ event: null, maxDuration: 30000, duration: 60 }).m;
+  assert.equal(short.answers.judged, false);
+  assert.equal(assessValidity(short, { thresholds: T }).verdict, 'valid');   // 0 timeouts counted, but not judged
+});
+
+test('thresholds: PB_VALIDITY_<NAME> overrides a default; a bad value keeps it and says so', () => {
+  const { thresholds: t, problems } = thresholds({ PB_VALIDITY_ANSWERS_SHORT: '0.5', PB_VALIDITY_STEAL_MEAN_PERCENT: 'lots' });
+  assert.equal(t.ANSWERS_SHORT, 0.5);
+  assert.equal(t.STEAL_MEAN_PERCENT, DEFAULTS.STEAL_MEAN_PERCENT);
+  assert.match(problems[0], /PB_VALIDITY_STEAL_MEAN_PERCENT=lots/);
+  const { m } = dataSet({ requestsPerCycle: 600 });
+  assert.equal(assessValidity(m, { thresholds: t }).verdict, 'valid');          // 60% passes a 50% bar
+});
+
+test('client threads: last start, re-poll gaps and the emit cycles that fell into them', () => {
+  const c = new ClientThreads();
+  // thread A polls 0-1000, 1001-2000, 2500-3000 (a 500 ms gap at 2000); thread B starts at 400
+  c.add('A', 0, 1000);
+  c.add('B', 400, 1600);
+  c.add('A', 1001, 999);
+  c.add('A', 2500, 500);
+  c.add('B', 2002, 998);
+  const r = c.result(0, { fromMs: 0, toMs: 10000 }, [2200, 2400, 5000]);
+  assert.equal(r.threads, 2);
+  assert.equal(r.lastStartSecond, 0.4);
+  assert.deepEqual([r.gaps.count, r.gaps.p50Ms, r.gaps.maxMs], [3, 2, 500]);
+  assert.equal(r.missedCycles, 2);                    // 2200 and 2400 fell into A's gap 2000-2500
+  assert.equal(c.result(0, { fromMs: 2100, toMs: 10000 }, [2200]).gaps.count, 0);   // gaps opened before the window
+  assert.equal(countBetween([1, 2, 3], 1, 3), 1);
+});
+
+test('GC log: pause lines give their end time and length; other lines pass; broken pause lines are counted', () => {
+  const log = [
+    '[1795442931715ms][5ms] Using Parallel',
+    '[1795442935309ms][3599ms] GC(0) Pause Young (Metadata GC Threshold) 119M->14M(588M) 21.839ms',
+    '[1795442935344ms][3634ms] GC(1) Pause Full (Metadata GC Threshold) 14M->14M(588M) 34.723ms',
+    '[1795442936248ms][4538ms] GC(2) Pause Young (System.gc()) 86M->20M(588M',
+  ].join('\n');
+  const gc = parseGcLogText(log);
+  assert.deepEqual(gc.pauses, [{ epochMs: 1795442935309, pauseMs: 21.839 }, { epochMs: 1795442935344, pauseMs: 34.723 }]);
+  assert.equal(gc.skipped, 1);
+  assert.deepEqual(pausePerSecond(gc.pauses, 1795442933000, 4), [0, 0, 56.562, 0]);
+});
+
+test('polls due: per thread, the max-duration cycles from its first request that end inside the window', () => {
+  const c = new ClientThreads();
+  c.add('A', 0, 3000);        // due at 3000, 6000, 9000, 12000
+  c.add('B', 1500, 3000);     // due at 4500, 7500, 10500, 13500
+  const r = c.result(0, { fromMs: 2000, toMs: 12000 }, [], 3000);
+  assert.equal(r.pollsDue, 3 + 3);   // A: 3000, 6000, 9000 (12000 is outside); B: 4500, 7500, 10500
+  assert.equal(c.result(0, { fromMs: 2000, toMs: 12000 }).pollsDue, null);
+});
+
+test('no request sample at all: the generator did not run, whatever the server did', () => {
+  const { run, window } = dataSet();
+  const m = measureWorkload({ run, window, series: { cpu: fill(65, 5), steal: fill(65, 0), processCpu: fill(65, 0), connections: fill(65, null),
+    timeouts: fill(65, 0) }, cycles: [], client: { threads: 0, lastStartSecond: null, gaps: { count: 0 }, missedCycles: 0 },
+  engines: [], sutCores: 2, errors: null, thresholds: T });
+  const v = assessValidity(m, { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['engines-silent', 'no-load']);
+});
+
+test('docs/validity.md lists every threshold with its default', () => {
+  const doc = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'docs', 'validity.md'), 'utf8');
+  for (const [name, value] of Object.entries(DEFAULTS)) {
+    assert.match(doc, new RegExp(`\\| \`${name}\` \\| ${String(value).replace('.', '\\.')} \\|`), name);
+  }
+});

@@ -1,0 +1,189 @@
+'use strict';
+// Run validity: did the run measure the server, or the load generator or the machine? (CHIRON,
+// shared/reference 001, names this a threat to validity.) Every rule and threshold is here, each
+// overridable from the environment as PB_VALIDITY_<NAME>; docs/validity.md explains them.
+//
+// From the workload model's numbers (analysis/workload.js) the run gets one verdict:
+//   server-limited   the server could not keep up while the engines had headroom (a crash, errors, emit
+//                    cycles longer than the interval, or the load fell short with the server busy) —
+//                    a real server result
+//   generator-bound  the load fell short because of the engines: their CPU or GC saturated, the ramp-up
+//                    not reached, re-poll gaps long, while the server had CPU to spare
+//   disturbed        steal, or other processes took the machine
+//   valid            the load asked was the load offered, on an undisturbed machine
+// Precedence: a crash is server-limited; a shortfall goes to the side with the evidence (generator first,
+// then the server, then a disturbance); without a shortfall a disturbance still marks the run.
+
+const DEFAULTS = {
+  SATURATED_CPU_PERCENT: 95,      // a host second is saturated at or above this CPU used (100 - idle)
+  SATURATED_SHARE: 0.5,           // ... and a host or process is saturated in at least this share of the window
+  PROCESS_SATURATED_SHARE: 0.9,   // a process second is saturated at or above this share of what it can use
+  ANSWERS_SHORT: 0.9,             // the load fell short: answers achieved below this share of those asked
+  CONNECTIONS_SHORT: 0.95,        // ... or connections held (time-weighted mean) below this share of threads
+  RAMPUP_LATE_SECONDS: 5,         // ... or the last thread started later than ramp-up + max(these seconds,
+  RAMPUP_LATE_SHARE: 0.2,         //     this share of the ramp-up)
+  GAP_SHARE: 0.5,                 // ... or the 99th percentile re-poll gap exceeds this share of the emit interval
+                                  //     (of the max-duration without events)
+  MISSED_SHARE: 0.02,             // ... or this share of the answers asked fell into re-poll gaps
+  GC_PAUSE_SHARE: 0.1,            // an engine paused for GC at least this share of the window is saturated
+  STEAL_MEAN_PERCENT: 5,          // disturbed: mean steal at or above this on any host
+  STEAL_SECOND_PERCENT: 10,       // ... or steal at or above this in at least STEAL_SECONDS_SHARE of the window
+  STEAL_SECONDS_SHARE: 0.1,
+  OTHER_CPU_PERCENT: 30,          // disturbed: processes other than the server and the engines used this % of a host
+  ERROR_SHARE: 0.01,              // server-limited: at least this share of samples failed with an error
+  EMIT_SHARE: 1.0,                // server-limited: emit cycles' 90th percentile duration at or above this share of the interval
+  EMIT_GROWTH: 3,                 // ... or the last third's mean emit duration this many times the first third's (and > 100 ms)
+};
+
+// The thresholds in force: the defaults, each replaced by a numeric PB_VALIDITY_<NAME> from env.
+function thresholds(env = process.env) {
+  const t = { ...DEFAULTS };
+  const problems = [];
+  for (const k of Object.keys(DEFAULTS)) {
+    const v = env[`PB_VALIDITY_${k}`];
+    if (v === undefined || v === '') continue;
+    const n = Number(v);
+    if (Number.isFinite(n) && n >= 0) t[k] = n; else problems.push(`PB_VALIDITY_${k}=${v} is not a number >= 0: default ${DEFAULTS[k]} used`);
+  }
+  return { thresholds: t, problems };
+}
+
+const fmt = (n) => (n === null || n === undefined ? '?' : Number(n).toLocaleString('en-US', { maximumFractionDigits: 1 }));
+const pct = (share) => `${fmt(share * 100)}%`;
+
+// Reasons the load fell short of what the run asked; each { rule, text }.
+function shortfalls(m, t) {
+  const out = [];
+  const a = m.answers;
+  if (a && a.expected > 0 && a.judged !== false && a.share !== null && a.share < t.ANSWERS_SHORT) {
+    out.push({ rule: 'answers-short', text: `${fmt(a.achievedPerSecond)} of ${fmt(a.expectedPerSecond)} answers/s asked (${pct(a.share)}; ${a.basis})` });
+  }
+  const c = m.connections;
+  if (m.rampup.threadsSeen === 0 && c.expected > 0) {
+    out.push({ rule: 'no-load', client: true, text: `JMeter recorded no request sample of the ${fmt(c.expected)} threads asked` });
+  } else if (c.share !== null && c.share < t.CONNECTIONS_SHORT) {
+    out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
+  }
+  const r = m.rampup;
+  if (r.lastThreadStartSecond !== null && r.askedSeconds !== null
+      && r.lastThreadStartSecond > r.askedSeconds + Math.max(t.RAMPUP_LATE_SECONDS, t.RAMPUP_LATE_SHARE * r.askedSeconds)) {
+    out.push({ rule: 'rampup-late', client: true, text: `the last thread started ${fmt(r.lastThreadStartSecond)} s after the load began; the ramp-up asked ${fmt(r.askedSeconds)} s` });
+  }
+  const g = m.gaps;
+  if (g && g.count > 0 && g.againstMs > 0 && g.p99Ms > t.GAP_SHARE * g.againstMs) {
+    out.push({ rule: 'gaps-long', client: true, text: `re-poll gap p50/p90/p99 ${fmt(g.p50Ms)}/${fmt(g.p90Ms)}/${fmt(g.p99Ms)} ms against a ${fmt(g.againstMs)} ms ${g.against}` });
+  }
+  if (m.missedCycles && m.missedCycles.share !== null && m.missedCycles.share >= t.MISSED_SHARE) {
+    out.push({ rule: 'missed-cycles', client: true, text: `${fmt(m.missedCycles.count)} emit cycles missed by connections between polls (${pct(m.missedCycles.share)} of the answers asked)` });
+  }
+  return out;
+}
+
+// Evidence that the engines were the bottleneck; unknowns when their monitors are missing.
+function generatorEvidence(m, t) {
+  const out = [];
+  const unknown = [];
+  if (m.rampup.threadsSeen === 0 && m.connections.expected > 0) {
+    out.push({ rule: 'engines-silent', text: 'no engine ran a request: see jmeter/controller.log and the engine logs' });
+  }
+  for (const e of m.engines) {
+    unknown.push(...e.unknown);
+    const host = m.hosts.find((h) => h.roles.includes(`engine ${e.name}`));
+    const shared = host?.roles.includes('sut');
+    const need = Math.ceil(t.SATURATED_SHARE * (host?.cpu.seconds ?? 0));
+    // On a host shared with the server, a saturated host counts against the engine only when its JVM used
+    // at least as much CPU as the server.
+    const engineLeads = !shared || (e.jvmCpuMean !== null && m.server.cpuMean !== null && e.jvmCpuMean >= m.server.cpuMean);
+    if (host && host.cpu.seconds > 0 && host.cpu.saturatedSeconds >= need && engineLeads) {
+      out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s host CPU >= ${t.SATURATED_CPU_PERCENT}% in ${host.cpu.saturatedSeconds} of ${host.cpu.seconds} steady seconds (JMeter JVM ${fmt(e.jvmCpuMean)}% of one core${shared ? `, the server ${fmt(m.server.cpuMean)}%` : ''})` });
+    } else if (e.jvmSaturatedSeconds !== null && e.seconds > 0 && e.jvmSaturatedSeconds >= Math.ceil(t.SATURATED_SHARE * e.seconds)) {
+      out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s JMeter JVM at >= ${pct(t.PROCESS_SATURATED_SHARE)} of its ${e.cores} cores in ${e.jvmSaturatedSeconds} of ${e.seconds} steady seconds` });
+    }
+    if (e.gcPauseShare !== null && e.gcPauseShare >= t.GC_PAUSE_SHARE) {
+      out.push({ rule: 'engine-gc', text: `engine ${e.name} paused for GC ${pct(e.gcPauseShare)} of the steady window` });
+    }
+  }
+  return { evidence: out, unknown };
+}
+
+// Evidence that the server was the bottleneck.
+function serverEvidence(m, t, crashed) {
+  const out = [];
+  if (crashed) out.push({ rule: 'server-crashed', text: 'the server under test died during the run' });
+  if (m.errors && m.errors.share !== null && m.errors.share >= t.ERROR_SHARE) {
+    out.push({ rule: 'errors', text: `${fmt(m.errors.failed)} of ${fmt(m.errors.samples)} samples failed with an error (${pct(m.errors.share)})` });
+  }
+  const s = m.server;
+  if (s.saturatedSeconds !== null && s.seconds > 0 && s.saturatedSeconds >= Math.ceil(t.SATURATED_SHARE * s.seconds)) {
+    out.push({ rule: 'server-cpu', text: `the server process at >= ${pct(t.PROCESS_SATURATED_SHARE)} of the ${fmt(s.capacityPercent)}% CPU it can use in ${s.saturatedSeconds} of ${s.seconds} steady seconds` });
+  }
+  const e = m.emit;
+  if (e && e.interval > 0 && e.durationP90Ms !== null && e.durationP90Ms >= t.EMIT_SHARE * e.interval) {
+    out.push({ rule: 'emit-duration', text: `emit cycles took ${fmt(e.durationP90Ms)} ms (90th percentile), the interval is ${fmt(e.interval)} ms` });
+  } else if (e && e.firstThirdMeanMs > 0 && e.lastThirdMeanMs > 100 && e.lastThirdMeanMs >= t.EMIT_GROWTH * e.firstThirdMeanMs) {
+    out.push({ rule: 'emit-duration', text: `emit durations grew from ${fmt(e.firstThirdMeanMs)} to ${fmt(e.lastThirdMeanMs)} ms (mean of the first and last third of the window)` });
+  }
+  return out;
+}
+
+function disturbance(m, t) {
+  const out = [];
+  for (const h of m.hosts) {
+    const highNeed = Math.ceil(t.STEAL_SECONDS_SHARE * h.steal.seconds);
+    if (h.steal.seconds > 0 && (h.steal.mean >= t.STEAL_MEAN_PERCENT || (h.steal.highSeconds > 0 && h.steal.highSeconds >= highNeed))) {
+      out.push({ rule: 'steal', text: `host ${h.name}: steal ${fmt(h.steal.mean)}% on average, >= ${t.STEAL_SECOND_PERCENT}% in ${h.steal.highSeconds} of ${h.steal.seconds} steady seconds` });
+    }
+    if (h.otherCpuMean !== null && h.otherCpuMean >= t.OTHER_CPU_PERCENT) {
+      out.push({ rule: 'other-processes', text: `host ${h.name}: ${fmt(h.otherCpuMean)}% of its CPU went to processes other than the server and the engines` });
+    }
+  }
+  return out;
+}
+
+// The verdict: { verdict, reasons: [{ rule, verdict, text }], unknowns: [], confidence, thresholds }.
+function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS } = {}) {
+  const short = shortfalls(m, t);
+  const gen = generatorEvidence(m, t);
+  const srv = serverEvidence(m, t, crashed);
+  const dis = disturbance(m, t);
+  const unknowns = [...gen.unknown];
+  if (m.window.seconds < 1) unknowns.push('no steady window: the run has no load seconds to judge');
+  const serverCpuUnknown = m.server.seconds === 0;
+  if (serverCpuUnknown) unknowns.push('server process CPU unknown (no pidstat samples in the steady window)');
+  const tag = (list, verdict) => list.map(({ rule, text }) => ({ rule, verdict, text }));
+  const serverBusy = srv.some((r) => r.rule === 'server-cpu');
+  const engineCpuUnknown = m.engines.length === 0 || m.engines.every((e) => e.seconds === 0);
+  let verdict;
+  let reasons;
+  if (crashed) {
+    verdict = 'server-limited';
+    reasons = [...tag(srv, verdict), ...tag(short, verdict)];
+  } else if (short.length && gen.evidence.length && !serverBusy) {
+    verdict = 'generator-bound';
+    reasons = [...tag(gen.evidence, verdict), ...tag(short, verdict)];
+  } else if (short.length && engineCpuUnknown && short.some((s) => s.client) && !serverBusy) {
+    verdict = 'generator-bound';   // the client-side signs alone, engine CPU unknown: confidence reduced below
+    reasons = tag(short, verdict);
+  } else if (short.length && srv.length) {
+    verdict = 'server-limited';
+    reasons = [...tag(srv, verdict), ...tag(short, verdict), ...tag(gen.evidence, 'generator-bound')];
+  } else if (short.length && dis.length) {
+    verdict = 'disturbed';
+    reasons = [...tag(dis, verdict), ...tag(short, verdict)];
+  } else if (short.length) {
+    verdict = 'server-limited';
+    reasons = [{ rule: 'no-generator-sign', verdict, text: 'the load fell short while the engines had headroom' }, ...tag(short, verdict)];
+  } else if (dis.length) {
+    verdict = 'disturbed';
+    reasons = tag(dis, verdict);
+  } else if (srv.some((r) => r.rule !== 'server-cpu')) {
+    verdict = 'server-limited';   // errors or late emit cycles; a busy server that kept up is a valid result
+    reasons = tag(srv.filter((r) => r.rule !== 'server-cpu'), verdict);
+  } else {
+    verdict = 'valid';
+    reasons = [];
+  }
+  return { verdict, reasons, unknowns, confidence: unknowns.length ? 'reduced' : 'full' };
+}
+
+module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, generatorEvidence, serverEvidence, disturbance };

@@ -1,0 +1,145 @@
+'use strict';
+// The workload model of one run: what its parameters ask of the server, and what the run achieved over
+// its steady window — the figures analysis/validity.js judges (docs/validity.md defines each).
+//
+// Steady window: from the end of the ramp-up (load start + rampup) to the end of the load (load start +
+// duration), in elapsed seconds of the run; when that leaves fewer than MIN_WINDOW_SECONDS, the whole
+// load. Every rate in the summary is counted over it.
+//
+// Asked of the server:
+//   connections held   threads
+//   answers            comet or long poll with events: threads x emit cycles started in the window
+//                      long poll without events: the polls due to end in the window, each thread asking
+//                      again at once after every answer (its first request + k x max-duration; without
+//                      results.csv: threads x window seconds / max-duration seconds)
+//                      comet without events: none (only connections are held)
+// Achieved: connections the server held (its own count, per second: time-weighted mean and minimum),
+// answers (event records of the window's cycles; timeouts sent in the window when there are no events).
+
+const MIN_WINDOW_SECONDS = 5;
+
+function steadyWindow(run, loadStartSecond, seconds) {
+  const rampup = Number.isFinite(run.rampup) ? run.rampup : 0;
+  const end = Number.isFinite(run.duration) ? Math.min(seconds, loadStartSecond + run.duration) : seconds;
+  let from = Math.min(loadStartSecond + rampup, end);
+  let basis = 'after the ramp-up, to the end of the load';
+  if (end - from < MIN_WINDOW_SECONDS) {
+    from = loadStartSecond;
+    basis = `the whole load (fewer than ${MIN_WINDOW_SECONDS} s after the ramp-up)`;
+  }
+  return { fromSecond: from, toSecond: end, seconds: Math.max(0, end - from), basis };
+}
+
+const slice = (values, w) => (values ?? []).slice(w.fromSecond, w.toSecond).filter((v) => v !== null && v !== undefined);
+const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
+const r1 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
+const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
+
+// What one process can use, in pidstat's %CPU (100 = one core): Node.js answers on one event loop, the
+// Tomcats and node-cluster on every core.
+function serverCapacityPercent(server, cores) {
+  if (server === 'node') return 100;
+  return Number.isFinite(cores) && cores > 0 ? cores * 100 : null;
+}
+
+// Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
+function answers(run, w, cycles, series, client) {
+  const threads = run.threads;
+  if (!Number.isFinite(threads) || w.seconds <= 0) return null;
+  if (run.event) {
+    const inWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond);
+    const expected = threads * inWindow.length;
+    const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
+    return { basis: `threads x emit cycles started in the window (${inWindow.length})`, cycles: inWindow.length,
+      expected, achieved, share: expected ? r3(achieved / expected) : null };
+  }
+  if (run.type === 'poll' && run.maxDuration > 0) {
+    const due = client?.pollsDue ?? null;
+    const expected = due ?? threads * w.seconds / (run.maxDuration / 1000);
+    const achieved = slice(series.timeouts, w).reduce((a, b) => a + b, 0);
+    return { basis: due !== null ? `polls due to end in the window, one per max-duration (${run.maxDuration / 1000} s) a thread`
+      : `threads x window seconds / max-duration (${run.maxDuration / 1000} s)`, cycles: null,
+    expected: r1(expected), achieved, share: expected ? r3(achieved / expected) : null,
+    judged: due !== null || w.seconds >= 2 * run.maxDuration / 1000 };
+  }
+  return null;
+}
+
+// Per host (SUT and engines; engines on the SUT's address share its monitors): CPU used and steal over
+// the window, and the CPU of processes that are neither the server nor an engine (the JMeter controller
+// runs where run.sh runs). Returns [{ name, roles, cores, cpu: {mean, saturatedSeconds}, steal: {mean,
+// highSeconds, known}, otherCpuMean }].
+function hostLoads(run, w, series, sutCores, engines, t) {
+  const sutAddress = run.hosts?.sut?.address ?? null;
+  const hosts = [{ name: run.hosts?.sut?.name ?? 'sut', address: sutAddress, roles: ['sut'], cores: sutCores,
+    cpu: series.cpu, steal: series.steal ?? [], processes: [series.processCpu] }];
+  for (const e of engines) {
+    const shared = e.address !== null && e.address === sutAddress;
+    if (shared) {
+      hosts[0].roles.push(`engine ${e.name}`);
+      hosts[0].processes.push(e.jvmCpu);
+      continue;
+    }
+    hosts.push({ name: e.name, address: e.address, roles: [`engine ${e.name}`], cores: e.cores, cpu: e.hostCpu, steal: e.steal,
+      processes: [e.jvmCpu] });
+  }
+  return hosts.map((h) => {
+    const cpu = slice(h.cpu, w);
+    const steal = slice(h.steal, w);
+    const other = [];
+    for (let s = w.fromSecond; s < w.toSecond; s++) {
+      const busy = h.cpu?.[s];
+      const own = h.processes.map((p) => p?.[s]);
+      if (busy === null || busy === undefined || !h.cores || own.some((v) => v === null || v === undefined)) continue;
+      other.push(Math.max(0, busy - own.reduce((a, b) => a + b, 0) / h.cores));
+    }
+    return { name: h.name, roles: h.roles, cores: h.cores,
+      cpu: { mean: r1(mean(cpu)), seconds: cpu.length, saturatedSeconds: cpu.filter((v) => v >= t.SATURATED_CPU_PERCENT).length },
+      steal: { mean: r1(mean(steal)), seconds: steal.length, highSeconds: steal.filter((v) => v >= t.STEAL_SECOND_PERCENT).length },
+      otherCpuMean: r1(mean(other)) };
+  });
+}
+
+// Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
+// sutCores, errors: { failed, samples }, thresholds }.
+function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, errors, thresholds: t }) {
+  const connections = slice(series.connections, w);
+  const capacity = serverCapacityPercent(run.server, sutCores);
+  const serverCpu = slice(series.processCpu, w);
+  const emitInWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond && c.duration !== null)
+    .map((c) => c.duration).sort((a, b) => a - b);
+  const third = Math.floor(emitInWindow.length / 3);
+  const byTime = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond && c.duration !== null);
+  const a = answers(run, w, cycles, series, client);
+  return {
+    window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
+    connections: { expected: run.threads, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
+      share: run.threads && connections.length ? r3(mean(connections) / run.threads) : null },
+    answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
+    rampup: { askedSeconds: run.rampup ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },
+    gaps: run.type === 'poll' && client ? { ...client.gaps, againstMs: run.event ? run.interval : run.maxDuration,
+      against: run.event ? 'emit interval' : 'max-duration' } : null,
+    missedCycles: run.type === 'poll' && run.event && client && a
+      ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
+    emit: run.event ? { interval: run.interval, cycles: byTime.length,
+      cyclesExpected: run.interval > 0 ? Math.floor((w.seconds * 1000) / run.interval) : null,
+      durationP90Ms: emitInWindow.length ? emitInWindow[Math.max(0, Math.ceil(0.9 * emitInWindow.length) - 1)] : null,
+      firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,
+      lastThirdMeanMs: third ? r1(mean(byTime.slice(-third).map((c) => c.duration))) : null } : null,
+    server: { capacityPercent: capacity, cpuMean: r1(mean(serverCpu)), seconds: serverCpu.length,
+      saturatedSeconds: capacity ? serverCpu.filter((v) => v >= capacity * t.PROCESS_SATURATED_SHARE).length : null },
+    engines: engines.map((e) => {
+      const cpu = slice(e.jvmCpu, w);
+      const cap = e.cores ? e.cores * 100 : null;
+      const gc = e.gcPauseMs ? slice(e.gcPauseMs, w) : null;
+      return { name: e.name, cores: e.cores, jvmCpuMean: r1(mean(cpu)), seconds: cpu.length,
+        jvmSaturatedSeconds: cap ? cpu.filter((v) => v >= cap * t.PROCESS_SATURATED_SHARE).length : null,
+        gcPauseShare: gc && gc.length ? r3(gc.reduce((x, y) => x + y, 0) / (gc.length * 1000)) : null,
+        unknown: e.unknown };
+    }),
+    hosts: hostLoads(run, w, series, sutCores, engines, t),
+    errors: errors && errors.samples ? { ...errors, share: r3(errors.failed / errors.samples) } : null,
+  };
+}
+
+module.exports = { steadyWindow, measureWorkload, serverCapacityPercent, MIN_WINDOW_SECONDS };
