@@ -86,6 +86,7 @@ RUN_STATUS=running SERVER_CRASHED=0 RUN_NOTES=() RUN_STARTED_AT='' RUN_FINISHED_
 SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
 RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
+ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
 MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
 WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
 
@@ -116,6 +117,7 @@ read_hosts() {
     args_fail "threads ($RUN_THREADS) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi
   hosts_split_threads "$RUN_THREADS"
+  PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   local e
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
@@ -205,7 +207,8 @@ launch_engines() {
     [[ $e == "$last" ]] && init=1 cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
-      --responses "${H_WORK[e]}/responses" --init "$init" --cleanup "$cleanup" >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
+      --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
+      >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
     ENGINE_START_PIDS+=("$!")
   done
 }
@@ -224,6 +227,25 @@ start_engines() {
   ENGINE_START_PIDS=()
   ((failed == 0)) || { STEP_ERROR="$failed engine(s) did not start"; return 1; }
   say "  ${#ENGINE_IDX[@]} engine(s) ready"
+}
+
+# vmstat and pidstat of each engine's JVM on its host, as on the SUT: whether the load generator kept up
+# is part of every run's result (docs/validity.md). A monitor that does not start is noted, not fatal:
+# the verdict then says the engine's CPU is unknown.
+start_engine_monitoring() {
+  local e out pid
+  for e in "${ENGINE_IDX[@]}"; do
+    out=$(remote_run "$e" load/engine.sh status --name "$(engine_id "$e")" 2>&1) || true
+    if [[ ! $out =~ pid\ ([0-9]+) ]]; then
+      warn "engine ${H_NAME[e]}: no pid to monitor ($out); its CPU will be unknown"
+      continue
+    fi
+    pid=${BASH_REMATCH[1]}
+    ENGINE_MONITORS+=("$e")
+    quietly "start vmstat and pidstat on engine ${H_NAME[e]}" \
+      remote_run "$e" lib/monitor.sh start "$RUN_ID" "$pid" "engine-${H_NAME[e]}" ||
+      warn "engine ${H_NAME[e]}: monitors did not start; its CPU will be unknown"
+  done
 }
 
 run_controller() {
@@ -297,6 +319,11 @@ wait_for_completion() {
         say "  controller finished (exit $CONTROLLER_RC) after ${elapsed}s: $PROG_SAMPLES samples, $PROG_ERRORS errors"
         if ((CONTROLLER_RC != 0)); then
           warn "the JMeter controller failed (exit $CONTROLLER_RC, see jmeter/controller.out and controller.log)"
+          RUN_FAILED=1
+        fi
+        # JMeter's controller exits 0 even when an engine refused the plan (JMeter 5.6.3 wording).
+        if (($(jmeter_log_count 'remote engines have not started') > 0)); then
+          warn "JMeter could not start the test on every engine (see jmeter/controller.log)"
           RUN_FAILED=1
         fi
         break
@@ -400,6 +427,9 @@ analyze() {
 }
 
 print_report_path() {
+  local line
+  # The validity verdict (docs/validity.md): whether the figures measured the server or the load generator.
+  while IFS= read -r line; do say "$line"; done < <(node analysis/verdict.js "$RUN_DIR" 2>&1)
   say "report: $REPORT_PATH"
 }
 
@@ -445,6 +475,9 @@ collect_engine_logs() {
   for e in "${ENGINES_STARTED[@]}"; do
     remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "$RUN_DIR/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
       keep_left_behind "$e" "the JMeter log of engine ${H_NAME[e]}" "${H_STATE[e]}/engine-$(engine_id "$e").log (until that engine starts again)"
+    mkdir -p "$RUN_DIR/engines/${H_NAME[e]}"
+    remote_fetch "$e" "${H_WORK[e]}/gc.log" "$RUN_DIR/engines/${H_NAME[e]}/gc.log" 2>/dev/null ||
+      say "  (no GC log from engine ${H_NAME[e]})"
   done
 }
 
@@ -461,6 +494,10 @@ collect_server_log() {
 }
 
 stop_monitors() {
+  local e
+  for e in "${ENGINE_MONITORS[@]}"; do
+    quietly "stop the monitors on engine ${H_NAME[e]}" remote_run "$e" lib/monitor.sh stop "$RUN_ID" "engine-${H_NAME[e]}" || true
+  done
   ((MONITOR_STARTED)) || return 0
   quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" lib/monitor.sh stop "$RUN_ID" || true
   MONITOR_STARTED=0
@@ -487,8 +524,21 @@ collect_responses_anyway() {
 }
 
 collect_monitor_files() {
+  local e f src
+  # Each engine's monitors: copied into engines/<name>/, then removed there; a failed copy keeps them.
+  for e in "${ENGINE_MONITORS[@]}"; do
+    src=${H_STATE[e]}/runs/$RUN_ID/engine-${H_NAME[e]}
+    mkdir -p "$RUN_DIR/engines/${H_NAME[e]}"
+    local copied=1
+    for f in vmstat.log pidstat.log started-at.txt; do
+      remote_fetch "$e" "$src/$f" "$RUN_DIR/engines/${H_NAME[e]}/$f" 2>/dev/null ||
+        { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
+    done
+    ((copied == 0)) || remote_run "$e" lib/monitor.sh clean "$RUN_ID" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+  done
+  ENGINE_MONITORS=()
   ((MONITOR_FILES_WANTED)) || return 0
-  local f src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
+  src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
   MONITOR_FILES_COPIED=1
   for f in vmstat.log pidstat.log memory.log meminfo.txt; do
     remote_fetch "$SUT_IDX" "$src/$f" "$RUN_DIR/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; MONITOR_FILES_COPIED=0; }
@@ -517,6 +567,7 @@ main() {
   step start_server_under_test
   step start_monitoring
   step start_engines
+  step start_engine_monitoring
   step run_controller
   step wait_for_completion
   step stop_jmeter

@@ -11,7 +11,7 @@
 #   lib/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
 #
 # role: sut (the default: <pid> is the server under test) or engine-<name> (<pid> is that JMeter engine's
-# JVM). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,*.pid}.
+# JVM). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,started-at.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=config.sh
@@ -46,6 +46,7 @@ case $1 in
   start)
     [[ ($# -eq 3 || $# -eq 4) && $3 =~ ^[0-9]+$ ]] || usage
     mkdir -p "$dir"
+    date +%s%3N >"$dir/started-at.txt"   # this host's clock when vmstat starts: its line n is second n after it
     start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
     start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$(pid_and_children "$3")" 1
     if [[ $role == sut ]]; then
