@@ -30,6 +30,7 @@ function toSample(row) {
     threadName: row.threadName ?? '',
     allThreads: num(row.allThreads),
     bytes: num(row.bytes),
+    latency: num(row.Latency),   // ms to the first bytes of the answer
     responseFile: file ?? null,
   };
 }

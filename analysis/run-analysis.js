@@ -21,6 +21,7 @@ const { ClientThreads } = require('./client-threads');
 const { readEngineMonitors } = require('./engines');
 const { steadyWindow, measureWorkload } = require('./workload');
 const { assessValidity, thresholds: validityThresholds } = require('./validity');
+const { answerCriterionOfCsv } = require('./answer-criterion');
 
 const MAX_SECONDS = 48 * 3600;
 const MARGIN_MS = 3600 * 1000;   // keep server times up to an hour before the run start (unsynchronised clocks)
@@ -287,6 +288,8 @@ async function analyzeRun(runDir) {
     peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
     messages,
     tripTime: tripTime.summary,
+    // reference 003's capacity criterion: 95% of answers within T s (analysis/answer-criterion.js)
+    capacityCriterion: await answerCriterionOfCsv(present('resultsCsv') ? inputs.resultsCsv : null, run),
     validity,
     workload,
     flags: {
