@@ -1,11 +1,21 @@
 'use strict';
 // Finds the run directories among the arguments of compare.js (a run dir, or a sweep dir whose
 // subdirectories — or whose runs/ subdirectories — are run dirs) and loads what the comparison reads:
-// data/summary.json and data/series.json. A run not yet analysed is analysed first.
+// data/summary.json, data/series.json and run.json's provenance (lib/provenance.js). A run not yet
+// analysed is analysed first. params.hostSet says what hardware the run ran on (lib/provenance.js hostSet).
 const fs = require('node:fs');
 const path = require('node:path');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/run-inputs');
+const { hostSet } = require('../lib/provenance');
+
+function readProvenance(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')).provenance ?? null;
+  } catch {
+    return null;
+  }
+}
 
 const isDir = (p) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } };
 const isRunDir = (p) => fs.existsSync(path.join(p, 'run.json')) || fs.existsSync(path.join(p, 'data', 'summary.json'));
@@ -34,7 +44,9 @@ async function loadRuns(args) {
       const p = summary.parameters;
       const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
         maxDuration: p.maxDuration ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
-      runs.push({ dir, summary, series, params, loadStart: summary.loadStartSecond ?? 0 });
+      const provenance = readProvenance(dir);
+      params.hostSet = hostSet(provenance);
+      runs.push({ dir, summary, series, params, provenance, loadStart: summary.loadStartSecond ?? 0 });
     } catch (err) {
       problems.push({ dir, problem: err.message });
     }
@@ -42,7 +54,8 @@ async function loadRuns(args) {
   return { runs, problems };
 }
 
-// Runs with the same parameters are repeats of one permutation.
-const permutationKey = (p) => [p.server, p.type, p.threads, p.events ? p.interval : 'none', p.type === 'poll' && !p.events ? p.maxDuration : '-', p.duration].join('|');
+// Runs with the same parameters, on the same kind of hosts, are repeats of one permutation.
+const permutationKey = (p) => [p.server, p.type, p.threads, p.events ? p.interval : 'none', p.type === 'poll' && !p.events ? p.maxDuration : '-', p.duration,
+  ...(p.hostSet ? [p.hostSet] : [])].join('|');
 
 module.exports = { findRunDirs, loadRuns, permutationKey };

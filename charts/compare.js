@@ -4,7 +4,8 @@
 // drawn from many runs, one page per figure (small multiples), and an index page linking every figure and
 // every run's report, with repeats of a permutation averaged and their spread shown. Lines and points built
 // from runs that are not valid (their validity verdict, lib/sweep/validity.js) are drawn dashed / hollow
-// (figure-data.js), and every figure says how many of its runs are not valid.
+// (figure-data.js), and every figure says how many of its runs are not valid. A figure whose runs differ in
+// their provenance (commit, versions, hosts, settings: lib/provenance.js) or in their duration says so.
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
@@ -14,6 +15,7 @@ const { buildFigure, valueName } = require('./figure-data');
 const { writeReport } = require('./report');
 const { serverName, typeName } = require('../analysis/titles');
 const { verdictOf, reasonTexts, isValid } = require('../lib/sweep/validity');
+const { differences, formatDifferences } = require('../lib/provenance');
 
 const link = (href, text) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
 const td = (html, cls) => `<td${cls ? ` class="${cls}"` : ''}>${html}</td>`;
@@ -33,6 +35,19 @@ function verdictCell(summary) {
   return `<span class="bad" title="${escapeHtml(reasonTexts(summary).join('; '))}">${escapeHtml(v)}</span>`;
 }
 
+// Where the runs of one figure differ in what produced them, as one sentence, or '' when they do not.
+// Different durations are compared by per-second figures, each over its run's steady window.
+function provenanceWarning(runs) {
+  const diffs = differences(runs.map((r) => r.provenance));
+  const durations = [...new Set(runs.map((r) => r.params.duration))].sort((a, b) => a - b);
+  if (durations.length > 1) {
+    diffs.push({ what: 'duration (s)', values: durations.map(String), note: 'rates are per second over each run\'s steady window' });
+  }
+  if (!diffs.length) return '';
+  const notes = diffs.filter((d) => d.note).map((d) => d.note);
+  return `The runs drawn here differ in ${formatDifferences(diffs)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+}
+
 function figurePage(figure, result, outDir, reportOf) {
   const charts = result.panels.map((p, i) => ({ canvas: `panel-${i}`, ofc: p.chart, source: `charts/${figure.id}-${i + 1}.json` }));
   charts.forEach((c) => fs.writeFileSync(path.join(outDir, c.source), JSON.stringify(c.ofc) + '\n'));
@@ -46,6 +61,7 @@ function figurePage(figure, result, outDir, reportOf) {
     `<p>${link('index.html', '\u2190 all figures')}</p>`,
     `<p class="validity-note${result.notValid ? ' bad' : ''}">${escapeHtml(result.validityNote)}${result.notValid
       ? ' \u2013 dashed lines and hollow points are built from at least one run that is not valid' : ''}.</p>`,
+    result.provenanceWarning ? `<p class="provenance-note bad">Warning: ${escapeHtml(result.provenanceWarning)}.</p>` : '',
     `<div class="charts small">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>`,
     '<h2>Runs drawn</h2>',
     table(used, { head: ['Panel', 'Line', 'Runs (reports)', 'Validity'] }),
@@ -93,6 +109,7 @@ async function writeComparison(outDir, args, figures = FIGURES) {
   const results = {};
   for (const figure of figures) {
     const result = buildFigure(figure, runs);
+    result.provenanceWarning = provenanceWarning(result.runs);
     results[figure.id] = result;
     if (result.runs.length) figurePage(figure, result, outDir, reportOf);
     figureRows.push([
@@ -100,13 +117,14 @@ async function writeComparison(outDir, args, figures = FIGURES) {
       td(result.runs.length ? link(`${figure.id}.html`, figure.title) : escapeHtml(figure.title)),
       td(result.runs.length ? fmt(result.runs.length) : '<span class="none">no runs</span>', 'num'),
       td(result.notValid ? `<span class="bad">${escapeHtml(result.validityNote)}</span>` : escapeHtml(result.runs.length ? result.validityNote : '')),
+      td(result.provenanceWarning ? `<span class="bad" title="${escapeHtml(result.provenanceWarning)}">runs differ</span>` : ''),
       td(result.runs.length ? fmt(result.panels.length) : '', 'num'),
     ]);
   }
   const body = [
     problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(p.dir)}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
     '<h2>Figures</h2>',
-    table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity', { text: 'Charts', num: true }] }),
+    table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity', 'Provenance', { text: 'Charts', num: true }] }),
     '<h2>Runs by permutation</h2>',
     '<p class="none">Repeats of one permutation are averaged in the figures; cells show the mean and (min\u2013max).</p>',
     table(permutationRows(runs, reportOf), { head: ['Server', 'Type', { text: 'Threads', num: true }, 'Events', { text: 'Runs', num: true },

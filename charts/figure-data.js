@@ -4,7 +4,7 @@
 // starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
 // A line or point built from any run whose validity verdict is not 'valid' (lib/sweep/validity.js) is
 // drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
-// that are not valid.
+// that are not valid. Runs on host sets that differ (params.hostSet, lib/provenance.js) get lines of their own.
 const { lineChart, scatterChart, PALETTE } = require('../analysis/ofc');
 const { permutationKey } = require('./collect-runs');
 const { serverName, typeName, seconds, thousands, join } = require('../analysis/titles');
@@ -76,6 +76,7 @@ function valueName(key, value) {
     case 'interval': return value ? `${seconds(value)} Emit Interval` : 'No Events';
     case 'maxDuration': return value ? `${seconds(value)} Request Duration` : 'no request duration';
     case 'events': return value ? 'With Events' : 'No Events';
+    case 'hostSet': return `on ${value ?? 'unknown hosts'}`;
     default: return `${key} ${value}`;
   }
 }
@@ -147,7 +148,9 @@ function buildFigure(figure, allRuns) {
   if (figure.kind !== 'xy' && !metric.data) throw new Error(`figure ${figure.id}: metric ${figure.metric} has no per-second data`);
   const runs = selectRuns(figure, allRuns);
   const panelKey = figure.panels;
-  const seriesKeys = asList(figure.series);
+  // Runs on host sets that differ (lanes of different machines) are drawn as lines of their own.
+  const hostSets = new Set(runs.map((r) => r.params.hostSet ?? null));
+  const seriesKeys = [...asList(figure.series), ...(hostSets.size > 1 ? ['hostSet'] : [])];
   // One colour per series value across all panels (Node.js keeps its colour in every small chart).
   const allKeys = [...new Set(runs.map((r) => JSON.stringify(seriesKeys.map((k) => r.params[k]))))]
     .map((k) => JSON.parse(k)).sort(compareKeys);

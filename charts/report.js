@@ -89,6 +89,23 @@ function parametersCard(s) {
   return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
 }
 
+// What produced the run (run.json's provenance, lib/provenance.js): commit, versions, hosts, settings.
+function provenanceCard(runDir) {
+  let p = null;
+  try { p = readJson(path.join(runDir, 'run.json')).provenance ?? null; } catch { /* no run.json */ }
+  if (!p) return '<div class="card"><h3>Provenance</h3><p class="none">Not recorded (run.json has no provenance).</p></div>';
+  const v = p.versions ?? {};
+  const settings = Object.entries(p.settings ?? {});
+  const rows = [
+    row('pushbench commit', p.pushbench?.commit ? `${p.pushbench.commit.slice(0, 12)}${p.pushbench.dirty ? ' (dirty tree)' : ''}` : null),
+    row('JMeter / Node.js / JDK', `${v.jmeter ?? '?'} / ${v.node ?? '?'} / ${v.jdk ?? '?'}`),
+    row('Tomcat 6 / Tomcat 7', `${v.tomcat6 ?? '?'} / ${v.tomcat7 ?? '?'}`), row('Kernel', v.kernel),
+    ...(p.hosts ?? []).map((h) => row(`Host ${h.name} (${h.role})`, `${h.cores ?? '?'} cores, ${fmt(h.memoryMB)} MB, ${h.cpuModel ?? '?'}`)),
+    row('Settings changed', settings.length ? settings.map(([k, val]) => `${k}=${val}`).join(', ') : 'none (all defaults)'),
+  ];
+  return `<div class="card provenance"><h3>Provenance</h3>${table(rows)}</div>`;
+}
+
 // Every rate counts over the steady window; its label says which.
 const windowLabel = (s) => (s.steadyWindow ? ` (steady window, ${fmt(s.steadyWindow.seconds)} s)` : '');
 
@@ -154,7 +171,7 @@ async function writeReport(runDir) {
   const body = [
     verdictBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
-    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}</div>`,
+    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${provenanceCard(runDir)}</div>`,
     `<h2>Charts</h2>`,
     charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
     skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',

@@ -3,7 +3,12 @@
 # Rewritten whole after every step: written to a temporary file, its size checked, flushed to disk and
 # only then renamed over the old one, so an interrupted run or a full disk leaves the last good version
 # (docs/faults.md); a write that fails is reported on stderr and marks the run incomplete. Every value
-# except the notes passed a strict pattern already; notes are JSON-escaped here.
+# except the notes passed a strict pattern already; notes are JSON-escaped here. The provenance
+# (lib/provenance.sh) is collected once, at the first write after the hosts were read and checked.
+
+# shellcheck source=lib/provenance.sh
+source "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
+PROVENANCE_JSON=''
 
 json_string() { # <text> -> a JSON string literal
   local s=$1
@@ -37,6 +42,7 @@ RUNJSON_FAILED=0   # a write of run.json failed at least once
 runjson_write() {
   [[ -n ${RUN_DIR:-} && -d $RUN_DIR ]] || return 0
   local f=$RUN_DIR/run.json text
+  [[ -n $PROVENANCE_JSON ]] || PROVENANCE_JSON=$(provenance_json)
   text=$(runjson_text)
   runjson_replace "$f" "$text"$'\n' && return 0
   printf 'run.sh: cannot write %s (disk full?); the previous version is kept\n' "$f" >&2
@@ -67,6 +73,7 @@ runjson_text() {
       sep=', '
     done
     printf '] },\n'
+    printf '  "provenance": %s,\n' "${PROVENANCE_JSON//$'\n'/$'\n'  }"
     printf '  "startedAt": %s, "finishedAt": %s,\n' "$RUN_STARTED_AT" "$(json_or_null "${RUN_FINISHED_AT:-}")"
     printf '  "status": "%s",\n' "$RUN_STATUS"
     printf '  "serverCrashed": %s,\n' "$([[ $SERVER_CRASHED == 1 ]] && echo true || echo false)"
