@@ -1,6 +1,8 @@
 'use strict';
 // Names and titles in the study's style ("Comet – With Events – 10 Second Emit Interval – CPU Usage").
-const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7' };
+// The study's three, then the extended study's (issue #23): Node.js on every core, the blocking connectors.
+const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7',
+  'node-cluster': 'Node.js Cluster', 'tc6-bio': 'Tomcat 6 Blocking', 'tc7-bio': 'Tomcat 7 Blocking' };
 const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll' };
 const DASH = ' \u2013 ';
 

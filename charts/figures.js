@@ -27,6 +27,10 @@ const METRICS = {
   requestsPerCycle: { name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle', data: 'requestsPerCycle' },
   tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean', point: (s) => s.tripTime?.meanMs },
   messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
+  // reference 003's capacity criterion (analysis/answer-criterion.js): the share of answers within T s
+  threads: { name: 'Concurrent Requests', y: 'Concurrent requests (threads)', point: (s) => s.parameters?.threads },
+  answersWithin: { name: 'Answers Within T', y: 'Answers within T s (%; the criterion: >= 95)',
+    point: (s) => (Number.isFinite(s.capacityCriterion?.share) ? s.capacityCriterion.share * 100 : null) },
 };
 
 const FIGURES = [
@@ -85,6 +89,34 @@ const FIGURES = [
   // and connection level gives a message rate, and its mean trip time; one line per connection level.
   { id: 'trip02', number: 'T2', title: 'Long Poll – With Events – Throughput vs Latency', kind: 'xy',
     filter: { type: 'poll', events: true }, x: 'messageRate', metric: 'tripTime', series: 'threads', panels: 'server' },
+  // Beyond the study: reference 003's capacity criterion, at least 95% of answers within T s (default 6;
+  // an answer's time counts past the wait the protocol asks for: analysis/answer-criterion.js), one point
+  // per permutation against its connection level, one line per server.
+  { id: 'cap01', number: 'C1', title: 'Long Poll – With Events – Answers Within T (Reference 003: 95%)', kind: 'xy',
+    filter: { type: 'poll', events: true }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
+  { id: 'cap02', number: 'C2', title: 'Long Poll – No Events – Answers Within T (Reference 003: 95%)', kind: 'xy',
+    filter: { type: 'poll', events: false }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'maxDuration' },
+  { id: 'cap03', number: 'C3', title: 'Comet – Streams Answered Within T (Reference 003: 95%)', kind: 'xy',
+    filter: { type: 'comet' }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
+  // The extended study (./sweep.sh --study extended), one group per research question the study left open.
+  // RQ4: can Node.js use every core? One process against node-cluster (one worker per core).
+  { id: 'rq4-01', number: 'RQ4.1', title: 'RQ4 – Node.js vs Node.js Cluster – Comet – 1 Second Emit Interval – Emit Duration',
+    filter: { server: ['node', 'node-cluster'], type: 'comet', events: true, interval: 1000 }, metric: 'emitDuration', series: 'server', panels: 'threads' },
+  { id: 'rq4-02', number: 'RQ4.2', title: 'RQ4 – Node.js vs Node.js Cluster – Long Poll – 1 Second Emit Interval – Responses Sent',
+    filter: { server: ['node', 'node-cluster'], type: 'poll', events: true, interval: 1000 }, metric: 'responsesSent', series: 'server', panels: 'threads' },
+  { id: 'rq4-03', number: 'RQ4.3', title: 'RQ4 – Node.js vs Node.js Cluster – Long Poll – 1 Second Emit Interval – Server Process CPU',
+    filter: { server: ['node', 'node-cluster'], type: 'poll', events: true, interval: 1000 }, metric: 'processCpu', series: 'server', panels: 'threads' },
+  { id: 'rq4-04', number: 'RQ4.4', title: 'RQ4 – Node.js vs Node.js Cluster – Long Poll – With Events – Answers Within T', kind: 'xy',
+    filter: { server: ['node', 'node-cluster'], type: 'poll', events: true }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
+  // RQ2: what does a blocking connector (a thread per held connection) cost Tomcat?
+  { id: 'rq2-01', number: 'RQ2.1', title: 'RQ2 – Tomcat NIO vs Blocking – Comet – No Events – Server Process Memory',
+    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'comet', events: false }, metric: 'processRss', series: 'server', panels: 'threads' },
+  { id: 'rq2-02', number: 'RQ2.2', title: 'RQ2 – Tomcat NIO vs Blocking – Comet – 1 Second Emit Interval – Emit Duration',
+    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'comet', events: true, interval: 1000 }, metric: 'emitDuration', series: 'server', panels: 'threads' },
+  { id: 'rq2-03', number: 'RQ2.3', title: 'RQ2 – Tomcat NIO vs Blocking – Long Poll – 1 Second Emit Interval – CPU Usage',
+    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'poll', events: true, interval: 1000 }, metric: 'cpu', series: 'server', panels: 'threads' },
+  { id: 'rq2-04', number: 'RQ2.4', title: 'RQ2 – Tomcat NIO vs Blocking – Long Poll – With Events – Answers Within T', kind: 'xy',
+    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'poll', events: true }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
 ];
 
 module.exports = { FIGURES, METRICS };
