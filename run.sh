@@ -118,6 +118,7 @@ read_hosts() {
   fi
   hosts_split_threads "$RUN_THREADS"
   PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
+  PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   local e
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
@@ -538,6 +539,7 @@ collect_monitor_files() {
   done
   ENGINE_MONITORS=()
   ((MONITOR_FILES_WANTED)) || return 0
+  ((MONITOR_FILES_COPIED == 0)) || return 0   # copied (and removed there) already
   src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
   MONITOR_FILES_COPIED=1
   for f in vmstat.log pidstat.log memory.log meminfo.txt; do

@@ -105,4 +105,6 @@ if (bridge) {
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
 
-server.listen(port, () => log.info(`pushbench node server listening on port ${port} (pid ${process.pid})`));
+// Env PB_SERVER_ADDRESS: the one address to listen on (lib/config.sh; 0.0.0.0: every interface).
+const address = process.env.PB_SERVER_ADDRESS || '127.0.0.1';
+server.listen(port, address, () => log.info(`pushbench node server listening on ${address}:${port} (pid ${process.pid})`));

@@ -3,7 +3,7 @@
 # collect_* functions used here (the same ones its normal steps use; each is safe to call twice and
 # stops only what this run recorded having started).
 #
-#   cleanup_install_traps   EXIT, INT and TERM handlers
+#   cleanup_install_traps   EXIT, INT, TERM and HUP handlers
 #
 # On INT/TERM or a failing step: stop the controller, the engines, the server and the monitors on every
 # host, collect the logs and the responses saved so far, mark run.json incomplete with a note saying where it stopped, and
@@ -15,13 +15,14 @@ RUN_FINISHED=0
 cleanup_install_traps() {
   trap 'RUN_INTERRUPTED=SIGINT; exit 130' INT
   trap 'RUN_INTERRUPTED=SIGTERM; exit 130' TERM
+  trap 'RUN_INTERRUPTED=SIGHUP; exit 130' HUP   # the terminal closed
   trap cleanup_on_exit EXIT
 }
 
 cleanup_on_exit() {
   local rc=$?
   set +eu   # the clean-up must run to its end, whatever state the run was in
-  trap '' INT TERM   # a second Ctrl-C must not cut the clean-up short
+  trap '' INT TERM HUP   # a second Ctrl-C must not cut the clean-up short
   if ((RUN_FINISHED == 0)) && [[ -n ${RUN_DIR:-} ]]; then
     [[ ! -t 1 ]] || printf '\n'   # end a progress line
     if [[ -n $RUN_INTERRUPTED ]]; then

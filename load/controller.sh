@@ -27,6 +27,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/config.sh"
 # shellcheck source=lib/jmeter-heap.sh
 source "$here/../lib/jmeter-heap.sh"
+# shellcheck source=lib/jmeter-rmi.sh
+source "$here/../lib/jmeter-rmi.sh"
 
 usage() {
   echo "usage:" >&2
@@ -78,10 +80,11 @@ is_given() { given_value "$1" >/dev/null; }
 
 mapfile -t jvm < <(jmeter_jvm_options)
 read -ra extra <<<"${JVM_ARGS:-}"
-args=(-n -t "$plan" -j "$out_dir/controller.log" -Jserver.rmi.ssl.disable=true)
+args=(-n -t "$plan" -j "$out_dir/controller.log")
 
 if $local_mode; then
   [[ -z $engines ]] || die "--local and --engines exclude each other"
+  args+=(-Jserver.rmi.ssl.disable=true)   # one JVM: no RMI
   threads=$(given_value threads.num) || true
   [[ $threads =~ ^[0-9]+$ ]] || threads=0
   jvm=(-Xmx"$(jmeter_heap_mb "$threads" poll 0)m" "${jvm[@]}")
@@ -111,7 +114,12 @@ else
     echo "controller: note: threads.num, log.dir.res, init.threads and cleanup.threads are per engine" \
       "(load/engine.sh); not sent" >&2
   fi
-  args+=(-R "$engines" -G"$global" -Jclient.rmi.localport="$PB_JMETER_CLIENT_LOCALPORT")
+  rmi_text=$(jmeter_rmi_args) || exit 2
+  mapfile -t rmi <<<"$rmi_text"
+  args+=("${rmi[@]}" -R "$engines" -G"$global")
+  # The engines call back at fixed ports only over plain RMI: JMeter's SSL socket factories cannot share
+  # one port between its listeners, so over SSL each gets a free port (bound to --address all the same).
+  [[ $PB_JMETER_RMI_SSL != 0 ]] || args+=(-Jclient.rmi.localport="$PB_JMETER_CLIENT_LOCALPORT")
   $exit_engines && args+=(-X)
 fi
 # results.csv always lands in <run-dir>/jmeter, on the controller.

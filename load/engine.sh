@@ -34,6 +34,8 @@ source "$here/../lib/config.sh"
 source "$here/../lib/procs.sh"
 # shellcheck source=lib/jmeter-heap.sh
 source "$here/../lib/jmeter-heap.sh"
+# shellcheck source=lib/jmeter-rmi.sh
+source "$here/../lib/jmeter-rmi.sh"
 
 PB_ENGINE_START_TIMEOUT=${PB_ENGINE_START_TIMEOUT:-60}
 
@@ -114,12 +116,15 @@ start() {
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
   read -ra extra <<<"${JVM_ARGS:-}"
+  local rmi_text; local -a rmi
+  rmi_text=$(jmeter_rmi_args) || die "cannot start RMI (above)"
+  mapfile -t rmi <<<"$rmi_text"
   # setsid: its own session, so neither the end of an ssh session nor a Ctrl-C elsewhere reaches it.
   # In a script without job control the background child is no group leader, so setsid (and taskset)
   # exec in place and $! is the JVM's PID.
   setsid "${pin[@]}" java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
-    -Jserver.rmi.ssl.disable=true -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
+    "${rmi[@]}" -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
     -Jthreads.num="$threads" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
     >"$out" 2>&1 </dev/null &
   local pid=$!

@@ -69,7 +69,7 @@ running_pid() { # running_pid <name>
 }
 
 answers() { # answers <port>: GET /timestamp succeeds
-  curl -fsS -o /dev/null -m 2 "http://127.0.0.1:$1/timestamp?client=0" 2>/dev/null
+  curl -fsS -o /dev/null -m 2 "http://$PB_SERVER_ADDRESS:$1/timestamp?client=0" 2>/dev/null
 }
 
 log_tail() {

@@ -46,6 +46,7 @@ pb_tomcat_exec() {
     -Dorg.apache.catalina.startup.EXIT_ON_INIT_FAILURE=true
     # Read by conf/server.xml as ${pb.*}.
     "-Dpb.port=$port"
+    "-Dpb.address=$PB_SERVER_ADDRESS"
     "-Dpb.maxThreads=$PB_TOMCAT_MAX_THREADS"
     "-Dpb.maxConnections=$PB_TOMCAT_MAX_CONNECTIONS"
     "-Dpb.acceptCount=$PB_TOMCAT_ACCEPT_COUNT"

@@ -138,3 +138,92 @@ describe('faults: nothing collected is lost', () => {
     }
   });
 });
+
+// Listening TCP sockets of the given PIDs: [{ pid, local }] from `ss -ltnpH`.
+function listeningOf(pids) {
+  const out = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' }).stdout;
+  const found = [];
+  for (const line of out.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4) continue;
+    // Java lists an IPv4 bind in IPv4-mapped IPv6 form: [::ffff:127.0.0.1]:port is 127.0.0.1:port
+    const local = f[3].replace(/^\[::ffff:([\d.]+)\]/, '$1');
+    for (const m of line.matchAll(/pid=(\d+),/g)) if (pids.includes(Number(m[1]))) found.push({ pid: Number(m[1]), local });
+  }
+  return found;
+}
+
+const pidOf = (file) => (fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]) : null);
+
+describe('faults: a closed control plane', () => {
+  test('a run on the local default listens on 127.0.0.1 only: server, engine RMI over SSL, controller', async () => {
+    const seen = [];
+    let runDir = null;
+    let pids = [];
+    const r = await runSh(SMALL_RUN, {
+      env: runEnv(),
+      timeoutMs: 240000,
+      onLine: (line) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
+        if (/^ {2}wait: /.test(line)) {
+          pids = [path.join(s.state, 'node.pid'), path.join(s.state, 'engine-local.pid'),
+            path.join(s.state, 'runs', path.basename(runDir), 'controller.pid')].map(pidOf).filter(Boolean);
+          seen.push(...listeningOf(pids));
+        }
+      },
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(pids.length, 3, 'not every PID of the run was found');
+    const locals = [...new Set(seen.map((x) => x.local))].sort();
+    // the server's port, the engine's registry and object ports, the controller's callback port
+    for (const port of [process.env.PB_PORT_NODE, process.env.PB_JMETER_RMI_PORT, process.env.PB_JMETER_RMI_LOCALPORT]) {
+      assert.ok(locals.includes(`127.0.0.1:${port}`), `nothing seen on 127.0.0.1:${port}: ${locals.join(' ')}`);
+    }
+    assert.deepEqual(locals.filter((l) => !l.startsWith('127.0.0.1:')), [], 'a port open beyond 127.0.0.1');
+    const engineLog = fs.readFileSync(path.join(r.runDir, 'jmeter', 'engine-local.log'), 'utf8');
+    assert.doesNotMatch(engineLog, /Disabling SSL for RMI/);
+    assert.match(fs.readFileSync(path.join(r.runDir, 'jmeter', 'controller.log'), 'utf8'), /SSL|ssl/);
+  });
+
+  test('an RMI client without the keystore cannot reach the engine: the SSL handshake fails', async () => {
+    // A second controller with plain RMI against a running engine over SSL must not get a plan run.
+    const env = { ...process.env, PB_STATE: s.state };
+    const start = spawnSync(path.join(ROOT, 'load', 'engine.sh'), ['start', '--name', 'ssl-probe', '--address', '127.0.0.1',
+      '--port', process.env.PB_JMETER_RMI_PORT, '--localport', process.env.PB_JMETER_RMI_LOCALPORT, '--threads', '1',
+      '--responses', path.join(s.dir, 'probe-responses')], { env, encoding: 'utf8' });
+    try {
+      assert.equal(start.status, 0, start.stderr);
+      const run = path.join(s.dir, 'probe-run');
+      const props = path.join(s.dir, 'probe.properties');
+      fs.writeFileSync(props, 'server.host=127.0.0.1\nserver.port=1\nrampup.period=1\ntest.duration=1\nrequest.type=poll\n');
+      const plain = spawnSync(path.join(ROOT, 'load', 'controller.sh'), ['--run-dir', run, '--props', props,
+        '--engines', `127.0.0.1:${process.env.PB_JMETER_RMI_PORT}`], { env: { ...env, PB_JMETER_RMI_SSL: '0' }, encoding: 'utf8', timeout: 120000 });
+      const log = fs.readFileSync(path.join(run, 'jmeter', 'controller.log'), 'utf8');
+      assert.match(log, /Failed to configure|error|Exception/i, 'the plain controller seemed to reach the engine');
+      assert.equal(fs.existsSync(path.join(s.dir, 'probe-responses')) ? countFiles(path.join(s.dir, 'probe-responses')) : 0, 0,
+        `the engine ran something for a client without the key (exit ${plain.status})`);
+    } finally {
+      spawnSync(path.join(ROOT, 'load', 'engine.sh'), ['stop', '--name', 'ssl-probe'], { env });
+    }
+  });
+});
+
+describe('faults: signals', () => {
+  test('SIGHUP (the terminal closed) mid-run: exit 130, run incomplete with the reason, responses so far kept', async () => {
+    let sent = false;
+    const r = await runSh(SMALL_RUN, {
+      env: runEnv(),
+      timeoutMs: 180000,
+      onLine: (line, child) => {
+        if (!sent && /^ {2}wait: /.test(line)) { sent = true; child.kill('SIGHUP'); }
+      },
+    });
+    assert.ok(sent, r.stdout + r.stderr);
+    assert.equal(r.code, 130, r.stdout + r.stderr);
+    const run = readRun(r.runDir);
+    assert.equal(run.status, 'incomplete');
+    assert.ok(run.notes.some((n) => /interrupted by SIGHUP during wait_for_completion/.test(n)), run.notes.join('; '));
+    assert.ok(fs.existsSync(path.join(r.runDir, 'responses', 'local.tar.gz')), 'the responses saved so far were not kept');
+  });
+});
