@@ -52,23 +52,25 @@ run_shellcheck() {
 }
 
 run_junit() {
-  echo "== JUnit (instrumentation-java)"
+  echo "== JUnit (instrumentation-java, load/push-sampler)"
   local log=$PB_BUILD/junit.log line
   mvn -B -q -f instrumentation-java/pom.xml test >"$log" 2>&1 || true
+  mvn -B -q -f load/push-sampler/pom.xml test >>"$log" 2>&1 || true
+  local -a reports=(instrumentation-java/*/target/surefire-reports/*.txt load/push-sampler/target/surefire-reports/*.txt)
   # Surefire prints one summary per module: "Tests run: N, Failures: F, Errors: E, Skipped: S"
   local run=0 bad=0
   while IFS= read -r line; do
     [[ $line =~ Tests\ run:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]] || continue
     run=$((run + BASH_REMATCH[1]))
     bad=$((bad + BASH_REMATCH[2] + BASH_REMATCH[3]))
-  done < <(grep -h -E '^Tests run:' instrumentation-java/*/target/surefire-reports/*.txt 2>/dev/null)
+  done < <(grep -h -E '^Tests run:' "${reports[@]}" 2>/dev/null)
   if [[ $run -eq 0 ]]; then
     tail -n 40 "$log"
     echo "JUnit: no test ran (see $log)"
     count junit 0 1
     return
   fi
-  [[ $bad -eq 0 ]] || grep -h -B2 -A20 -E 'FAILURE|ERROR' instrumentation-java/*/target/surefire-reports/*.txt | head -n 120
+  [[ $bad -eq 0 ]] || grep -h -B2 -A20 -E 'FAILURE|ERROR' "${reports[@]}" 2>/dev/null | head -n 120
   echo "JUnit: $((run - bad)) passed, $bad failed"
   count junit "$((run - bad))" "$bad"
 }

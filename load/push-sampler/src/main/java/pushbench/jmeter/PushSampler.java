@@ -1,0 +1,188 @@
+package pushbench.jmeter;
+
+// The push sampler (issue #22; the study's section 3.2 request, read as a stream): one sample is one
+// request of the protocol (docs/protocol.md) from the request's first byte to the answer's end, so a comet
+// stream is one sample and a poll one sample, as with JMeter's HTTP sampler; success, response code and
+// message are given as that sampler gives them (2xx/3xx is success; a network failure is "Non HTTP
+// response code: <exception>"). Every record of the answer is stamped on arrival (engine clock, µs) and
+// appended to the engine's stream log (StreamLog) as it comes; the sample keeps only the first and the
+// last record as its response data, which is what the plan's assertions read. The response timeout is
+// the longest silence accepted on the connection (the safety timeout): a stalled stream ends there, failed.
+// The variable responseFile is set to <stream dir>/<label>_<sample id>.push, the name results.csv's
+// responseFile column gives the sample (docs/run-layout.md).
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+import org.apache.jmeter.samplers.AbstractSampler;
+import org.apache.jmeter.samplers.Entry;
+import org.apache.jmeter.samplers.SampleResult;
+import org.apache.jmeter.services.FileServer;
+import org.apache.jmeter.testbeans.TestBean;
+import org.apache.jmeter.testelement.TestStateListener;
+import org.apache.jmeter.testelement.ThreadListener;
+import org.apache.jmeter.threads.JMeterContextService;
+import org.apache.jmeter.threads.JMeterVariables;
+
+public class PushSampler extends AbstractSampler implements TestBean, TestStateListener, ThreadListener {
+  private static final long serialVersionUID = 1L;
+  /** JMeter variable naming the sample's place in the stream log (results.csv's responseFile column). */
+  public static final String RESPONSE_FILE_VARIABLE = "responseFile";
+
+  private String host = "127.0.0.1";
+  private String port = "8080";
+  private String method = "POST";
+  private String path = "/request";
+  private String contentType = "application/json";
+  private String body = "";
+  private String connectTimeout = "30000";
+  private String responseTimeout = "60000";
+  private String streamDir = "";
+  private String rotateMegabytes = "";
+
+  private transient PushClient client;
+
+  @Override
+  public SampleResult sample(Entry entry) {
+    SampleResult res = new SampleResult();
+    res.setSampleLabel(getName());
+    res.setDataType(SampleResult.TEXT);
+    res.setDataEncoding(StandardCharsets.UTF_8.name());
+    int portNumber;
+    int connectMs;
+    int readMs;
+    try {
+      portNumber = parse("port", port, 1, 65535);
+      connectMs = parse("connectTimeout", connectTimeout, 0, Integer.MAX_VALUE);
+      readMs = parse("responseTimeout", responseTimeout, 0, Integer.MAX_VALUE);
+    } catch (IllegalArgumentException e) {
+      res.sampleStart();
+      res.sampleEnd();
+      return failed(res, e.getClass().getName(), e.getMessage(), new byte[0]);
+    }
+    StreamLog log = streamLog();
+    long id = log == null ? 0 : log.nextSampleId();
+    if (log != null) {
+      JMeterVariables vars = JMeterContextService.getContext().getVariables();
+      if (vars != null) vars.put(RESPONSE_FILE_VARIABLE, log.directory().resolve(getName() + "_" + id + ".push").toString());
+    }
+    String thread = res.getThreadName();
+    if (client == null) client = new PushClient();
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    res.setSamplerData(method + " " + path + "\n\n" + body);
+    long startMicros = PushClient.nowMicros();
+    if (log != null) log.begin(startMicros, id, thread, getName());
+    res.sampleStart();
+    PushClient.Outcome o = client.exchange(host, portNumber, method, path, bytes, contentType, connectMs, readMs,
+        log == null ? null : (micros, b, off, len) -> log.record(micros, id, b, off, len));
+    res.sampleEnd();
+    res.setSentBytes(o.sentBytes);
+    res.setHeadersSize((int) Math.min(Integer.MAX_VALUE, o.headerBytes));
+    res.setBodySize(o.bodyBytes);
+    if (o.connected && o.sendMicros != 0) res.setConnectTime((o.sendMicros - startMicros) / 1000);
+    if (o.headersMicros != 0) res.setLatency((o.headersMicros - startMicros) / 1000);
+    String code;
+    boolean ok;
+    String message;
+    if (o.error != null) {
+      byte[] digest = o.digest();
+      String text = o.error.toString();
+      byte[] errorText = text.getBytes(StandardCharsets.UTF_8);
+      byte[] data = new byte[digest.length + (digest.length > 0 ? 1 : 0) + errorText.length];
+      System.arraycopy(digest, 0, data, 0, digest.length);
+      if (digest.length > 0) data[digest.length] = '\n';
+      System.arraycopy(errorText, 0, data, data.length - errorText.length, errorText.length);
+      failed(res, o.error.getClass().getName(), o.error.getMessage(), data);
+      code = res.getResponseCode();
+      ok = false;
+      message = res.getResponseMessage();
+    } else {
+      code = String.valueOf(o.status);
+      ok = o.status >= 200 && o.status <= 399;
+      message = o.reason;
+      res.setResponseCode(code);
+      res.setResponseMessage(o.reason);
+      res.setContentType(o.contentType);
+      res.setResponseData(o.digest());
+      res.setSuccessful(ok);
+    }
+    if (log != null) log.end(o.endMicros, id, code, ok, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message);
+    return res;
+  }
+
+  private static SampleResult failed(SampleResult res, String exception, String message, byte[] data) {
+    res.setResponseCode("Non HTTP response code: " + exception);
+    res.setResponseMessage("Non HTTP response message: " + message);
+    res.setResponseData(data);
+    res.setSuccessful(false);
+    return res;
+  }
+
+  private static int parse(String what, String value, int min, int max) {
+    String v = value == null ? "" : value.trim();
+    long n;
+    try { n = Long.parseLong(v); } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " is not a whole number: '" + v + "'");
+    }
+    if (n < min || n > max) throw new IllegalArgumentException(what + " out of range " + min + ".." + max + ": " + n);
+    return (int) n;
+  }
+
+  private StreamLog streamLog() {
+    String dir = streamDir == null ? "" : streamDir.trim();
+    if (dir.isEmpty()) return null;
+    Path p = Paths.get(dir);
+    if (!p.isAbsolute()) {
+      String base = FileServer.getFileServer().getBaseDir();
+      if (base != null) p = Paths.get(base).resolve(p);
+    }
+    long rotate = 0;
+    String mb = rotateMegabytes == null ? "" : rotateMegabytes.trim();
+    if (!mb.isEmpty()) {
+      try { rotate = Long.parseLong(mb) << 20; } catch (NumberFormatException e) { rotate = 0; }
+    }
+    return StreamLog.of(p, rotate);
+  }
+
+  // ---- test and thread life ----------------------------------------------------------------------------
+
+  @Override public void testStarted() { /* logs open on first use */ }
+
+  @Override public void testStarted(String host) { testStarted(); }
+
+  @Override public void testEnded() { StreamLog.closeAll(); }
+
+  @Override public void testEnded(String host) { testEnded(); }
+
+  @Override public void threadStarted() { /* the connection opens with the first sample */ }
+
+  @Override
+  public void threadFinished() {
+    if (client != null) client.close();
+    client = null;
+  }
+
+  // ---- TestBean properties (PushSamplerBeanInfo) --------------------------------------------------------
+
+  public String getHost() { return host; }
+  public void setHost(String v) { host = v; }
+  public String getPort() { return port; }
+  public void setPort(String v) { port = v; }
+  public String getMethod() { return method; }
+  public void setMethod(String v) { method = v; }
+  public String getPath() { return path; }
+  public void setPath(String v) { path = v; }
+  public String getContentType() { return contentType; }
+  public void setContentType(String v) { contentType = v; }
+  public String getBody() { return body; }
+  public void setBody(String v) { body = v == null ? "" : v; }
+  public String getConnectTimeout() { return connectTimeout; }
+  public void setConnectTimeout(String v) { connectTimeout = v; }
+  public String getResponseTimeout() { return responseTimeout; }
+  public void setResponseTimeout(String v) { responseTimeout = v; }
+  public String getStreamDir() { return streamDir; }
+  public void setStreamDir(String v) { streamDir = v; }
+  public String getRotateMegabytes() { return rotateMegabytes; }
+  public void setRotateMegabytes(String v) { rotateMegabytes = v; }
+}

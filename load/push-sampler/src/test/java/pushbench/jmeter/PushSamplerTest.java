@@ -1,0 +1,145 @@
+package pushbench.jmeter;
+
+// JUnit of the push sampler as JMeter runs it (real SampleResult, real JMeter variables) against the
+// scripted local server: a comet stream becomes one successful sample whose records are all in the
+// engine's stream log with arrival stamps; a 4xx answer fails as with the HTTP sampler; a broken stream
+// fails with "Non HTTP response code"; the stream log is one gzip file readable line by line.
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static pushbench.jmeter.ChunkedServer.CLOSE;
+import static pushbench.jmeter.ChunkedServer.END;
+import static pushbench.jmeter.ChunkedServer.chunk;
+import static pushbench.jmeter.ChunkedServer.chunkedHead;
+import static pushbench.jmeter.ChunkedServer.lengthHead;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+
+import org.apache.jmeter.samplers.SampleResult;
+import org.apache.jmeter.threads.JMeterContextService;
+import org.apache.jmeter.threads.JMeterVariables;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PushSamplerTest {
+  @TempDir Path dir;
+  private ChunkedServer server;
+  private PushSampler sampler;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new ChunkedServer();
+    JMeterContextService.getContext().setVariables(new JMeterVariables());
+    sampler = new PushSampler();
+    sampler.setName("request");
+    sampler.setHost("127.0.0.1");
+    sampler.setPort(String.valueOf(server.port()));
+    sampler.setBody("{\"type\":\"comet\",\"events\":[\"event1\"]}");
+    sampler.setResponseTimeout("5000");
+    sampler.setStreamDir(dir.toString());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    sampler.threadFinished();
+    StreamLog.closeAll();
+    server.close();
+  }
+
+  private List<String[]> logLines() throws Exception {
+    sampler.testEnded();   // closes the log: the gzip trailer is written
+    List<String[]> out = new ArrayList<>();
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) { files = s.sorted().collect(Collectors.toList()); }
+    assertEquals(1, files.size(), "one stream log file: " + files);
+    assertTrue(files.get(0).getFileName().toString().matches("push-1\\.tsv\\.gz"));
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(files.get(0))),
+        StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) out.add(line.split("\t", -1));
+    }
+    return out;
+  }
+
+  @Test
+  void cometStreamIsOneSampleWithEveryRecordStampedInTheLog() throws Exception {
+    String r1 = "{\"response\":{\"event\":{\"cycle\":1}}}";
+    String r2 = "{\"response\":{\"event\":{\"cycle\":2}}}";
+    String clear = "{\"response\":{\"clear\":{\"reason\":\"clear\"}}}";
+    server.answer(chunkedHead(200, "OK", "application/x-ndjson"), chunk(r1 + "\n"), chunk(r2.substring(0, 5)),
+        chunk(r2.substring(5) + "\n" + clear + "\n"), END);
+    SampleResult res = sampler.sample(null);
+    assertTrue(res.isSuccessful());
+    assertEquals("200", res.getResponseCode());
+    assertEquals(r1 + "\n" + clear, res.getResponseDataAsString(), "first and last record for the assertions");
+    String file = JMeterContextService.getContext().getVariables().get("responseFile");
+    assertEquals(dir.resolve("request_1.push").toString(), file);
+    List<String[]> lines = logLines();
+    assertEquals(5, lines.size());
+    assertEquals("B", lines.get(0)[0]);
+    assertEquals("1", lines.get(0)[2]);
+    assertEquals("request", lines.get(0)[4]);
+    long begin = Long.parseLong(lines.get(0)[1]);
+    long previous = begin;
+    String[] bodies = {r1, r2, clear};
+    for (int i = 0; i < 3; i++) {
+      String[] r = lines.get(1 + i);
+      assertEquals("R", r[0]);
+      assertEquals("1", r[2]);
+      assertEquals(bodies[i], r[3]);
+      long at = Long.parseLong(r[1]);
+      assertTrue(at >= previous, "arrivals in order");
+      previous = at;
+    }
+    String[] e = lines.get(4);
+    assertEquals(List.of("E", "1", "200", "1", "3"), List.of(e[0], e[2], e[3], e[4], e[5]));
+    assertTrue(Long.parseLong(e[8]) >= begin, "send stamp after the sample's start");
+    assertTrue(res.getTime() >= 0 && res.getLatency() <= res.getTime());
+  }
+
+  @Test
+  void clientErrorFailsTheSampleAsTheHttpSamplerDoes() throws Exception {
+    String error = "{\"error\":{\"status\":400,\"message\":\"unknown type\"}}";
+    server.answer(lengthHead(400, "Bad Request", error, false));
+    SampleResult res = sampler.sample(null);
+    assertFalse(res.isSuccessful());
+    assertEquals("400", res.getResponseCode());
+    assertEquals("Bad Request", res.getResponseMessage());
+    assertTrue(res.getResponseDataAsString().contains("error"), "the not-error assertion sees the body");
+    List<String[]> lines = logLines();
+    assertEquals("R", lines.get(1)[0]);
+    assertEquals(error, lines.get(1)[3]);
+    assertEquals("0", lines.get(2)[4]);
+  }
+
+  @Test
+  void brokenStreamFailsWithNonHttpCodeAndCountsTheCutBytes() throws Exception {
+    server.answer(chunkedHead(200, "OK", "application/x-ndjson"), chunk("{\"response\":{\"ev"), CLOSE);
+    SampleResult res = sampler.sample(null);
+    assertFalse(res.isSuccessful());
+    assertEquals("Non HTTP response code: java.io.EOFException", res.getResponseCode());
+    List<String[]> lines = logLines();
+    assertEquals(2, lines.size(), "B and E only: the cut record is counted, not logged");
+    assertEquals("16", lines.get(1)[7]);
+  }
+
+  @Test
+  void badPortFailsWithoutANetworkAttempt() {
+    sampler.setPort("eighty");
+    SampleResult res = sampler.sample(null);
+    assertFalse(res.isSuccessful());
+    assertTrue(res.getResponseMessage().contains("port"));
+    assertEquals(0, server.connections.get());
+  }
+}
