@@ -87,6 +87,7 @@ SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_WORK=() ENGINE_START_PI
 RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
 ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
+CONTROLLER_MONITOR=0 # 1 once the controller's pidstat was started (here, where run.sh runs)
 MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
 WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
 
@@ -117,7 +118,6 @@ read_hosts() {
     args_fail "threads ($RUN_THREADS) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi
   hosts_split_threads "$RUN_THREADS"
-  PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   local e
@@ -260,6 +260,10 @@ run_controller() {
   CONTROLLER_PID=$!
   procs_record "$CONTROLLER_PID" "$CONTROLLER_PIDFILE"
   say "  controller started (pid $CONTROLLER_PID), engines $engines"
+  # Its CPU is the load generator's too (docs/validity.md): pidstat of its JVM, here.
+  CONTROLLER_MONITOR=1
+  quietly "start pidstat of the controller" lib/monitor.sh start "$RUN_ID" "$CONTROLLER_PID" controller ||
+    warn "the controller's pidstat did not start; its CPU counts among other processes"
 }
 
 # The global properties of the plan (load/controller.sh sends them to every engine with -G and sets
@@ -496,6 +500,7 @@ collect_server_log() {
 
 stop_monitors() {
   local e
+  ((CONTROLLER_MONITOR == 0)) || lib/monitor.sh stop "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
   for e in "${ENGINE_MONITORS[@]}"; do
     quietly "stop the monitors on engine ${H_NAME[e]}" remote_run "$e" lib/monitor.sh stop "$RUN_ID" "engine-${H_NAME[e]}" || true
   done
@@ -531,13 +536,23 @@ collect_monitor_files() {
     src=${H_STATE[e]}/runs/$RUN_ID/engine-${H_NAME[e]}
     mkdir -p "$RUN_DIR/engines/${H_NAME[e]}"
     local copied=1
-    for f in vmstat.log pidstat.log started-at.txt; do
+    for f in vmstat.log pidstat.log started-at.txt cpus-allowed.txt; do
       remote_fetch "$e" "$src/$f" "$RUN_DIR/engines/${H_NAME[e]}/$f" 2>/dev/null ||
         { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
     done
     ((copied == 0)) || remote_run "$e" lib/monitor.sh clean "$RUN_ID" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
   done
   ENGINE_MONITORS=()
+  if ((CONTROLLER_MONITOR)); then
+    src=$(lib/monitor.sh dir "$RUN_ID" controller)
+    mkdir -p "$RUN_DIR/controller"
+    if cp -- "$src/pidstat.log" "$RUN_DIR/controller/pidstat.log" 2>/dev/null; then
+      lib/monitor.sh clean "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
+    else
+      say "  (no pidstat.log of the controller)"
+    fi
+    CONTROLLER_MONITOR=0
+  fi
   ((MONITOR_FILES_WANTED)) || return 0
   ((MONITOR_FILES_COPIED == 0)) || return 0   # copied (and removed there) already
   src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut

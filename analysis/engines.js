@@ -11,6 +11,16 @@ const { parseGcLogFile, pausePerSecond } = require('./gc-log');
 
 const isFile = (f) => { try { return fs.statSync(f).isFile(); } catch { return false; } };
 
+// How many CPUs a list such as "0-3,6" names (/proc/<pid>/status Cpus_allowed_list), or null.
+function cpuListCount(text) {
+  const list = text.trim();
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list)) return null;
+  return list.split(',').reduce((n, part) => {
+    const [a, b = a] = part.split('-').map(Number);
+    return n + Math.max(0, b - a + 1);
+  }, 0);
+}
+
 // The engines to read: run.json's, else every folder under engines/.
 function engineNames(runDir, run) {
   const listed = (run.hosts?.engines ?? []).map((e) => e.name).filter((n) => typeof n === 'string' && /^[\w-]+$/.test(n));
@@ -20,13 +30,14 @@ function engineNames(runDir, run) {
   } catch { return []; }
 }
 
-// Returns [{ name, address, cores, hostCpu[], steal[], jvmCpu[], jvmRssMB[], gcPauseMs[], skipped, unknown[] }].
+// Returns [{ name, address, cores (the host's), cpusAllowed (the JVM's, when recorded), hostCpu[], steal[],
+// jvmCpu[], jvmRssMB[], gcPauseMs[], skipped, unknown[] }].
 async function readEngineMonitors(runDir, run, t0, seconds) {
   const out = [];
   for (const name of engineNames(runDir, run)) {
     const dir = path.join(runDir, 'engines', name);
     const f = (file) => path.join(dir, file);
-    const e = { name, address: (run.hosts?.engines ?? []).find((x) => x.name === name)?.address ?? null, cores: null,
+    const e = { name, address: (run.hosts?.engines ?? []).find((x) => x.name === name)?.address ?? null, cores: null, cpusAllowed: null,
       hostCpu: new Array(seconds).fill(null), steal: new Array(seconds).fill(null), jvmCpu: new Array(seconds).fill(null),
       jvmRssMB: new Array(seconds).fill(null), gcPauseMs: null, skipped: 0, unknown: [] };
     if (isFile(f('vmstat.log'))) {
@@ -44,6 +55,7 @@ async function readEngineMonitors(runDir, run, t0, seconds) {
       const ps = await parsePidstatFile(f('pidstat.log'));
       e.skipped += ps.skipped;
       e.cores = ps.cores;
+      e.cpusAllowed = isFile(f('cpus-allowed.txt')) ? cpuListCount(fs.readFileSync(f('cpus-allowed.txt'), 'utf8')) : null;
       for (const s of ps.samples) {
         if (s.epochMs === null) continue;
         const sec = Math.round((s.epochMs - t0) / 1000) - 1;   // a sample closes its second
@@ -60,4 +72,18 @@ async function readEngineMonitors(runDir, run, t0, seconds) {
   return out;
 }
 
-module.exports = { readEngineMonitors, engineNames };
+// The JMeter controller's JVM (controller/pidstat.log, taken where run.sh ran): %CPU per elapsed second,
+// or null without the file. It is part of the load generator: its CPU is not 'other processes'.
+async function readControllerCpu(runDir, t0, seconds) {
+  const file = path.join(runDir, 'controller', 'pidstat.log');
+  if (!isFile(file)) return null;
+  const cpu = new Array(seconds).fill(null);
+  for (const s of (await parsePidstatFile(file)).samples) {
+    if (s.epochMs === null) continue;
+    const sec = Math.round((s.epochMs - t0) / 1000) - 1;   // a sample closes its second
+    if (sec >= 0 && sec < seconds) cpu[sec] = s.cpu;
+  }
+  return cpu;
+}
+
+module.exports = { readEngineMonitors, readControllerCpu, engineNames, cpuListCount };

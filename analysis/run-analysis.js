@@ -18,7 +18,7 @@ const { buildRunCharts } = require('./run-charts');
 const { runTitle } = require('./titles');
 const { SampleEnds, TripTimes } = require('./trip-time');
 const { ClientThreads } = require('./client-threads');
-const { readEngineMonitors } = require('./engines');
+const { readEngineMonitors, readControllerCpu } = require('./engines');
 const { steadyWindow, measureWorkload } = require('./workload');
 const { assessValidity, thresholds: validityThresholds } = require('./validity');
 const { answerCriterionOfCsv } = require('./answer-criterion');
@@ -239,10 +239,11 @@ async function analyzeRun(runDir) {
   const { thresholds, problems: thresholdProblems } = validityThresholds();
   notes.push(...thresholdProblems);
   const pidstatCores = pidstat.cores ?? null;
-  const workload = measureWorkload({ run, window, series, cycles, client, engines: engineMonitors, sutCores: pidstatCores,
+  const controllerCpu = await readControllerCpu(runDir, t0, seconds);
+  const workload = measureWorkload({ run, window, series, cycles, client, engines: engineMonitors, sutCores: pidstatCores, controllerCpu,
     errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });
-  const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds });
-  if (!csv) validity.unknowns.push('no results.csv: ramp-up and re-poll gaps unknown');
+  const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds,
+    known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });
 
   const datasets = { series, cycles, places, messages, memorySource, hasSamples: Boolean(csv?.rows),
     engines: engineMonitors.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,

@@ -51,6 +51,10 @@ function thresholds(env = process.env) {
 const fmt = (n) => (n === null || n === undefined ? '?' : Number(n).toLocaleString('en-US', { maximumFractionDigits: 1 }));
 const pct = (share) => `${fmt(share * 100)}%`;
 
+// No request reached anyone: JMeter recorded no request sample (or no results.csv exists) and the server
+// held no connection.
+const noLoad = (m) => m.connections.expected > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
+
 // Reasons the load fell short of what the run asked; each { rule, text }.
 function shortfalls(m, t) {
   const out = [];
@@ -59,8 +63,8 @@ function shortfalls(m, t) {
     out.push({ rule: 'answers-short', text: `${fmt(a.achievedPerSecond)} of ${fmt(a.expectedPerSecond)} answers/s asked (${pct(a.share)}; ${a.basis})` });
   }
   const c = m.connections;
-  if (m.rampup.threadsSeen === 0 && c.expected > 0) {
-    out.push({ rule: 'no-load', client: true, text: `JMeter recorded no request sample of the ${fmt(c.expected)} threads asked` });
+  if (noLoad(m)) {
+    out.push({ rule: 'no-load', client: true, text: `neither JMeter nor the server recorded a request of the ${fmt(c.expected)} threads asked` });
   } else if (c.share !== null && c.share < t.CONNECTIONS_SHORT) {
     out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
   }
@@ -83,7 +87,7 @@ function shortfalls(m, t) {
 function generatorEvidence(m, t) {
   const out = [];
   const unknown = [];
-  if (m.rampup.threadsSeen === 0 && m.connections.expected > 0) {
+  if (noLoad(m)) {
     out.push({ rule: 'engines-silent', text: 'no engine ran a request: see jmeter/controller.log and the engine logs' });
   }
   for (const e of m.engines) {
@@ -97,7 +101,7 @@ function generatorEvidence(m, t) {
     if (host && host.cpu.seconds > 0 && host.cpu.saturatedSeconds >= need && engineLeads) {
       out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s host CPU >= ${t.SATURATED_CPU_PERCENT}% in ${host.cpu.saturatedSeconds} of ${host.cpu.seconds} steady seconds (JMeter JVM ${fmt(e.jvmCpuMean)}% of one core${shared ? `, the server ${fmt(m.server.cpuMean)}%` : ''})` });
     } else if (e.jvmSaturatedSeconds !== null && e.seconds > 0 && e.jvmSaturatedSeconds >= Math.ceil(t.SATURATED_SHARE * e.seconds)) {
-      out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s JMeter JVM at >= ${pct(t.PROCESS_SATURATED_SHARE)} of its ${e.cores} cores in ${e.jvmSaturatedSeconds} of ${e.seconds} steady seconds` });
+      out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s JMeter JVM at >= ${pct(t.PROCESS_SATURATED_SHARE)} of its ${e.cpus} CPUs in ${e.jvmSaturatedSeconds} of ${e.seconds} steady seconds` });
     }
     if (e.gcPauseShare !== null && e.gcPauseShare >= t.GC_PAUSE_SHARE) {
       out.push({ rule: 'engine-gc', text: `engine ${e.name} paused for GC ${pct(e.gcPauseShare)} of the steady window` });
@@ -141,12 +145,13 @@ function disturbance(m, t) {
 }
 
 // The verdict: { verdict, reasons: [{ rule, verdict, text }], unknowns: [], confidence, thresholds }.
-function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS } = {}) {
+// known: what the caller already knows to be missing (e.g. results.csv), listed among the unknowns.
+function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [] } = {}) {
   const short = shortfalls(m, t);
   const gen = generatorEvidence(m, t);
   const srv = serverEvidence(m, t, crashed);
   const dis = disturbance(m, t);
-  const unknowns = [...gen.unknown];
+  const unknowns = [...gen.unknown, ...known];
   if (m.window.seconds < 1) unknowns.push('no steady window: the run has no load seconds to judge');
   const serverCpuUnknown = m.server.seconds === 0;
   if (serverCpuUnknown) unknowns.push('server process CPU unknown (no pidstat samples in the steady window)');

@@ -66,10 +66,10 @@ function answers(run, w, cycles, series, client) {
 }
 
 // Per host (SUT and engines; engines on the SUT's address share its monitors): CPU used and steal over
-// the window, and the CPU of processes that are neither the server nor an engine (the JMeter controller
-// runs where run.sh runs). Returns [{ name, roles, cores, cpu: {mean, saturatedSeconds}, steal: {mean,
-// highSeconds, known}, otherCpuMean }].
-function hostLoads(run, w, series, sutCores, engines, t) {
+// the window, and the CPU of processes that are neither the server nor the load generator (its engines,
+// and its controller on the host run.sh ran on: access 'local'). Returns [{ name, roles, cores, cpu:
+// {mean, saturatedSeconds}, steal: {mean, highSeconds}, otherCpuMean }].
+function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
   const sutAddress = run.hosts?.sut?.address ?? null;
   const hosts = [{ name: run.hosts?.sut?.name ?? 'sut', address: sutAddress, roles: ['sut'], cores: sutCores,
     cpu: series.cpu, steal: series.steal ?? [], processes: [series.processCpu] }];
@@ -82,6 +82,12 @@ function hostLoads(run, w, series, sutCores, engines, t) {
     }
     hosts.push({ name: e.name, address: e.address, roles: [`engine ${e.name}`], cores: e.cores, cpu: e.hostCpu, steal: e.steal,
       processes: [e.jvmCpu] });
+  }
+  const local = hosts.find((h) => h.name === run.hosts?.sut?.name && run.hosts?.sut?.access === 'local')
+    ?? hosts.find((h) => (run.hosts?.engines ?? []).some((e) => `engine ${e.name}` === h.roles[0] && e.access === 'local'));
+  if (local && controllerCpu) {
+    local.roles.push('controller');
+    local.processes.push(controllerCpu);
   }
   return hosts.map((h) => {
     const cpu = slice(h.cpu, w);
@@ -101,8 +107,8 @@ function hostLoads(run, w, series, sutCores, engines, t) {
 }
 
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
-// sutCores, errors: { failed, samples }, thresholds }.
-function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, errors, thresholds: t }) {
+// sutCores, errors: { failed, samples }, thresholds, controllerCpu (per second, or null) }.
+function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, errors, thresholds: t, controllerCpu = null }) {
   const connections = slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, sutCores);
   const serverCpu = slice(series.processCpu, w);
@@ -130,14 +136,16 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       saturatedSeconds: capacity ? serverCpu.filter((v) => v >= capacity * t.PROCESS_SATURATED_SHARE).length : null },
     engines: engines.map((e) => {
       const cpu = slice(e.jvmCpu, w);
-      const cap = e.cores ? e.cores * 100 : null;
+      const cpus = e.cpusAllowed ?? e.cores;   // a pinned JVM can use only its CPUs
+      const cap = cpus ? cpus * 100 : null;
       const gc = e.gcPauseMs ? slice(e.gcPauseMs, w) : null;
-      return { name: e.name, cores: e.cores, jvmCpuMean: r1(mean(cpu)), seconds: cpu.length,
+      return { name: e.name, cores: e.cores, cpus, jvmCpuMean: r1(mean(cpu)), seconds: cpu.length,
         jvmSaturatedSeconds: cap ? cpu.filter((v) => v >= cap * t.PROCESS_SATURATED_SHARE).length : null,
         gcPauseShare: gc && gc.length ? r3(gc.reduce((x, y) => x + y, 0) / (gc.length * 1000)) : null,
         unknown: e.unknown };
     }),
-    hosts: hostLoads(run, w, series, sutCores, engines, t),
+    hosts: hostLoads(run, w, series, sutCores, engines, t, controllerCpu),
+    controller: controllerCpu ? { cpuMean: r1(mean(slice(controllerCpu, w))) } : null,
     errors: errors && errors.samples ? { ...errors, share: r3(errors.failed / errors.samples) } : null,
   };
 }

@@ -10,8 +10,9 @@
 #   lib/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
 #   lib/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
 #
-# role: sut (the default: <pid> is the server under test) or engine-<name> (<pid> is that JMeter engine's
-# JVM). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,started-at.txt,*.pid}.
+# role: sut (the default: <pid> is the server under test), engine-<name> (<pid> is that JMeter engine's
+# JVM) or controller (the JMeter controller's JVM, where run.sh runs: pidstat only). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,started-at.txt,
+# cpus-allowed.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=config.sh
@@ -19,12 +20,13 @@ source "$here/config.sh"
 # shellcheck source=procs.sh
 source "$here/procs.sh"
 
-usage() { echo "usage: lib/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|engine-<name>]" >&2; exit 2; }
+usage() { echo "usage: lib/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|controller|engine-<name>]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 [[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || { echo "bad run id '$2'" >&2; exit 2; }
 role=sut
 case $1 in start) role=${4:-sut} ;; *) role=${3:-sut} ;; esac
-[[ $role == sut || $role =~ ^engine-[A-Za-z0-9_-]{1,32}$ ]] || { echo "bad role '$role' (sut or engine-<name>)" >&2; exit 2; }
+[[ $role == sut || $role == controller || $role =~ ^engine-[A-Za-z0-9_-]{1,32}$ ]] ||
+  { echo "bad role '$role' (sut, controller or engine-<name>)" >&2; exit 2; }
 dir=$PB_STATE/runs/$2/$role
 
 # Starts "$@" detached (own session, no terminal, output to <log>) and records "<pid> <start time>".
@@ -47,7 +49,9 @@ case $1 in
     [[ ($# -eq 3 || $# -eq 4) && $3 =~ ^[0-9]+$ ]] || usage
     mkdir -p "$dir"
     date +%s%3N >"$dir/started-at.txt"   # this host's clock when vmstat starts: its line n is second n after it
-    start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
+    # The CPUs the process may run on (a pinned engine: PB_ENGINE_CPUS): what its %CPU can reach.
+    sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$3/status" >"$dir/cpus-allowed.txt" 2>/dev/null || true
+    [[ $role == controller ]] || start_detached vmstat "$dir/vmstat.log" vmstat -SM -a 1
     start_detached pidstat "$dir/pidstat.log" pidstat -h -u -r -p "$(pid_and_children "$3")" 1
     if [[ $role == sut ]]; then
       cp /proc/meminfo "$dir/meminfo.txt"

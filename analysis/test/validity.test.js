@@ -195,3 +195,23 @@ test('docs/validity.md lists every threshold with its default', () => {
     assert.match(doc, new RegExp(`\\| \`${name}\` \\| ${String(value).replace('.', '\\.')} \\|`), name);
   }
 });
+
+test('a pinned engine saturates at its own CPUs: CPU list count, and the JVM rule on one of two cores', () => {
+  const { cpuListCount } = require('../engines');
+  assert.equal(cpuListCount('0-3,6\n'), 5);
+  assert.equal(cpuListCount('1'), 1);
+  assert.equal(cpuListCount('f,0'), null);
+  const { run, window, m: base } = dataSet();
+  const seconds = 65;
+  const engines = [{ name: 'gen1', address: '127.0.0.1', cores: 2, cpusAllowed: 1, hostCpu: fill(seconds, 70), steal: fill(seconds, 0),
+    jvmCpu: fill(seconds, 98), gcPauseMs: fill(seconds, 0), unknown: [] }];
+  const cycles = Array.from({ length: 60 }, (_, i) => ({ createdSecond: i + 0.3, requests: 400, duration: 20 }));
+  const m = measureWorkload({ run, window, cycles, engines, sutCores: 2, thresholds: T,
+    series: { cpu: fill(seconds, 70), steal: fill(seconds, 0), processCpu: fill(seconds, 30), connections: fill(seconds, 1000), timeouts: fill(seconds, 0) },
+    client: { threads: 1000, lastStartSecond: 10, gaps: { count: 10, p50Ms: 1, p90Ms: 2, p99Ms: 3 }, missedCycles: 0 }, errors: null });
+  assert.equal(m.engines[0].cpus, 1);
+  assert.equal(base.engines[0].cpus, 2);
+  const v = assessValidity(m, { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  assert.match(v.reasons[0].text, /JMeter JVM at >= 90% of its 1 CPUs in 50 of 50 steady seconds/);
+});

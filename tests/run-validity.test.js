@@ -1,0 +1,59 @@
+'use strict';
+// Run validity end to end (docs/validity.md), with the real servers, JMeter and analyzer on this machine:
+// the README's light run comes out valid with every engine monitor collected, and a run made
+// generator-bound on purpose — the engine JVM pinned to one CPU (PB_ENGINE_CPUS=0) against a long poll
+// it cannot offer — comes out generator-bound, with the engine's saturation among its reasons.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+
+const s = scratch('validity');
+after(() => s.cleanup());
+const env = () => ({ PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) });
+const summaryOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8'));
+
+test('the README run (500 comet streams, an event every 2 s) is valid; the engine was monitored and charted', async () => {
+  const args = ['node', '5', '30', '500', 'comet', '-', 'event1', '2000'];
+  const r = await runSh(args, { env: env(), timeoutMs: 240000 });
+  assert.equal(r.code, 0, `run.sh ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const summary = summaryOf(r.runDir);
+  assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity, null, 1));
+  assert.equal(summary.validity.confidence, 'full', summary.validity.unknowns.join('; '));
+  assert.match(r.stdout, /^validity: valid \(steady window \d+-\d+ s, 2\d s\)$/m);
+  // The model's numbers: every stream held, every cycle of the window reached every stream.
+  const w = summary.workload;
+  assert.equal(w.connections.expected, 500);
+  assert.ok(w.connections.mean >= 495, `connections held ${w.connections.mean}`);
+  assert.ok(w.answers.share >= 0.9, `answers ${JSON.stringify(w.answers)}`);
+  assert.equal(summary.steadyWindow.seconds, 25);
+  for (const f of ['vmstat.log', 'pidstat.log', 'gc.log', 'started-at.txt', 'cpus-allowed.txt']) {
+    assert.ok(fs.statSync(path.join(r.runDir, 'engines', 'local', f)).size > 0, `engines/local/${f} missing or empty`);
+  }
+  assert.ok(w.engines[0].jvmCpuMean > 0 && w.engines[0].gcPauseShare !== null, JSON.stringify(w.engines[0]));
+  for (const chart of ['engine-cpu-local', 'engine-gc-pause']) {
+    assert.ok(fs.existsSync(path.join(r.runDir, 'charts', `${chart}.json`)), `charts/${chart}.json missing`);
+  }
+  const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
+  assert.match(html, /<div class="verdict verdict-valid" id="verdict" data-verdict="valid">/);
+});
+
+test('an engine pinned to one CPU against 2,000 answers/s asked is generator-bound, and says why', async () => {
+  // 1,000 long polls answered every 500 ms: one engine CPU offers ~1,100 samples/s here (sweep --calibrate).
+  const args = ['node', '3', '20', '1000', 'poll', '180000', 'event1', '500'];
+  const r = await runSh(args, { env: { ...env(), PB_ENGINE_CPUS: '0' }, timeoutMs: 300000 });
+  assert.equal(r.code, 0, `run.sh ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const summary = summaryOf(r.runDir);
+  const v = summary.validity;
+  assert.equal(v.verdict, 'generator-bound', JSON.stringify(v, null, 1));
+  assert.equal(summary.workload.engines[0].cpus, 1);
+  const rules = v.reasons.map((x) => x.rule);
+  assert.ok(rules.some((x) => x === 'engine-cpu' || x === 'engine-gc'), `no engine sign among ${rules}`);
+  assert.ok(rules.some((x) => ['answers-short', 'gaps-long', 'missed-cycles', 'rampup-late', 'connections-short'].includes(x)),
+    `no shortfall among ${rules}`);
+  assert.match(r.stdout, /^validity: generator-bound/m);
+  assert.match(r.stdout, /^ {2}- .*\d/m);   // each reason carries its numbers
+  const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
+  assert.match(html, /data-verdict="generator-bound"/);
+});
