@@ -1,14 +1,16 @@
 'use strict';
 // sweep.sh's command line.
 
-const { SERVERS, TYPES, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
+const { STUDIES, TYPES, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
 
 const USAGE = `usage: ./sweep.sh [options]
 
 Runs the study's 195 permutations (Appendix A) through ./run.sh, one after another, resumably.
 
 Selection (each narrows the full list; the order stays Appendix A's):
-  --servers node,tc6,tc7     servers to test (default: all three)
+  --study default|extended   default: the study's 195 (node, tc6, tc7); extended: the same grid for
+                             node-cluster, tc6-bio and tc7-bio as well, 390 (docs/sweep.md)
+  --servers node,tc6,tc7     servers to test (default: the study's; any of ${STUDIES.extended.join(', ')})
   --types comet,poll         request types (default: both)
   --levels 1000,5000,...     concurrent requests (default: 1000,5000,10000,15000,20000)
   --filter TEXT              keep command lines containing TEXT or matching it as a regular
@@ -65,7 +67,7 @@ function parse(argv) {
     mode: 'run', selection: {}, filters: [], dir: null,
     retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0,
   };
-  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle']);
+  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let v;
@@ -79,7 +81,8 @@ function parse(argv) {
       v = argv[++i];
     }
     switch (a) {
-      case '--servers': o.selection.servers = list(v, SERVERS, a); break;
+      case '--servers': o.selection.servers = list(v, STUDIES.extended, a); break;
+      case '--study': o.selection.study = list(v, Object.keys(STUDIES), a)[0]; break;
       case '--types': o.selection.types = list(v, TYPES, a); break;
       case '--levels': o.selection.levels = list(v, null, a).map((n) => count(n, '--levels', 1)); break;
       case '--filter': o.filters.push(v); o.selection.filters = o.filters; break;
@@ -107,7 +110,8 @@ function parse(argv) {
 // The selection with defaults filled in.
 function withDefaults(sel) {
   return {
-    servers: sel.servers ?? SERVERS,
+    servers: sel.servers ?? STUDIES[sel.study ?? 'default'],
+    study: sel.study ?? 'default',
     types: sel.types ?? TYPES,
     levels: sel.levels ?? LEVELS,
     filters: sel.filters ?? [],

@@ -3,8 +3,12 @@
 // appendix's order: per server (node, tc6, tc7) comet with events, comet without, long poll with events
 // (held up to 180 s), long poll without events (held 1, 5, 10 or 30 s); inside each, emit interval or
 // max duration outer, concurrent requests inner. 3 x (20 + 5 + 20 + 20) = 195.
+// The extended study (issue #23, --study extended) runs the same grid for three more servers after them:
+// node-cluster, tc6-bio and tc7-bio, 390 in all (docs/sweep.md).
 
 const SERVERS = ['node', 'tc6', 'tc7'];
+const EXTENDED_SERVERS = ['node-cluster', 'tc6-bio', 'tc7-bio'];
+const STUDIES = { default: SERVERS, extended: [...SERVERS, ...EXTENDED_SERVERS] };
 const TYPES = ['comet', 'poll'];
 const LEVELS = [1000, 5000, 10000, 15000, 20000];
 const EMIT_SECONDS = [1, 5, 10, 30];
@@ -34,7 +38,7 @@ function permutations({ servers = SERVERS, types = TYPES, levels = LEVELS, rampu
   duration = DEFAULT_DURATION } = {}) {
   const out = [];
   const add = (...a) => out.push(permutation(...a, rampup, duration));
-  for (const server of SERVERS.filter((s) => servers.includes(s))) {
+  for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
     if (types.includes('comet')) {
       for (const emit of EMIT_SECONDS) for (const n of levels) add(server, 'comet', n, { emitMs: emit * 1000 });
       for (const n of levels) add(server, 'comet', n, {});
@@ -64,6 +68,6 @@ function matchesFilters(command, filters) {
 }
 
 module.exports = {
-  SERVERS, TYPES, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
+  SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
   DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters,
 };
