@@ -95,7 +95,7 @@ run_node_tests() {
     for w in "${filters[@]}"; do [[ $f == *"$w"* ]] && { files+=("$f"); break; }; done
   done < <(node_test_files)
   [[ ${#files[@]} -gt 0 ]] || { echo "no Node test file matched"; return; }
-  local log=$PB_BUILD/node-tests.log
+  local log=$PB_BUILD/node-tests$suffix.log   # one per slot: suites side by side keep their own
   node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log" || true
   local pass fail cancelled
   pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$log" | tail -n 1)

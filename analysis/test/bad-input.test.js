@@ -100,3 +100,19 @@ test('memory: a run without memory.log whose vmstat memory moves falls back on v
   assert.equal(noTotal.summary.memorySource, null);
   assert.ok(noTotal.summary.notes.includes('memory % not computed: no MemTotal (sut/meminfo.txt)'));
 });
+
+test('engine monitors that are damaged or missing lower the verdict\'s confidence, never the analysis', async () => {
+  const run = copyRun(undefined, REAL_RUN);
+  const dir = path.join(run, 'engines', 'local');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'vmstat.log'), 'procs ---\n r b swpd\n 1 2 x y\n');                // no usable line
+  fs.writeFileSync(path.join(dir, 'gc.log'), '[1795442935309ms][3599ms] GC(0) Pause Young 119M->14M(588M\n\u0000\u0001');
+  fs.writeFileSync(path.join(dir, 'started-at.txt'), 'not a time\n');
+  const { summary } = await analyzeRun(run);
+  const v = summary.validity;
+  assert.equal(v.confidence, 'reduced');
+  assert.ok(v.unknowns.some((u) => /engine local: vmstat start unknown/.test(u)), v.unknowns.join('; '));
+  assert.ok(v.unknowns.some((u) => /engine local: JMeter JVM CPU unknown \(no engines\/local\/pidstat\.log\)/.test(u)));
+  assert.equal(summary.workload.engines[0].gcPauseShare, 0);   // the cut pause line was skipped, not read
+  assert.ok(['valid', 'server-limited', 'generator-bound', 'disturbed'].includes(v.verdict));
+});

@@ -47,12 +47,19 @@ async function inspectPage(context, file, screenshot) {
     return { id: c.id, rendered: c.getAttribute('data-rendered'), width: c.width, height: c.height, inked };
   }));
   const externalRequests = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((u) => !u.startsWith('file:')));
+  // The run report's validity banner, as a reader sees it (null on pages without one).
+  const verdict = await page.evaluate(() => {
+    const el = document.getElementById('verdict');
+    if (!el) return null;
+    const box = el.getBoundingClientRect();
+    return { verdict: el.dataset.verdict, text: el.innerText, top: box.top, visible: box.width > 0 && box.height > 0 };
+  });
   if (screenshot) {
     fs.mkdirSync(path.dirname(screenshot), { recursive: true });
     await page.screenshot({ path: screenshot, fullPage: true });
   }
   await page.close();
-  return { consoleErrors, failedRequests, canvases, externalRequests };
+  return { consoleErrors, failedRequests, canvases, externalRequests, verdict };
 }
 
 module.exports = { launch, inspectPage };

@@ -45,7 +45,14 @@ test('report of a real run.sh run renders every chart', async () => {
   assert.equal(r.status, 0, r.stderr);
   const charts = fs.readdirSync(path.join(run, 'charts')).length;
   assert.ok(charts >= 9);
-  assertRendered(await inspectPage(browser.context, r.stdout.trim(), path.join(SHOTS, 'report-real.png')), charts);
+  const result = await inspectPage(browser.context, r.stdout.trim(), path.join(SHOTS, 'report-real.png'));
+  assertRendered(result, charts);
+  // The validity banner comes first, visible, with the summary's verdict and its steady window.
+  const summary = JSON.parse(fs.readFileSync(path.join(run, 'data', 'summary.json'), 'utf8'));
+  assert.equal(result.verdict.verdict, summary.validity.verdict);
+  assert.ok(result.verdict.visible && result.verdict.top < 200, JSON.stringify(result.verdict));
+  assert.match(result.verdict.text, /^Valid: the load asked was the load offered/);
+  assert.match(result.verdict.text, new RegExp(`Steady window: ${summary.steadyWindow.fromSecond}\u2013${summary.steadyWindow.toSecond} s`));
 });
 
 test('comparison index and a figure page render from file://', async () => {
