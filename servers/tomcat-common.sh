@@ -1,7 +1,23 @@
 # shellcheck shell=bash
-# Shared by servers/tc6/launch.sh and servers/tc7/launch.sh: prepares one Tomcat instance directory
+# Shared by servers/{tc6,tc7,tc6-bio,tc7-bio}/launch.sh: prepares one Tomcat instance directory
 # (CATALINA_BASE) and execs Tomcat in the foreground with pushbench's JVM options.
 # Expects lib/config.sh to be sourced already.
+
+# pb_tomcat_launch <6|7> <instance> <port> <conf-dir>...
+# The whole launch: Tomcat <6|7> and its WAR (PB_TC<v>_WAR, default the one instrumentation-java/build.sh
+# makes) must be installed; the instance $PB_STATE/<instance>-base is made afresh from the conf
+# directories (later ones win) and Tomcat replaces the shell on <port>.
+pb_tomcat_launch() {
+  local v=$1 instance=$2 port=$3
+  shift 3
+  local home_var=TC${v}_HOME war_var=PB_TC${v}_WAR
+  local home=${!home_var}
+  local war=${!war_var:-$PB_ROOT/instrumentation-java/tomcat$v/target/pushbench-tc$v.war}
+  pb_tomcat_require "tomcat$v" "$home/.pushbench-installed" "run servers/tc$v/install.sh"
+  pb_tomcat_require "tomcat$v WAR" "$war" "run instrumentation-java/build.sh"
+  pb_tomcat_prepare_base "$PB_STATE/$instance-base" "$war" "$@"
+  pb_tomcat_exec "$home" "$PB_STATE/$instance-base" "$port"
+}
 
 # pb_tomcat_prepare_base <base> <war> <conf-dir>...
 # Makes a fresh instance: conf from the given directories (later ones win), the WAR as the ROOT webapp,

@@ -11,14 +11,7 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-war=${PB_TC6_WAR:-$PB_ROOT/instrumentation-java/tomcat6/target/pushbench-tc6.war}
-pb_tomcat_require "tomcat6" "$TC6_HOME/.pushbench-installed" "run servers/tc6/install.sh"
-pb_tomcat_require "tomcat6 WAR" "$war" "run instrumentation-java/build.sh"
-
 threads=$("$here/../bio-limits.sh" resolve)
 "$here/../bio-limits.sh" check "$threads"
 export PB_TOMCAT_MAX_THREADS=$threads PB_TOMCAT_XSS=$PB_TOMCAT_BIO_XSS
-
-base=$PB_STATE/tc6-bio-base
-pb_tomcat_prepare_base "$base" "$war" "$here/../tc6/conf" "$here/conf"
-pb_tomcat_exec "$TC6_HOME" "$base" "$PB_PORT_TC6_BIO"
+pb_tomcat_launch 6 tc6-bio "$PB_PORT_TC6_BIO" "$here/../tc6/conf" "$here/conf"

@@ -10,10 +10,4 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-war=${PB_TC6_WAR:-$PB_ROOT/instrumentation-java/tomcat6/target/pushbench-tc6.war}
-pb_tomcat_require "tomcat6" "$TC6_HOME/.pushbench-installed" "run servers/tc6/install.sh"
-pb_tomcat_require "tomcat6 WAR" "$war" "run instrumentation-java/build.sh"
-
-base=$PB_STATE/tc6-base
-pb_tomcat_prepare_base "$base" "$war" "$here/conf"
-pb_tomcat_exec "$TC6_HOME" "$base" "$PB_PORT_TC6"
+pb_tomcat_launch 6 tc6 "$PB_PORT_TC6" "$here/conf"

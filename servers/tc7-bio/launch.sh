@@ -11,15 +11,8 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-war=${PB_TC7_WAR:-$PB_ROOT/instrumentation-java/tomcat7/target/pushbench-tc7.war}
-pb_tomcat_require "tomcat7" "$TC7_HOME/.pushbench-installed" "run servers/tc7/install.sh"
-pb_tomcat_require "tomcat7 WAR" "$war" "run instrumentation-java/build.sh"
-
 threads=$("$here/../bio-limits.sh" resolve)
 "$here/../bio-limits.sh" check "$threads"
 export PB_TOMCAT_MAX_THREADS=$threads PB_TOMCAT_XSS=$PB_TOMCAT_BIO_XSS
-
-base=$PB_STATE/tc7-bio-base
 # The stock catalina.properties (jar scanning) and web.xml, then tc7's (context, logging), then ours.
-pb_tomcat_prepare_base "$base" "$war" "$TC7_HOME/conf" "$here/../tc7/conf" "$here/conf"
-pb_tomcat_exec "$TC7_HOME" "$base" "$PB_PORT_TC7_BIO"
+pb_tomcat_launch 7 tc7-bio "$PB_PORT_TC7_BIO" "$TC7_HOME/conf" "$here/../tc7/conf" "$here/conf"

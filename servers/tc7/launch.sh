@@ -10,11 +10,5 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-war=${PB_TC7_WAR:-$PB_ROOT/instrumentation-java/tomcat7/target/pushbench-tc7.war}
-pb_tomcat_require "tomcat7" "$TC7_HOME/.pushbench-installed" "run servers/tc7/install.sh"
-pb_tomcat_require "tomcat7 WAR" "$war" "run instrumentation-java/build.sh"
-
-base=$PB_STATE/tc7-base
 # The stock catalina.properties (jar scanning) and web.xml, then ours (server, context, logging) on top.
-pb_tomcat_prepare_base "$base" "$war" "$TC7_HOME/conf" "$here/conf"
-pb_tomcat_exec "$TC7_HOME" "$base" "$PB_PORT_TC7"
+pb_tomcat_launch 7 tc7 "$PB_PORT_TC7" "$TC7_HOME/conf" "$here/conf"
