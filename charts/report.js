@@ -75,6 +75,28 @@ function workloadCard(s) {
   return `<div class="card"><h3>Workload: asked and achieved</h3>${table(rows)}</div>`;
 }
 
+// Reference 003's capacity criterion (analysis/answer-criterion.js) and, for a capacity run
+// (bench/capacity.js, docs/capacity.md), where the server failed and why (<run>/capacity.json).
+function capacityCard(s, runDir) {
+  const c = s.capacityCriterion;
+  let cap = null;
+  try { cap = readJson(path.join(runDir, 'capacity.json')); } catch { /* not a capacity run */ }
+  if (!c && !cap) return '';
+  const pct = (share) => (share === null || share === undefined ? null : Math.round(share * 1000) / 10);
+  const rows = c ? [
+    row(`Answers within ${fmt(c.withinSeconds)} s (%) – ${c.basis}`, pct(c.share)),
+    row('Answers / errors (%)', `${fmt(c.answers)} / ${fmt(pct(c.errorShare))}`),
+    row('Reference 003\'s criterion met (95% within T, errors <= 5%)', c.met === null ? null : c.met ? 'yes' : 'no'),
+  ] : [];
+  if (cap) {
+    rows.push(row('Capacity run: cause of failure', cap.cause),
+      row('Connections held at failure: server /status / analyzer', `${fmt(cap.held?.status)} / ${fmt(cap.held?.analyzer)}`),
+      row('Connection rate achieved / asked (per s)', `${fmt(cap.rateAchievedPerSecond)} / ${fmt(cap.rateAsked)}`),
+      row('Seconds into the load at failure', cap.secondsToFailure), row('What showed it', cap.detail));
+  }
+  return `<div class="card" id="capacity"><h3>Capacity (references 003, 004)</h3>${table(rows)}</div>`;
+}
+
 function parametersCard(s) {
   const p = s.parameters;
   const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.threads !== undefined ? `, ${e.threads} threads` : ''})`).join(', ');
@@ -171,7 +193,7 @@ async function writeReport(runDir) {
   const body = [
     verdictBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
-    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${provenanceCard(runDir)}</div>`,
+    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${provenanceCard(runDir)}</div>`,
     `<h2>Charts</h2>`,
     charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
     skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',
