@@ -5,7 +5,9 @@
 // No extraction to disk and no whole-archive buffering: at most MAX_IN_FLIGHT batches wait for the main
 // thread; beyond that the reading pauses until one is acknowledged.
 // The last message is { done: stats } with what this side counts (entries, skipped and cut entries, and
-// whether the archive was truncated or unreadable).
+// whether the archive was truncated or unreadable). A stream log entry (push-<n>.tsv.gz, response-kinds.js)
+// is gunzipped here as well, so the main thread gets its lines; a damaged or cut one is passed on up to
+// the damage and closed as cut, counted in damagedStreamLogs with what was wrong.
 const fs = require('node:fs');
 const zlib = require('node:zlib');
 const { parentPort, workerData } = require('node:worker_threads');
@@ -29,7 +31,8 @@ function gzipTrailerSize(file) {
 }
 
 function readArchive(file) {
-  const stats = { entries: 0, skippedEntries: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null };
+  const stats = { entries: 0, skippedEntries: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null,
+    damagedStreamLogs: 0, streamLogProblems: [] };
   let source = null;       // the stream feeding the parser: paused while the main thread is behind
   let inFlight = 0;
   let parserFull = false;  // the parser's write buffer is full: wait for its drain
@@ -102,9 +105,49 @@ function readArchive(file) {
     }
     batches.open(header.name, kind);
     current = true;
+    if (kind === 'stream') { readStreamLog(header.name, entry); return; }
     entry.on('data', onBody);
     entry.on('end', onEnd);
   });
+
+  // A stream log inside the tar: gunzip it on its own. Its gzip trailer (last 4 bytes: size mod 2^32)
+  // tells a log cut short (an engine killed mid-run leaves no trailer) from a whole one.
+  function readStreamLog(name, entry) {
+    const inner = zlib.createGunzip({ chunkSize: 1 << 18, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    let tail = Buffer.alloc(0);
+    let size = 0;
+    let entryEnded = false;
+    let innerDone = false;
+    let damage = null;
+    const settle = () => {
+      if (!entryEnded || !innerDone) return;
+      if (damage === null && tail.length === 4 && (size % 2 ** 32) !== tail.readUInt32LE(0)) damage = 'cut short (no gzip trailer)';
+      if (damage !== null) {
+        stats.damagedStreamLogs++;
+        if (stats.streamLogProblems.length < 10) stats.streamLogProblems.push(`${name}: ${damage}`);
+      }
+      current = false;
+      batches.close(damage !== null);
+      goOn();
+    };
+    inner.on('data', (chunk) => { size += chunk.length; batches.write(chunk); });
+    inner.on('end', () => { innerDone = true; settle(); });
+    inner.on('error', (err) => {
+      damage = `zlib: ${err.message}`;
+      innerDone = true;
+      entry.resume();   // the rest of the entry is skipped
+      settle();
+    });
+    inner.on('drain', () => entry.resume());
+    entry.on('data', (chunk) => {
+      tail = Buffer.concat([tail, chunk.subarray(Math.max(0, chunk.length - 4))]).subarray(-4);
+      if (!innerDone && !inner.write(chunk)) entry.pause();
+    });
+    entry.on('end', () => {
+      entryEnded = true;
+      if (innerDone) settle(); else inner.end();
+    });
+  }
   // A header that is no tar header, or an archive ending inside an entry, ends the parsing: what came
   // before stays counted, an entry cut by the end is closed as cut (finish).
   parser.on('drain', () => { parserFull = false; resume(); });

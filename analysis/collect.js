@@ -111,7 +111,11 @@ function createCollector(baseMs) {
 
   function timestamp(obj, st) {
     const ts = obj?.timestamp;
-    if (ts && Number.isFinite(ts.server)) timestamps.push({ server: ts.server, client: ts.client, name: st.name, engine: st.engine });
+    if (!ts || !Number.isFinite(ts.server)) return;
+    // The push sampler stamps its exchange in µs (responses.js): its own round trip, no JMeter sample needed.
+    const exchange = Number.isFinite(st.sentUs) && st.sentUs > 0 && Number.isFinite(st.arrivalUs)
+      ? { sentUs: st.sentUs, arrivalUs: st.arrivalUs } : {};
+    timestamps.push({ server: ts.server, client: ts.client, name: st.name, engine: st.engine, ...exchange });
   }
 
   function control(kind, obj) {

@@ -65,6 +65,10 @@ async function readCsv(file, t0) {
 // the engine's address in the thread name, then on the first of that name.
 function offsetMeasurements(timestamps, rows, engines) {
   return timestamps.map((ts) => {
+    if (ts.sentUs !== undefined) {   // the push sampler's exchange, stamped in µs on its own (analysis/responses.js)
+      return { server: ts.server, client: ts.sentUs / 1000, elapsed: (ts.arrivalUs - ts.sentUs) / 1000, engine: ts.engine,
+        atMs: ts.arrivalUs / 1000 };
+    }
     const base = path.posix.basename(ts.name);
     const candidates = rows.filter((r) => r.file === base);
     const address = engines.find((e) => e.name === ts.engine)?.address;
@@ -256,6 +260,7 @@ async function analyzeRun(runDir) {
   const linesSkipped = { vmstat: vmstat.skipped, pidstat: pidstat.skipped, memoryLog: memoryLog.skipped, resultsCsv: csv?.badRows ?? 0,
     responseLines: sum('badLines'), halfWrittenLines: sum('halfLines') };
   for (const a of archiveStats) if (a.problem) problems.push(`${path.basename(a.file)}: ${a.problem}`);
+  for (const a of archiveStats) for (const p of a.streamLogProblems ?? []) problems.push(`${path.basename(a.file)}: stream log ${p}`);
   const csvDamage = damageProblem(csv?.damage);
   if (csvDamage) problems.push(csvDamage);
   const outOfRange = Object.values(tl).reduce((n, t) => n + t.outOfRange, 0);
@@ -301,6 +306,7 @@ async function analyzeRun(runDir) {
       archivesUnreadable: unreadable,
       archivesTruncated: truncated,
       truncatedEntries: sum('truncatedEntries'),
+      ...(sum('streamLogs') ? { damagedStreamLogs: sum('damagedStreamLogs'), unendedSamples: sum('unendedSamples') } : {}),
       filesSkipped: sum('skippedEntries'),
       linesSkipped: Object.values(linesSkipped).reduce((a, b) => a + b, 0),
       linesSkippedBy: linesSkipped,

@@ -8,7 +8,10 @@
 #   lib/archive.sh clean <run-id> <engine>     remove the engine's directory (after run.sh copied it)
 #
 # Directory: $PB_STATE/runs/<run-id>/<engine>/. Archive members are named relative to responses/, i.e.
-# exactly the file names JMeter gave the responses ("request_123.txt"), one file per sample.
+# exactly the names JMeter gave them: the push sampler's stream logs (push-<n>.tsv.gz, every request's
+# records) and the few responses saved one file per sample ("logging_1.json"; with request.sampler=http
+# every request is such a file). Stream logs are compressed already: the tar around them is gzipped at
+# the fastest level, which costs the engine little and keeps the archive's name.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=config.sh
@@ -29,8 +32,10 @@ case $1 in
     [[ -d $dir/responses ]] || { echo "no responses directory $dir/responses" >&2; exit 1; }
     # A file list from find, not a glob: a long run saves hundreds of thousands of files.
     # A failed tar (a full disk) leaves no partial archive taking space; the responses stay.
+    gzip=gzip
+    if compgen -G "$dir/responses/push-*.tsv.gz" >/dev/null; then gzip='gzip -1'; fi
     if ! (cd "$dir/responses" && find . -type f -printf '%P\n' | LC_ALL=C sort |
-      tar -czf "$dir/$3.tar.gz.part" --no-recursion -T -); then
+      tar -c --use-compress-program="$gzip" -f "$dir/$3.tar.gz.part" --no-recursion -T -); then
       rm -f -- "$dir/$3.tar.gz.part"
       echo "could not archive $dir/responses; the responses stay there" >&2
       exit 1

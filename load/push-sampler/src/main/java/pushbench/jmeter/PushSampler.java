@@ -67,7 +67,7 @@ public class PushSampler extends AbstractSampler implements TestBean, TestStateL
       JMeterVariables vars = JMeterContextService.getContext().getVariables();
       if (vars != null) vars.put(RESPONSE_FILE_VARIABLE, log.directory().resolve(getName() + "_" + id + ".push").toString());
     }
-    String thread = res.getThreadName();
+    String thread = Thread.currentThread().getName();   // JMeter names its threads "<group> <g>-<n>"
     if (client == null) client = new PushClient();
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     res.setSamplerData(method + " " + path + "\n\n" + body);

@@ -1,0 +1,111 @@
+'use strict';
+// The push sampler's stream logs (push-<n>.tsv.gz inside an engine's archive; docs/run-layout.md) read by
+// analysis/responses.js: every record of every sample with its arrival, the time-stamp exchange with its
+// own µs round trip, samples spanning a rotation, and damage (a log cut short, corrupt bytes, a bad line)
+// read up to the damage and counted, never a crash.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+const tar = require('tar');
+const { readArchive, kindOf } = require('../responses');
+const { scratchDir } = require('./helpers');
+
+const T0 = 1_700_000_000_000;   // ms
+const us = (ms) => String(Math.round(ms * 1000));
+const rec = (cycle, created) => JSON.stringify({ response: { event: { name: 'event1', cycle, timings: { duration: 1, sent: created + 1, created },
+  connections: { total: 2, place: 1 } } }, request: { type: 'comet', events: ['event1'] }, timings: { duration: 5, sent: created + 1, created: T0 },
+  connections: { start: 1, finish: 2 } });
+
+// Two comet samples and one time-stamp exchange, as the sampler writes them.
+function logLines() {
+  return [
+    ['B', us(T0), '1', 'Timestamp 1-1', 'timestamp'],
+    ['R', us(T0 + 2), '1', JSON.stringify({ timestamp: { client: T0, server: T0 + 11 } })],
+    ['E', us(T0 + 2), '1', '200', '1', '1', '61', '0', us(T0 + 0.5), 'OK'],
+    ['B', us(T0 + 1), '2', 'Request 1-1', 'request'],
+    ['B', us(T0 + 1), '3', 'Request 1-2', 'request'],
+    ['R', us(T0 + 1003.25), '2', rec(1, T0 + 1000)],
+    ['R', us(T0 + 1004.5), '3', rec(1, T0 + 1000)],
+    ['R', us(T0 + 2003), '2', rec(2, T0 + 2000)],
+    ['E', us(T0 + 2100), '2', '200', '1', '2', '900', '0', us(T0 + 1.1), 'OK'],
+    ['E', us(T0 + 2100), '3', 'Non HTTP response code: java.io.EOFException', '0', '1', '450', '17', us(T0 + 1.1),
+      'Non HTTP response message: Premature end of chunk coded message body'],
+  ].map((f) => f.join('\t') + '\n').join('');
+}
+
+async function archiveOf(members) {
+  const dir = scratchDir();
+  const src = path.join(dir, 'src');
+  fs.mkdirSync(src, { recursive: true });
+  for (const [name, bytes] of Object.entries(members)) fs.writeFileSync(path.join(src, name), bytes);
+  const file = path.join(dir, 'gen1.tar.gz');
+  await tar.c({ gzip: true, file, cwd: src }, Object.keys(members));
+  return file;
+}
+
+function visitor() {
+  const got = { records: [], streams: [], timestamps: [], errors: [] };
+  return { got, visitor: {
+    record: (o, type, st) => got.records.push({ type, name: st.name, arrivalMs: st.arrivalMs, cycle: o.response.event?.cycle }),
+    endStream: (st) => got.streams.push({ name: st.name, records: st.records, cut: st.cut, thread: st.thread }),
+    timestamp: (o, st) => got.timestamps.push({ server: o.timestamp.server, sentUs: st.sentUs, arrivalUs: st.arrivalUs }),
+    errorBody: (text) => got.errors.push(text),
+  } };
+}
+
+test('a stream log is kind stream; its samples are read with every record stamped', async () => {
+  assert.equal(kindOf('push-1.tsv.gz'), 'stream');
+  assert.equal(kindOf('responses/push-12.tsv.gz'), 'stream');
+  assert.equal(kindOf('push-1.tsv'), null);
+  const file = await archiveOf({ 'push-1.tsv.gz': zlib.gzipSync(logLines()), 'logging_1.json': '{"logging":{"enabled":false}}' });
+  const { got, visitor: v } = visitor();
+  const stats = await readArchive(file, v);
+  assert.equal(stats.streamLogs, 1);
+  assert.deepEqual(stats.byKind, { request: 2, timestamp: 1, setevent: 0, logging: 1, clear: 0 });
+  assert.deepEqual(got.records.map((r) => [r.name, r.cycle, r.arrivalMs]),
+    [['request_2.push', 1, T0 + 1003.25], ['request_3.push', 1, T0 + 1004.5], ['request_2.push', 2, T0 + 2003]]);
+  assert.deepEqual(got.streams, [{ name: 'request_2.push', records: 2, cut: false, thread: 'Request 1-1' },
+    { name: 'request_3.push', records: 1, cut: true, thread: 'Request 1-2' }]);
+  assert.deepEqual(got.timestamps, [{ server: T0 + 11, sentUs: Number(us(T0 + 0.5)), arrivalUs: Number(us(T0 + 2)) }]);
+  assert.equal(got.errors.length, 1, 'the broken stream is an error body, in JMeter\'s words');
+  assert.match(got.errors[0], /Premature end/);
+  assert.equal(stats.damagedStreamLogs, 0);
+  assert.equal(stats.badLines + stats.halfLines + stats.unendedSamples, 0);
+});
+
+test('a sample spanning a rotation is one sample; one never ended is closed as cut and counted', async () => {
+  const lines = logLines().split('\n').filter(Boolean);
+  const first = lines.slice(0, 6).join('\n') + '\n';
+  const second = lines.slice(6, 9).join('\n') + '\n';   // sample 3 never ends
+  const file = await archiveOf({ 'push-1.tsv.gz': zlib.gzipSync(first), 'push-2.tsv.gz': zlib.gzipSync(second) });
+  const { got, visitor: v } = visitor();
+  const stats = await readArchive(file, v);
+  assert.equal(stats.streamLogs, 2);
+  assert.deepEqual(got.streams.map((s) => [s.name, s.records, s.cut]), [['request_2.push', 2, false], ['request_3.push', 1, true]]);
+  assert.equal(stats.unendedSamples, 1);
+});
+
+test('a stream log cut short is read up to the cut, flagged, never a crash', async () => {
+  const whole = zlib.gzipSync(logLines());
+  const file = await archiveOf({ 'push-1.tsv.gz': whole.subarray(0, Math.floor(whole.length * 0.7)) });
+  const { got, visitor: v } = visitor();
+  const stats = await readArchive(file, v);
+  assert.equal(stats.damagedStreamLogs, 1);
+  assert.match(stats.streamLogProblems[0], /^push-1\.tsv\.gz: /);
+  assert.ok(got.timestamps.length + got.records.length >= 1, 'what came before the cut is read');
+  assert.equal(stats.unreadable, false);
+});
+
+test('corrupt bytes in a stream log: read up to the damage, counted; bad lines skipped and counted', async () => {
+  const whole = Buffer.from(zlib.gzipSync(logLines()));
+  for (let i = 40; i < 60; i++) whole[i] ^= 0x5a;
+  const bad = zlib.gzipSync('X\tnot a line\nR\tnotanumber\t2\t{}\nR\t1\t99\t{"response":{}}\n' + logLines());
+  const file = await archiveOf({ 'push-1.tsv.gz': whole, 'push-2.tsv.gz': bad });
+  const { got, visitor: v } = visitor();
+  const stats = await readArchive(file, v);
+  assert.equal(stats.damagedStreamLogs, 1, 'the corrupt log');
+  assert.equal(stats.badLines, 3, 'the three bad lines of the second log');
+  assert.equal(got.records.length >= 3, true, 'the second log is read whole');
+});
