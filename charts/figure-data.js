@@ -34,7 +34,9 @@ function markNotValid(chart, lines) {
 }
 
 // The same server has the same colour in every figure.
-const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2] };
+// The extended study's servers each have their own.
+const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2], 'node-cluster': PALETTE[3],
+  'tc6-bio': PALETTE[4], 'tc7-bio': PALETTE[5] };
 
 const asList = (v) => (Array.isArray(v) ? v : [v]);
 
@@ -189,4 +191,5 @@ function buildFigure(figure, allRuns) {
   return { runs: usedRuns, panels: drawn, notValid: verdicts.filter((v) => !isValid(v)).length, validityNote: notValidNote(verdicts) };
 }
 
-module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName, NOT_VALID_LINE, NOT_VALID_DOT };
+module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName, NOT_VALID_LINE, NOT_VALID_DOT,
+  SERVER_COLOURS };
