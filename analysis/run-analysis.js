@@ -7,7 +7,7 @@ const { findInputs, readRun } = require('./run-inputs');
 const { readResultsCsv, responseFilePlace, damageProblem } = require('./jmeter-csv');
 const { readArchive } = require('./responses');
 const { createCollector } = require('./collect');
-const { bestOffset } = require('./timestamp');
+const { bestOffset, offsetDrift } = require('./timestamp');
 const { parseVmstatFile, memoryPercent, memoryFrozen } = require('./vmstat');
 const { parsePidstatFile } = require('./pidstat');
 const { parseMemoryLogFile, memorySeries } = require('./memory-log');
@@ -91,6 +91,11 @@ function forwardFill(values) {
   return out;
 }
 
+// summary.tripTime: the poll fields as before, plus comet (its records stamped on arrival) when there are any.
+const withCometTrip = (poll, comet) => (comet?.polls ? { ...(poll ?? {}), comet: cometSummary(comet) } : poll);
+const withDrift = (drift) => (drift ? { drift } : {});   // only runs with repeated exchanges (push sampler) have one
+const cometSummary = ({ polls, unmatched, ...rest }) => ({ records: polls, unmatched, ...rest });
+
 const pad = (values, n) => Array.from({ length: n }, (_, i) => (i < values.length ? values[i] : null));
 const maxOf = (values) => values.reduce((m, v) => (v !== null && v > m ? v : m), null);
 const meanOf = (values) => {
@@ -121,11 +126,13 @@ async function analyzeRun(runDir) {
   // an event also gives a trip time, with the end of its JMeter sample.
   const collector = createCollector(t0 === null ? null : t0 - MARGIN_MS);
   const trips = new TripTimes(t0 === null ? null : t0 - MARGIN_MS);
+  const cometTrips = new TripTimes(t0 === null ? null : t0 - MARGIN_MS);
   const visitor = { ...collector.visitor, record(obj, type, st) {
     collector.visitor.record(obj, type, st);
-    if (type === 'event' && st.type === 'poll' && csv) {
-      trips.add(csv.sampleEnds.get(st.engine, st.name), obj.response.event.timings?.created);
-    }
+    if (type !== 'event') return;
+    // The push sampler stamps each record's arrival (comet too); per-sample files only give a poll's sample end.
+    if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created);
+    else if (st.type === 'poll' && csv) trips.add(csv.sampleEnds.get(st.engine, st.name), obj.response.event.timings?.created);
   } };
   const archiveStats = [];
   for (const file of archives) archiveStats.push(await readArchive(file, visitor));
@@ -198,6 +205,7 @@ async function analyzeRun(runDir) {
   const connections = forwardFill(tl.connections.toSeconds(t0, seconds, offset));
   const errors = csv ? csv.errorTimeline.toSeconds(t0, seconds, 0) : new Array(seconds).fill(0);
   const tripTime = trips.result(offset, t0, seconds, best?.errorBoundMs ?? null, window);
+  const cometTrip = cometTrips.result(offset, t0, seconds, best?.errorBoundMs ?? null, window).summary;
 
   // 7. Emit cycles and queue places.
   const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
@@ -278,7 +286,7 @@ async function analyzeRun(runDir) {
     loadStartSecond,
     steadyWindow: { fromSecond: window.fromSecond, toSecond: window.toSecond, seconds: window.seconds, basis: window.basis },
     clockOffset: { ms: r2(offset), errorBoundMs: best?.errorBoundMs ?? null, engine: best?.engine ?? null,
-      measurements: best?.measurements ?? 0 },
+      measurements: best?.measurements ?? 0, ...withDrift(offsetDrift(offsetMeasurements(col.timestamps, csv?.timestampRows ?? [], engines))) },
     memTotalMB: memTotalMB === null ? null : r2(memTotalMB),
     memorySource,
     totals: {
@@ -293,7 +301,7 @@ async function analyzeRun(runDir) {
     peakCpu: maxOf(cpu), meanCpu: r2(meanOf(cpu)), peakMemory: r2(maxOf(memory)),
     peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
     messages,
-    tripTime: tripTime.summary,
+    tripTime: withCometTrip(tripTime.summary, cometTrip),
     // reference 003's capacity criterion: 95% of answers within T s (analysis/answer-criterion.js)
     capacityCriterion: await answerCriterionOfCsv(present('resultsCsv') ? inputs.resultsCsv : null, run),
     validity,

@@ -23,4 +23,28 @@ function bestOffset(measurements) {
     engine: m.engine ?? null, measurements: usable.length };
 }
 
-module.exports = { clockOffset, serverToClient, bestOffset };
+// Drift of the clock offset over a run, per engine: the best offset (shortest round trip) of the exchanges
+// in the first half of the engine's run against that of the second half. Needs exchanges stamped in time
+// (atMs: the push sampler's, repeated through the run); null with fewer than two per engine.
+function offsetDrift(measurements) {
+  const byEngine = new Map();
+  for (const m of measurements) {
+    if (!Number.isFinite(m.atMs)) continue;
+    if (!byEngine.has(m.engine)) byEngine.set(m.engine, []);
+    byEngine.get(m.engine).push(m);
+  }
+  const out = [];
+  for (const [engine, list] of byEngine) {
+    if (list.length < 2) continue;
+    list.sort((a, b) => a.atMs - b.atMs);
+    const half = Math.ceil(list.length / 2);
+    const early = bestOffset(list.slice(0, half));
+    const late = bestOffset(list.slice(half));
+    const round = (v) => Math.round(v * 1000) / 1000;
+    out.push({ engine, exchanges: list.length, overSeconds: round((list[list.length - 1].atMs - list[0].atMs) / 1000),
+      driftMs: round(late.offset - early.offset), errorBoundMs: round(early.errorBoundMs + late.errorBoundMs) });
+  }
+  return out.length ? out : null;
+}
+
+module.exports = { clockOffset, serverToClient, bestOffset, offsetDrift };

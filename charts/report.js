@@ -169,6 +169,12 @@ function tripRows(t, s) {
       row(`Event answers timed per second${windowLabel(s)}`, t.ratePerSecond ?? null));
   }
   if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
+  const c = t.comet;   // comet records stamped on arrival by the push sampler
+  if (c?.records) {
+    rows.push(row('Comet trip time: records timed', c.records),
+      row('Comet trip time p50 / p90 / p99 / p99.9 / max (ms)', [c.p50Ms, c.p90Ms, c.p99Ms, c.p999Ms, c.maxMs].map(fmt).join(' / ')),
+      row('Comet trip time: clock offset error bound (ms)', c.errorBoundMs));
+  }
   return rows;
 }
 
