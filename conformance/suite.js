@@ -6,7 +6,8 @@
 //
 // Tests run one after another and each ends with POST /event/clear, so they never see each other's
 // emitters or requests. Timing tolerances: env PB_CONFORMANCE_SLACK_MS (default 1500) for "about
-// N ms", PB_CONFORMANCE_CLOCK_MS (default 5000) for "the server's clock is close to ours".
+// N ms", PB_CONFORMANCE_CLOCK_MS (default 5000) for "the server's clock is close to ours". The cap on
+// emitters the server must enforce: env PB_MAX_EMITTERS (default 16), as the server was started with.
 
 const { describe, test, before, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
@@ -16,6 +17,7 @@ const { request, openStream, sendAndHold, rawExchange, waitUntil, sleep } = requ
 
 const SLACK = Number(process.env.PB_CONFORMANCE_SLACK_MS) || 1500;
 const CLOCK = Number(process.env.PB_CONFORMANCE_CLOCK_MS) || 5000;
+const MAX_EMITTERS = Number(process.env.PB_MAX_EMITTERS) || 16;
 
 // Event names unique per test; hex cannot spell "error" or "timeout".
 const uniqueName = (tag) => `cf-${tag}-${crypto.randomBytes(3).toString('hex')}`;
@@ -182,6 +184,20 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         assert.deepEqual(removed.json, { event: { name, state: 'removed' } });
         assert.equal((await status()).events.find((e) => e.name === name), undefined);
         assertRejected(await post('/event/remove', { name }), 404, 'removing an unknown event');
+        await stillServing();
+      });
+
+      test(`at most ${MAX_EMITTERS} emitters (PB_MAX_EMITTERS): one more new name is 409, a change at the cap is fine`, async () => {
+        const names = Array.from({ length: MAX_EMITTERS }, (_, i) => uniqueName(`cap${i}`));
+        for (const name of names) await setEvent(name, 60000);
+        const extra = uniqueName('over');
+        assertRejected(await post('/event/set', { name: extra, frequency: 60000 }), 409, `emitter ${MAX_EMITTERS + 1}`);
+        const listed = (await status()).events.map((e) => e.name);
+        assert.equal(listed.length, MAX_EMITTERS, 'the refused set created nothing');
+        assert.ok(!listed.includes(extra));
+        assert.equal((await setEvent(names[0], 30000)).json.event.state, 'changed', 'an existing name still changes');
+        await post('/event/remove', { name: names[0] });
+        assert.equal((await setEvent(extra, 60000)).json.event.state, 'created', 'room again after a remove');
         await stillServing();
       });
 

@@ -64,6 +64,9 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
     if (checked.problem) return bad(checked.problem);
     const { name, frequency } = checked.value;
     const state = await control.set(name, frequency);
+    if (state === 'full') {
+      return { status: 409, body: errorBody(409, `too many event emitters: at most ${events.maxEmitters} at once (PB_MAX_EMITTERS); remove or clear one first`) };
+    }
     log.debug(`event ${name} ${state} every ${frequency} ms`);
     return { status: 200, body: { event: { name, frequency, state } } };
   }

@@ -63,6 +63,7 @@ pb_tomcat_exec() {
     # Read by conf/server.xml as ${pb.*}.
     "-Dpb.port=$port"
     "-Dpb.address=$PB_SERVER_ADDRESS"
+    "-Dpb.maxEmitters=$PB_MAX_EMITTERS"
     "-Dpb.maxThreads=$PB_TOMCAT_MAX_THREADS"
     "-Dpb.maxConnections=$PB_TOMCAT_MAX_CONNECTIONS"
     "-Dpb.acceptCount=$PB_TOMCAT_ACCEPT_COUNT"

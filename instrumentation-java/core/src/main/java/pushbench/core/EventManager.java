@@ -7,26 +7,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
-/** The study's event manager: creates, changes and removes named emitters. */
+/**
+ * The study's event manager: creates, changes and removes named emitters, at most {@code maxEmitters} at
+ * once (docs/protocol.md: a set of a new name beyond the cap is refused).
+ */
 public final class EventManager {
+    /** The state {@link #set} returns when the cap is reached and the name is new: nothing changed. */
+    public static final String FULL = "full";
+
     private final Map<String, EventEmitter> emitters = new LinkedHashMap<>(); // guarded by this
+    private final int maxEmitters;
     private final Subscriptions subscriptions;
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final LogManager log;
 
-    EventManager(Subscriptions subscriptions, ScheduledExecutorService scheduler, Clock clock, LogManager log) {
+    EventManager(Subscriptions subscriptions, ScheduledExecutorService scheduler, Clock clock, LogManager log,
+            int maxEmitters) {
+        this.maxEmitters = maxEmitters;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
         this.clock = clock;
         this.log = log;
     }
 
-    /** Creates the emitter or changes its interval; returns "created" or "changed". */
+    /** Creates the emitter or changes its interval; returns "created", "changed" or {@link #FULL}. */
     public synchronized String set(String name, long frequency) {
         EventEmitter emitter = emitters.get(name);
         String state = "changed";
         if (emitter == null) {
+            if (emitters.size() >= maxEmitters) {
+                return FULL;
+            }
             emitter = new EventEmitter(name, subscriptions.of(name), scheduler, clock, log);
             emitters.put(name, emitter);
             state = "created";
@@ -55,6 +67,10 @@ public final class EventManager {
         }
         emitters.clear();
         return count;
+    }
+
+    public int maxEmitters() {
+        return maxEmitters;
     }
 
     synchronized List<EventEmitter> list() {

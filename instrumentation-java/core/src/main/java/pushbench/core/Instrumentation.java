@@ -19,6 +19,8 @@ public final class Instrumentation {
     /** Emit cycles write to thousands of sockets; a few threads let emitters of different names overlap. */
     public static final int EMITTER_THREADS = 4;
     public static final int TIMER_THREADS = 2;
+    /** The cap on event emitters when the system property pb.maxEmitters (PB_MAX_EMITTERS) is not a whole number >= 1. */
+    public static final int DEFAULT_MAX_EMITTERS = 16;
 
     private final Clock clock;
     private final LogManager log = new LogManager();
@@ -32,12 +34,22 @@ public final class Instrumentation {
     }
 
     public Instrumentation(Clock clock) {
+        this(clock, maxEmittersFrom(System.getProperty("pb.maxEmitters")));
+    }
+
+    public Instrumentation(Clock clock, int maxEmitters) {
         this.clock = clock;
         emitterThreads = executor(EMITTER_THREADS, "pushbench-emitter");
         timerThreads = executor(TIMER_THREADS, "pushbench-timer");
         Subscriptions subscriptions = new Subscriptions();
-        events = new EventManager(subscriptions, emitterThreads, clock, log);
+        events = new EventManager(subscriptions, emitterThreads, clock, log, maxEmitters);
         requests = new RequestManager(subscriptions, timerThreads, clock, log);
+    }
+
+    /** The cap from its setting: a whole number from 1 to 999999, else {@link #DEFAULT_MAX_EMITTERS}. */
+    static int maxEmittersFrom(String raw) {
+        String text = raw == null ? "" : raw.trim();
+        return text.matches("[1-9][0-9]{0,5}") ? Integer.parseInt(text) : DEFAULT_MAX_EMITTERS;
     }
 
     private static ScheduledThreadPoolExecutor executor(int threads, String prefix) {
@@ -135,6 +147,10 @@ public final class Instrumentation {
         String name = Validation.eventName(body);
         long frequency = Validation.frequency(body);
         String state = events.set(name, frequency);
+        if (EventManager.FULL.equals(state)) {
+            throw new BadInput(409, "too many event emitters: at most " + events.maxEmitters()
+                    + " at once (PB_MAX_EMITTERS); remove or clear one first");
+        }
         JsonObject event = new JsonObject();
         event.addProperty("name", name);
         event.addProperty("frequency", frequency);
