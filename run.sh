@@ -87,6 +87,7 @@ SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_WORK=() ENGINE_START_PI
 RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
 ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
+ENGINES_DEAD=()      # engines found gone while the test ran (their host indexes)
 CONTROLLER_MONITOR=0 # 1 once the controller's pidstat was started (here, where run.sh runs)
 MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
 WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
@@ -333,9 +334,16 @@ wait_for_completion() {
         fi
         break
       fi
+      # An engine that died never ends the test: the wait is for the others, and none left ends it.
+      engines_check_alive "$elapsed"
+      if ((${#ENGINES_DEAD[@]} == ${#ENGINE_IDX[@]})); then
+        ((tty)) && printf '\n'
+        say "  stopping the test early: no JMeter engine is left"
+        break
+      fi
       # The study's rule, once every engine has ended the test: results.csv stopped growing, seen
       # twice. (The controller normally exits by itself a few seconds after that.)
-      ((ended)) || (($(jmeter_log_count 'Finished remote host') < ${#ENGINE_IDX[@]})) || ended=1
+      ((ended)) || (($(jmeter_log_count 'Finished remote host') < ${#ENGINE_IDX[@]} - ${#ENGINES_DEAD[@]})) || ended=1
       if ((ended)); then
         if ((PROG_SIZE == last_size)); then stable=$((stable + 1)); else stable=0; fi
         if ((stable >= 2)); then
@@ -445,6 +453,22 @@ print_report_path() {
 max() { if (($1 > $2)); then printf '%s' "$1"; else printf '%s' "$2"; fi; }
 
 engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the hosts.conf name
+
+# engines_check_alive <elapsed s>: each engine found gone for the first time is noted (the run becomes
+# incomplete; what it saved until then is archived and copied like any engine's) and added to ENGINES_DEAD.
+engines_check_alive() {
+  local e d known
+  for e in "${ENGINE_IDX[@]}"; do
+    known=0
+    for d in "${ENGINES_DEAD[@]}"; do [[ $d != "$e" ]] || known=1; done
+    ((known == 0)) || continue
+    remote_run "$e" load/engine.sh status --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
+    ENGINES_DEAD+=("$e")
+    RUN_FAILED=1
+    warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
+    runjson_write
+  done
+}
 
 server_alive() {
   remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER" >/dev/null 2>&1

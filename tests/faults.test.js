@@ -209,6 +209,39 @@ describe('faults: a closed control plane', () => {
   });
 });
 
+// The members of a .tar.gz (empty when it cannot be read).
+function tarMembers(file) {
+  const r = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+}
+
+describe('faults: a part of the run dies', () => {
+  test('an engine killed mid-run: the run stops waiting, keeps what it saved so far, incomplete with the reason', async () => {
+    let killed = null;
+    const t0 = Date.now();
+    const r = await runSh(['node', '2', '40', '40', 'comet', '-', 'event1', '1000'], {
+      env: runEnv(),
+      timeoutMs: 240000,
+      onLine: (line) => {
+        if (killed === null && /^ {2}wait: [0-9]+\//.test(line)) {
+          killed = pidOf(path.join(s.state, 'engine-local.pid'));
+          if (killed) process.kill(killed, 'SIGKILL');
+        }
+      },
+    });
+    assert.ok(killed, `the engine was never killed:\n${r.stdout}\n${r.stderr}`);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    // A 40 s test: the run must notice the engine is gone, not wait for JMeter's deadline.
+    assert.ok(Date.now() - t0 < 100000, `the run took ${Math.round((Date.now() - t0) / 1000)} s`);
+    const run = readRun(r.runDir);
+    assert.equal(run.status, 'incomplete');
+    assert.ok(run.notes.some((n) => /^engine local died during the test/.test(n)), run.notes.join('; '));
+    const archive = path.join(r.runDir, 'responses', 'local.tar.gz');
+    assert.ok(tarMembers(archive).length > 0, `no responses saved so far in ${archive}: ${run.notes.join('; ')}`);
+    assert.ok(fs.existsSync(path.join(r.runDir, 'report', 'index.html')), 'no report of what was collected');
+  });
+});
+
 describe('faults: signals', () => {
   test('SIGHUP (the terminal closed) mid-run: exit 130, run incomplete with the reason, responses so far kept', async () => {
     let sent = false;
