@@ -125,7 +125,8 @@ case $role in
     for tool in node tar; do need_command "$tool" "run.sh needs it"; done
     [[ -f analysis/analyze.js ]] || problem "analysis/analyze.js is missing in $PWD"
     [[ -f charts/report.js ]] || problem "charts/report.js is missing in $PWD"
-    check_port_free "$2" "JMeter controller RMI local port"
+    # Over SSL JMeter picks free callback ports itself (lib/jmeter-rmi.sh); plain RMI binds this one.
+    [[ $PB_JMETER_RMI_SSL != 0 ]] || check_port_free "$2" "JMeter controller RMI local port"
     check_disk "$PB_RESULTS" 200
     ;;
   *) echo "usage: $0 {sut|engine|controller} ..." >&2; exit 2 ;;

@@ -7,6 +7,7 @@ const { test, describe, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const net = require('node:net');
 const { spawnSync } = require('node:child_process');
 const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 const { mountTmpfs, fillDisk, unmount, unmountAll, countFiles, keptPath } = require('./lib/faults');
@@ -240,6 +241,47 @@ describe('faults: a part of the run dies', () => {
     assert.ok(tarMembers(archive).length > 0, `no responses saved so far in ${archive}: ${run.notes.join('; ')}`);
     assert.ok(fs.existsSync(path.join(r.runDir, 'report', 'index.html')), 'no report of what was collected');
   });
+});
+
+// Holds a TCP port on 127.0.0.1 with a listener of this process; resolves { close() }.
+function holdPort(port) {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(Number(port), '127.0.0.1', () => resolve({ close: () => new Promise((done) => server.close(done)) }));
+  });
+}
+
+describe('faults: a port already in use', () => {
+  const env = process.env;
+  const cases = [
+    ...['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio'].map((server) => ({
+      server, port: env[`PB_PORT_${server.toUpperCase().replace(/-/g, '_')}`], what: `the ${server} server's port`,
+    })),
+    { server: 'node', port: env.PB_JMETER_RMI_PORT, what: 'JMeter engine RMI port' },
+    { server: 'node', port: env.PB_JMETER_RMI_LOCALPORT, what: 'JMeter engine RMI local port' },
+    // Over SSL the controller's callback ports are free ports picked at start; plain RMI uses this one.
+    { server: 'node', port: env.PB_JMETER_CLIENT_LOCALPORT, what: 'JMeter controller RMI local port', extra: { PB_JMETER_RMI_SSL: '0' } },
+  ];
+  for (const c of cases) {
+    test(`${c.what} (${c.server}) taken: refused before anything starts, exit 3, the port named`, async () => {
+      assert.ok(c.port, `no port for ${c.what} in the environment (run through test.sh)`);
+      const held = await holdPort(c.port);
+      const results = path.join(s.dir, `port-${c.port}`);
+      try {
+        const r = await runSh([c.server, '2', '8', '40', 'comet', '-', 'event1', '1000'],
+          { env: { ...runEnv(c.extra), PB_RESULTS: results }, timeoutMs: 120000 });
+        assert.equal(r.code, 3, r.stdout + r.stderr);
+        assert.match(r.stderr, new RegExp(`port ${c.port} \\(${c.what}\\) is already in use`), r.stderr);
+        assert.match(r.stderr, /nothing was started/);
+        assert.equal(r.runDir, null, 'a run directory was made');
+        assert.equal(fs.existsSync(results) ? fs.readdirSync(results).length : 0, 0, 'something was written to the results');
+        assert.deepEqual(fs.readdirSync(s.state).filter((f) => f.endsWith('.pid')), [], 'a process was started');
+      } finally {
+        await held.close();
+      }
+    });
+  }
 });
 
 describe('faults: signals', () => {
