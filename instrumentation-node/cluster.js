@@ -6,6 +6,7 @@
 // The primary holds the emitters and sums /status (cluster-primary.js); each worker is server.js.
 
 const os = require('node:os');
+require('./test-clock').applyTestClockOffset();
 const { createLog } = require('./log');
 const { runPrimary } = require('./cluster-primary');
 

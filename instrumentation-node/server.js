@@ -7,6 +7,7 @@
 // primary (cluster-worker.js); on its own it is the single-process `node` server.
 
 const cluster = require('node:cluster');
+require('./test-clock').applyTestClockOffset();
 const http = require('node:http');
 const { createApp } = require('./app');
 const { createLog } = require('./log');

@@ -284,6 +284,24 @@ describe('faults: a port already in use', () => {
   }
 });
 
+describe('faults: clocks', () => {
+  test('the server\'s clock 4 s ahead of the engine\'s: the offset is measured and trip times corrected by it', async () => {
+    const skew = 4000;
+    // Long polls answered by events: every answer's trip time runs from the server's cycle start to the
+    // engine's receipt, two clocks (instrumentation-node/test-clock.js skews the server's alone).
+    const r = await runSh(['node', '2', '10', '20', 'poll', '3000', 'event1', '500'],
+      { env: runEnv({ PB_TEST_CLOCK_OFFSET_MS: String(skew) }), timeoutMs: 240000 });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const summary = JSON.parse(fs.readFileSync(path.join(r.runDir, 'data', 'summary.json'), 'utf8'));
+    const { clockOffset, tripTime } = summary;
+    assert.ok(Math.abs(clockOffset.ms - skew) <= Math.max(100, clockOffset.errorBoundMs),
+      `offset measured ${clockOffset.ms} ms (± ${clockOffset.errorBoundMs}) for a ${skew} ms skew`);
+    assert.ok(tripTime.polls > 50, `only ${tripTime.polls} polls answered by an event`);
+    assert.equal(tripTime.belowZero, 0, 'trip times below zero: the offset was not applied');
+    assert.ok(tripTime.p50Ms >= 0 && tripTime.p50Ms < 500, `median trip time ${tripTime.p50Ms} ms (uncorrected it would be ~${-skew})`);
+  });
+});
+
 describe('faults: signals', () => {
   test('SIGHUP (the terminal closed) mid-run: exit 130, run incomplete with the reason, responses so far kept', async () => {
     let sent = false;
