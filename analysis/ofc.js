@@ -44,8 +44,9 @@ function chart({ title, xLegend, yLegend, elements, xAxis, yAxis }) {
   };
 }
 
-// series: [{ name, values, colour? }]; options: title, xLegend, yLegend, yMax (fixed, e.g. 100 for %)
-function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
+// series: [{ name, values, colour? }]; options: title, xLegend, yLegend, yMax (fixed, e.g. 100 for %),
+// xLabels (a label per index, OFC2's x_axis labels: categories in place of numbers)
+function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0, xLabels = null }) {
   const length = Math.max(1, ...series.map((s) => s.values.length));
   const dataMax = Math.max(0, ...series.flatMap((s) => s.values.filter((v) => Number.isFinite(v))));
   const yTop = yMax !== null && dataMax <= yMax ? yMax : niceMax(dataMax);
@@ -53,7 +54,8 @@ function lineChart({ title, xLegend, yLegend, series, yMax = null, yMin = 0 }) {
   const xStep = Math.max(1, niceStep(xMax / 10));   // x is an index: whole steps
   return chart({ title, xLegend, yLegend,
     elements: series.map((s, i) => element('line', s, i, s.values.map(round), { dotSize: 2, width: 1 })),
-    xAxis: axis(0, xMax, xStep), yAxis: axis(yMin, yTop, niceStep((yTop - yMin) / 10)) });
+    xAxis: xLabels ? { min: 0, max: xMax, steps: 1, labels: { steps: 1, labels: xLabels } } : axis(0, xMax, xStep),
+    yAxis: axis(yMin, yTop, niceStep((yTop - yMin) / 10)) });
 }
 
 // One value against another, e.g. latency against throughput, one point per run: OFC2's scatter_line

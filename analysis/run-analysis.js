@@ -258,6 +258,7 @@ async function analyzeRun(runDir) {
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });
 
   const datasets = { series, cycles, places, messages, memorySource, hasSamples: Boolean(csv?.rows),
+    tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] },
     engines: engineMonitors.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
 

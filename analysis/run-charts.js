@@ -7,6 +7,17 @@ const { runTitle, join } = require('./titles');
 const ELAPSED = 'Elapsed time (seconds)';
 const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
 
+// The trip-time percentile spectrum (analysis/trip-time.js percentileSpectrum) of long polls and comet
+// records, on one axis of the longer one's percentiles.
+const spectrumOf = (t) => [t?.poll ?? [], t?.comet ?? []];
+const spectrumLabels = (t) => spectrumOf(t).reduce((a, b) => (b.length > a.length ? b : a))
+  .map((p) => `${p.percentile}%`);
+function spectrumLines(t) {
+  const [poll, comet] = spectrumOf(t);
+  return [{ name: 'Long polls', values: poll.map((p) => p.ms) }, { name: 'Comet records', values: comet.map((p) => p.ms) }]
+    .filter((l) => l.values.length);
+}
+
 const RUN_CHARTS = [
   { id: 'cpu', name: 'CPU Usage', y: 'CPU used (%)', yMax: 100,
     lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
@@ -32,6 +43,9 @@ const RUN_CHARTS = [
     lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
   { id: 'trip-time', name: 'Long Poll Trip Time', y: 'Emit cycle start to answer received (ms)',
     lines: (d) => [{ name: 'Mean per second', values: d.series.tripMean }, { name: 'Max per second', values: d.series.tripMax }] },
+  { id: 'trip-time-spectrum', name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
+    y: 'Emit cycle start to arrival (ms)', xLabels: (d) => spectrumLabels(d.tripSpectrum),
+    lines: (d) => spectrumLines(d.tripSpectrum) },
   { id: 'emit-duration-place', name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
     lines: (d) => [{ name: 'Mean', values: [null, ...d.places.meanDuration] },
       { name: 'Max', values: [null, ...d.places.maxDuration] }] },
@@ -61,7 +75,7 @@ function buildRunCharts(datasets, run) {
     const zeros = def.zerosCount === 'always' || Boolean(def.zerosCount && datasets.hasSamples);
     if (!lines.some((l) => hasData(l.values, zeros))) { skipped[def.id] = 'no data'; continue; }
     charts[def.id] = lineChart({ title: join(prefix, def.name), xLegend: def.x ?? ELAPSED, yLegend: def.y,
-      series: lines, yMax: def.yMax ?? null });
+      series: lines, yMax: def.yMax ?? null, xLabels: def.xLabels ? def.xLabels(datasets) : null });
   }
   return { charts, skipped };
 }

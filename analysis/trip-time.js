@@ -69,6 +69,20 @@ function percentile(sorted, p) {
 
 const PERCENTILES = [50, 90, 99, 99.9];
 
+// The latency distribution as HdrHistogram plots it: percentiles that halve the rest each step (0, 50,
+// 75, 87.5, ... %) while the run holds a value beyond them, then the maximum (100%). Evenly spaced, these
+// steps are a log axis of 1 / (1 - percentile). sorted: the values in order; shift: to add to each.
+function percentileSpectrum(sorted, shift = (v) => v) {
+  if (sorted.length === 0) return [];
+  const out = [];
+  for (let k = 0; 2 ** k <= sorted.length; k++) {
+    const p = 100 * (1 - 2 ** -k);
+    out.push({ percentile: Math.round(p * 10000) / 10000, ms: shift(k === 0 ? sorted[0] : percentile(sorted, p)) });
+  }
+  out.push({ percentile: 100, ms: shift(sorted[sorted.length - 1]) });
+  return out;
+}
+
 // Collects the trip times of one run before the clock offset is known: each as end - created (whole ms),
 // the offset added at the end. Per second of receipt (engine clock), the mean and the largest.
 class TripTimes {
@@ -136,9 +150,10 @@ class TripTimes {
       // below zero only through the clock offset's error: how many, and the bound they should stay within
       belowZero: belowZero === -1 ? this.count : belowZero,
       errorBoundMs,
+      spectrum: percentileSpectrum(sorted, shift),
     };
     return { summary, series: { mean, max } };
   }
 }
 
-module.exports = { SampleEnds, TripTimes, sampleNumber, percentile };
+module.exports = { SampleEnds, TripTimes, sampleNumber, percentile, percentileSpectrum };

@@ -93,7 +93,10 @@
         scales: {
           x: {
             type: 'linear', min: xMin, max: typeof x.max === 'number' ? x.max : undefined,
-            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: scatter ? undefined : 0, color: '#4b5563', includeBounds: false },
+            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: scatter ? undefined : 0, color: '#4b5563', includeBounds: false,
+              // OFC2's x_axis.labels.labels: a text per index in place of the number
+              callback: x.labels && Array.isArray(x.labels.labels)
+                ? function (v) { return x.labels.labels[v] !== undefined ? x.labels.labels[v] : ''; } : undefined },
             title: { display: true, text: legendText(ofc.x_legend), color: '#374151', font: { size: 12 } },
             grid: { color: '#eef0f3' }
           },

@@ -55,7 +55,8 @@ test('trip times: the offset is added at the end, per second by the second the a
   trips.add(t0 + 3200, NaN);    // no created time
   const { summary, series } = trips.result(100, t0, 4, 3);
   assert.deepEqual(summary, { polls: 4, unmatched: 2, meanMs: 20, minMs: 5, p50Ms: 15, p90Ms: 35, p99Ms: 35,
-    p999Ms: 35, maxMs: 35, ratePerSecond: 1, belowZero: 0, errorBoundMs: 3 });
+    p999Ms: 35, maxMs: 35, ratePerSecond: 1, belowZero: 0, errorBoundMs: 3,
+    spectrum: [{ percentile: 0, ms: 5 }, { percentile: 50, ms: 15 }, { percentile: 75, ms: 25 }, { percentile: 100, ms: 35 }] });
   assert.deepEqual(series.mean, [10, 25, null, 35]);
   assert.deepEqual(series.max, [15, 25, null, 35]);
 });
@@ -85,4 +86,30 @@ test('no poll answered by an event: no trip-time summary, an empty series', () =
   const unmatchedOnly = new TripTimes(0);
   unmatchedOnly.add(null, 5);
   assert.deepEqual(unmatchedOnly.result(0, 0, 1).summary, { polls: 0, unmatched: 1 });
+});
+
+test('percentile spectrum: steps halving the rest while a value lies beyond, then the maximum', () => {
+  const { percentileSpectrum } = require('../trip-time');
+  const sorted = Array.from({ length: 10 }, (_, i) => i + 1);   // 1..10 ms
+  assert.deepEqual(percentileSpectrum(sorted), [
+    { percentile: 0, ms: 1 }, { percentile: 50, ms: 5 }, { percentile: 75, ms: 8 }, { percentile: 87.5, ms: 9 },
+    { percentile: 100, ms: 10 }]);
+  assert.deepEqual(percentileSpectrum([7], (v) => v + 0.5), [{ percentile: 0, ms: 7.5 }, { percentile: 100, ms: 7.5 }]);
+  assert.deepEqual(percentileSpectrum([]), []);
+  const big = percentileSpectrum(Array.from({ length: 100000 }, (_, i) => i));
+  assert.equal(big.length, 18);                      // 2^16 <= 100,000 < 2^17: 17 steps and the maximum
+  assert.equal(big[16].percentile, 99.9985);
+});
+
+test('the trip-time distribution chart: one line per kind of answer, labelled by percentile', () => {
+  const { buildRunCharts } = require('../run-charts');
+  const spectrum = (n) => Array.from({ length: n }, (_, k) => ({ percentile: 100 * (1 - 2 ** -k), ms: 10 * k }));
+  const series = Object.fromEntries(['cpu', 'memory', 'processCpu', 'processRssMB', 'connections', 'responses', 'responsesCumulative',
+    'errors', 'timeouts', 'emitDuration', 'requestsPerCycle', 'tripMean', 'tripMax'].map((k) => [k, []]));
+  const datasets = { series, places: { meanDuration: [], maxDuration: [] }, hasSamples: true, engines: [],
+    tripSpectrum: { poll: spectrum(3), comet: spectrum(5) } };
+  const { charts } = buildRunCharts(datasets, { server: 'node', type: 'comet', threads: 10 });
+  const c = charts['trip-time-spectrum'];
+  assert.deepEqual(c.x_axis.labels.labels, ['0%', '50%', '75%', '87.5%', '93.75%']);
+  assert.deepEqual(c.elements.map((e) => [e.text, e.values]), [['Long polls', [0, 10, 20]], ['Comet records', [0, 10, 20, 30, 40]]]);
 });

@@ -6,7 +6,7 @@
 # runs them); PB_JAVA_BUILD_TESTS=1 runs them as well. Prints one line.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../../lib/config.sh
+# shellcheck source=lib/config.sh
 source "$here/../../lib/config.sh"
 cd "$here"
 

@@ -80,8 +80,9 @@ public class PushSampler extends AbstractSampler implements TestBean, TestStateL
     res.setSentBytes(o.sentBytes);
     res.setHeadersSize((int) Math.min(Integer.MAX_VALUE, o.headerBytes));
     res.setBodySize(o.bodyBytes);
-    if (o.connected && o.sendMicros != 0) res.setConnectTime((o.sendMicros - startMicros) / 1000);
-    if (o.headersMicros != 0) res.setLatency((o.headersMicros - startMicros) / 1000);
+    // The µs stamps and JMeter's ms clock round apart: neither part may exceed the sample's time.
+    if (o.connected && o.sendMicros != 0) res.setConnectTime(Math.min(res.getTime(), (o.sendMicros - startMicros) / 1000));
+    if (o.headersMicros != 0) res.setLatency(Math.min(res.getTime(), (o.headersMicros - startMicros) / 1000));
     String code;
     boolean ok;
     String message;
