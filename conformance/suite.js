@@ -13,6 +13,7 @@ const { describe, test, before, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
+const { registerPullTests } = require('./pull');
 const { request, openStream, sendAndHold, rawExchange, waitUntil, sleep } = require('./http-client');
 
 const SLACK = Number(process.env.PB_CONFORMANCE_SLACK_MS) || 1500;
@@ -323,6 +324,9 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         stream.destroy();
       });
     });
+
+    registerPullTests({ group, post, setEvent, status, assertJson, assertRejected, assertEnvelope, assertNormal,
+      stillServing, uniqueName, SLACK });
 
     group('clear and status', () => {
       test('clear stops every emitter and completes every open comet and poll', async () => {

@@ -8,6 +8,8 @@
 const { RequestPool } = require('./request-pool');
 const { EventManager } = require('./event-manager');
 const { PushRequest } = require('./push-request');
+const { PullHistory, pullRecord } = require('./pull');
+const { localRunner } = require('./emitter');
 const { createRouter } = require('./router');
 const { errorBody } = require('./records');
 const validate = require('./validate');
@@ -16,7 +18,14 @@ const bad = (message) => ({ status: 400, body: errorBody(400, message) });
 
 function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
   const pool = new RequestPool();
-  const events = new EventManager({ pool, log, batchSize, onCycleEnd });
+  // Every cycle started is kept for pulls (pull.js); node-cluster's workers record the primary's cycles.
+  const history = new PullHistory();
+  const writeToPool = localRunner({ pool, log, batchSize });
+  const runner = (cycle, isStopped, done) => {
+    history.record(cycle);
+    writeToPool(cycle, isStopped, done);
+  };
+  const events = new EventManager({ pool, log, batchSize, onCycleEnd, runner });
 
   // Completes every open request with a clear record; returns how many.
   function completeAll(reason) {
@@ -92,6 +101,7 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
     const created = Date.now();
     const checked = validate.pushRequest(body);
     if (checked.problem) return bad(checked.problem);
+    if (checked.value.type === 'pull') return { status: 200, body: pullRecord(history, checked.value, created, pool.size) };
     // A client that left while its body was read already had its 'close': it must not join the pool.
     // (The request's socket, not the response's: a pipelined request's response has no socket yet.)
     if (req.socket.destroyed) return null;
@@ -116,7 +126,7 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
     '/status': { GET: status },
   });
 
-  return { pool, events, log, dispatch, completeAll };
+  return { pool, events, history, log, dispatch, completeAll };
 }
 
 module.exports = { createApp };

@@ -34,6 +34,7 @@ function createWorkerBridge({ log, batchSize }) {
     log,
     handlers: {
       snapshot({ seq, cycle }) {
+        app.history.record(cycle);   // pulls on this worker see the cycle from now
         const snapshot = app.pool.subscribersOf(cycle.name);
         cycles.set(seq, { cycle, snapshot, stopped: false });
         return snapshot.length;

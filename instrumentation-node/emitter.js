@@ -127,4 +127,4 @@ function localRunner({ pool, log, batchSize }) {
   });
 }
 
-module.exports = { Emitter, DEFAULT_BATCH, writeCycle };
+module.exports = { Emitter, DEFAULT_BATCH, writeCycle, localRunner };

@@ -2,13 +2,18 @@
 // Builders for the records of docs/protocol.md ("Records"). Field order follows the protocol's example.
 // A normal record must never contain the substrings "error" or "timeout"; only the timeout record does.
 
-function envelope(pushRequest, response, sent, finish) {
+// Every record's shape: what answered, the request as parsed, its timings and the open counts.
+function recordEnvelope(echo, created, response, sent, start, finish) {
   return {
     response,
-    request: pushRequest.echo,
-    timings: { duration: sent - pushRequest.created, sent, created: pushRequest.created },
-    connections: { start: pushRequest.start, finish },
+    request: echo,
+    timings: { duration: sent - created, sent, created },
+    connections: { start, finish },
   };
+}
+
+function envelope(pushRequest, response, sent, finish) {
+  return recordEnvelope(pushRequest.echo, pushRequest.created, response, sent, pushRequest.start, finish);
 }
 
 // cycle: { name, id, created } of the emit cycle; place is 1-based in the cycle's snapshot of `total`.
@@ -58,4 +63,4 @@ function errorBody(status, message) {
   return { error: { status, message } };
 }
 
-module.exports = { eventRecord, cycleHead, requestMiddle, eventLine, timeoutRecord, clearRecord, errorBody };
+module.exports = { recordEnvelope, eventRecord, cycleHead, requestMiddle, eventLine, timeoutRecord, clearRecord, errorBody };

@@ -6,6 +6,8 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_EVENTS = 16;
 const FREQUENCY = { min: 10, max: 3600000 };
 const DURATION = { min: 1, max: 3600000 };
+const CYCLE = { min: 0, max: Number.MAX_SAFE_INTEGER };   // a pull cursor's last cycle id per name
+const TYPES = ['comet', 'poll', 'pull'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const inRange = (v, { min, max }) => Number.isSafeInteger(v) && v >= min && v <= max;
@@ -49,7 +51,7 @@ function eventClear(body) {
 function pushRequest(body) {
   if (!isObject(body)) return { problem: 'body must be a JSON object' };
   const { type, events, duration } = body;
-  if (type !== 'comet' && type !== 'poll') return { problem: 'type must be "comet" or "poll"' };
+  if (!TYPES.includes(type)) return { problem: 'type must be "comet", "poll" or "pull"' };
   if (!Array.isArray(events)) return { problem: 'events must be an array of event names' };
   if (events.length > MAX_EVENTS) return { problem: `events may hold at most ${MAX_EVENTS} names` };
   for (const name of events) {
@@ -63,9 +65,29 @@ function pushRequest(body) {
     }
     value.duration = duration;
   } else if (inRange(duration, DURATION)) {
-    // Comet has no maximum hold, so duration is ignored and never a reason to reject (a load plan may send
+    // Comet and pull have no maximum hold, so duration is ignored and never a reason to reject (a load plan may send
     // a placeholder); a well-formed one is echoed, as "the request as parsed".
     value.duration = duration;
+  }
+  if (type === 'pull' && body.cursor !== undefined) {
+    const cursor = pullCursor(body.cursor);
+    if (cursor.problem) return cursor;
+    value.cursor = cursor.value;
+  }
+  return { value };
+}
+
+// A pull's cursor: { "<event name>": <last cycle id received>, ... }, at most MAX_EVENTS names.
+function pullCursor(cursor) {
+  if (!isObject(cursor)) return { problem: 'cursor must be an object of event name -> cycle id' };
+  const names = Object.keys(cursor);
+  if (names.length > MAX_EVENTS) return { problem: `cursor may hold at most ${MAX_EVENTS} names` };
+  const value = Object.create(null);   // names are client text: "__proto__" must stay a plain key
+  for (const name of names) {
+    const bad = checkName(name, 'each cursor name');
+    if (bad) return { problem: bad };
+    if (!inRange(cursor[name], CYCLE)) return { problem: 'each cursor value must be a cycle id, an integer >= 0' };
+    value[name] = cursor[name];
   }
   return { value };
 }

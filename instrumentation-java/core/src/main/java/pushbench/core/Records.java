@@ -66,12 +66,17 @@ public final class Records {
     }
 
     private static JsonObject envelope(PushRequest r, JsonObject response, long sent, int finish) {
+        return envelope(r.spec().echo(), r.created(), response, sent, r.start(), finish);
+    }
+
+    /** Every record's shape: what answered, the request as parsed, its timings and the open counts. */
+    static JsonObject envelope(JsonObject echo, long created, JsonObject response, long sent, int start, int finish) {
         JsonObject record = new JsonObject();
         record.add("response", response);
-        record.add("request", r.spec().echo());
-        record.add("timings", timings(sent, r.created()));
+        record.add("request", echo);
+        record.add("timings", timings(sent, created));
         JsonObject connections = new JsonObject();
-        connections.addProperty("start", r.start());
+        connections.addProperty("start", start);
         connections.addProperty("finish", finish);
         record.add("connections", connections);
         return record;

@@ -1,8 +1,11 @@
 package pushbench.core;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,6 +71,34 @@ public final class RequestManager {
             request.clear("shutdown");
         }
         return request;
+    }
+
+    /**
+     * Answers a pull at once (docs/protocol.md "Pull"): every kept cycle of its names after its cursor, and
+     * the cursor to send next. A pull is never held and never in the pool; it counts itself in the open counts.
+     */
+    public Answer pull(PushSpec spec) {
+        long created = clock.millis();
+        JsonArray events = new JsonArray();
+        JsonObject cursor = new JsonObject();
+        Map<String, Long> given = spec.cursor();
+        int skipped = 0;
+        long sent = clock.millis();
+        for (String name : spec.subscriptions()) {
+            skipped += subscriptions.of(name).history().answer(name, given == null ? null : given.get(name), sent,
+                    events, cursor);
+        }
+        JsonObject pull = new JsonObject();
+        pull.add("events", events);
+        pull.add("cursor", cursor);
+        pull.addProperty("skipped", skipped);
+        JsonObject response = new JsonObject();
+        response.add("pull", pull);
+        int count = open.get() + 1;
+        if (log.enabled()) {
+            log.info("pull answered: " + events.size() + " events, cursor " + Json.write(cursor));
+        }
+        return Answer.ok(Records.envelope(spec.echo(), created, response, sent, count, count));
     }
 
     /**

@@ -11,6 +11,7 @@ final class Subscription {
     private static final PushRequest[] NONE = new PushRequest[0];
 
     private final LinkedHashSet<PushRequest> requests = new LinkedHashSet<>();
+    private final PullHistory history = new PullHistory();
 
     synchronized void add(PushRequest request) {
         requests.add(request);
@@ -26,5 +27,10 @@ final class Subscription {
 
     synchronized int size() {
         return requests.size();
+    }
+
+    /** The cycles of this name kept for pulls (its own lock). */
+    PullHistory history() {
+        return history;
     }
 }

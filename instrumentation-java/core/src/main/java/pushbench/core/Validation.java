@@ -6,7 +6,9 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /** The input rules of docs/protocol.md; every violation becomes a BadInput with status 400. */
@@ -16,6 +18,8 @@ public final class Validation {
     public static final long MAX_FREQUENCY = 3_600_000;
     public static final long MIN_DURATION = 1;
     public static final long MAX_DURATION = 3_600_000;
+    /** A pull cursor's cycle ids: 0 to 2^53 - 1 (what every JSON reader holds exactly). */
+    public static final long MAX_CYCLE = 9_007_199_254_740_991L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private Validation() {
@@ -59,8 +63,10 @@ public final class Validation {
             type = PushSpec.Type.COMET;
         } else if (isString(typeField, "poll")) {
             type = PushSpec.Type.POLL;
+        } else if (isString(typeField, "pull")) {
+            type = PushSpec.Type.PULL;
         } else {
-            throw bad("type must be \"comet\" or \"poll\"");
+            throw bad("type must be \"comet\", \"poll\" or \"pull\"");
         }
         JsonElement eventsField = request.get("events");
         if (eventsField == null || !eventsField.isJsonArray()) {
@@ -78,9 +84,34 @@ public final class Validation {
         if (type == PushSpec.Type.POLL && duration == null) {
             throw bad("duration must be an integer from " + MIN_DURATION + " to " + MAX_DURATION + " ms");
         }
-        // A comet stream has no maximum hold: its duration is ignored, never a reason to reject (a load plan
+        // Comet and pull have no maximum hold: the duration is ignored, never a reason to reject (a load plan
         // may send a placeholder); a valid one is kept only to be echoed.
-        return new PushSpec(type, events, duration);
+        Map<String, Long> cursor = type == PushSpec.Type.PULL ? cursor(request.get("cursor")) : null;
+        return new PushSpec(type, events, duration, cursor);
+    }
+
+    /** A pull's cursor: absent (null), or an object of at most MAX_EVENTS names to cycle ids. */
+    static Map<String, Long> cursor(JsonElement value) throws BadInput {
+        if (value == null) {
+            return null;
+        }
+        if (!value.isJsonObject()) {
+            throw bad("cursor must be an object of event name -> cycle id");
+        }
+        JsonObject object = value.getAsJsonObject();
+        if (object.size() > MAX_EVENTS) {
+            throw bad("cursor may hold at most " + MAX_EVENTS + " names");
+        }
+        Map<String, Long> cursor = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonElement> entry : object.entrySet()) {
+            String name = name(new JsonPrimitive(entry.getKey()), "each cursor name");
+            Long cycle = integer(entry.getValue(), 0, MAX_CYCLE);
+            if (cycle == null) {
+                throw bad("each cursor value must be a cycle id, an integer >= 0");
+            }
+            cursor.put(name, cycle);
+        }
+        return cursor;
     }
 
     static JsonObject object(byte[] body) throws BadInput {

@@ -158,6 +158,10 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
             exchange.answer(e.toAnswer());
             return;
         }
+        if (spec.isPull()) {
+            exchange.answer(inst.requests().pull(spec));
+            return;
+        }
         exchange.hold(spec);
         exchange.attach(inst.open(spec, exchange));
     }
@@ -227,6 +231,10 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
             spec = inst.pushSpec(body);
         } catch (BadInput e) {
             Exchange.send(response, e.toAnswer());
+            return;
+        }
+        if (spec.isPull()) {
+            Exchange.send(response, inst.requests().pull(spec));
             return;
         }
         BlockingHold hold = new BlockingHold(response, spec);

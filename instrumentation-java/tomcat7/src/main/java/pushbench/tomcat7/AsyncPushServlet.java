@@ -124,6 +124,10 @@ public final class AsyncPushServlet extends HttpServlet {
             send(response, e.toAnswer());
             return;
         }
+        if (spec.isPull()) {
+            send(response, inst.requests().pull(spec));
+            return;
+        }
         AsyncContext async = request.startAsync(request, response);
         AsyncRequestMonitor monitor = new AsyncRequestMonitor(async, response, spec, inst.log());
         async.addListener(monitor);
