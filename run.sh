@@ -284,6 +284,7 @@ event.frequency=${RUN_INTERVAL:-0}
 request.type=$RUN_TYPE
 request.events=${RUN_EVENT}
 request.duration=${RUN_MAXDUR:-0}
+pull.interval=${RUN_PULL:-0}
 EOF
 }
 

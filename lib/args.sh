@@ -4,9 +4,11 @@
 # Everything the user types is checked here against a strict pattern before it is used anywhere
 # (a file name, a JMeter property, a remote command). On any error: a message, the usage line, exit 2.
 # On success the globals RUN_SERVER RUN_RAMPUP RUN_DURATION RUN_THREADS RUN_TYPE RUN_MAXDUR RUN_EVENT
-# RUN_INTERVAL are set (the optional three are empty when not given).
+# RUN_INTERVAL RUN_PULL are set (the optional ones are empty when not given; RUN_PULL is the pull interval
+# of test-type pull, whose sixth argument it is).
 
-PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]'
+PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
+       ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]'
 
 # Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
 ARGS_MAX_SECONDS=86400          # rampup and duration: at most a day
@@ -15,6 +17,8 @@ ARGS_MIN_MAXDUR=1
 ARGS_MAX_MAXDUR=3600000
 ARGS_MIN_INTERVAL=10
 ARGS_MAX_INTERVAL=3600000
+ARGS_MIN_PULL=1                 # pull interval, ms: a positive integer
+ARGS_MAX_PULL=3600000
 
 usage() {
   cat <<EOF
@@ -28,19 +32,22 @@ One pushbench test run, from start to report.
   rampup         seconds during which all threads are started (0..$ARGS_MAX_SECONDS)
   duration       seconds the test runs, ramp-up included (1..$ARGS_MAX_SECONDS)
   threads        concurrent connections in total, split evenly across the engines in hosts.conf
-  test-type      comet | poll
+  test-type      comet | poll | pull         (pull: short polling, each client asks every pull-interval ms)
   max-duration   ms each long poll is held at most ($ARGS_MIN_MAXDUR..$ARGS_MAX_MAXDUR); required for poll.
                  For comet it is ignored: write - in its place to give an event without it.
   event-name     the event to create and subscribe to: 1-64 of A-Z a-z 0-9 _ -, starting with a
                  letter or digit, not containing "error" or "timeout" (the plan's assertions look
                  for those words). Omit it (or write -) for no event emitter.
   emit-interval  ms between emit cycles ($ARGS_MIN_INTERVAL..$ARGS_MAX_INTERVAL); required with an event name.
+  pull-interval  pull only, in max-duration's place: ms between one client's pulls ($ARGS_MIN_PULL..$ARGS_MAX_PULL).
+                 A pull is answered at once, so pull takes no max-duration.
 
 Examples:
   ./run.sh tc6 60 900 5000 comet                 15 min comet test, 1 min ramp-up, no events
   ./run.sh node 5 30 500 comet - event1 2000     comet with an event every 2 s (- = no max-duration)
   ./run.sh tc7 30 600 5000 poll 3000 event1 2000 long poll held up to 3 s, event every 2 s
   ./run.sh node 90 1200 5000 poll 3000           long poll, no events: every poll times out after 3 s
+  ./run.sh node 5 30 500 pull 1000 event1 2000   each client pulls every 1 s, event every 2 s
 
 Environment: PB_HOSTS (hosts file, default hosts.conf; without one everything runs on this machine),
 PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to write the run directory to).
@@ -76,6 +83,7 @@ args_event_name() {
 # validate_args "$@": sets the RUN_* globals or exits 2.
 validate_args() {
   if (($# < 5 || $# > 8)); then
+    [[ ${5:-} == pull ]] && args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
     args_fail "expected 5 to 8 arguments, got $#"
   fi
   case $1 in
@@ -89,12 +97,24 @@ validate_args() {
   # the full number of threads.
   ((RUN_RAMPUP < RUN_DURATION)) || args_fail "rampup ($RUN_RAMPUP s) must be shorter than duration ($RUN_DURATION s), which includes it"
   case $5 in
-    comet | poll) RUN_TYPE=$5 ;;
-    *) args_fail "test-type must be comet or poll, got '$5'" ;;
+    comet | poll | pull) RUN_TYPE=$5 ;;
+    *) args_fail "test-type must be comet, poll or pull, got '$5'" ;;
   esac
 
-  RUN_MAXDUR='' RUN_EVENT='' RUN_INTERVAL=''
+  RUN_MAXDUR='' RUN_EVENT='' RUN_INTERVAL='' RUN_PULL=''
   local maxdur=${6:--} event=${7:--} interval=${8:--}
+  if [[ $RUN_TYPE == pull ]]; then
+    [[ $maxdur != - ]] || args_fail "pull needs a pull-interval in ms (e.g. ./run.sh node 5 30 500 pull 1000 event1 2000)"
+    if ! [[ $maxdur =~ ^[0-9]{1,9}$ ]] || ((10#$maxdur < ARGS_MIN_PULL)); then
+      args_fail "pull-interval must be a positive whole number of ms, got '$maxdur'"
+    fi
+    RUN_PULL=$(args_integer pull-interval "$maxdur" "$ARGS_MIN_PULL" "$ARGS_MAX_PULL") || exit 2
+    # A seventh argument that is a number and no eighth: a max-duration given to pull.
+    if [[ $# -eq 7 && $event =~ ^[0-9]+$ ]]; then
+      args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
+    fi
+    maxdur=-
+  fi
   if [[ $maxdur != - ]]; then
     RUN_MAXDUR=$(args_integer max-duration "$maxdur" "$ARGS_MIN_MAXDUR" "$ARGS_MAX_MAXDUR") || exit 2
   elif [[ $RUN_TYPE == poll ]]; then

@@ -60,8 +60,9 @@ runjson_text() {
     printf '  "id": %s,\n' "$(json_string "$RUN_ID")"
     printf '  "server": "%s", "rampup": %s, "duration": %s, "threads": %s, "type": "%s",\n' \
       "$RUN_SERVER" "$RUN_RAMPUP" "$RUN_DURATION" "$RUN_THREADS" "$RUN_TYPE"
-    printf '  "maxDuration": %s, "event": %s, "interval": %s,\n' \
-      "$(json_or_null "$RUN_MAXDUR")" "$(json_or_null "$RUN_EVENT" s)" "$(json_or_null "$RUN_INTERVAL")"
+    printf '  "maxDuration": %s, "event": %s, "interval": %s, "pullInterval": %s,\n' \
+      "$(json_or_null "$RUN_MAXDUR")" "$(json_or_null "$RUN_EVENT" s)" "$(json_or_null "$RUN_INTERVAL")" \
+      "$(json_or_null "${RUN_PULL:-}")"
     printf '  "port": %s,\n' "$SERVER_PORT"
     printf '  "hosts": { "sut": {"name": "%s", "address": "%s", "access": "%s"},\n' \
       "${H_NAME[SUT_IDX]}" "${H_ADDR[SUT_IDX]}" "${H_ACCESS[SUT_IDX]}"
