@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # pushbench sweep: the study's 195 permutations (its section 4.2 and Appendix A) through ./run.sh,
-# one after another, resumable, ending with a comparison report. ./sweep.sh --help for the options.
+# one after another (or one per lane at once: --lanes), resumable, ending with a comparison report.
+# ./sweep.sh --help for the options.
 #
 #   ./sweep.sh --list                                   the run.sh command lines, in Appendix A's order
 #   ./sweep.sh --yes                                    the whole study (600 s per run: about 37 hours)

@@ -233,32 +233,9 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
 
 // ---- real sweeps
 
-function sweep(args, { onOutput, env = {} } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(SWEEP, args, {
-      cwd: ROOT,
-      env: { ...process.env, PB_HOSTS: HOSTS, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const take = (d) => {
-      out += d;
-      if (onOutput) onOutput(out, child);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+const { runSweep, readState } = require('./lib/sweep-run');
 
-function readState(dir) {
-  return fs.readFileSync(path.join(dir, 'state.tsv'), 'utf8').split('\n')
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => {
-      const [key, status, runDir, reason] = l.split('\t');
-      return { key, status, runDir, reason };
-    });
-}
+const sweep = (args, { onOutput, env = {} } = {}) => runSweep(args, { onOutput, env: { PB_HOSTS: HOSTS, ...env } });
 
 const tail = (text, n = 60) => text.split('\n').slice(-n).join('\n');
 

@@ -10,7 +10,7 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const readline = require('node:readline');
 
-const { permutations, matchesFilters } = require('./permutations');
+const { permutations, matchesFilters, withDuration } = require('./permutations');
 const { SweepState } = require('./state');
 const { writeFileAtomic } = require('../atomic-write');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
@@ -19,6 +19,9 @@ const { writeReport, finishedVerdicts } = require('./report');
 const { formatCounts } = require('./validity');
 const capacity = require('./capacity');
 const { calibrate } = require('./calibrate');
+const budget = require('./budget');
+const { applyDurations } = budget;
+const { laneEnvs, defaultLane, missingFiles, sharedHosts } = require('./lanes');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RUN_SH = path.join(ROOT, 'run.sh');
@@ -75,18 +78,34 @@ function lockDir(dir) {
   throw new Error(`cannot lock ${dir}`);
 }
 
-// Every host of hosts.conf, reached and checked the way run.sh does it (lib/sweep-hosts.sh runs run.sh's
-// lib/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard, freeKb, message}], problems }.
-function hostFacts(servers) {
-  const r = spawnSync(path.join(ROOT, 'lib', 'sweep-hosts.sh'), servers, { cwd: ROOT, encoding: 'utf8', timeout: 300000 });
-  if (r.status !== 0) {
-    process.stderr.write(r.stderr || r.error?.message || '');
-    return { error: r.status === 2 ? 2 : 3 };
-  }
+// Every host of a lane's hosts file, reached and checked the way run.sh does it (lib/sweep-hosts.sh runs
+// run.sh's lib/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard, freeKb, message}],
+// problems, reserve } or { error: 2 (hosts file) | 3 (cannot check), message }. env: the lane's (lanes.js).
+function hostFacts(servers, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(path.join(ROOT, 'lib', 'sweep-hosts.sh'), servers, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGTERM'), 300000);
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('error', (e) => { err += e.message; });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) {
+        resolve({ error: code === 2 ? 2 : 3, message: err.trim() || `lib/sweep-hosts.sh exited ${code}` });
+        return;
+      }
+      resolve(parseHostFacts(out));
+    });
+  });
+}
+
+function parseHostFacts(text) {
   const hosts = [];
   const problems = [];
   const config = {};
-  for (const line of r.stdout.split('\n').filter(Boolean)) {
+  for (const line of text.split('\n').filter(Boolean)) {
     const f = line.split('\t');
     if (f[0] === 'host') {
       const [, role, name, address, status, soft, hard, freeKb, message] = f;
@@ -164,25 +183,35 @@ function predictGeneratorBound(perms, engines) {
   }
 }
 
+// A sweep over one or more lanes (lanes.js): each lane runs one permutation at a time, taking the next
+// one that fits its hosts from one shared queue; state.tsv records every run's lane and times.
 class Sweep {
-  constructor(o, dir, sel) {
+  constructor(o, dir, sel, lanes, saved = {}) {
     this.o = o;
     this.dir = dir;
     this.sel = sel;
+    this.lanes = lanes;            // laneEnvs(): [{ name, file, index, env }]
+    this.durations = saved.durations ?? null;   // the budget's choice, from sweep.json on resume
     this.runsDir = path.join(dir, 'runs');
     this.logsDir = path.join(dir, 'logs');
     this.state = new SweepState(dir);
-    this.child = null;
+    this.children = new Set();
     this.interrupted = false;
-    this.wake = null;    // ends a rest between runs early (a signal)
-    this.overheads = []; // seconds each run took beyond rampup + duration
+    this.stopped = false;
+    this.wakers = new Set();       // end rests between runs early (a signal)
+    this.overheads = [];           // seconds each run took beyond rampup + duration
+  }
+
+  get several() {
+    return this.lanes.length > 1;
   }
 
   // Waits ms, or less if a signal comes.
   rest(ms) {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.wake = null; resolve(); }, ms);
-      this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
+      const wake = () => { clearTimeout(timer); this.wakers.delete(wake); resolve(); };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
   }
 
@@ -191,36 +220,39 @@ class Sweep {
   }
 
   onSignal(sig) {
-    if (!this.interrupted) say(`${sig}: stopping after run.sh has cleaned up the current run`);
+    if (!this.interrupted) say(`${sig}: stopping after run.sh has cleaned up the current run${this.several ? ' of every lane' : ''}`);
     this.interrupted = true;
-    this.wake?.();
+    for (const wake of [...this.wakers]) wake();
     // run.sh runs in its own process group, so a Ctrl-C at the terminal reaches only us; pass it on once
     // per signal: run.sh stops everything it started and keeps the results.
-    if (this.child && this.child.exitCode === null) {
+    for (const child of this.children) {
+      if (child.exitCode !== null) continue;
       try {
-        process.kill(this.child.pid, 'SIGINT');
+        process.kill(child.pid, 'SIGINT');
       } catch { /* already gone */ }
     }
   }
 
-  // Runs run.sh for one item; resolves to { code, runDir, tail }.
-  runOne(item, logFile) {
-    const dirFile = path.join(this.dir, '.run-dir');
+  // Runs run.sh for one item on one lane; resolves to { code, runDir, tail }. With several lanes run.sh's
+  // output goes to the logs only (the lanes' lines would interleave).
+  runOne(item, logFile, lane) {
+    const dirFile = path.join(this.dir, `.run-dir-${lane.index}`);
     fs.rmSync(dirFile, { force: true });
     const fd = fs.openSync(logFile, 'a');
-    fs.writeSync(fd, `\n### ${new Date().toISOString()} ${item.key}\n`);
+    fs.writeSync(fd, `\n### ${new Date().toISOString()} ${item.key}${this.several ? ` (lane ${lane.name})` : ''}\n`);
     let tail = '';
+    const quiet = this.o.quiet || this.several;
     return new Promise((resolve) => {
       const child = spawn(RUN_SH, item.perm.args, {
         cwd: ROOT,
-        env: { ...process.env, PB_RESULTS: this.runsDir, PB_RUN_DIR_FILE: dirFile },
+        env: { ...process.env, ...lane.env, PB_RESULTS: this.runsDir, PB_RUN_DIR_FILE: dirFile },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
-      this.child = child;
+      this.children.add(child);
       const pass = (stream) => (chunk) => {
         fs.writeSync(fd, chunk);
-        if (!this.o.quiet) stream.write(chunk);
+        if (!quiet) stream.write(chunk);
         tail = (tail + chunk.toString()).slice(-4000);
       };
       child.stdout.on('data', pass(process.stdout));
@@ -229,7 +261,7 @@ class Sweep {
         tail += `\n${e.message}`;
       });
       child.on('close', (code, signal) => {
-        this.child = null;
+        this.children.delete(child);
         fs.closeSync(fd);
         let runDir = null;
         if (fs.existsSync(dirFile)) {
@@ -256,9 +288,91 @@ class Sweep {
     return freed;
   }
 
+  // Checks every lane's hosts before anything starts. Returns an exit code on failure, else null; fills
+  // lane.hosts and lane.reserve.
+  async preflight(servers) {
+    const missing = missingFiles(this.lanes);
+    if (missing.length) {
+      for (const m of missing) say(`lane error: ${m}`);
+      say('nothing was started');
+      return 2;
+    }
+    let failed = null;
+    this.preflightProblems = 0;
+    for (const lane of this.lanes) {
+      const label = this.several ? `lane ${lane.name}: ` : '';
+      const facts = await hostFacts(servers, lane.env);
+      if (facts.error) {
+        process.stderr.write(`${facts.message}\n`);
+        say(`${label}${facts.error === 2 ? `hosts file error (above)${lane.file ? `: ${lane.file}` : ''}` : 'preflight failed: cannot check the hosts (above)'}`);
+        failed = failed ?? facts.error;
+        continue;
+      }
+      lane.hosts = facts.hosts;
+      lane.reserve = facts.reserve;   // lib/config.sh's PB_FD_RESERVE, as run.sh's preflight uses it
+      for (const h of facts.hosts) {
+        say(`${label}host ${h.role} ${h.name} ${h.address}: ${h.status === 'ok'
+          ? `open files ${h.soft} (hard limit ${h.hard}), ${plan.formatBytes(h.freeKb * 1024)} free` : `UNREACHABLE ${h.message}`}`);
+      }
+      for (const p of facts.problems) say(`${label}problem: ${p}`);
+      const down = facts.hosts.filter((h) => h.status !== 'ok');
+      this.preflightProblems += facts.problems.length;
+      if (down.length || (facts.problems.length && this.o.mode !== 'check')) {
+        say(`${label}preflight failed: ${down.length ? `${down.map((h) => h.name).join(', ')} unreachable` : 'problems above'}; nothing was started`);
+        failed = failed ?? 3;
+      }
+    }
+    if (failed) return failed;
+    const shared = sharedHosts(this.lanes);
+    if (shared.length) {
+      for (const m of shared) say(`lane error: ${m}`);
+      say('nothing was started');
+      return 2;
+    }
+    return null;
+  }
+
+  // The budget's durations: applied to items (new permutation, new key) from the map.
+  withDurations(items) {
+    if (!this.durations) return items;
+    return items.map((item) => {
+      const perm = applyDurations([item.perm], this.durations)[0];
+      return perm === item.perm ? item : { ...item, perm, key: `${perm.command} #${item.repeat}` };
+    });
+  }
+
+  // --budget: picks the durations of the runs to do (budget.js), says what it chose, keeps it in
+  // this.durations. Returns the items with their durations, or null when the budget cannot fit.
+  fitBudget(todo) {
+    const { o, sel } = this;
+    let fit;
+    try {
+      fit = budget.fitBudget(todo.map((i) => i.perm), sel.budget, { lanes: this.lanes.length, settle: o.settle });
+    } catch (e) {
+      if (!(e instanceof budget.BudgetError)) throw e;
+      say(`budget error: ${e.message}`);
+      return null;
+    }
+    const durations = {};
+    todo.forEach((item, k) => { durations[item.perm.command] = fit.durations[k]; });
+    this.durations = durations;
+    const distinct = new Map();
+    todo.forEach((item, k) => distinct.set(item.perm.command, { perm: item.perm, duration: fit.durations[k], atFloor: fit.atFloor[k] }));
+    const counts = {};
+    for (const d of distinct.values()) counts[d.duration] = (counts[d.duration] ?? 0) + 1;
+    say(`budget ${plan.formatDuration(sel.budget)} on ${this.lanes.length} lane${this.several ? 's' : ''}: target ${fit.target} s per run `
+      + `(each between its floor and ${sel.duration} s), about ${plan.formatDuration(fit.wall)} in all `
+      + `(${plan.formatDuration(fit.floorWall)} if every run sat at its floor; ${Math.round(budget.MARGIN * 100)}% of the budget kept as margin)`);
+    say(`durations chosen: ${Object.entries(counts).sort((a, b) => Number(a[0]) - Number(b[0])).map(([s, n]) => `${s} s for ${n}`).join(', ')} permutation(s)`);
+    const floored = [...distinct.values()].filter((d) => d.atFloor);
+    say(`at their floor: ${floored.length} of ${distinct.size} permutations`);
+    for (const d of floored) say(`  at floor (${budget.floor(d.perm).rule}): ${withDuration(d.perm, d.duration).command}`);
+    return this.withDurations(todo);
+  }
+
   async run() {
     const { o, dir, sel, state } = this;
-    const { items } = itemsFor(sel);
+    let { items } = itemsFor(sel);
     if (items.length === 0) {
       say('the selection holds no permutation (see --list)');
       return 2;
@@ -270,26 +384,12 @@ class Sweep {
       return 3;
     }
     const servers = [...new Set(items.map((i) => i.perm.server))];
-    const facts = hostFacts(servers);
-    if (facts.error) {
-      say(facts.error === 2 ? 'hosts file error (above)' : 'preflight failed: cannot check the hosts (above)');
-      return facts.error;
-    }
-    const { hosts } = facts;
-    for (const h of hosts) {
-      say(`host ${h.role} ${h.name} ${h.address}: ${h.status === 'ok'
-        ? `open files ${h.soft} (hard limit ${h.hard}), ${plan.formatBytes(h.freeKb * 1024)} free` : `UNREACHABLE ${h.message}`}`);
-    }
-    const down = hosts.filter((h) => h.status !== 'ok');
-    for (const p of facts.problems) say(`problem: ${p}`);
-    const preflightFailed = down.length > 0 || facts.problems.length > 0;
-    if (down.length || (preflightFailed && o.mode !== 'check')) {
-      say(`preflight failed: ${down.length ? `${down.map((h) => h.name).join(', ')} unreachable` : 'problems above'}; nothing was started`);
-      return 3;
-    }
+    const failed = await this.preflight(servers);
+    if (failed) return failed;
+    const preflightFailed = this.preflightProblems > 0;
+    items = this.withDurations(items);
 
-    const { reserve } = facts; // lib/config.sh's PB_FD_RESERVE, as run.sh's preflight uses it
-    const todo = [];
+    let todo = [];
     const skipped = [];
     let doneBefore = 0;
     let failedBefore = 0;
@@ -299,11 +399,13 @@ class Sweep {
         doneBefore++;
         continue;
       }
-      const f = plan.fit(item.perm, hosts, reserve);
-      if (!f.fits) {
+      const fits = this.lanes.map((l) => plan.fit(item.perm, l.hosts, l.reserve));
+      item.lanes = this.lanes.filter((l, k) => fits[k].fits);
+      if (!item.lanes.length) {
+        const reason = this.several ? this.lanes.map((l, k) => `lane ${l.name}: ${fits[k].reason}`).join('; ') : fits[0].reason;
         skipped.push(item);
-        if (o.mode !== 'check') state.set(item.key, 'skipped', null, f.reason);
-        else state.entries.set(item.key, { status: 'skipped', runDir: null, reason: f.reason });
+        if (o.mode !== 'check') state.set(item.key, 'skipped', null, reason);
+        else state.entries.set(item.key, { status: 'skipped', runDir: null, reason });
         continue;
       }
       if (prev && prev.status === 'failed' && !o.retryFailed) {
@@ -312,16 +414,28 @@ class Sweep {
       }
       todo.push(item);
     }
+    const lanesText = this.several ? ` on ${this.lanes.length} lanes (${this.lanes.map((l) => `${l.name}: ${l.file}`).join(', ')})` : '';
 
     say(`directory ${path.relative(process.cwd(), dir) || '.'} (resume: ./sweep.sh --dir ${dir})`);
     say(`${items.length} selected: ${doneBefore} done before, ${todo.length} to run, ${skipped.length} skipped (do not fit)`
-      + (failedBefore ? `, ${failedBefore} failed before (not retried without --retry-failed)` : ''));
+      + (failedBefore ? `, ${failedBefore} failed before (not retried without --retry-failed)` : '') + lanesText);
     for (const item of skipped) say(`skipped: ${item.key}: ${state.get(item.key).reason}`);
 
-    const seconds = todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
-      + o.settle * Math.max(0, todo.length - 1);
+    if (sel.budget && todo.length) {
+      if (this.durations) {
+        say('budget: the durations chosen when the sweep started (sweep.json) are kept');
+      } else {
+        const fitted = this.fitBudget(todo);
+        if (!fitted) return 2;
+        todo = fitted;
+      }
+    }
+
+    const seconds = (todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
+      + o.settle * Math.max(0, todo.length - 1)) / this.lanes.length;
     if (todo.length) {
-      say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${o.settle ? `, ${o.settle} s rest between runs` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
+      say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${o.settle ? `, ${o.settle} s rest between runs` : ''}`
+        + `${this.several ? `, over ${this.lanes.length} lanes at once` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
     }
 
     // Disk: the sweep directory keeps the archives; the engines hold one run's raw files at a time.
@@ -330,22 +444,28 @@ class Sweep {
     while (!fs.existsSync(existing)) existing = path.dirname(existing);
     const here = fs.statfsSync(existing);
     const freeHere = here.bavail * here.bsize;
-    const engines = hosts.filter((h) => h.role === 'engine');
-    const rawPerEngine = disk.maxRaw / Math.max(1, engines.length);
     say(`disk: response archives ~${plan.formatBytes(disk.keptArchive)} kept in ${dir} (${plan.formatBytes(freeHere)} free); `
       + `largest run ~${plan.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
     let diskShort = false;
-    if (disk.keptArchive + disk.maxRaw > freeHere * 0.9) {
+    if (disk.keptArchive + disk.maxRaw * this.lanes.length > freeHere * 0.9) {
       diskShort = true;
       say(`WARNING: the sweep directory's disk may fill up${o.cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
     }
-    for (const e of engines) {
-      if (rawPerEngine > e.freeKb * 1024 * 0.9) {
-        diskShort = true;
-        say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run saves ~${plan.formatBytes(rawPerEngine)} of responses there`);
+    for (const lane of this.lanes) {
+      const engines = lane.hosts.filter((h) => h.role === 'engine');
+      const rawPerEngine = disk.maxRaw / Math.max(1, engines.length);
+      for (const e of engines) {
+        if (rawPerEngine > e.freeKb * 1024 * 0.9) {
+          diskShort = true;
+          say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run saves ~${plan.formatBytes(rawPerEngine)} of responses there`);
+        }
       }
     }
-    predictGeneratorBound([...new Map(todo.map((i) => [i.perm.command, i.perm])).values()], engines);
+    for (const lane of this.lanes) {
+      if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
+      const mine = todo.filter((i) => i.lanes.includes(lane));
+      predictGeneratorBound([...new Map(mine.map((i) => [i.perm.command, i.perm])).values()], lane.hosts.filter((h) => h.role === 'engine'));
+    }
     if (o.mode === 'check') {
       say(preflightFailed ? 'check: preflight FAILED (problems above)' : 'check: ready');
       return preflightFailed ? 3 : 0;
@@ -355,10 +475,11 @@ class Sweep {
       this.report();
       return failedBefore ? 1 : 0;
     }
-    if (!o.yes && !(await confirm(`sweep: start ${todo.length} run(s)${diskShort ? ' despite the disk warning' : ''}? [y/N] `))) {
+    if (!o.yes && !(await confirm(`sweep: start ${todo.length} run(s)${lanesText}${diskShort ? ' despite the disk warning' : ''}? [y/N] `))) {
       say('not started');
       return 0;
     }
+    this.saveSelection();
 
     // ---- the runs
     fs.mkdirSync(this.runsDir, { recursive: true });
@@ -368,63 +489,15 @@ class Sweep {
       process.on(sig, h);
       return [sig, h];
     });
-    const started = Date.now();
-    let failedInARow = 0;
-    let failed = 0;
-    let k = 0;
+    this.queue = [...todo];
+    this.total = todo.length;
+    this.finishedCount = 0;
+    this.failedInARow = 0;
+    this.failed = 0;
+    this.started = Date.now();
+    this.itemsAll = items;
     try {
-      for (const item of todo) {
-        if (this.interrupted) break;
-        k++;
-        const index = items.indexOf(item) + 1;
-        const logFile = path.join(this.logsDir, `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.threads}-r${item.repeat}.log`);
-        say(`[${k}/${todo.length}] ${item.key}`);
-        this.log(`start ${item.key}`);
-        const t0 = Date.now();
-        const r = await this.runOne(item, logFile);
-        const took = (Date.now() - t0) / 1000;
-        const rel = r.runDir ? path.relative(dir, path.resolve(ROOT, r.runDir)) : null;
-        let status;
-        let reason = `run.sh exited ${r.code} (${EXIT_MEANING[r.code] ?? 'unexpected'})`;
-        if (r.code === 0) status = 'done';
-        else if (r.code === 4) status = 'crashed';
-        else if (r.code === 130 || (this.interrupted && r.code !== 0)) status = 'interrupted';
-        else {
-          status = 'failed';
-          reason += `: ${lastErrorLine(r.tail)}`;
-        }
-        if (status === 'done' || status === 'crashed') {
-          reason = status === 'crashed' ? 'the server under test crashed during the run' : '';
-          if (o.cleanupRaw && r.runDir) {
-            const freed = this.cleanupRaw(path.resolve(ROOT, r.runDir));
-            if (freed) say(`removed ${plan.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
-          }
-          this.overheads.push(Math.max(0, took - item.perm.rampup - item.perm.duration));
-          failedInARow = 0;
-        } else if (status === 'failed') {
-          failed++;
-          failedInARow++;
-        }
-        state.set(item.key, status, rel, reason);
-        this.log(`${status} ${item.key} ${rel ?? '-'} ${reason}`);
-        say(`[${k}/${todo.length}] ${status} in ${plan.formatDuration(took)}: ${item.key}${rel ? ` -> ${rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
-
-        const overhead = this.overheads.length
-          ? this.overheads.reduce((a, b) => a + b, 0) / this.overheads.length : plan.DEFAULT_OVERHEAD_S;
-        const left = todo.slice(k).reduce((s, i) => s + o.settle + plan.runSeconds(i.perm, overhead), 0);
-        const elapsed = (Date.now() - started) / 1000;
-        say(`${k}/${todo.length} finished, elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
-          + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
-        if (status === 'interrupted') break;
-        if (failedInARow >= MAX_FAILURES_IN_A_ROW) {
-          say(`stopping: ${failedInARow} runs in a row failed (see ${this.logsDir}); fix the cause, then resume with --retry-failed`);
-          break;
-        }
-        if (o.settle > 0 && k < todo.length && !this.interrupted) {
-          say(`resting ${o.settle} s before the next run (--settle)`);
-          await this.rest(o.settle * 1000);
-        }
-      }
+      await Promise.all(this.lanes.map((lane) => this.laneLoop(lane)));
     } finally {
       for (const [sig, h] of handlers) process.off(sig, h);
     }
@@ -434,6 +507,7 @@ class Sweep {
       this.report();
       return 130;
     }
+    const stranded = this.queue.length;
     this.report();
     const counts = {};
     for (const item of items) {
@@ -441,9 +515,124 @@ class Sweep {
       counts[s] = (counts[s] ?? 0) + 1;
     }
     say(`finished: ${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')}`);
+    if (this.several) {
+      for (const lane of this.lanes) {
+        const mine = items.map((i) => state.get(i.key)).filter((e) => e && e.lane === lane.name && e.startedAt);
+        say(`lane ${lane.name}: ${mine.length} run(s)${lane.out ? ` (taken out: ${lane.out})` : ''}`);
+      }
+    }
     const verdicts = finishedVerdicts(dir, items.map((i) => state.get(i.key)));
     if (verdicts.length) say(`validity of the ${verdicts.length} finished runs: ${formatCounts(verdicts)}`);
-    return failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
+    if (stranded && this.lanes.every((l) => l.out)) {
+      say(`stopping: no lane is left (every lane was taken out); ${stranded} run(s) not started; fix the hosts, then resume with ./sweep.sh --dir ${dir}`);
+      return 3;
+    }
+    return this.failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
+  }
+
+  saveSelection() {
+    const file = path.join(this.dir, 'sweep.json');
+    const lanes = this.lanes.filter((l) => l.file).map((l) => ({ name: l.name, file: l.file }));
+    writeFileAtomic(file, `${JSON.stringify({ updated: new Date().toISOString(), selection: this.sel,
+      ...(lanes.length ? { lanes } : {}), ...(this.durations ? { durations: this.durations } : {}) }, null, 2)}\n`);
+  }
+
+  // Takes a lane out of the sweep: its current run goes back to the queue for the other lanes.
+  takeOut(lane, why, item) {
+    lane.out = why;
+    this.queue.unshift(item);
+    const left = this.lanes.filter((l) => !l.out).length;
+    say(`lane ${lane.name} taken out: ${why}; ${item.key} goes back to the queue${left ? ` for the ${left} other lane(s)` : ', but no lane is left'}`);
+    this.log(`lane-out ${lane.name} ${why}; requeued ${item.key}`);
+  }
+
+  // Is every host of the lane still reachable? (After a run failed: a host gone takes the lane out.)
+  async laneReachable(lane, server) {
+    const facts = await hostFacts([server], lane.env);
+    if (facts.error) return { ok: false, why: facts.message.split('\n').pop() };
+    const down = facts.hosts.filter((h) => h.status !== 'ok');
+    return down.length ? { ok: false, why: `${down.map((h) => `${h.role} ${h.name} unreachable (${h.message.slice(0, 120)})`).join(', ')}` } : { ok: true };
+  }
+
+  async laneLoop(lane) {
+    const { o, dir, state } = this;
+    while (!this.interrupted && !this.stopped && !lane.out) {
+      const at = this.queue.findIndex((i) => i.lanes.includes(lane));
+      if (at < 0) return;
+      const [item] = this.queue.splice(at, 1);
+      const index = this.itemsAll.findIndex((i) => i.key === item.key) + 1;
+      const laneTag = this.several ? ` lane ${lane.name}:` : '';
+      const logFile = path.join(this.logsDir, `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.threads}-r${item.repeat}.log`);
+      const k = this.finishedCount + this.children.size + 1;
+      say(`[${k}/${this.total}]${laneTag} ${item.key}`);
+      this.log(`start ${item.key}${this.several ? ` lane ${lane.name}` : ''}`);
+      const startedAt = new Date();
+      const r = await this.runOne(item, logFile, lane);
+      const finishedAt = new Date();
+      const took = (finishedAt - startedAt) / 1000;
+      const rel = r.runDir ? path.relative(dir, path.resolve(ROOT, r.runDir)) : null;
+
+      // A lane whose hosts fail is taken out and the run retried on another lane: run.sh's preflight
+      // refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
+      if (!this.interrupted && this.several && r.code === 3) {
+        this.log(`failed ${item.key} lane ${lane.name}: run.sh exited 3 (preflight failed)`);
+        this.takeOut(lane, `run.sh's preflight failed (exit 3): ${lastErrorLine(r.tail)}`, item);
+        return;
+      }
+      if (!this.interrupted && this.several && ![0, 4, 130].includes(r.code)) {
+        const reach = await this.laneReachable(lane, item.perm.server);
+        if (!reach.ok) {
+          this.log(`failed ${item.key} lane ${lane.name} ${rel ?? '-'}: run.sh exited ${r.code}; the lane's hosts fail`);
+          this.takeOut(lane, `${reach.why} (run.sh exited ${r.code}${rel ? `; the attempt is kept in ${rel}` : ''})`, item);
+          return;
+        }
+      }
+
+      let status;
+      let reason = `run.sh exited ${r.code} (${EXIT_MEANING[r.code] ?? 'unexpected'})`;
+      if (r.code === 0) status = 'done';
+      else if (r.code === 4) status = 'crashed';
+      else if (r.code === 130 || (this.interrupted && r.code !== 0)) status = 'interrupted';
+      else {
+        status = 'failed';
+        reason += `: ${lastErrorLine(r.tail)}`;
+      }
+      if (status === 'done' || status === 'crashed') {
+        reason = status === 'crashed' ? 'the server under test crashed during the run' : '';
+        if (o.cleanupRaw && r.runDir) {
+          const freed = this.cleanupRaw(path.resolve(ROOT, r.runDir));
+          if (freed) say(`removed ${plan.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
+        }
+        this.overheads.push(Math.max(0, took - item.perm.rampup - item.perm.duration));
+        this.failedInARow = 0;
+      } else if (status === 'failed') {
+        this.failed++;
+        this.failedInARow++;
+      }
+      state.set(item.key, status, rel, reason, { lane: lane.name, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString() });
+      this.log(`${status} ${item.key} ${rel ?? '-'} ${reason}`);
+      this.finishedCount++;
+      const n = this.finishedCount;
+      say(`[${n}/${this.total}]${laneTag} ${status} in ${plan.formatDuration(took)}: ${item.key}${rel ? ` -> ${rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
+
+      const overhead = this.overheads.length
+        ? this.overheads.reduce((a, b) => a + b, 0) / this.overheads.length : plan.DEFAULT_OVERHEAD_S;
+      const lanesLeft = Math.max(1, this.lanes.filter((l) => !l.out).length);
+      const left = this.queue.reduce((s, i) => s + o.settle + plan.runSeconds(i.perm, overhead), 0) / lanesLeft;
+      const elapsed = (Date.now() - this.started) / 1000;
+      say(`${n}/${this.total} finished${this.several ? ` (${this.children.size} running, ${lanesLeft} lane(s))` : ''}, elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
+        + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
+      if (status === 'interrupted') return;
+      if (this.failedInARow >= MAX_FAILURES_IN_A_ROW) {
+        if (!this.stopped) say(`stopping: ${this.failedInARow} runs in a row failed (see ${this.logsDir}); fix the cause, then resume with --retry-failed`);
+        this.stopped = true;
+        return;
+      }
+      if (o.settle > 0 && this.queue.some((i) => i.lanes.includes(lane)) && !this.interrupted) {
+        say(`resting ${o.settle} s before the next run${laneTag ? ` of lane ${lane.name}` : ''} (--settle)`);
+        await this.rest(o.settle * 1000);
+      }
+    }
   }
 
   report() {
@@ -501,16 +690,24 @@ async function main(argv) {
     return 0;
   }
 
-  // The selection: the one given, or, resuming without one, the one saved in the directory.
-  // (--check leaves no trace: it creates no directory.)
+  // The selection: the one given, or, resuming without one, the one saved in the directory, with the
+  // durations a --budget chose then and the lanes. (--check leaves no trace: it creates no directory.)
   if (o.mode !== 'check') fs.mkdirSync(dir, { recursive: true });
-  const saved = path.join(dir, 'sweep.json');
+  const savedFile = path.join(dir, 'sweep.json');
+  const saved = fs.existsSync(savedFile) ? JSON.parse(fs.readFileSync(savedFile, 'utf8')) : {};
   let sel;
-  if (Object.keys(o.selection).length === 0 && fs.existsSync(saved)) {
-    sel = withDefaults(JSON.parse(fs.readFileSync(saved, 'utf8')).selection);
-    say(`resuming with the selection saved in ${saved}`);
+  let durations = null;
+  if (Object.keys(o.selection).length === 0 && saved.selection) {
+    sel = withDefaults(saved.selection);
+    durations = saved.durations ?? null;
+    say(`resuming with the selection saved in ${savedFile}`);
   } else {
     sel = withDefaults(o.selection);
+  }
+  let lanes = o.lanes;
+  if (!lanes && saved.lanes?.length) {
+    lanes = saved.lanes;
+    say(`resuming on the lanes saved in ${savedFile}: ${lanes.map((l) => l.file).join(', ')}`);
   }
   try {
     if (fs.existsSync(dir)) lockDir(dir);
@@ -518,11 +715,10 @@ async function main(argv) {
     process.stderr.write(`sweep.sh: ${e.message}\n`);
     return 2;
   }
-  if (o.mode !== 'check') {
-    writeFileAtomic(saved, `${JSON.stringify({ updated: new Date().toISOString(), selection: sel }, null, 2)}\n`);
-  }
+  const sweepObj = new Sweep(o, dir, sel, laneEnvs(lanes ?? [defaultLane()]), { durations });
+  if (o.mode !== 'check') sweepObj.saveSelection();
   try {
-    return await new Sweep(o, dir, sel).run();
+    return await sweepObj.run();
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`sweep.sh: ${e.message}\n`);

@@ -2,6 +2,8 @@
 // sweep.sh's command line.
 
 const { STUDIES, TYPES, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
+const { parseBudget, BudgetError } = require('./budget');
+const { parseLanes, LaneError } = require('./lanes');
 
 const USAGE = `usage: ./sweep.sh [options]
 
@@ -18,8 +20,15 @@ Selection (each narrows the full list; the order stays Appendix A's):
   --duration S               seconds per run (default ${DEFAULT_DURATION}, as in the study)
   --rampup S                 ramp-up seconds per run (default ${DEFAULT_RAMPUP})
   --repeat N                 run every permutation N times (default 1)
+  --budget T                 fit the sweep into T (e.g. 10h, 90m, 1h30m): each run's duration is
+                             chosen between its floor and --duration so the runs fit on the lanes;
+                             the durations are printed and saved in sweep.json (docs/sweep.md)
 
 Running:
+  --lanes A.conf,B.conf      several independent host sets (each a hosts.conf: one sut, its engines;
+                             no host in two lanes): one run per lane at a time, in parallel, from one
+                             plan and one state file; a lane whose hosts fail is taken out and its run
+                             retried on another lane (docs/sweep.md). Saved for resume.
   --dir D                    the sweep directory (default sweeps/<date-time>); give an existing one to
                              resume it: done runs are skipped, its saved selection is reused unless
                              you give a new one
@@ -62,12 +71,23 @@ function count(value, what, min) {
   return Number(value);
 }
 
+// Runs fn, turning the errors of budget.js and lanes.js into usage errors.
+function guard(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof BudgetError || e instanceof LaneError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 function parse(argv) {
   const o = {
     mode: 'run', selection: {}, filters: [], dir: null,
-    retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0,
+    retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0, lanes: null,
   };
-  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study']);
+  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
+    '--budget', '--lanes']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let v;
@@ -89,6 +109,8 @@ function parse(argv) {
       case '--duration': o.selection.duration = count(v, a, 1); break;
       case '--rampup': o.selection.rampup = count(v, a, 0); break;
       case '--repeat': o.selection.repeat = count(v, a, 1); break;
+      case '--budget': o.selection.budget = guard(() => parseBudget(v)); break;
+      case '--lanes': o.lanes = guard(() => parseLanes(v)); break;
       case '--dir': o.dir = v; break;
       case '--retry-failed': o.retryFailed = true; break;
       case '--cleanup-raw': o.cleanupRaw = true; break;
@@ -118,6 +140,7 @@ function withDefaults(sel) {
     duration: sel.duration ?? DEFAULT_DURATION,
     rampup: sel.rampup ?? DEFAULT_RAMPUP,
     repeat: sel.repeat ?? 1,
+    budget: sel.budget ?? null,
   };
 }
 

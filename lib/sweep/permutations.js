@@ -33,6 +33,11 @@ function permutation(server, type, threads, { maxDurationMs = null, emitMs = nul
   };
 }
 
+// The same permutation with another duration (the time budget's choice, budget.js).
+function withDuration(p, duration) {
+  return permutation(p.server, p.type, p.threads, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs }, p.rampup, duration);
+}
+
 // Every permutation for the given selection, in Appendix A's order.
 function permutations({ servers = SERVERS, types = TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
   duration = DEFAULT_DURATION } = {}) {
@@ -69,5 +74,5 @@ function matchesFilters(command, filters) {
 
 module.exports = {
   SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
-  DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters,
+  DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters, withDuration,
 };

@@ -1,7 +1,8 @@
 'use strict';
 // The sweep's report: charts/compare.js over every run of the sweep (the comparison figures), and an
 // index of the permutations with their key figures from each run's data/summary.json, repeats
-// aggregated as mean ± standard deviation, and each run's validity verdict (validity.js). Writes
+// aggregated as mean ± standard deviation, each run's validity verdict (validity.js) and the lanes its
+// runs ran on (lanes.js). Writes
 // <sweep dir>/report/{runs.html,runs.csv}.
 
 const fs = require('node:fs');
@@ -87,6 +88,7 @@ function indexRows(dir) {
       validity: verdicts.length === 1 ? verdicts[0] : formatCounts(verdicts),
       verdicts,
       validityReasons: [...new Set(counted.filter((r) => !isValid(verdictOf(r.summary))).flatMap((r) => reasonTexts(r.summary)))],
+      lanes: [...new Set(g.entries.map((e) => e.lane).filter(Boolean))],
       n: counted.length,
       runs,
     });
@@ -105,11 +107,11 @@ function validityCell(r) {
 
 function writeIndex(dir, reportDir) {
   const rows = indexRows(dir);
-  const head = ['run.sh command line', 'status', 'runs analysed', 'validity', 'server crashed', ...FIGURES.map((f) => f[0]), 'run directories', 'notes'];
+  const head = ['run.sh command line', 'status', 'runs analysed', 'validity', 'server crashed', ...FIGURES.map((f) => f[0]), 'run directories', 'notes', 'lanes'];
   const csv = [head.map(csvCell).join(',')];
   for (const r of rows) {
     csv.push([r.command, r.statuses, r.n, r.validity, r.crashed, ...r.figures.map((f) => f[1]),
-      r.runs.map((x) => x.runDir).join(' '), r.reasons.join('; ')].map(csvCell).join(','));
+      r.runs.map((x) => x.runDir).join(' '), r.reasons.join('; '), r.lanes.join(' ')].map(csvCell).join(','));
   }
   fs.writeFileSync(path.join(reportDir, 'runs.csv'), `${csv.join('\n')}\n`);
 
@@ -138,7 +140,7 @@ ${fs.existsSync(path.join(reportDir, 'index.html')) ? 'Comparison figures: <a hr
 ${rows.map((r) => `<tr class="${r.crashed ? 'crashed' : /skipped/.test(r.statuses) ? 'skipped' : /failed|interrupted/.test(r.statuses) && !r.n ? 'failed' : ''}">`
     + `<td><code>${esc(r.command)}</code></td><td>${esc(r.statuses)}</td><td class="num">${r.n}</td>${validityCell(r)}<td class="num">${r.crashed || ''}</td>`
     + r.figures.map((f) => `<td class="num">${esc(f[1])}</td>`).join('')
-    + `<td>${r.runs.map(link).join('<br>')}</td><td>${esc(r.reasons.join('; '))}</td></tr>`).join('\n')}
+    + `<td>${r.runs.map(link).join('<br>')}</td><td>${esc(r.reasons.join('; '))}</td><td>${esc(r.lanes.join(' '))}</td></tr>`).join('\n')}
 </tbody></table></body></html>
 `;
   fs.writeFileSync(path.join(reportDir, 'runs.html'), html);
