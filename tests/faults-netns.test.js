@@ -1,0 +1,55 @@
+'use strict';
+// Faults that need hosts reached over ssh (docs/faults.md): a SUT and an engine, each a network
+// namespace with its own sshd (tests/lib/netns.sh, prefix pf<pid>), and run.sh driving them as in
+// tests/multihost.test.js. Needs root, openssh-server, JMeter and Node; about a minute.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
+const { runSh } = require('./lib/runsh');
+
+const STATE = process.env.PB_STATE || path.join(ROOT, 'build', 'state');
+const RESULTS = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 'results'), `faults-netns-${process.pid}`);
+const hosts = new NetnsHosts(2, path.join(STATE, `netns-pf${process.pid}`), `pf${process.pid}`);
+
+before(() => { hosts.start(); });
+after(() => {
+  if (hosts.up) hosts.down();
+  fs.rmSync(RESULTS, { recursive: true, force: true });
+});
+
+const readRun = (runDir) => JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
+const tarMembers = (file) => {
+  const r = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+};
+
+test('the SUT host\'s sshd gone mid-run: the test runs its course, the engine\'s responses are kept, the SUT\'s files noted where they stay', async () => {
+  let killed = [];
+  const r = await runSh(['node', '2', '12', '40', 'comet', '-', 'event1', '1000'], {
+    env: { ...hosts.env, PB_RESULTS: RESULTS },
+    timeoutMs: 240000,
+    onLine: (line) => {
+      if (killed.length === 0 && /^ {2}wait: [0-9]+\//.test(line)) {
+        // Every sshd of the SUT's namespace: the listener and the session behind run.sh's master connection.
+        killed = hosts.processes(hosts.sut).filter((p) => /^sshd/.test(p.cmd) || /\/sshd /.test(`${p.cmd} `)).map((p) => p.pid);
+        for (const pid of killed) process.kill(pid, 'SIGKILL');
+      }
+    },
+  });
+  assert.ok(killed.length > 0, `no sshd was killed:\n${r.stdout}\n${r.stderr}`);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const run = readRun(r.runDir);
+  assert.equal(run.status, 'incomplete');
+  assert.equal(run.serverCrashed, false, 'an unreachable host is not a crashed server');
+  assert.ok(run.notes.some((n) => n.startsWith(`the SUT host sut (${hosts.sut.address}) does not answer ssh`)), run.notes.join('; '));
+  assert.ok(run.notes.some((n) => /^the SUT's monitor files not copied back; kept in \S+ on sut \(/.test(n)), run.notes.join('; '));
+  // The engine was reachable all along: its responses and the controller's results are here.
+  assert.ok(tarMembers(path.join(r.runDir, 'responses', 'eng1.tar.gz')).length > 0, 'the engine\'s responses are missing');
+  const csv = fs.readFileSync(path.join(r.runDir, 'jmeter', 'results.csv'), 'utf8').trim().split('\n');
+  assert.ok(csv.length > 40, `results.csv has ${csv.length} lines`);
+  assert.ok(fs.existsSync(path.join(r.runDir, 'report', 'index.html')), 'no report of what was collected');
+});
