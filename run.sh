@@ -88,6 +88,7 @@ RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, bu
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
 ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
 ENGINES_DEAD=()      # engines found gone while the test ran (their host indexes)
+SUT_UNREACHABLE=0    # 1 once the SUT host stopped answering ssh
 CONTROLLER_MONITOR=0 # 1 once the controller's pidstat was started (here, where run.sh runs)
 MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
 WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
@@ -299,7 +300,7 @@ jmeter_log_count() { # <pattern>: lines of jmeter/controller.log matching it (0 
 
 wait_for_completion() {
   local csv=$RUN_DIR/jmeter/results.csv start expected tail elapsed last_size=-1 stable=0
-  local tick=0 tty=0 crashed_at='' test_start='' ended=0 deadline startup_limit=180 shown open='?'
+  local tick=0 tty=0 crashed_at='' test_start='' ended=0 deadline startup_limit=180 shown open='?' sut_rc
   [[ -t 1 ]] && tty=1
   start=$SECONDS
   expected=$RUN_DURATION   # the plan's Request group runs this long, ramp-up included
@@ -354,7 +355,12 @@ wait_for_completion() {
         fi
       fi
       last_size=$PROG_SIZE
-      if [[ -z $crashed_at ]] && ! server_alive; then
+      sut_rc=0
+      [[ -n $crashed_at ]] || server_check || sut_rc=$?
+      if ((sut_rc == 255)); then
+        # The SUT host no longer answers ssh: the server may well serve on, so the test runs its course.
+        sut_unreachable "found at ${elapsed}s"
+      elif ((sut_rc != 0)); then
         ((tty)) && printf '\n'
         SERVER_CRASHED=1 crashed_at=$elapsed
         warn "the $RUN_SERVER server died during the test (found at ${elapsed}s); collecting what there is"
@@ -394,7 +400,11 @@ stop_jmeter() {
 
 stop_server() {
   # Checked once more: a server that died in the last seconds is a crash too.
-  if ((SERVER_CRASHED == 0)) && ! server_alive; then
+  local rc=0
+  ((SERVER_CRASHED)) || server_check || rc=$?
+  if ((rc == 255)); then
+    sut_unreachable "at the end of the test; the $RUN_SERVER server could not be stopped and may still run there"
+  elif ((rc != 0)); then
     SERVER_CRASHED=1
     warn "the $RUN_SERVER server was found dead at the end of the test"
   fi
@@ -471,8 +481,20 @@ engines_check_alive() {
   done
 }
 
-server_alive() {
-  remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER" >/dev/null 2>&1
+# server_check: 0 the server runs, 255 the SUT host did not answer (ssh's own failure), else it is gone.
+server_check() {
+  local rc=0
+  remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER" >/dev/null 2>&1 || rc=$?
+  return "$rc"
+}
+
+# sut_unreachable <when>: the SUT host stopped answering ssh; noted once, the run becomes incomplete.
+sut_unreachable() {
+  RUN_FAILED=1
+  ((SUT_UNREACHABLE)) && return 0
+  SUT_UNREACHABLE=1
+  warn "the SUT host ${H_NAME[SUT_IDX]} (${H_ADDR[SUT_IDX]}) does not answer ssh ($1); its files stay there"
+  runjson_write
 }
 
 # The requests open on the server now (its GET /status), for the progress line: a comet run has no
