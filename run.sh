@@ -604,7 +604,7 @@ collect_monitor_files() {
   ((MONITOR_FILES_COPIED == 0)) || return 0   # copied (and removed there) already
   src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
   MONITOR_FILES_COPIED=1
-  for f in vmstat.log pidstat.log memory.log meminfo.txt; do
+  for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log; do
     remote_fetch "$SUT_IDX" "$src/$f" "$RUN_DIR/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; MONITOR_FILES_COPIED=0; }
   done
   ((MONITOR_FILES_COPIED)) || keep_left_behind "$SUT_IDX" "the SUT's monitor files" "$src"

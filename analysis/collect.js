@@ -3,6 +3,7 @@
 // queue-place tables and per-stream message counts, keeping only what stays small (no per-response lists
 // for polls, one small summary per comet stream).
 const { Timeline } = require('./timeline');
+const { createPullCounter, pullEvents } = require('./pull-messages');
 
 function createCollector(baseMs) {
   const t = {
@@ -10,13 +11,15 @@ function createCollector(baseMs) {
     events: new Timeline(baseMs, 'sum'),
     timeouts: new Timeline(baseMs, 'sum'),
     clears: new Timeline(baseMs, 'sum'),
+    requests: new Timeline(baseMs, 'sum'),      // requests received (a comet stream is one), at timings.created
     connections: new Timeline(baseMs, 'max'),   // connections.start at timings.created, .finish at timings.sent
   };
   const cycles = new Map();                      // "name#cycle" -> { name, cycle, created, duration, requests, total }
   const places = { sum: [], max: [], count: [] };   // index = place - 1
   const cometStreams = [];
   const poll = { responses: 0, received: 0, unique: 0 };
-  const counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, unknownType: 0 };
+  const pull = createPullCounter();
+  const counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, pull: 0, unknownType: 0 };
   const timestamps = [];
   const controls = [];
   let firstServer = Infinity;
@@ -39,7 +42,9 @@ function createCollector(baseMs) {
       st.uniqueByEvent = Object.create(null);
       st.unique = 0;                             // the sum of uniqueByEvent, kept as it grows
       st.seenCycles = null;
-      if (st.type === 'comet') counts.comet++; else if (st.type === 'poll') counts.poll++; else counts.unknownType++;
+      if (Number.isFinite(created)) t.requests.add(created);
+      if (st.type === 'comet') counts.comet++; else if (st.type === 'poll') counts.poll++;
+      else if (st.type === 'pull') counts.pull++; else counts.unknownType++;
       if (Number.isFinite(created) && Number.isFinite(obj.connections?.start)) {
         t.connections.add(created, obj.connections.start);
         seen(created);
@@ -62,7 +67,28 @@ function createCollector(baseMs) {
     } else if (type === 'clear') {
       counts.clears++;
       if (Number.isFinite(sent)) t.clears.add(sent);
+    } else if (type === 'pull') {
+      // every event of a pull answer is one delivered message
+      const events = pullEvents(obj);
+      counts.events += events.length;
+      for (const ev of events) {
+        if (Number.isFinite(sent)) t.events.add(sent);
+        cycleOf(ev);   // the cycle's start; a pull's delay is no emit duration, so none is taken
+      }
+      pull.answer(obj, st);
     }
+  }
+
+  // The emit cycle of an event (created on first sight), counted as reaching one more request.
+  function cycleOf(ev) {
+    const key = ev.name + '#' + ev.cycle;
+    let c = cycles.get(key);
+    if (!c) {
+      c = { name: ev.name, cycle: ev.cycle, created: ev.timings?.created, duration: -Infinity, requests: 0, total: 0 };
+      cycles.set(key, c);
+    }
+    c.requests++;
+    return c;
   }
 
   function eventRecord(ev, st) {
@@ -70,12 +96,7 @@ function createCollector(baseMs) {
     const key = ev.name + '#' + ev.cycle;
     const created = ev.timings?.created;
     const duration = ev.timings?.duration;
-    let c = cycles.get(key);
-    if (!c) {
-      c = { name: ev.name, cycle: ev.cycle, created, duration: -Infinity, requests: 0, total: 0 };
-      cycles.set(key, c);
-    }
-    c.requests++;
+    const c = cycleOf(ev);
     if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
     if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
     if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
@@ -98,6 +119,10 @@ function createCollector(baseMs) {
 
   function endStream(st) {
     if (st.records === 0) return;
+    if (st.type === 'pull') {
+      st.seenCycles = null;
+      return;
+    }
     if (st.type === 'comet') {
       cometStreams.push({ created: st.created, end: st.end, events: st.events, received: st.received,
         uniqueByEvent: st.uniqueByEvent, cut: Boolean(st.cut) });
@@ -124,7 +149,7 @@ function createCollector(baseMs) {
 
   return {
     visitor: { record, endStream, timestamp, control },
-    result: () => ({ timelines: t, cycles, places, cometStreams, poll, counts, timestamps, controls,
+    result: () => ({ timelines: t, cycles, places, cometStreams, poll, pull: pull.result(), counts, timestamps, controls,
       firstServer: Number.isFinite(firstServer) ? firstServer : null,
       lastServer: Number.isFinite(lastServer) ? lastServer : null }),
   };

@@ -7,7 +7,8 @@
 //              was received, up to its clear record or last record);
 //   missed   = expected - unique, never below 0.
 // Only comet streams have a window where every cycle should arrive; a poll gets one event by design, so for
-// polls only received and unique are given.
+// polls only received and unique are given. Pulls (short polling) count per client by cycle id
+// (analysis/pull-messages.js) and come in counted.
 
 // cyclesByEvent: Map event -> sorted array of cycle start times (server ms).
 function countAfter(sorted, from, to) {
@@ -29,10 +30,11 @@ function upperBound(sorted, value) {
 
 // cometStreams: [{ created, end, events: [names], received, uniqueByEvent: {name: n} }] (server ms);
 // poll: { responses, received, unique } counted while reading (polls are too many to keep one by one).
-function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }) {
+function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null) {
   const out = {
     comet: { streams: 0, received: 0, unique: 0, duplicates: 0, expected: 0, missed: 0, receivedPercent: null },
     poll: { responses: poll.responses, received: poll.received, unique: poll.unique, duplicates: 0 },
+    ...(pull?.responses ? { pull } : {}),
   };
   for (const s of cometStreams) {
     const unique = Object.values(s.uniqueByEvent).reduce((a, b) => a + b, 0);

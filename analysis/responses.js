@@ -32,6 +32,7 @@ function recordType(obj) {
   if (r.event) return 'event';
   if (r.timeout) return 'timeout';
   if (r.clear) return 'clear';
+  if (r.pull) return 'pull';
   return null;
 }
 

@@ -17,6 +17,8 @@ const { messageCounts } = require('./messages');
 const { buildRunCharts } = require('./run-charts');
 const { runTitle } = require('./titles');
 const { SampleEnds, TripTimes } = require('./trip-time');
+const { pullEvents } = require('./pull-messages');
+const { networkOfRun } = require('./network');
 const { ClientThreads } = require('./client-threads');
 const { readEngineMonitors, readControllerCpu } = require('./engines');
 const { steadyWindow, measureWorkload } = require('./workload');
@@ -129,6 +131,8 @@ async function analyzeRun(runDir) {
   const cometTrips = new TripTimes(t0 === null ? null : t0 - MARGIN_MS);
   const visitor = { ...collector.visitor, record(obj, type, st) {
     collector.visitor.record(obj, type, st);
+    // A pulled message's trip: the answer's arrival (else its sample's end), as for a long poll.
+    if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? (csv ? csv.sampleEnds.get(st.engine, st.name) : null), e.timings?.created);
     if (type !== 'event') return;
     // The push sampler stamps each record's arrival (comet too); per-sample files only give a poll's sample end.
     if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created);
@@ -234,7 +238,9 @@ async function analyzeRun(runDir) {
     cyclesByEvent.get(c.name).push(c.created);
   }
   for (const list of cyclesByEvent.values()) list.sort((a, b) => a - b);
-  const messages = messageCounts(col.cometStreams, cyclesByEvent, col.poll);
+  const messages = messageCounts(col.cometStreams, cyclesByEvent, col.poll, col.pull);
+  const network = networkOfRun(path.join(runDir, 'sut', 'netstat.log'), { t0, offsetMs: offset, window,
+    events: tl.events.toSeconds(t0, seconds, offset), requests: tl.requests.toSeconds(t0, seconds, offset), hosts: run.hosts });
 
   const series = { cpu, steal, memory, processCpu, processRssMB: processRssMB.map(r2), connections, responses,
     responsesCumulative, events: tl.events.toSeconds(t0, seconds, offset), timeouts: tl.timeouts.toSeconds(t0, seconds, offset),
@@ -302,6 +308,7 @@ async function analyzeRun(runDir) {
     peakCpu: maxOf(cpu), meanCpu: r2(meanOf(cpu)), peakMemory: r2(maxOf(memory)),
     peakProcessRssMB: r2(maxOf(processRssMB)), peakEmitDuration: maxOf(emitDuration),
     messages,
+    network,
     tripTime: withCometTrip(tripTime.summary, cometTrip),
     // reference 003's capacity criterion: 95% of answers within T s (analysis/answer-criterion.js)
     capacityCriterion: await answerCriterionOfCsv(present('resultsCsv') ? inputs.resultsCsv : null, run),

@@ -3,7 +3,7 @@
 // The study's three, then the extended study's (issue #23): Node.js on every core, the blocking connectors.
 const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7',
   'node-cluster': 'Node.js Cluster', 'tc6-bio': 'Tomcat 6 Blocking', 'tc7-bio': 'Tomcat 7 Blocking' };
-const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll' };
+const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull' };
 const DASH = ' \u2013 ';
 
 const serverName = (s) => SERVER_NAMES[s] ?? String(s ?? 'unknown server');

@@ -28,6 +28,11 @@ const METRICS = {
   tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean', point: (s) => s.tripTime?.meanMs },
   messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
   // reference 003's capacity criterion (analysis/answer-criterion.js): the share of answers within T s
+  // issue #26, push against pull: what each delivered message costs on the SUT host's wire (analysis/network.js)
+  bytesPerMessage: { name: 'Bytes per Message', y: 'Bytes in + out on the SUT host per delivered message',
+    point: (s) => (s.network?.available ? s.network.perMessage.bytes : null) },
+  segmentsPerMessage: { name: 'TCP Segments per Message', y: 'TCP segments in + out per delivered message',
+    point: (s) => (s.network?.available ? s.network.perMessage.segments : null) },
   threads: { name: 'Concurrent Requests', y: 'Concurrent requests (threads)', point: (s) => s.parameters?.threads },
   answersWithin: { name: 'Answers Within T', y: 'Answers within T s (%; the criterion: >= 95)',
     point: (s) => (Number.isFinite(s.capacityCriterion?.share) ? s.capacityCriterion.share * 100 : null) },
@@ -98,6 +103,12 @@ const FIGURES = [
     filter: { type: 'poll', events: false }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'maxDuration' },
   { id: 'cap03', number: 'C3', title: 'Comet – Streams Answered Within T (Reference 003: 95%)', kind: 'xy',
     filter: { type: 'comet' }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
+  // Beyond the study (issue #26, CHIRON's push against pull): the network cost of each delivered message
+  // against the connection level, one line per test type (comet, long poll, pull), one chart per emit interval.
+  { id: 'net01', number: 'N1', title: 'Push vs Pull – With Events – Bytes per Delivered Message', kind: 'xy',
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'bytesPerMessage', series: 'type', panels: 'interval' },
+  { id: 'net02', number: 'N2', title: 'Push vs Pull – With Events – TCP Segments per Delivered Message', kind: 'xy',
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'segmentsPerMessage', series: 'type', panels: 'interval' },
   // The extended study (./sweep.sh --study extended), one group per research question the study left open.
   // RQ4: can Node.js use every core? One process against node-cluster (one worker per core).
   { id: 'rq4-01', number: 'RQ4.1', title: 'RQ4 – Node.js vs Node.js Cluster – Comet – 1 Second Emit Interval – Emit Duration',

@@ -159,6 +159,31 @@ function resourcesCard(s) {
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
 
+// Network cost per delivered message over the steady window (analysis/network.js), and for a pull run
+// CHIRON's messages and the trip time of pulled messages (what the pull interval costs in latency).
+function networkCard(s) {
+  const n = s.network;
+  const p = s.messages?.pull;
+  const rows = [];
+  if (p) {
+    const t = s.tripTime;
+    rows.push(row('Pull: answers / empty', `${fmt(p.responses)} / ${fmt(p.empty)}`),
+      row('Pull: received / unique / duplicates', `${fmt(p.received)} / ${fmt(p.unique)} / ${fmt(p.duplicates)}`),
+      row('Pull: expected / missed', `${fmt(p.expected)} / ${fmt(p.missed)}`), row('Pull: received message %', p.receivedPercent),
+      row('Pull trip time p50 / p90 / p99 / max (ms)', t?.polls ? [t.p50Ms, t.p90Ms, t.p99Ms, t.maxMs].map(fmt).join(' / ') : null));
+  }
+  if (n?.available) {
+    const m = n.perMessage;
+    rows.push(row(`Messages delivered${windowLabel(s)}`, n.messages), row('HTTP requests received', n.requests),
+      row('TCP segments in / out', `${fmt(n.inSegs)} / ${fmt(n.outSegs)}`), row('Bytes in / out', `${fmt(n.inBytes)} / ${fmt(n.outBytes)}`),
+      row('New connections (opened + accepted)', n.newConnections), row('Retransmitted segments', n.retransSegs),
+      row('Per message: segments', m.segments), row('Per message: bytes', m.bytes),
+      row('Per message: HTTP requests', m.requests), row('Per message: new connections', m.newConnections));
+    if (n.sharedWithEngine) rows.push(row('Note', 'SUT and an engine share a host: both ends of each segment are counted'));
+  } else rows.push(row('Network cost', n ? `unknown (${n.reason})` : 'not measured'));
+  return `<div class="card" id="network"><h3>Network cost per message</h3>${table(rows)}</div>`;
+}
+
 // CHIRON's trip time of long polls answered by an event (analysis/trip-time.js).
 function tripRows(t, s) {
   if (!t) return [];
@@ -199,7 +224,7 @@ async function writeReport(runDir) {
   const body = [
     verdictBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
-    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${provenanceCard(runDir)}</div>`,
+    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${networkCard(s)}${provenanceCard(runDir)}</div>`,
     `<h2>Charts</h2>`,
     charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
     skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',

@@ -4,14 +4,14 @@
 # is CHIRON's threat to validity: a run must show whether the load generator kept up).
 #
 #   lib/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid>,<its children> 1 in the
-#                                                  background; for the role sut also lib/meminfo-log.sh
-#                                                  and a copy of /proc/meminfo; prints the directory
+#                                                  background; for the role sut also lib/meminfo-log.sh,
+#                                                  lib/netstat-log.sh and a copy of /proc/meminfo; prints the directory
 #   lib/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
 #   lib/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
 #   lib/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
 #
 # role: sut (the default: <pid> is the server under test), engine-<name> (<pid> is that JMeter engine's
-# JVM) or controller (the JMeter controller's JVM, where run.sh runs: pidstat only). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,meminfo.txt,started-at.txt,
+# JVM) or controller (the JMeter controller's JVM, where run.sh runs: pidstat only). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,netstat.log,meminfo.txt,started-at.txt,
 # cpus-allowed.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,12 +56,13 @@ case $1 in
     if [[ $role == sut ]]; then
       cp /proc/meminfo "$dir/meminfo.txt"
       start_detached memory "$dir/memory.log" "$here/meminfo-log.sh"
+      start_detached netstat "$dir/netstat.log" "$here/netstat-log.sh"
     fi
     echo "$dir"
     ;;
   stop)
     [[ $# -le 3 ]] || usage
-    for name in vmstat pidstat memory; do
+    for name in vmstat pidstat memory netstat; do
       procs_stop_recorded "$dir/$name.pid" 3 || true
     done
     ;;
