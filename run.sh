@@ -22,6 +22,8 @@ source "$PB_ROOT/lib/args.sh"
 source "$PB_ROOT/lib/hosts.sh"
 # shellcheck source=lib/remote.sh
 source "$PB_ROOT/lib/remote.sh"
+# shellcheck source=lib/settings-check.sh
+source "$PB_ROOT/lib/settings-check.sh"
 # shellcheck source=lib/preflight.sh
 source "$PB_ROOT/lib/preflight.sh"
 # shellcheck source=lib/procs.sh
@@ -97,6 +99,8 @@ WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
 # The steps
 
 validate_arguments() {
+  local bad
+  bad=$(settings_problems) || args_fail "bad settings (lib/config.sh; nothing was started):"$'\n'"$bad"
   validate_args "$@"
   case $RUN_SERVER in
     node) SERVER_PORT=$PB_PORT_NODE ;;
@@ -116,6 +120,7 @@ read_hosts() {
   else
     read_hosts_file "$file"
   fi
+  hosts_check_ports "$SERVER_PORT"
   if ((RUN_THREADS < ${#ENGINE_IDX[@]})); then
     args_fail "threads ($RUN_THREADS) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi

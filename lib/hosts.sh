@@ -3,6 +3,9 @@
 #
 #   read_hosts_file <file>   parse and check; on error print "<file>:<line>: <what>" and exit 2
 #   hosts_use_default        the local default: sut and engine on this machine, 127.0.0.1
+#   hosts_check_ports <server port>
+#                            no engine's RMI port on a port its host already gives the server, another
+#                            engine's RMI local port or (on this machine) the controller's callback port
 #
 # Results, one entry per line of the file that names a host (index 0..n-1):
 #   H_ROLE H_NAME H_ADDR H_ACCESS(local|ssh) H_TARGET(user@host) H_KEY H_PORT H_DIR H_RMI H_LOCALPORT H_LINE
@@ -60,7 +63,7 @@ hosts_add_line() { # <line number> <fields...>
         [[ $kind == ssh ]] || hosts_fail "$ln" "key= is only for ssh access"
         [[ $v =~ ^~?/?[A-Za-z0-9._/+-]+$ && $v != *..* ]] || hosts_fail "$ln" "bad key file '$v'"
         [[ $v == \~/* ]] && v="$HOME/${v:2}"   # ~ is not expanded inside a file
-        [[ -r $v ]] || hosts_fail "$ln" "key file '$v' is not readable"
+        [[ -f $v && -r $v ]] || hosts_fail "$ln" "key file '$v' is not a readable file"
         key=$v ;;
       port)
         [[ $kind == ssh ]] || hosts_fail "$ln" "port= is only for ssh access"
@@ -129,6 +132,25 @@ hosts_use_default() {
   HOSTS_SOURCE='(local default)'
   hosts_add_line 0 sut local 127.0.0.1 local
   hosts_add_line 0 engine local 127.0.0.1 local
+}
+
+# The address is the host: two entries with one address share its ports. The controller runs here, so
+# its callback port clashes on a local engine or one on 127.0.0.0/8.
+hosts_check_ports() { # <server port>
+  local e o port=$1
+  for e in "${ENGINE_IDX[@]}"; do
+    if [[ ${H_ADDR[e]} == "${H_ADDR[SUT_IDX]}" && ${H_RMI[e]} == "$port" ]]; then
+      hosts_fail "${H_LINE[e]}" "engine '${H_NAME[e]}' rmi port ${H_RMI[e]} is the server's port on ${H_ADDR[e]} (give it rmi=<another port>)"
+    fi
+    if [[ (${H_ACCESS[e]} == local || ${H_ADDR[e]} == 127.*) && ${H_RMI[e]} == "$PB_JMETER_CLIENT_LOCALPORT" ]]; then
+      hosts_fail "${H_LINE[e]}" "engine '${H_NAME[e]}' rmi port ${H_RMI[e]} is the controller's callback port on this machine (PB_JMETER_CLIENT_LOCALPORT; give it rmi=<another port>)"
+    fi
+    for o in "${ENGINE_IDX[@]}"; do
+      if [[ ${H_ADDR[o]} == "${H_ADDR[e]}" && ${H_LOCALPORT[o]} == "${H_RMI[e]}" ]]; then
+        hosts_fail "${H_LINE[e]}" "engine '${H_NAME[e]}' rmi port ${H_RMI[e]} is the RMI local port of engine '${H_NAME[o]}' on ${H_ADDR[e]} (PB_JMETER_RMI_LOCALPORT and up, one per engine; give it rmi=<another port>)"
+      fi
+    done
+  done
 }
 
 # hosts_describe <index>: "name (address, access)" for messages.

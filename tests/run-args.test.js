@@ -90,6 +90,10 @@ describe('run.sh hosts files', () => {
     ['rmi on the sut', ['sut s1 127.0.0.1 local rmi=1234', engine], 2, /rmi= is only for engines/],
     ['relative dir', [sut, `${engine} dir=work/pb`], 3, /bad dir/],
     ['two engines on one address and rmi port', [sut, engine, 'engine e2 127.0.0.1 local'], 4, /rmi port/],
+    ['key that is a directory', [sut, 'engine e1 127.0.0.1 ssh:alice@127.0.0.1 key=/etc'], 3, /key file '\/etc' is not a readable file/],
+    ['engine rmi port on the server\'s port', [sut, `${engine} rmi=${process.env.PB_PORT_NODE || 8080}`], 3, /rmi port \d+ is the server's port on 127\.0\.0\.1/],
+    ['engine rmi port on the controller\'s callback port', [sut, `${engine} rmi=${process.env.PB_JMETER_CLIENT_LOCALPORT || 4100}`], 3, /is the controller's callback port/],
+    ['engine rmi port on another engine\'s RMI local port', [sut, engine, `engine e2 127.0.0.1 local rmi=${process.env.PB_JMETER_RMI_LOCALPORT || 4000}`], 4, /is the RMI local port of engine 'e1'/],
     ['fewer threads than engines', [sut, engine, 'engine e2 127.0.0.1 local rmi=5199', 'engine e3 127.0.0.1 local rmi=5299'], null, /threads \(2\) must be at least the number of engines/],
   ];
   for (const [name, lines, line, message] of bad) {
@@ -123,6 +127,23 @@ describe('run.sh hosts files', () => {
     assert.match(r.stderr, /add engines on other hosts to hosts\.conf/);
     assert.match(r.stderr, /sut local .*open files: the node server .* raise the open-files limit/);
   });
+
+  // lib/settings-check.sh: every port, count, address and flag of lib/config.sh, before anything uses one.
+  const badSettings = [
+    ['a newline in PB_PORT_NODE', { PB_PORT_NODE: '18080\n1' }, /PB_PORT_NODE holds a control character \(a newline\?\): \$'18080\\n1'/],
+    ['PB_JMETER_RMI_PORT out of range', { PB_JMETER_RMI_PORT: '70000' }, /PB_JMETER_RMI_PORT must be a port \(1-65535\), got 70000/],
+    ['PB_MAX_EMITTERS not a number', { PB_MAX_EMITTERS: 'many' }, /PB_MAX_EMITTERS must be a whole number >= 1, got many/],
+    ['PB_SERVER_ADDRESS a host name', { PB_SERVER_ADDRESS: 'localhost' }, /PB_SERVER_ADDRESS must be an IPv4 address/],
+    ['PB_JMETER_RMI_SSL neither 0 nor 1', { PB_JMETER_RMI_SSL: 'yes' }, /PB_JMETER_RMI_SSL must be 1 \(SSL\) or 0/],
+  ];
+  for (const [name, env, message] of badSettings) {
+    test(`${name}: exit 2 naming the setting, nothing started`, async () => {
+      const r = await refused(args, { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /bad settings \(lib\/config\.sh; nothing was started\)/);
+      assert.match(r.stderr, message);
+    });
+  }
 
   test('PB_JMETER_HEAP that is not a heap size: exit 2, nothing started', async () => {
     const r = await refused(args, { env: { PB_JMETER_HEAP: 'lots' } });
