@@ -216,6 +216,26 @@ function tarMembers(file) {
   return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : [];
 }
 
+describe('faults: every server listens on PB_SERVER_ADDRESS only', () => {
+  const control = path.join(ROOT, 'servers', 'control.sh');
+  for (const server of ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio']) {
+    test(`${server}: 127.0.0.1 only`, () => {
+      const port = process.env[`PB_PORT_${server.toUpperCase().replace(/-/g, '_')}`];
+      const env = { ...process.env, PB_SERVER_ADDRESS: '127.0.0.1', PB_NODE_CLUSTER_WORKERS: '2' };
+      const start = spawnSync(control, ['start', server], { env, encoding: 'utf8', timeout: 150000 });
+      try {
+        assert.equal(start.status, 0, start.stdout + start.stderr);
+        const out = spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).stdout;
+        const locals = out.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)[3].replace(/^\[::ffff:([\d.]+)\]/, '$1'));
+        assert.ok(locals.length > 0, `nothing listens on port ${port}`);
+        assert.deepEqual([...new Set(locals)], [`127.0.0.1:${port}`], `${server} listens on ${locals.join(' ')}`);
+      } finally {
+        spawnSync(control, ['stop', server], { env, timeout: 60000 });
+      }
+    });
+  }
+});
+
 describe('faults: a part of the run dies', () => {
   test('an engine killed mid-run: the run stops waiting, keeps what it saved so far, incomplete with the reason', async () => {
     let killed = null;
