@@ -253,7 +253,7 @@ async function analyzeRun(runDir) {
   const cycleStartsClient = cycles.map((c) => t0 + c.createdSecond * 1000).sort((a, b) => a - b);
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, cycleStartsClient,
-    run.type === 'poll' && !run.event ? run.maxDuration : null) : null;
+    run.type === 'poll' && !run.event ? run.maxDuration : run.type === 'pull' ? run.pullInterval : null) : null;
   const { thresholds, problems: thresholdProblems } = validityThresholds();
   notes.push(...thresholdProblems);
   const pidstatCores = pidstat.cores ?? null;

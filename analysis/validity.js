@@ -53,7 +53,7 @@ const pct = (share) => `${fmt(share * 100)}%`;
 
 // No request reached anyone: JMeter recorded no request sample (or no results.csv exists) and the server
 // held no connection.
-const noLoad = (m) => m.connections.expected > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
+const noLoad = (m) => m.threads > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
 
 // Reasons the load fell short of what the run asked; each { rule, text }.
 function shortfalls(m, t) {
@@ -64,8 +64,8 @@ function shortfalls(m, t) {
   }
   const c = m.connections;
   if (noLoad(m)) {
-    out.push({ rule: 'no-load', client: true, text: `neither JMeter nor the server recorded a request of the ${fmt(c.expected)} threads asked` });
-  } else if (c.share !== null && c.share < t.CONNECTIONS_SHORT) {
+    out.push({ rule: 'no-load', client: true, text: `neither JMeter nor the server recorded a request of the ${fmt(m.threads)} threads asked` });
+  } else if (c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
     out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
   }
   const r = m.rampup;

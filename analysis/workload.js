@@ -7,12 +7,14 @@
 // load. Every rate in the summary is counted over it.
 //
 // Asked of the server:
-//   connections held   threads
+//   connections held   threads (not for pull: a pull is answered at once, nothing is held)
 //   answers            comet or long poll with events: threads x emit cycles started in the window
 //                      long poll without events: the polls due to end in the window, each thread asking
 //                      again at once after every answer (its first request + k x max-duration; without
 //                      results.csv: threads x window seconds / max-duration seconds)
 //                      comet without events: none (only connections are held)
+//                      pull: the pulls due in the window, each thread asking every pull-interval from its
+//                      first request (achieved: the requests that followed an answer in the window)
 // Achieved: connections the server held (its own count, per second: time-weighted mean and minimum),
 // answers (event records of the window's cycles; timeouts sent in the window when there are no events).
 
@@ -46,6 +48,12 @@ function serverCapacityPercent(server, cores) {
 function answers(run, w, cycles, series, client) {
   const threads = run.threads;
   if (!Number.isFinite(threads) || w.seconds <= 0) return null;
+  if (run.type === 'pull') {
+    if (!(run.pullInterval > 0) || !client) return null;
+    const expected = client.pollsDue;
+    return { basis: `pulls due in the window, one per pull-interval (${run.pullInterval / 1000} s) a thread`, cycles: null,
+      expected, achieved: client.gaps.count, share: expected ? r3(client.gaps.count / expected) : null };
+  }
   if (run.event) {
     const inWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond);
     const expected = threads * inWindow.length;
@@ -109,7 +117,7 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
 // sutCores, errors: { failed, samples }, thresholds, controllerCpu (per second, or null) }.
 function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, errors, thresholds: t, controllerCpu = null }) {
-  const connections = slice(series.connections, w);
+  const connections = run.type === 'pull' ? [] : slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, sutCores);
   const serverCpu = slice(series.processCpu, w);
   const emitInWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond && c.duration !== null)
@@ -119,7 +127,8 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   const a = answers(run, w, cycles, series, client);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
-    connections: { expected: run.threads, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
+    threads: run.threads,
+    connections: { expected: run.type === 'pull' ? 0 : run.threads, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
       share: run.threads && connections.length ? r3(mean(connections) / run.threads) : null },
     answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
     rampup: { askedSeconds: run.rampup ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },

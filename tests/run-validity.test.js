@@ -37,6 +37,18 @@ test('the README run (500 comet streams, an event every 2 s) is valid; the engin
   }
   const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
   assert.match(html, /<div class="verdict verdict-valid" id="verdict" data-verdict="valid">/);
+  // Every comet record was stamped on arrival by the push sampler: trip-time percentiles and their
+  // distribution (issue #22's acceptance on the same run).
+  const comet = summary.tripTime?.comet;
+  assert.ok(comet && comet.records >= summary.totals.events * 0.99, `comet trip times: ${JSON.stringify(comet)}`);
+  assert.ok(comet.p50Ms <= comet.p99Ms && comet.p99Ms <= comet.maxMs && comet.p99Ms < 2000, JSON.stringify(comet));
+  assert.ok(comet.spectrum.length >= 10 && comet.spectrum.at(-1).percentile === 100);
+  const spectrum = JSON.parse(fs.readFileSync(path.join(r.runDir, 'charts', 'trip-time-spectrum.json'), 'utf8'));
+  assert.deepEqual(spectrum.elements.map((e) => e.text), ['Comet records']);
+  // An engine's results hold a handful of files whatever the sample count (no file per sample).
+  const archive = path.join(r.runDir, 'responses', 'local.tar.gz');
+  const names = require('node:child_process').execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  assert.ok(names.length <= 10, `${names.length} files in the archive: ${names.slice(0, 12)}`);
 });
 
 test('an engine pinned to one CPU against 2,000 answers/s asked is generator-bound, and says why', async () => {

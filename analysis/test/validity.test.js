@@ -215,3 +215,19 @@ test('a pinned engine saturates at its own CPUs: CPU list count, and the JVM rul
   assert.equal(v.verdict, 'generator-bound');
   assert.match(v.reasons[0].text, /JMeter JVM at >= 90% of its 1 CPUs in 50 of 50 steady seconds/);
 });
+
+test('pull: nothing is held; the pulls due per thread are the load asked, and a pull interval is no re-poll gap', () => {
+  const run = { server: 'node', type: 'pull', threads: 2, rampup: 0, duration: 10, event: 'event1', interval: 2000, pullInterval: 1000,
+    maxDuration: null, hosts: { sut: { name: 'sut', address: '127.0.0.1' }, engines: [] } };
+  const window = steadyWindow(run, 0, 12);
+  const c = new ClientThreads();
+  for (const t of ['A', 'B']) for (let k = 0; k < 10; k++) c.add(t, k * 1001, 1);   // every 1,001 ms
+  const client = c.result(0, { fromMs: 0, toMs: 10000 }, [], run.pullInterval);
+  const series = { cpu: fill(12, 5), steal: fill(12, 0), processCpu: fill(12, 1), connections: fill(12, 0), timeouts: fill(12, 0) };
+  const m = measureWorkload({ run, window, series, cycles: [], client, engines: [], sutCores: 2, errors: null, thresholds: T });
+  assert.equal(m.connections.expected, 0);
+  assert.equal(m.answers.expected, 18);           // 9 pulls due per thread after its first
+  assert.equal(m.answers.achieved, 18);
+  assert.equal(m.gaps, null);
+  assert.equal(assessValidity(m, { thresholds: T }).verdict, 'valid');
+});
