@@ -475,6 +475,14 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         await stillServing();
       });
 
+      test('a request target that is no URL path (GET //, //x) is a 4xx, never a 5xx', async () => {
+        for (const target of ['//', '//x', '//status']) {
+          const reply = await rawExchange(base, `GET ${target} HTTP/1.1\r\nHost: pb\r\nConnection: close\r\n\r\n`);
+          assert.match(reply, /^HTTP\/1\.[01] 4\d\d/, `GET ${target}: ${reply.slice(0, 80)}`);
+        }
+        await stillServing();
+      });
+
       test('malformed HTTP is refused (400 or closed), nothing else is affected', async () => {
         const reply = await rawExchange(base, 'THIS IS NOT HTTP\r\n\r\n');
         assert.ok(reply === '' || /^HTTP\/1\.[01] 4\d\d/.test(reply), `reply: ${reply.slice(0, 80)}`);

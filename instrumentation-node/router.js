@@ -1,6 +1,6 @@
 'use strict';
-// Dispatch by path and method, with the protocol's generic answers: 404 unknown path, 405 (with Allow)
-// wrong method, 413 oversized body, 400 malformed JSON. POST bodies are read (bounded) and parsed here,
+// Dispatch by path and method, with the protocol's generic answers: 400 a request target that is no URL
+// path (`//`), 404 unknown path, 405 (with Allow) wrong method, 413 oversized body, 400 malformed JSON. POST bodies are read (bounded) and parsed here,
 // so handlers only see parsed JSON.
 //
 // routes: { "/path": { GET: handler, POST: handler } }. A handler gets { req, res, url, body } and returns
@@ -26,7 +26,14 @@ function sendError(res, status, message, extraHeaders) {
 
 function createRouter(routes) {
   return async function dispatch(req, res) {
-    const url = new URL(req.url, 'http://localhost');
+    let url;
+    try {
+      url = new URL(req.url, 'http://localhost');
+    } catch {
+      req.resume();
+      sendError(res, 400, 'request target cannot be parsed');
+      return;
+    }
     const route = Object.prototype.hasOwnProperty.call(routes, url.pathname) ? routes[url.pathname] : null;
     if (!route) {
       sendError(res, 404, 'unknown path');

@@ -25,7 +25,9 @@ if (process.env.PB_NODE_LOGGING === '1') log.setEnabled(true);
 const bridge = cluster.isWorker ? require('./cluster-worker').createWorkerBridge({ log, batchSize }) : null;
 const app = createApp({ log, batchSize, cluster: bridge });
 
-const server = http.createServer((req, res) => {
+const requestTimeoutMs = /^[1-9]\d{0,8}$/.test(process.env.PB_NODE_REQUEST_TIMEOUT_MS || '')
+  ? Number(process.env.PB_NODE_REQUEST_TIMEOUT_MS) : 60000;
+const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
   // A failing socket must not take the process down: errors on one connection stay on that connection.
   req.on('error', (err) => log.debug(`request stream: ${err.message}`));
   res.on('error', (err) => log.debug(`response stream: ${err.message}`));
@@ -38,10 +40,13 @@ const server = http.createServer((req, res) => {
     });
 });
 
-// Held requests can last as long as a test run: no request, socket or header-wait limit may end them.
-server.requestTimeout = 0;
+// Held requests can last as long as a test run: no socket limit may end them. A request must arrive
+// whole (headers and body) within requestTimeout, though: Node counts it only until the request is read,
+// so a held answer is never cut, while a client sending its body slowly gets a 408 instead of a socket
+// held forever. Env PB_NODE_REQUEST_TIMEOUT_MS (default 60000, as the header wait); checked every second.
+server.requestTimeout = requestTimeoutMs;
 server.timeout = 0;
-server.headersTimeout = 60000;
+server.headersTimeout = Math.min(60000, requestTimeoutMs); // Node ignores requestTimeout below it
 server.keepAliveTimeout = 30000;
 server.maxConnections = Infinity;
 server.maxHeadersCount = 200;
@@ -51,15 +56,19 @@ server.on('connection', (socket) => {
   socket.on('error', (err) => log.debug(`socket: ${err.message}`));
 });
 
-// Malformed HTTP (bad request line, oversized headers...): answer 400 when the socket can still take it.
+// Malformed HTTP (bad request line, oversized headers...): answer 400 (431, or 408 for a request not read
+// whole in time) when the socket can still take it.
 server.on('clientError', (err, socket) => {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-  const body = JSON.stringify({ error: { status, message: 'malformed HTTP request' } });
+  const kinds = {
+    HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'malformed HTTP request'],
+    ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', `request not received whole within ${requestTimeoutMs} ms`],
+  };
+  const [status, reason, message] = kinds[err.code] || [400, 'Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify({ error: { status, message } });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 });

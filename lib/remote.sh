@@ -11,7 +11,10 @@
 # The remote side gets the settings of lib/config.sh that this run uses (ports, PB_STATE, ...) as
 # exported variables, so both ends agree even when only one was overridden from the environment.
 # Every ssh connection of a run goes through one master connection per target (ControlMaster), whose
-# socket lives in $PB_STATE/ssh and which remote_close_all ends.
+# socket lives in $PB_STATE/ssh (or, when that path is too long for a socket, ${TMPDIR:-/tmp}/pushbench-ssh-<uid>,
+# used only if it is a directory of ours, mode 700, not a link) and which remote_close_all ends.
+# Host keys: a host whose key is not in known_hosts is refused (PB_SSH_NEW_HOST_KEYS=refuse, the default);
+# accept records it at the first connection (ssh's accept-new; a changed key is refused either way).
 
 REMOTE_SSH_DIR=''
 REMOTE_OPENED=()      # indexes whose master connection this run opened
@@ -19,7 +22,7 @@ REMOTE_OPENED=()      # indexes whose master connection this run opened
 # Settings forwarded to every host (config.sh reads each from the environment first): the ports,
 # server, JMeter and timeout settings, never paths of this machine (each host has its own checkout).
 remote_forwarded_settings() {
-  compgen -v PB_ | grep -E '^PB_(PORT|SERVER_ADDRESS|TOMCAT|JMETER|ENGINE|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE|NODE_CLUSTER|MAX_EMITTERS)' || true
+  compgen -v PB_ | grep -E '^PB_(PORT|SERVER_ADDRESS|TOMCAT|JMETER|ENGINE|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE|NODE_CLUSTER|NODE_REQUEST_TIMEOUT_MS|MAX_EMITTERS|TEST_CLOCK_OFFSET_MS)' || true
 }
 
 # H_STATE[i]: the PB_STATE directory on host i. Local hosts and hosts sharing this file system (the
@@ -38,7 +41,7 @@ remote_init() { # <pb_state_was_explicit: 0|1>
   # A unix socket path must stay under ~100 bytes; %C (a hash) keeps the name short.
   REMOTE_SSH_DIR=$PB_STATE/ssh
   if ((${#REMOTE_SSH_DIR} > 60)); then
-    REMOTE_SSH_DIR=${TMPDIR:-/tmp}/pushbench-ssh-$UID
+    REMOTE_SSH_DIR=${TMPDIR:-/tmp}/pushbench-ssh-$EUID
   fi
 }
 
@@ -46,7 +49,9 @@ remote_ssh_opts() { # <i> -> REPLY_OPTS array
   local i=$1
   local extra=()
   read -r -a extra <<<"${PB_SSH_OPTS:-}"   # first, so they override the defaults below
-  REPLY_OPTS=("${extra[@]}" -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5
+  local strict=yes
+  [[ $PB_SSH_NEW_HOST_KEYS != accept ]] || strict=accept-new
+  REPLY_OPTS=("${extra[@]}" -o BatchMode=yes -o StrictHostKeyChecking="$strict" -o ConnectTimeout=5
     -o ServerAliveInterval=15 -o ServerAliveCountMax=4
     -o ControlPath="$REMOTE_SSH_DIR/cm-%C")
   [[ -z ${H_KEY[i]} ]] || REPLY_OPTS+=(-i "${H_KEY[i]}" -o IdentitiesOnly=yes)
@@ -58,7 +63,7 @@ remote_ssh_opts() { # <i> -> REPLY_OPTS array
 remote_open() {
   local i=$1
   [[ ${H_ACCESS[i]} == ssh ]] || return 0
-  mkdir -p "$REMOTE_SSH_DIR" && chmod 700 "$REMOTE_SSH_DIR"
+  remote_socket_dir "$REMOTE_SSH_DIR" || return 1
   remote_ssh_opts "$i"
   local err
   if ssh "${REPLY_OPTS[@]}" -O check "${H_TARGET[i]}" >/dev/null 2>&1; then
@@ -67,9 +72,31 @@ remote_open() {
   if ! err=$(ssh "${REPLY_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=600 -f -N "${H_TARGET[i]}" \
     </dev/null 2>&1 >/dev/null); then
     printf '%s\n' "${err:-ssh failed}"
+    [[ $err != *'Host key verification failed'* ]] ||
+      printf 'its host key is not in known_hosts: add it (ssh-keyscan, checked by hand) or set PB_SSH_NEW_HOST_KEYS=accept\n'
     return 1
   fi
   REMOTE_OPENED+=("$i")
+}
+
+# remote_socket_dir <dir>: make the control-socket directory, or accept an existing one only if it is a
+# real directory owned by this user (mode set to 700): a socket in a directory another user controls
+# could be theirs. Prints the problem and returns 1 otherwise.
+remote_socket_dir() {
+  local dir=$1 owner
+  mkdir -p -- "${dir%/*}" 2>/dev/null || true
+  mkdir -m 700 -- "$dir" 2>/dev/null || true
+  if [[ -L $dir || ! -d $dir ]]; then
+    printf 'ssh control-socket directory %s is not a directory of its own (a link?): remove it\n' "$dir"
+    return 1
+  fi
+  owner=$(stat -c %u -- "$dir")
+  if [[ $owner != "$EUID" ]]; then
+    printf 'ssh control-socket directory %s belongs to uid %s, not to this user (%s): remove it or set a shorter PB_STATE\n' \
+      "$dir" "$owner" "$EUID"
+    return 1
+  fi
+  chmod 700 -- "$dir"
 }
 
 # The command line the host runs: cd to its directory, export the settings, run the quoted words.

@@ -35,5 +35,7 @@ settings_problems() {
   hosts_is_ipv4 "$PB_SERVER_ADDRESS" ||
     { printf 'PB_SERVER_ADDRESS must be an IPv4 address (0.0.0.0: every interface), got %q\n' "$PB_SERVER_ADDRESS"; bad=1; }
   [[ $PB_JMETER_RMI_SSL == [01] ]] || { printf 'PB_JMETER_RMI_SSL must be 1 (SSL) or 0 (plain RMI), got %q\n' "$PB_JMETER_RMI_SSL"; bad=1; }
+  [[ $PB_SSH_NEW_HOST_KEYS == refuse || $PB_SSH_NEW_HOST_KEYS == accept ]] ||
+    { printf 'PB_SSH_NEW_HOST_KEYS must be refuse or accept, got %q\n' "$PB_SSH_NEW_HOST_KEYS"; bad=1; }
   ((bad == 0))
 }

@@ -1,7 +1,8 @@
 'use strict';
 // Faults that need hosts reached over ssh (docs/faults.md): a SUT and an engine, each a network
 // namespace with its own sshd (tests/lib/netns.sh, prefix pf<pid>), and run.sh driving them as in
-// tests/multihost.test.js. Needs root, openssh-server, JMeter and Node; about a minute.
+// tests/multihost.test.js; and ssh's host-key rule (lib/remote.sh). Needs root, openssh-server, JMeter
+// and Node; about a minute.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -52,4 +53,31 @@ test('the SUT host\'s sshd gone mid-run: the test runs its course, the engine\'s
   const csv = fs.readFileSync(path.join(r.runDir, 'jmeter', 'results.csv'), 'utf8').trim().split('\n');
   assert.ok(csv.length > 40, `results.csv has ${csv.length} lines`);
   assert.ok(fs.existsSync(path.join(r.runDir, 'report', 'index.html')), 'no report of what was collected');
+});
+
+// lib/remote.sh's remote_open against the engine's sshd, with a known_hosts file that lacks its key.
+function openWithUnknownKey(setting) {
+  const known = path.join(hosts.state, `known_hosts-${setting}`);
+  fs.writeFileSync(known, '');
+  const script = 'source lib/config.sh; source lib/hosts.sh; source lib/remote.sh; read_hosts_file "$PB_HOSTS"; ' +
+    'remote_init 0; remote_open 1; rc=$?; remote_close_all; exit $rc';
+  const r = spawnSync('bash', ['-c', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...hosts.env, PB_SSH_OPTS: `-o UserKnownHostsFile=${known}`, PB_SSH_NEW_HOST_KEYS: setting },
+  });
+  return { ...r, known: fs.readFileSync(known, 'utf8') };
+}
+
+test('a host key not in known_hosts is refused by default, with what to do; PB_SSH_NEW_HOST_KEYS=accept records it', () => {
+  const refused = openWithUnknownKey('refuse');
+  assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+  assert.match(refused.stdout, /Host key verification failed/);
+  assert.match(refused.stdout, /not in known_hosts: add it \(ssh-keyscan, checked by hand\) or set PB_SSH_NEW_HOST_KEYS=accept/);
+  assert.equal(refused.known, '', 'a key was recorded though refused');
+  const accepted = openWithUnknownKey('accept');
+  assert.equal(accepted.status, 0, accepted.stdout + accepted.stderr);
+  // ssh may hash the host name (HashKnownHosts): one line with the host's key is what counts.
+  assert.equal(accepted.known.trim().split('\n').filter((l) => / (ssh-ed25519|ssh-rsa|ecdsa-\S+) /.test(l)).length, 1,
+    `the key was not recorded: ${accepted.known}`);
 });

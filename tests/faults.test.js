@@ -236,6 +236,64 @@ describe('faults: every server listens on PB_SERVER_ADDRESS only', () => {
   }
 });
 
+// Sends a request's headers and part of its declared body, then nothing; resolves { ms, reply } when the
+// server answers or closes (or after giveUpMs).
+function slowBody(port, giveUpMs) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let reply = '';
+    const done = () => { clearTimeout(timer); socket.destroy(); resolve({ ms: Date.now() - t0, reply }); };
+    const timer = setTimeout(done, giveUpMs);
+    socket.on('connect', () => socket.write('POST /request HTTP/1.1\r\nHost: pb\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 200\r\n\r\n{"type":"poll",'));
+    socket.on('data', (d) => { reply += d; });
+    socket.on('close', done);
+    socket.on('error', done);
+  });
+}
+
+describe('faults: a request body sent slowly is timed out', () => {
+  const control = path.join(ROOT, 'servers', 'control.sh');
+  // The request read's time limit of each server: Node's requestTimeout, Tomcat's connectionTimeout.
+  const limits = { PB_NODE_REQUEST_TIMEOUT_MS: '2000', PB_TOMCAT_CONNECTION_TIMEOUT: '2000', PB_NODE_CLUSTER_WORKERS: '2' };
+  for (const server of ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio']) {
+    test(`${server}: a body that stops coming is answered 408 within the limit (2 s), not held`, async () => {
+      const port = process.env[`PB_PORT_${server.toUpperCase().replace(/-/g, '_')}`];
+      const env = { ...process.env, ...limits };
+      const start = spawnSync(control, ['start', server], { env, encoding: 'utf8', timeout: 150000 });
+      try {
+        assert.equal(start.status, 0, start.stdout + start.stderr);
+        const { ms, reply } = await slowBody(port, 15000);
+        assert.ok(ms < 8000, `the connection was held ${ms} ms (reply: ${reply.slice(0, 60) || 'none'})`);
+        assert.match(reply, /^HTTP\/1\.[01] 408 /, `reply: ${reply.slice(0, 80)}`);
+        assert.match(reply, /"status":408/, 'a JSON error body');
+      } finally {
+        spawnSync(control, ['stop', server], { env, timeout: 60000 });
+      }
+    });
+  }
+});
+
+describe('faults: the ssh control-socket directory', () => {
+  test('a fallback directory in TMPDIR owned by another user is refused before any ssh, exit 3', async () => {
+    // A PB_STATE path too long for a socket makes run.sh use $TMPDIR/pushbench-ssh-<uid> (lib/remote.sh).
+    const tmp = path.join(s.dir, 'tmp');
+    const planted = path.join(tmp, `pushbench-ssh-${process.getuid()}`);
+    fs.mkdirSync(planted, { recursive: true, mode: 0o777 });
+    fs.chownSync(planted, 65534, 65534);
+    const longState = path.join(s.state, 'x'.repeat(70));
+    const hosts = hostsFile(tmp, ['sut s1 127.0.0.1 local', 'engine e1 127.0.0.1 ssh:nobody@127.0.0.1']);
+    const r = await runSh(SMALL_RUN, {
+      env: { ...runEnv({ TMPDIR: tmp, PB_STATE: longState }), PB_HOSTS: hosts },
+      timeoutMs: 60000,
+    });
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`ssh control-socket directory ${planted} belongs to uid 65534, not to this user`));
+    assert.deepEqual(fs.readdirSync(planted), [], 'something was put in the planted directory');
+  });
+});
+
 describe('faults: a part of the run dies', () => {
   test('an engine killed mid-run: the run stops waiting, keeps what it saved so far, incomplete with the reason', async () => {
     let killed = null;

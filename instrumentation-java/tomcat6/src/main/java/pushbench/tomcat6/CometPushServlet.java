@@ -2,6 +2,7 @@ package pushbench.tomcat6;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import javax.servlet.ServletException;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
@@ -175,7 +176,13 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
         exchange.close();
     }
 
-    private void error(Exchange exchange, CometEvent.EventSubType subType) {
+    private void error(Exchange exchange, CometEvent.EventSubType subType) throws IOException {
+        if (subType == CometEvent.EventSubType.TIMEOUT && exchange.awaitingBody()) {
+            // A body that stops coming: the connection timeout ends the wait with a 408.
+            exchange.bodyDone();
+            exchange.answer(BodyBuffer.timeoutError().toAnswer());
+            return;
+        }
         if (subType == CometEvent.EventSubType.TIMEOUT && exchange.containerTimeout()) {
             return; // see the class comment: the connection stays open
         }
@@ -204,10 +211,17 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
             } else {
                 byte[] chunk = BodyBuffer.chunkFor(request.getContentLength());
                 InputStream in = request.getInputStream();
-                for (int n = in.read(chunk); n >= 0 && buffer != null; n = in.read(chunk)) {
-                    if (!buffer.append(chunk, 0, n)) {
-                        buffer = null;
+                try {
+                    for (int n = in.read(chunk); n >= 0 && buffer != null; n = in.read(chunk)) {
+                        if (!buffer.append(chunk, 0, n)) {
+                            buffer = null;
+                        }
                     }
+                } catch (SocketTimeoutException e) {
+                    // A body that stops coming: the connector's read timeout (connectionTimeout) ends the wait.
+                    response.setHeader("Connection", "close");
+                    Exchange.send(response, BodyBuffer.timeoutError().toAnswer());
+                    return;
                 }
             }
             if (buffer == null) {

@@ -2,6 +2,7 @@ package pushbench.tomcat7;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -102,6 +103,11 @@ public final class AsyncPushServlet extends HttpServlet {
         if (endpoint.hasBody()) {
             try {
                 body = readBody(request);
+            } catch (SocketTimeoutException e) {
+                // A body that stops coming: the connector's read timeout (connectionTimeout) ends the wait.
+                response.setHeader("Connection", "close");
+                send(response, BodyBuffer.timeoutError().toAnswer());
+                return;
             } catch (BadInput e) {
                 response.setHeader("Connection", "close"); // the unread rest of the body is not worth draining
                 send(response, e.toAnswer());
