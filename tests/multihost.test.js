@@ -111,8 +111,16 @@ test('a comet run with an event over ssh: SUT and two engines in their own names
     assert.ok(fs.existsSync(file) && fs.statSync(file).size > 0, `${file} is non-empty`);
     const list = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
     assert.equal(list.status, 0, list.stderr);
-    const requests = list.stdout.split('\n').filter((n) => path.basename(n).startsWith('request_'));
-    assert.ok(requests.length > 0, `${e.name}.tar.gz holds request responses (${list.stdout.split('\n').length} entries)`);
+    // The push sampler's stream logs (push-<n>.tsv.gz: a B/R/E line per request begun, record, end),
+    // or with request.sampler=http one request_ file per response (lib/archive.sh).
+    const members = list.stdout.split('\n').filter(Boolean);
+    const streams = members.filter((n) => /^push-\d+\.tsv\.gz$/.test(path.basename(n)));
+    let records = members.filter((n) => path.basename(n).startsWith('request_')).length;
+    for (const m of streams) {
+      const text = spawnSync('bash', ['-c', 'tar -xzOf "$1" "$2" | gzip -dc', 'x', file, m], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+      records += text.split('\n').filter((l) => l.startsWith('R')).length;
+    }
+    assert.ok(records > 0, `${e.name}.tar.gz holds request responses (${members.join(' ')})`);
   }
 
   // The controller's results name both engines in the thread names.
