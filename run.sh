@@ -85,7 +85,7 @@ step() {
 # Run state (run.json)
 
 RUN_STATUS=running SERVER_CRASHED=0 RUN_NOTES=() RUN_STARTED_AT='' RUN_FINISHED_AT=''
-SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
+SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_DISK_MB=() RESULTS_DISK_MB='' H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
 RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
 SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
 ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
@@ -125,6 +125,7 @@ read_hosts() {
     args_fail "threads ($RUN_THREADS) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi
   hosts_split_threads "$RUN_THREADS"
+  run_disk_need
   PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   local e
@@ -134,6 +135,18 @@ read_hosts() {
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
     say "  $(hosts_describe "$e"): ${H_THREADS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
+}
+
+# H_DISK_MB[engine] and RESULTS_DISK_MB: the disk this run needs on each engine and here, from its type,
+# duration, intervals and threads (lib/disk-need.js), for preflight.
+run_disk_need() {
+  local e k out=() threads=()
+  for e in "${ENGINE_IDX[@]}"; do threads+=("${H_THREADS[e]}"); done
+  mapfile -t out < <(node lib/disk-need.js "$RUN_TYPE" "$RUN_DURATION" "${RUN_MAXDUR:-${RUN_PULL:--}}" \
+    "${RUN_INTERVAL:--}" "${threads[@]}")
+  ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
+  for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
+  RESULTS_DISK_MB=${out[-1]}
 }
 
 preflight() {

@@ -4,8 +4,11 @@
 # problem that would spoil the run; exit 0 when there is none, 1 otherwise.
 #
 #   lib/host-check.sh sut <server> <connections> <port>
-#   lib/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB>]
-#   lib/host-check.sh controller <client local port>
+#   lib/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB> [<disk MB>]]
+#   lib/host-check.sh controller <client local port> [<disk MB>]
+#
+# <disk MB>: what the run needs there (run.sh sizes it from the run, lib/disk-need.js); without it
+# DEFAULT_DISK_MB.
 #
 # <connections>: sockets one process on this host must hold (a JVM or Node needs PB_FD_RESERVE more).
 set -euo pipefail
@@ -14,6 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/config.sh"
 
 problems=0
+DEFAULT_DISK_MB=200
 problem() { printf '%s\n' "$*"; problems=$((problems + 1)); }
 
 need_command() { # <command> <why>
@@ -47,10 +51,11 @@ check_port_free() { # <port> <what>
 
 check_disk() { # <dir> <minimum MB>
   local dir=$1 avail
+  [[ $2 =~ ^[0-9]{1,9}$ ]] || { problem "disk: '$2' is not a size in MB"; return; }
   while [[ ! -d $dir ]]; do dir=$(dirname "$dir"); done
   avail=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
   if [[ -n $avail ]] && ((avail < $2)); then
-    problem "disk: only ${avail} MB free under $dir, need at least $2 MB for this run's files"
+    problem "disk: only ${avail} MB free under $dir, need at least $2 MB for this run's files (estimated from its threads, duration and intervals)"
   fi
 }
 
@@ -106,7 +111,7 @@ case $role in
     check_disk "$PB_STATE" 100
     ;;
   engine)
-    [[ $# -eq 4 || $# -eq 5 ]] || { echo "usage: $0 engine <connections> <rmi port> <rmi local port> [<heap MB>]" >&2; exit 2; }
+    [[ $# -ge 4 && $# -le 6 ]] || { echo "usage: $0 engine <connections> <rmi port> <rmi local port> [<heap MB> [<disk MB>]]" >&2; exit 2; }
     conns=$2
     check_jmeter
     [[ -z ${5:-} ]] || check_memory "$5" "this JMeter engine ($conns threads)"
@@ -115,10 +120,10 @@ case $role in
       "add engines on other hosts to hosts.conf (the threads are split across them) or raise the limit"
     check_port_free "$3" "JMeter engine RMI port"
     check_port_free "$4" "JMeter engine RMI local port"
-    check_disk "$PB_STATE" 200
+    check_disk "$PB_STATE" "${6:-$DEFAULT_DISK_MB}"
     ;;
   controller)
-    [[ $# -eq 2 ]] || { echo "usage: $0 controller <client local port>" >&2; exit 2; }
+    [[ $# -eq 2 || $# -eq 3 ]] || { echo "usage: $0 controller <client local port> [<disk MB>]" >&2; exit 2; }
     check_jmeter
     [[ -x load/controller.sh ]] || problem "load/controller.sh is missing in $PWD"
     [[ -f testplan.jmx ]] || problem "testplan.jmx is missing in $PWD"
@@ -127,7 +132,7 @@ case $role in
     [[ -f charts/report.js ]] || problem "charts/report.js is missing in $PWD"
     # Over SSL JMeter picks free callback ports itself (lib/jmeter-rmi.sh); plain RMI binds this one.
     [[ $PB_JMETER_RMI_SSL != 0 ]] || check_port_free "$2" "JMeter controller RMI local port"
-    check_disk "$PB_RESULTS" 200
+    check_disk "$PB_RESULTS" "${3:-$DEFAULT_DISK_MB}"
     ;;
   *) echo "usage: $0 {sut|engine|controller} ..." >&2; exit 2 ;;
 esac

@@ -31,14 +31,14 @@ preflight_all() {
   # 3. Each engine: its share of the threads, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
     if ! out=$(remote_run "$e" lib/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
-      "${H_HEAP_MB[e]}" 2>&1); then
+      "${H_HEAP_MB[e]}" "${H_DISK_MB[e]}" 2>&1); then
       preflight_report "$(hosts_describe "$e") [${H_THREADS[e]} threads]" "$out"
       problems=$((problems + 1))
     fi
   done
 
   # 4. This machine runs the controller, the analysis and the report.
-  if ! out=$(cd "$PB_ROOT" && lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1); then
+  if ! out=$(cd "$PB_ROOT" && lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$RESULTS_DISK_MB" 2>&1); then
     preflight_report "controller (this machine)" "$out"
     problems=$((problems + 1))
   fi

@@ -13,6 +13,7 @@ const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 const { mountTmpfs, fillDisk, unmount, unmountAll, countFiles, keptPath } = require('./lib/faults');
 const { SweepState } = require('../lib/sweep/state');
 const { writeFileAtomic } = require('../lib/atomic-write');
+const { removeRawArchives } = require('../lib/sweep/cleanup-raw');
 
 const s = scratch('faults');
 after(() => { unmountAll(); s.cleanup(); });
@@ -155,6 +156,102 @@ function listeningOf(pids) {
 }
 
 const pidOf = (file) => (fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]) : null);
+
+// Runs ./sweep.sh; resolves { code, stdout, stderr }. onLine(line) sees each stdout line.
+function sweepSh(args, { env = {}, onLine, timeoutMs = 300000 } = {}) {
+  return new Promise((resolve) => {
+    const child = require('node:child_process').spawn(path.join(ROOT, 'sweep.sh'), args,
+      { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (d) => { stdout += d; if (onLine) String(d).split('\n').forEach((l) => onLine(l)); });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+describe('faults: the disk check before a run', () => {
+  test('sized from the run: a long poll run that cannot fit the results disk is refused with its estimate, a small run fits', async () => {
+    const results = mountTmpfs(path.join(s.dir, 'results-small'), '64m');
+    try {
+      const big = ['node', '10', '600', '2000', 'poll', '3000', 'event1', '2000'];
+      const want = spawnSync('node', ['lib/disk-need.js', 'poll', '600', '3000', '2000', '2000'], { cwd: ROOT, encoding: 'utf8' })
+        .stdout.trim().split('\n').map(Number);
+      const r = await runSh(big, { env: { ...runEnv(), PB_RESULTS: results }, timeoutMs: 60000 });
+      assert.equal(r.code, 3, r.stdout + r.stderr);
+      assert.match(r.stderr, new RegExp(`controller \\(this machine\\): disk: only \\d+ MB free under ${results}, need at least ${want[1]} MB`));
+      assert.ok(want[1] > 64 && want[0] > want[1], `estimates ${want}`);
+      // 40 comet streams for 8 s: ~21 MB, well within the same 64 MB (a fixed 200 MB refused it)
+      const small = spawnSync('node', ['lib/disk-need.js', 'comet', '8', '-', '1000', '40'], { cwd: ROOT, encoding: 'utf8' })
+        .stdout.trim().split('\n').map(Number);
+      assert.ok(small.every((mb) => mb < 64), `small run estimates ${small}`);
+    } finally {
+      unmount(results);
+    }
+  });
+});
+
+describe('faults: the sweep', () => {
+  test('a state write that fails after a run stops the sweep incomplete, exit 1, saying which run the state lacks', async () => {
+    // The sweep directory on a small tmpfs that fills up while the run runs; its runs/ and logs/ on
+    // tmpfs of their own, so the run itself is whole.
+    const dir = mountTmpfs(path.join(s.dir, 'sweep-full'), '256k');
+    const runs = mountTmpfs(path.join(dir, 'runs'), '64m');
+    const logs = mountTmpfs(path.join(dir, 'logs'), '8m');
+    try {
+      let filled = false;
+      const r = await sweepSh(['--servers', 'node', '--types', 'comet', '--levels', '40', '--filter', 'event1 1000$',
+        '--duration', '8', '--rampup', '2', '--dir', dir, '--yes'], {
+        env: { PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) },
+        onLine: () => {
+          if (!filled && fs.existsSync(runs) && fs.readdirSync(runs).length > 0) { filled = true; fillDisk(dir); }
+        },
+      });
+      assert.ok(filled, `the run never started:\n${r.stdout}\n${r.stderr}`);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /sweep incomplete: \.\/run\.sh node 2 8 40 comet - event1 1000 #1 finished (done|crashed|failed) \(runs\/[^)]+\) but state\.tsv not saved: .*ENOSPC.*; resuming redoes it/);
+      assert.match(r.stdout, /stopped, incomplete \(state\.tsv not saved/);
+      const runDirs = fs.readdirSync(runs);
+      assert.equal(runDirs.length, 1);
+      assert.ok(fs.existsSync(path.join(runs, runDirs[0], 'run.json')), 'the run itself is kept');
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp')), [], 'a temporary file was left');
+    } finally {
+      unmount(logs);
+      unmount(runs);
+      unmount(dir);
+    }
+  });
+
+  test('--cleanup-raw keeps an archive the analysis flagged truncated or unreadable, deletes the others', () => {
+    const run = path.join(s.dir, 'cleanup-run');
+    fs.mkdirSync(path.join(run, 'responses'), { recursive: true });
+    fs.mkdirSync(path.join(run, 'data'), { recursive: true });
+    const src = path.join(s.dir, 'cleanup-src');
+    fs.mkdirSync(src, { recursive: true });
+    fs.writeFileSync(path.join(src, 'request_1.json'), 'x'.repeat(50000));
+    for (const name of ['gen1', 'gen2', 'gen3']) {
+      spawnSync('tar', ['-czf', path.join(run, 'responses', `${name}.tar.gz`), '-C', src, 'request_1.json']);
+    }
+    // gen2's archive cut short, as a full disk or a killed copy leaves it
+    const cut = path.join(run, 'responses', 'gen2.tar.gz');
+    fs.truncateSync(cut, Math.floor(fs.statSync(cut).size / 2));
+    fs.writeFileSync(path.join(run, 'data', 'summary.json'),
+      JSON.stringify({ flags: { archivesTruncated: ['gen2.tar.gz'], archivesUnreadable: ['gen3.tar.gz'] } }));
+    const { freed, kept } = removeRawArchives(run);
+    assert.deepEqual(kept.sort(), ['gen2.tar.gz', 'gen3.tar.gz']);
+    assert.ok(freed > 0);
+    assert.deepEqual(fs.readdirSync(path.join(run, 'responses')).sort(), ['REMOVED.txt', 'gen2.tar.gz', 'gen3.tar.gz']);
+    assert.match(fs.readFileSync(path.join(run, 'responses', 'REMOVED.txt'), 'utf8'), /Kept, flagged truncated or unreadable by the analysis: gen2\.tar\.gz, gen3\.tar\.gz/);
+  });
+
+  test('./sweep.sh --dir --list: --list is not taken as the directory, exit 2, nothing made', () => {
+    const r = spawnSync(path.join(ROOT, 'sweep.sh'), ['--dir', '--list'], { cwd: s.dir, encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /--dir needs a value, got the option --list/);
+    assert.equal(fs.existsSync(path.join(ROOT, '--list')) || fs.existsSync(path.join(s.dir, '--list')), false);
+  });
+});
 
 describe('faults: a closed control plane', () => {
   test('a run on the local default listens on 127.0.0.1 only: server, engine RMI over SSL, controller', async () => {

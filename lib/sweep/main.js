@@ -13,6 +13,7 @@ const readline = require('node:readline');
 const { permutations, matchesFilters, withDuration } = require('./permutations');
 const { SweepState } = require('./state');
 const { writeFileAtomic } = require('../atomic-write');
+const { removeRawArchives } = require('./cleanup-raw');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
 const { writeReport, finishedVerdicts } = require('./report');
@@ -274,17 +275,8 @@ class Sweep {
   }
 
   cleanupRaw(runDir) {
-    const responses = path.join(runDir, 'responses');
-    if (!fs.existsSync(path.join(runDir, 'data', 'summary.json')) || !fs.existsSync(responses)) return 0;
-    let freed = 0;
-    for (const f of fs.readdirSync(responses)) {
-      if (!f.endsWith('.tar.gz')) continue;
-      freed += fs.statSync(path.join(responses, f)).size;
-      fs.rmSync(path.join(responses, f));
-    }
-    fs.writeFileSync(path.join(responses, 'REMOVED.txt'),
-      `The raw response archives of this run were deleted by sweep.sh --cleanup-raw on ${new Date().toISOString()},\n`
-      + 'after the analysis had written data/ and charts/.\n');
+    const { freed, kept } = removeRawArchives(runDir);
+    if (kept.length) say(`kept ${kept.join(', ')}: flagged truncated or unreadable by the analysis (--cleanup-raw keeps those)`);
     return freed;
   }
 
@@ -502,6 +494,11 @@ class Sweep {
       for (const [sig, h] of handlers) process.off(sig, h);
     }
 
+    if (this.incomplete) {
+      say(`stopped, incomplete (${this.incomplete.reason}); free space, then resume with: ./sweep.sh --dir ${dir}`);
+      this.report();
+      return 1;
+    }
     if (this.interrupted) {
       say(`interrupted; resume with: ./sweep.sh --dir ${dir}`);
       this.report();
@@ -530,11 +527,27 @@ class Sweep {
     return this.failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
   }
 
+  // state.tsv could not be saved (a full disk): the sweep stops, incomplete. What the state lacks is said on
+  // stderr and, if it can still be written, in sweep.json's "incomplete"; resuming redoes that run (a new
+  // run directory: none is ever overwritten).
+  stateLost(entry, error) {
+    this.incomplete = { at: new Date().toISOString(), reason: `state.tsv not saved: ${error.message}`, unsaved: entry };
+    this.stopped = true;
+    process.stderr.write(`sweep.sh: sweep incomplete: ${entry.key} finished ${entry.status}${entry.runDir ? ` (${entry.runDir})` : ''} `
+      + `but ${this.incomplete.reason}; resuming redoes it\n`);
+    try {
+      this.saveSelection();
+    } catch (e) {
+      process.stderr.write(`sweep.sh: sweep.json not saved either (${e.message}): this message is the only record\n`);
+    }
+  }
+
   saveSelection() {
     const file = path.join(this.dir, 'sweep.json');
     const lanes = this.lanes.filter((l) => l.file).map((l) => ({ name: l.name, file: l.file }));
     writeFileAtomic(file, `${JSON.stringify({ updated: new Date().toISOString(), selection: this.sel,
-      ...(lanes.length ? { lanes } : {}), ...(this.durations ? { durations: this.durations } : {}) }, null, 2)}\n`);
+      ...(lanes.length ? { lanes } : {}), ...(this.durations ? { durations: this.durations } : {}),
+      ...(this.incomplete ? { incomplete: this.incomplete } : {}) }, null, 2)}\n`);
   }
 
   // Takes a lane out of the sweep: its current run goes back to the queue for the other lanes.
@@ -609,7 +622,12 @@ class Sweep {
         this.failed++;
         this.failedInARow++;
       }
-      state.set(item.key, status, rel, reason, { lane: lane.name, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString() });
+      try {
+        state.set(item.key, status, rel, reason, { lane: lane.name, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString() });
+      } catch (e) {
+        this.stateLost({ key: item.key, status, runDir: rel, reason }, e);
+        return;
+      }
       this.log(`${status} ${item.key} ${rel ?? '-'} ${reason}`);
       this.finishedCount++;
       const n = this.finishedCount;

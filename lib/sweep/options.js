@@ -98,6 +98,8 @@ function parse(argv) {
     }
     if (takes.has(a) && v === undefined) {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      // `--dir --list` is a forgotten value, not a directory named --list.
+      if (argv[i + 1].startsWith('--')) throw new UsageError(`${a} needs a value, got the option ${argv[i + 1]}`);
       v = argv[++i];
     }
     switch (a) {

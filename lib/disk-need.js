@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+'use strict';
+// The disk a run needs before it starts (preflight, lib/host-check.sh): sized from the run with the
+// sweep's estimate of the responses (lib/sweep/plan.js responseEstimate), not a fixed figure.
+//
+//   node lib/disk-need.js <type> <duration s> <max-duration ms|-> <emit-interval ms|-> <threads>...
+//
+// Prints one line per threads figure: the MB that many threads' engine needs (raw responses, their
+// archive beside them, BASE_MB of logs and monitors), then one more: the MB the results directory here
+// needs for the whole run (every engine's archive, results.csv at CSV_BYTES_PER_SAMPLE, BASE_MB of data
+// sets, charts and report). A pull's interval stands in place of the max-duration: one request per pull.
+const { responseEstimate } = require('./sweep/plan');
+
+const BASE_MB = 20;
+const CSV_BYTES_PER_SAMPLE = 200;
+const MB = 1024 * 1024;
+
+function need(type, duration, maxDurationMs, emitMs, threads) {
+  const e = responseEstimate({ type, duration, threads, maxDurationMs, emitMs });
+  return { engineMB: Math.ceil((e.rawBytes + e.archiveBytes) / MB) + BASE_MB, archiveBytes: e.archiveBytes, samples: e.files };
+}
+
+function main(argv) {
+  const [type, duration, maxDur, emit, ...threads] = argv;
+  const num = (v) => (v === '-' || v === '' || v === undefined ? null : Number(v));
+  const ok = (v) => Number.isInteger(v) && v > 0;
+  if (!['comet', 'poll', 'pull'].includes(type) || !ok(num(duration)) || threads.length === 0 || !threads.map(num).every(ok)) {
+    process.stderr.write('usage: node lib/disk-need.js <comet|poll|pull> <duration s> <max-duration ms|-> <emit-interval ms|-> <threads>...\n');
+    return 2;
+  }
+  let archives = 0;
+  let samples = 0;
+  for (const t of threads) {
+    const n = need(type, num(duration), num(maxDur), num(emit), num(t));
+    archives += n.archiveBytes;
+    samples += n.samples;
+    process.stdout.write(`${n.engineMB}\n`);
+  }
+  process.stdout.write(`${Math.ceil((archives + samples * CSV_BYTES_PER_SAMPLE) / MB) + BASE_MB}\n`);
+  return 0;
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));
+module.exports = { need, BASE_MB };
