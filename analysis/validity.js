@@ -157,7 +157,6 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   if (serverCpuUnknown) unknowns.push('server process CPU unknown (no pidstat samples in the steady window)');
   const tag = (list, verdict) => list.map(({ rule, text }) => ({ rule, verdict, text }));
   const serverBusy = srv.some((r) => r.rule === 'server-cpu');
-  const engineCpuUnknown = m.engines.length === 0 || m.engines.every((e) => e.seconds === 0);
   let verdict;
   let reasons;
   if (crashed) {
@@ -166,8 +165,10 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   } else if (short.length && gen.evidence.length && !serverBusy) {
     verdict = 'generator-bound';
     reasons = [...tag(gen.evidence, verdict), ...tag(short, verdict)];
-  } else if (short.length && engineCpuUnknown && short.some((s) => s.client) && !serverBusy) {
-    verdict = 'generator-bound';   // the client-side signs alone, engine CPU unknown: confidence reduced below
+  } else if (short.length && short.some((s) => s.client) && !serverBusy) {
+    // Late thread starts, long re-poll gaps and cycles missed between polls are the client's own delays
+    // (a gap runs from an answer received to the next request sent), whatever its CPU figures say.
+    verdict = 'generator-bound';
     reasons = tag(short, verdict);
   } else if (short.length && srv.length) {
     verdict = 'server-limited';

@@ -231,3 +231,10 @@ test('pull: nothing is held; the pulls due per thread are the load asked, and a 
   assert.equal(m.gaps, null);
   assert.equal(assessValidity(m, { thresholds: T }).verdict, 'valid');
 });
+
+test('long re-poll gaps and missed cycles are the client\'s delays: generator-bound even with its CPU below saturation', () => {
+  const v = assessValidity(dataSet({ interval: 500, hostCpu: 70, jvmCpu: 80, serverCpu: 30, gaps: { p50Ms: 0, p90Ms: 241, p99Ms: 710 },
+    missed: 1184 * 2 }).m, { thresholds: T });
+  assert.equal(v.verdict, 'generator-bound');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['gaps-long', 'missed-cycles']);
+});
