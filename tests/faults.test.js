@@ -48,7 +48,8 @@ describe('faults: nothing collected is lost', () => {
       assert.equal(run.status, 'incomplete');
       const kept = keptPath(run.notes, 'the responses of engine local');
       assert.ok(kept, `no note saying where the responses are: ${run.notes.join('; ')}`);
-      assert.ok(countFiles(kept, /^request_/) > 0, `the note says ${kept}, but no response is there`);
+      // the push sampler's stream logs (push-<n>.tsv.gz), or request_ files with request.sampler=http
+      assert.ok(countFiles(kept, /^(request_|push-\d+\.tsv\.gz$)/) > 0, `the note says ${kept}, but no response is there`);
       assert.ok(countFiles(kept, /^setevent_/) === 1, 'the event set\'s response is not there');
       assert.equal(fs.existsSync(path.join(r.runDir, 'responses', 'local.tar.gz')), false);
     } finally {
