@@ -80,11 +80,15 @@ describe('run.sh, local runs', () => {
       assert.ok(vmstatLines.length >= DURATION, `only ${vmstatLines.length} vmstat samples`);
       assert.match(fs.readFileSync(path.join(dir, 'sut/pidstat.log'), 'utf8'), /%CPU/);
 
-      // The engine's responses came back, named by the sampler labels.
+      // The engine's responses came back: the push sampler's stream log (every record of every request,
+      // stamped on arrival) and the control requests' answers, named by their sampler labels; a handful of
+      // files, not one per sample.
       const archive = path.join(dir, 'responses/local.tar.gz');
       assert.ok(fs.statSync(archive).size > 0, 'empty response archive');
       const entries = await archiveEntries(archive);
-      assert.ok(entries.some((n) => /(^|\/)request_/.test(n)), `no request_ responses in the archive (${entries.slice(0, 5)})`);
+      assert.ok(entries.some((n) => /(^|\/)push-\d+\.tsv\.gz$/.test(n)), `no stream log in the archive (${entries.slice(0, 8)})`);
+      assert.ok(entries.some((n) => /(^|\/)logging_/.test(n)), `no logging_ answer in the archive (${entries.slice(0, 8)})`);
+      assert.ok(entries.length <= 10, `${entries.length} files in the archive`);
 
       // results.csv holds the engine's samples (distributed mode: thread names carry its address).
       const { header, rows } = csvRows(path.join(dir, 'jmeter/results.csv'));
@@ -106,8 +110,13 @@ describe('run.sh, local runs', () => {
         assert.equal(t.unmatched, 0);
         assert.equal(t.polls, summary.totals.events);
         assert.ok(t.p50Ms > -t.errorBoundMs - 1 && t.p99Ms < 2000, `trip times ${JSON.stringify(t)}`);
+      } else if (type === 'comet') {
+        // Every comet record was stamped on arrival by the push sampler: each has a trip time (issue #22).
+        const c = summary.tripTime?.comet;
+        assert.ok(c && c.records === summary.totals.events, `comet trip times ${JSON.stringify(c)}, events ${summary.totals.events}`);
+        assert.ok(c.p50Ms > -c.errorBoundMs - 1 && c.p99Ms < 2000, `comet trip times ${JSON.stringify(c)}`);
       } else {
-        assert.equal(summary.tripTime, null);
+        assert.equal(summary.tripTime, null);   // polls that time out carry no event
       }
       assert.match(r.stdout, /^report: .*report\/index\.html$/m);
     });
