@@ -38,6 +38,8 @@ source "$PB_ROOT/lib/cleanup.sh"
 source "$PB_ROOT/lib/keep.sh"
 # shellcheck source=lib/jmeter-heap.sh
 source "$PB_ROOT/lib/jmeter-heap.sh"
+# shellcheck source=lib/jmeter-order.sh
+source "$PB_ROOT/lib/jmeter-order.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
@@ -213,19 +215,25 @@ start_monitoring() {
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
 # background right after the directories exist, while the server starts; start_engines, in its place in
 # the study's order, then waits until every one is ready.
-# Only the last engine (the controller starts them in this order) runs the Clean Up clear: an earlier
-# engine's clear would end a later engine's streams before that engine's duration is over. It runs Init
-# too, and only it: each event set restarts the server's emitter, so n engines would set it n times, a
-# few hundred ms apart; and Init is a setUp group, so the clearing engine starts its Request group (and
-# its clear's delay) only after Init's requests, later than the others. With Init on the first engine
-# instead, that engine started its streams ~2 s after the last one in one CI run, and the clear, one
-# emit interval (2 s) after the last engine's duration, ended them before their own duration was over.
+# Roles follow the order in which JMeter's controller starts the engines (lib/jmeter-order.sh; not the
+# order of hosts.conf), a few hundred ms to seconds apart. Only the engine started first runs Init: each
+# event set restarts the server's emitter, so n engines would set it n times, and set first, the event
+# exists before the other engines' first requests. Only the engine started last runs the Clean Up clear:
+# an earlier engine's clear would end a later engine's streams before that engine's duration is over.
 launch_engines() {
-  local e init cleanup last=${ENGINE_IDX[-1]}
+  local e init cleanup first last
+  local -a keys order
+  mapfile -t keys < <(engine_keys)
+  mapfile -t order < <(jmeter_start_order "${keys[@]}")
+  for e in "${ENGINE_IDX[@]}"; do
+    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[0]}" ]] && first=$e
+    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[-1]}" ]] && last=$e
+  done
   for e in "${ENGINE_IDX[@]}"; do
     ENGINES_STARTED+=("$e")
     init=0 cleanup=0
-    [[ $e == "$last" ]] && init=1 cleanup=1
+    [[ $e == "$first" ]] && init=1
+    [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
@@ -269,9 +277,15 @@ start_engine_monitoring() {
   done
 }
 
+# engine_keys: every engine as the controller names it, <address>:<rmi port>, one a line.
+engine_keys() {
+  local e
+  for e in "${ENGINE_IDX[@]}"; do printf '%s:%s\n' "${H_ADDR[e]}" "${H_RMI[e]}"; done
+}
+
 run_controller() {
-  local props=$RUN_DIR/jmeter/run.properties engines='' e
-  for e in "${ENGINE_IDX[@]}"; do engines+="${engines:+,}${H_ADDR[e]}:${H_RMI[e]}"; done
+  local props=$RUN_DIR/jmeter/run.properties engines
+  engines=$(engine_keys | paste -sd,)
   write_properties >"$props"
   CONTROLLER_PIDFILE=$WORK_DIR/controller.pid
   # Its own session: a Ctrl-C on the terminal reaches run.sh, which then stops it in order.

@@ -9,11 +9,18 @@ const h = require('./helpers');
 
 const EVENT = 'pbload1';
 // Two engines on one host need their own RMI ports; derived from the configured ones.
-// The second one is started with --init 0, as run.sh starts every engine but the first.
 const ENGINES = [
-  { name: 'loadtest-e1', port: h.RMI_PORT, localport: h.RMI_LOCALPORT, threads: 12, init: 1 },
-  { name: 'loadtest-e2', port: h.RMI_PORT + 100, localport: h.RMI_LOCALPORT + 1, threads: 18, init: 0 },
+  { name: 'loadtest-e1', port: h.RMI_PORT, localport: h.RMI_LOCALPORT, threads: 12 },
+  { name: 'loadtest-e2', port: h.RMI_PORT + 100, localport: h.RMI_LOCALPORT + 1, threads: 18 },
 ];
+// Roles as run.sh gives them, by the order JMeter's controller starts the engines (lib/jmeter-order.sh):
+// Init on the engine started first, the Clean Up clear on the one started last.
+const START_ORDER = h.sh(['bash', '-c', 'source lib/jmeter-order.sh && jmeter_start_order "$@"', 'order',
+  ...ENGINES.map((e) => `127.0.0.1:${e.port}`)]).stdout.trim().split('\n');
+for (const e of ENGINES) {
+  e.init = START_ORDER[0] === `127.0.0.1:${e.port}` ? 1 : 0;
+  e.cleanup = START_ORDER.at(-1) === `127.0.0.1:${e.port}` ? 1 : 0;
+}
 
 const pidFile = (e) => path.join(process.env.PB_STATE || path.join(h.ROOT, 'build', 'state'), `engine-${e.name}.pid`);
 
@@ -34,7 +41,7 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
     e.responses = path.join(runDir, 'engine-responses', e.name);
     const r = h.engine(['start', '--name', e.name, '--address', '127.0.0.1', '--port', String(e.port),
       '--localport', String(e.localport), '--threads', String(e.threads), '--responses', e.responses,
-      '--init', String(e.init)]);
+      '--init', String(e.init), '--cleanup', String(e.cleanup)]);
     assert.equal(r.status, 0, `engine ${e.name} did not start:\n${r.stdout}${r.stderr}`);
     assert.match(r.stdout, /running \(pid \d+, rmi 127\.0\.0\.1:/);
     assert.equal(h.engine(['status', '--name', e.name]).status, 0);
@@ -73,6 +80,11 @@ test('a distributed run splits the threads between both engines', async (t) => {
   t.diagnostic(`distributed run took ${run.ms} ms`);
   assert.equal(run.code, 0, run.output);
 
+  // JMeter started the engines in the order lib/jmeter-order.sh predicts (not the order given).
+  const started = /Starting distributed test with remote engines: \[([^\]]*)\]/.exec(
+    fs.readFileSync(path.join(runDir, 'jmeter', 'controller.log'), 'utf8'));
+  assert.deepEqual(started?.[1].split(', '), START_ORDER);
+
   const sent = fs.readFileSync(path.join(runDir, 'jmeter', 'global.properties'), 'utf8');
   assert.doesNotMatch(sent, /^(threads\.num|log\.dir\.res|init\.threads|cleanup\.threads)=/m);
   assert.match(run.output, /are per engine \(load\/engine\.sh\); not sent/);
@@ -84,27 +96,26 @@ test('a distributed run splits the threads between both engines', async (t) => {
     const prefix = `127.0.0.1:${e.port}-`;
     const mine = rows.filter((r) => r.threadName.startsWith(prefix));
     const labels = h.byLabel(mine);
-    // Every engine runs the whole plan: its own Timestamp and Clean Up, and Init where --init is 1 (the
-    // event is set once, not once per engine).
-    for (const label of ['timestamp', 'clear']) {
-      assert.equal(labels[label]?.length, 1, `${e.name}: ${label}`);
-    }
-    for (const label of ['logging', 'setevent']) {
-      assert.equal(labels[label]?.length ?? 0, e.init, `${e.name} (--init ${e.init}): ${label}`);
+    // Every engine runs the whole plan: its own time-stamp exchanges (every 5 s through the 8 s), Init
+    // where --init is 1 and the clear where --cleanup is 1 (the event is set once, cleared once).
+    assert.equal(labels.timestamp?.length, Math.ceil(8000 / 5000), `${e.name}: timestamp`);
+    for (const [label, want] of [['logging', e.init], ['setevent', e.init], ['clear', e.cleanup]]) {
+      assert.equal(labels[label]?.length ?? 0, want, `${e.name} (--init ${e.init} --cleanup ${e.cleanup}): ${label}`);
     }
     const threads = new Set(labels.request.map((r) => r.threadName));
     assert.equal(threads.size, e.threads, `${e.name} ran ${threads.size} request threads`);
-    // Its responses are in its own directory, one file per row, named after the label.
-    const files = fs.readdirSync(e.responses);
-    assert.ok(files.filter((f) => f.startsWith('request_')).length >= e.threads, `${e.name}: ${files.length} files`);
+    // Its responses are in its own directory, named after the label: the push samples (request,
+    // timestamp) in its stream logs, each other response in a file of its own.
     for (const r of mine) {
       assert.equal(path.dirname(r.responseFile), e.responses);
       assert.ok(path.basename(r.responseFile).startsWith(`${r.label}_`));
-      assert.ok(files.includes(path.basename(r.responseFile)), `${r.responseFile} missing`);
+      assert.ok(h.savedSample(r.responseFile), `${r.responseFile} missing`);
     }
+    const samples = h.streamSamples(e.responses);
+    const files = fs.readdirSync(e.responses).filter((f) => !f.startsWith('push-'));
+    assert.equal(mine.length, samples.size + files.length, `${e.name}: every saved response has its row`);
+    assert.ok([...samples.values()].every((x) => x.end), `${e.name}: every push sample ended in the log`);
   }
-  assert.equal(rows.length, ENGINES.reduce((n, e) => n + fs.readdirSync(e.responses).length, 0),
-    'every saved response has its row');
 });
 
 // Gone, or a zombie its new parent has not reaped yet.

@@ -4,6 +4,7 @@
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { parse } = require('csv-parse/sync');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -91,9 +92,41 @@ function byLabel(rows) {
   return out;
 }
 
+// The push sampler's samples in one engine's responses directory, read from its stream logs
+// (push-<n>.tsv.gz, docs/run-layout.md): sample id -> {thread, label, records: [{micros, record}], end}.
+function streamSamples(dir) {
+  const samples = new Map();
+  const logs = fs.readdirSync(dir).filter((f) => /^push-\d+\.tsv\.gz$/.test(f))
+    .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));
+  for (const f of logs) {
+    for (const line of zlib.gunzipSync(fs.readFileSync(path.join(dir, f))).toString('utf8').split('\n')) {
+      const [tag, micros, id, ...rest] = line.split('\t');
+      if (tag === 'B') samples.set(id, { thread: rest[0], label: rest[1], records: [], end: null });
+      else if (tag === 'R') samples.get(id).records.push({ micros: Number(micros), record: rest.join('\t') });
+      else if (tag === 'E') samples.get(id).end = { micros: Number(micros), code: rest[0], ok: rest[1] === '1', records: Number(rest[2]) };
+    }
+  }
+  return samples;
+}
+
+// The push sampler's responseFile, <dir>/<label>_<id>.push: the sample's place in the stream logs.
+const PUSH_FILE = /^(.+)_(\d+)\.push$/;
+
+// The sample a responseFile names, or null: a file of its own, or a push sample in the stream logs.
+function savedSample(file) {
+  const push = PUSH_FILE.exec(path.basename(file));
+  if (!push) return fs.existsSync(file) ? { file } : null;
+  const sample = streamSamples(path.dirname(file)).get(push[2]);
+  return sample && sample.label === push[1] ? sample : null;
+}
+
 // The JSON records of one saved response: one for a poll/control answer, one per line for comet.
 function records(file) {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  const push = PUSH_FILE.exec(path.basename(file));
+  const lines = push ? savedSample(file)?.records.map((r) => r.record)
+    : fs.readFileSync(file, 'utf8').split('\n');
+  if (!lines) throw new Error(`${file}: no such sample in the stream logs of ${path.dirname(file)}`);
+  return lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
 }
 
 function engine(args) {
@@ -103,5 +136,6 @@ function engine(args) {
 module.exports = {
   ROOT, JMETER_HOME, NODE_PORT, RMI_PORT, RMI_LOCALPORT, REQUIRED_COLUMNS,
   requireJMeter, ensureNodeServer, newRunDir, writeProps, runController, readResults, byLabel, records,
+  streamSamples, savedSample,
   engine, sh,
 };
