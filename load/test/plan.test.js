@@ -49,13 +49,14 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /^plan ok: \d+ elements$/m);
   const elements = r.stdout.split('\n').filter((l) => l.startsWith('element '));
-  // The study's tree (section 3.2), in JMeter 5.6 element classes.
+  // The study's tree (section 3.2), in JMeter 5.6 element classes, with the push sampler plugin's
+  // TestBean shown by JMeter's TestBeanGUI.
   const want = [
     'TestPlan TestPlanGui', 'Arguments ArgumentsPanel User Defined Variables', 'ConfigTestElement HttpDefaultsGui',
     'SetupThreadGroup SetupThreadGroupGui Init', 'HTTPSamplerProxy HttpTestSampleGui logging',
     'IfController IfControllerPanel If Set Event', 'HTTPSamplerProxy HttpTestSampleGui setevent',
-    'ThreadGroup ThreadGroupGui Timestamp', 'HTTPSamplerProxy HttpTestSampleGui timestamp',
-    'ThreadGroup ThreadGroupGui Request', 'HTTPSamplerProxy HttpTestSampleGui request',
+    'ThreadGroup ThreadGroupGui Timestamp', 'PushSampler TestBeanGUI timestamp', 'HTTPSamplerProxy HttpTestSampleGui timestamp',
+    'ThreadGroup ThreadGroupGui Request', 'PushSampler TestBeanGUI request', 'HTTPSamplerProxy HttpTestSampleGui request',
     'UserParameters UserParametersGui Response File Name',
     'ResponseAssertion AssertionGui not error', 'JSR223Assertion TestBeanGUI not timeout',
     'ResultCollector SimpleDataWriter Request Data Writer', 'ResultCollector SummaryReport Summary Report',
@@ -63,33 +64,75 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     'ConstantTimer ConstantTimerGui Constant Timer',
   ];
   for (const w of want) assert.ok(elements.some((l) => l.startsWith(`element ${w}`)), `missing ${w}`);
-  assert.equal(elements.filter((l) => l.includes('ResultSaver ResultSaverGui')).length, 4,
-    'one Save Responses to a file per thread group');
+  const where = (l) => l.split('\tin ')[1];
+  // Save Responses to a file only where JMeter's HTTP sampler answers: Init, the http time stamp, the two
+  // http request branches and Clean Up; a push sample is in the stream log, never a file of its own.
+  assert.deepEqual(elements.filter((l) => l.includes('ResultSaver ResultSaverGui')).map(where), [
+    'pushbench/Init', 'pushbench/Timestamp/HTTP Timestamp/Once/timestamp',
+    'pushbench/Request/With Event (HTTP)/request', 'pushbench/Request/Without Event (HTTP)/request', 'pushbench/Clean Up',
+  ]);
   assert.ok(fs.statSync(resaved).size > 1000);
 
-  // No script runs per sample unless an event is set: the only JSR223 element is the not-timeout
-  // assertion, on the request of the With Event branch; Without Event has the same request without it.
-  const where = (l) => l.split('\tin ')[1];
+  // No script runs per sample unless an event is set: the only JSR223 elements are the not-timeout
+  // assertions of the two With Event branches; the Without Event branches send the same request without it.
   const scripts = elements.filter((l) => / JSR223\w* /.test(l));   // the class (or a name) says JSR223
-  assert.deepEqual(scripts.map(where), ['pushbench/Request/With Event/request'], scripts.join('\n'));
+  assert.deepEqual(scripts.map(where), ['pushbench/Request/With Event (push)/request',
+    'pushbench/Request/With Event (HTTP)/request'], scripts.join('\n'));
+  assert.deepEqual(elements.filter((l) => l.startsWith('element PushSampler TestBeanGUI request\t')).map(where),
+    ['pushbench/Request/With Event (push)', 'pushbench/Request/Without Event (push)', 'pushbench/Request/Pull']);
   assert.deepEqual(elements.filter((l) => l.startsWith('element HTTPSamplerProxy HttpTestSampleGui request\t')).map(where),
-    ['pushbench/Request/With Event', 'pushbench/Request/Without Event']);
+    ['pushbench/Request/With Event (HTTP)', 'pushbench/Request/Without Event (HTTP)']);
   assert.deepEqual(elements.filter((l) => l.startsWith('element ResponseAssertion AssertionGui not error\t')).map(where),
-    ['pushbench/Request/With Event/request', 'pushbench/Request/Without Event/request']);
+    ['With Event (push)', 'Without Event (push)', 'Pull', 'With Event (HTTP)', 'Without Event (HTTP)']
+      .map((b) => `pushbench/Request/${b}/request`));
 });
 
-test('the Request group\'s two branches send the same request and exclude each other; only the CSV writer listens', () => {
+// Evaluates the plan's BRANCH_* derived variables (their __groovy code, with `vars` holding the given
+// values) for every combination of request.sampler, event.enabled and request.type, in one Groovy JVM.
+const BRANCH_CHECK = `
+def xml = new groovy.xml.XmlSlurper().parse(new File(args[0]))
+def branches = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text().startsWith('BRANCH_') }
+  .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
+for (sampler in ['push', 'http', 'HTTP']) for (event in ['true', 'false']) for (type in ['comet', 'poll', 'pull']) {
+  def on = branches.findAll { name, value ->
+    def code = value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')
+    new GroovyShell(new Binding([vars: [REQUEST_SAMPLER: sampler, EVENT_SET_ENABLED: event, REQUEST_TYPE: type]])).evaluate(code) == 'true'
+  }.keySet()
+  println "\${sampler} \${event} \${type}: \${on.sort().join(' ')}"
+}`;
+
+test('the Request group\'s five branches exclude each other; the same request in each; only the CSV writer listens', () => {
   const xml = fs.readFileSync(PLAN, 'utf8');
   // The GUI-only Summary Report is off: enabled, every engine would send each sample to the controller twice.
   assert.match(xml, /testclass="ResultCollector" testname="Summary Report" enabled="false"/);
   assert.match(xml, /testclass="ResultCollector" testname="Request Data Writer" enabled="true"/);
-  const samplers = [...xml.matchAll(/<HTTPSamplerProxy [^>]*testname="request"[^>]*>[\s\S]*?<\/HTTPSamplerProxy>/g)]
-    .map((m) => m[0].replace(/\s+/g, ' '));
-  assert.equal(samplers.length, 2);
-  assert.equal(samplers[0], samplers[1]);
-  const condition = (name) => new RegExp(`testname="${name}"[^>]*>\\s*<stringProp name="TestPlan.comments">[^<]*</stringProp>\\s*` +
+  const requests = (tag) => [...xml.matchAll(new RegExp(`<${tag} [^>]*testname="request"[^>]*>[\\s\\S]*?</${tag}>`, 'g'))]
+    .map((m) => m[0].replace(/\s+/g, ' ').replace(/ testname="request"[^>]*>/, '>').replace(/<stringProp name="TestPlan.comments">[^<]*<\/stringProp>/, ''));
+  const push = requests('pushbench.jmeter.PushSampler');
+  const http = requests('HTTPSamplerProxy');
+  assert.equal(push.length, 3, 'push: with event, without event, pull');
+  assert.equal(push[0], push[1], 'the push branches with and without event send the same request');
+  assert.match(push[0], /<stringProp name="body">\$\{REQUEST_BODY\}<\/stringProp>/);
+  assert.match(push[2], /<stringProp name="body">\$\{PULL_BODY_HEAD\}\$\{PULL_CURSOR\}\}<\/stringProp>/);
+  assert.equal(http.length, 2);
+  assert.equal(http[0], http[1], 'the http branches send the same request');
+  const condition = (name) => new RegExp(`testname="${name.replace(/[()]/g, '\\$&')}"[^>]*>\\s*<stringProp name="TestPlan.comments">[^<]*</stringProp>\\s*` +
     '<stringProp name="IfController.condition">([^<]*)</stringProp>').exec(xml)?.[1];
-  assert.equal(condition('With Event'), '${EVENT_SET_ENABLED}');
-  assert.equal(condition('Without Event'), '${EVENT_NOT_SET}');
-  assert.match(xml, /<stringProp name="Argument.name">EVENT_NOT_SET<\/stringProp>\s*<stringProp name="Argument.value">\$\{__groovy\(String.valueOf\(!\(vars\?.get\(&apos;EVENT_SET_ENABLED&apos;\)/);
+  assert.deepEqual(['With Event (push)', 'Without Event (push)', 'Pull', 'With Event (HTTP)', 'Without Event (HTTP)'].map(condition),
+    ['${BRANCH_PUSH_EVENT}', '${BRANCH_PUSH_NO_EVENT}', '${BRANCH_PULL}', '${BRANCH_HTTP_EVENT}', '${BRANCH_HTTP_NO_EVENT}']);
+
+  h.requireJMeter();
+  const lib = path.join(h.JMETER_HOME, 'lib');
+  const r = h.sh(['java', '-cp', `${lib}/*`, 'groovy.ui.GroovyMain', '-e', BRANCH_CHECK, PLAN], { timeout: 120000 });
+  assert.equal(r.status, 0, r.stderr);
+  // Exactly one branch for every setting: pull always the push sampler's Pull branch.
+  const want = [];
+  for (const [sampler, s] of [['push', 'PUSH'], ['http', 'HTTP'], ['HTTP', 'HTTP']]) {
+    for (const event of ['true', 'false']) {
+      for (const type of ['comet', 'poll', 'pull']) {
+        want.push(`${sampler} ${event} ${type}: ${type === 'pull' ? 'BRANCH_PULL' : `BRANCH_${s}_${event === 'true' ? 'EVENT' : 'NO_EVENT'}`}`);
+      }
+    }
+  }
+  assert.deepEqual(r.stdout.trim().split('\n'), want);
 });
