@@ -1,5 +1,7 @@
 'use strict';
-// testplan.jmx run for real in one JMeter JVM (load/controller.sh --local) against the real Node server.
+// testplan.jmx run for real in one JMeter JVM (load/controller.sh --local) against the real Node server:
+// the push sampler (the default: request and timestamp samples in the engine's stream logs) and, in one
+// test, request.sampler=http (a file per sample).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -29,13 +31,14 @@ async function runLocal(name, props) {
   return { runDir, responses, run, header, rows, labels: h.byLabel(rows) };
 }
 
-// Every row names its own response file: under the engine's directory, starting with its label.
+// Every row names its own saved response: under the engine's directory, starting with its label; a file
+// of its own, or for a push sample its place in the stream logs (<label>_<sample id>.push).
 function checkResponseFiles(rows, responses) {
   for (const r of rows) {
     assert.ok(r.responseFile, `row without responseFile: ${JSON.stringify(r)}`);
     assert.equal(path.dirname(r.responseFile), responses);
     assert.ok(path.basename(r.responseFile).startsWith(`${r.label}_`), `${r.responseFile} for ${r.label}`);
-    assert.ok(fs.existsSync(r.responseFile), `${r.responseFile} missing`);
+    assert.ok(h.savedSample(r.responseFile), `${r.responseFile} missing`);
   }
   assert.equal(new Set(rows.map((r) => r.responseFile)).size, rows.length, 'response files are not unique');
 }
@@ -57,9 +60,12 @@ test('poll with an event: every sample succeeds, responses saved under their lab
   });
   t.diagnostic(`run took ${r.run.ms} ms, ${r.rows.length} samples`);
   for (const c of h.REQUIRED_COLUMNS) assert.ok(r.header.includes(c), `results.csv lacks column ${c}`);
-  for (const label of ['logging', 'setevent', 'timestamp', 'clear']) {
+  for (const label of ['logging', 'setevent', 'clear']) {
     assert.equal(r.labels[label]?.length, 1, `expected one ${label} sample`);
   }
+  // A time-stamp exchange every timestamp.interval (5 s) through the 8 s: at 0 and 5 s.
+  assert.equal(r.labels.timestamp?.length, Math.ceil(8000 / 5000), 'one timestamp sample per interval');
+  for (const row of [...r.labels.timestamp, ...r.labels.request]) assert.match(row.responseFile, /\.push$/);
   const requests = r.labels.request;
   assert.ok(requests.length >= threads, `only ${requests.length} request samples`);
   assert.equal(new Set(requests.map((x) => x.threadName)).size, threads, 'not every request thread ran');
@@ -83,12 +89,16 @@ test('poll with an event: every sample succeeds, responses saved under their lab
   assert.ok(h.records(r.labels.clear[0].responseFile)[0].clear, 'clear answer');
 });
 
-test('poll without an event: timed-out polls are not failures', async () => {
+test('poll without an event: timed-out polls are not failures (request.sampler=http: a file per sample)', async () => {
   const r = await runLocal('poll-noevent', {
     'threads.num': 20, 'rampup.period': 2, 'test.duration': 6, 'event.enabled': false,
-    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 1500,
+    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 1500, 'request.sampler': 'http',
   });
   assert.equal(r.labels.setevent, undefined, 'no event may be set');
+  // JMeter's HTTP sampler: one time-stamp exchange at the start, every response in a file of its own.
+  assert.equal(r.labels.timestamp?.length, 1, 'one timestamp sample');
+  for (const row of r.rows) assert.ok(fs.existsSync(row.responseFile), `${row.responseFile} is no file`);
+  assert.deepEqual(fs.readdirSync(r.responses).filter((f) => f.startsWith('push-')), [], 'no stream log');
   const requests = r.labels.request;
   assert.ok(requests.length >= 20);
   assert.deepEqual(r.rows.filter((x) => x.success !== 'true').map((x) => x.failureMessage), []);
@@ -115,7 +125,7 @@ test('poll whose event never comes although one was set: timeouts are failures',
     assert.match(row.failureMessage, /timeout/);
   }
   for (const label of ['logging', 'setevent', 'timestamp', 'clear']) {
-    assert.equal(r.labels[label][0].success, 'true', label);
+    assert.ok(r.labels[label].every((x) => x.success === 'true'), label);
   }
 });
 
@@ -133,7 +143,7 @@ test('comet with an event: one stream per thread, many records, ended by the cle
   assert.deepEqual(r.rows.filter((x) => x.success !== 'true').map((x) => x.failureMessage), []);
   checkResponseFiles(r.rows, r.responses);
   for (const row of requests) {
-    assert.ok(row.responseFile.endsWith('.x-ndjson'), row.responseFile);
+    assert.ok(row.responseFile.endsWith('.push'), row.responseFile);
     const recs = h.records(row.responseFile);
     assert.ok(recs.length >= 5, `${row.responseFile}: only ${recs.length} records`);
     const events = recs.slice(0, -1);
