@@ -61,10 +61,14 @@ test('an engine pinned to one CPU against 2,000 answers/s asked is generator-bou
   const v = summary.validity;
   assert.equal(v.verdict, 'generator-bound', JSON.stringify(v, null, 1));
   assert.equal(summary.workload.engines[0].cpus, 1);
+  // A sign on the generator's side: its CPU or GC, or its own delays (late thread starts, long re-poll gaps,
+  // cycles missed between polls); which one shows depends on how busy the machine is beside the engine.
   const rules = v.reasons.map((x) => x.rule);
-  assert.ok(rules.some((x) => x === 'engine-cpu' || x === 'engine-gc'), `no engine sign among ${rules}`);
+  assert.ok(rules.some((x) => ['engine-cpu', 'engine-gc', 'gaps-long', 'rampup-late', 'missed-cycles'].includes(x)),
+    `no generator sign among ${rules}`);
   assert.ok(rules.some((x) => ['answers-short', 'gaps-long', 'missed-cycles', 'rampup-late', 'connections-short'].includes(x)),
     `no shortfall among ${rules}`);
+  assert.ok(!rules.includes('server-cpu'), `the server was saturated: ${rules}`);
   assert.match(r.stdout, /^validity: generator-bound/m);
   assert.match(r.stdout, /^ {2}- .*\d/m);   // each reason carries its numbers
   const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
