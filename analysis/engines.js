@@ -11,6 +11,16 @@ const { parseGcLogFile, pausePerSecond } = require('./gc-log');
 
 const isFile = (f) => { try { return fs.statSync(f).isFile(); } catch { return false; } };
 
+// Each pidstat sample with its elapsed second of the run (a sample closes its second; clocks taken as
+// the controller's), those outside [0, seconds) left out.
+function forEachSecond(samples, t0, seconds, use) {
+  for (const s of samples) {
+    if (s.epochMs === null) continue;
+    const sec = Math.round((s.epochMs - t0) / 1000) - 1;
+    if (sec >= 0 && sec < seconds) use(sec, s);
+  }
+}
+
 // How many CPUs a list such as "0-3,6" names (/proc/<pid>/status Cpus_allowed_list), or null.
 function cpuListCount(text) {
   const list = text.trim();
@@ -56,11 +66,7 @@ async function readEngineMonitors(runDir, run, t0, seconds) {
       e.skipped += ps.skipped;
       e.cores = ps.cores;
       e.cpusAllowed = isFile(f('cpus-allowed.txt')) ? cpuListCount(fs.readFileSync(f('cpus-allowed.txt'), 'utf8')) : null;
-      for (const s of ps.samples) {
-        if (s.epochMs === null) continue;
-        const sec = Math.round((s.epochMs - t0) / 1000) - 1;   // a sample closes its second
-        if (sec >= 0 && sec < seconds) { e.jvmCpu[sec] = s.cpu; e.jvmRssMB[sec] = Math.round(s.rssMB * 100) / 100; }
-      }
+      forEachSecond(ps.samples, t0, seconds, (sec, s) => { e.jvmCpu[sec] = s.cpu; e.jvmRssMB[sec] = Math.round(s.rssMB * 100) / 100; });
     } else e.unknown.push(`engine ${name}: JMeter JVM CPU unknown (no engines/${name}/pidstat.log)`);
     if (isFile(f('gc.log'))) {
       const gc = await parseGcLogFile(f('gc.log'));
@@ -78,11 +84,7 @@ async function readControllerCpu(runDir, t0, seconds) {
   const file = path.join(runDir, 'controller', 'pidstat.log');
   if (!isFile(file)) return null;
   const cpu = new Array(seconds).fill(null);
-  for (const s of (await parsePidstatFile(file)).samples) {
-    if (s.epochMs === null) continue;
-    const sec = Math.round((s.epochMs - t0) / 1000) - 1;   // a sample closes its second
-    if (sec >= 0 && sec < seconds) cpu[sec] = s.cpu;
-  }
+  forEachSecond((await parsePidstatFile(file)).samples, t0, seconds, (sec, s) => { cpu[sec] = s.cpu; });
   return cpu;
 }
 

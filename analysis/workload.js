@@ -18,6 +18,8 @@
 // Achieved: connections the server held (its own count, per second: time-weighted mean and minimum),
 // answers (event records of the window's cycles; timeouts sent in the window when there are no events).
 
+const { percentile } = require('./trip-time');   // nearest rank
+
 const MIN_WINDOW_SECONDS = 5;
 
 function steadyWindow(run, loadStartSecond, seconds) {
@@ -32,6 +34,7 @@ function steadyWindow(run, loadStartSecond, seconds) {
   return { fromSecond: from, toSecond: end, seconds: Math.max(0, end - from), basis };
 }
 
+const startedIn = (cycle, w) => cycle.createdSecond >= w.fromSecond && cycle.createdSecond < w.toSecond;
 const slice = (values, w) => (values ?? []).slice(w.fromSecond, w.toSecond).filter((v) => v !== null && v !== undefined);
 const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const r1 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
@@ -55,7 +58,7 @@ function answers(run, w, cycles, series, client) {
       expected, achieved: client.gaps.count, share: expected ? r3(client.gaps.count / expected) : null };
   }
   if (run.event) {
-    const inWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond);
+    const inWindow = cycles.filter((c) => startedIn(c, w));
     const expected = threads * inWindow.length;
     const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
     return { basis: `threads x emit cycles started in the window (${inWindow.length})`, cycles: inWindow.length,
@@ -120,10 +123,9 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, sutCores);
   const serverCpu = slice(series.processCpu, w);
-  const emitInWindow = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond && c.duration !== null)
-    .map((c) => c.duration).sort((a, b) => a - b);
-  const third = Math.floor(emitInWindow.length / 3);
-  const byTime = cycles.filter((c) => c.createdSecond >= w.fromSecond && c.createdSecond < w.toSecond && c.duration !== null);
+  const byTime = cycles.filter((c) => startedIn(c, w) && c.duration !== null);   // cycles are in time order
+  const durations = byTime.map((c) => c.duration).sort((a, b) => a - b);
+  const third = Math.floor(byTime.length / 3);
   const a = answers(run, w, cycles, series, client);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
@@ -138,7 +140,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
     emit: run.event ? { interval: run.interval, cycles: byTime.length,
       cyclesExpected: run.interval > 0 ? Math.floor((w.seconds * 1000) / run.interval) : null,
-      durationP90Ms: emitInWindow.length ? emitInWindow[Math.max(0, Math.ceil(0.9 * emitInWindow.length) - 1)] : null,
+      durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,
       lastThirdMeanMs: third ? r1(mean(byTime.slice(-third).map((c) => c.duration))) : null } : null,
     server: { capacityPercent: capacity, cpuMean: r1(mean(serverCpu)), seconds: serverCpu.length,
