@@ -19,6 +19,15 @@ pb_tomcat_launch() {
   pb_tomcat_exec "$home" "$PB_STATE/$instance-base" "$port"
 }
 
+# pb_tomcat_bio_sizing: the blocking connector's thread pool and stack for the level (servers/bio-limits.sh
+# resolves the count and refuses, before Tomcat starts, one this machine cannot hold).
+pb_tomcat_bio_sizing() {
+  local limits=$PB_ROOT/servers/bio-limits.sh threads
+  threads=$("$limits" resolve)
+  "$limits" check "$threads"
+  export PB_TOMCAT_MAX_THREADS=$threads PB_TOMCAT_XSS=$PB_TOMCAT_BIO_XSS
+}
+
 # pb_tomcat_prepare_base <base> <war> <conf-dir>...
 # Makes a fresh instance: conf from the given directories (later ones win), the WAR as the ROOT webapp,
 # empty logs/ temp/ work/. Each launch starts from clean state, so nothing of a previous run lingers.

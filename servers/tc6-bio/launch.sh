@@ -11,7 +11,5 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-threads=$("$here/../bio-limits.sh" resolve)
-"$here/../bio-limits.sh" check "$threads"
-export PB_TOMCAT_MAX_THREADS=$threads PB_TOMCAT_XSS=$PB_TOMCAT_BIO_XSS
+pb_tomcat_bio_sizing
 pb_tomcat_launch 6 tc6-bio "$PB_PORT_TC6_BIO" "$here/../tc6/conf" "$here/conf"

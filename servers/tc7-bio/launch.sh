@@ -11,8 +11,6 @@ source "$here/../../lib/config.sh"
 # shellcheck source=servers/tomcat-common.sh
 source "$here/../tomcat-common.sh"
 
-threads=$("$here/../bio-limits.sh" resolve)
-"$here/../bio-limits.sh" check "$threads"
-export PB_TOMCAT_MAX_THREADS=$threads PB_TOMCAT_XSS=$PB_TOMCAT_BIO_XSS
+pb_tomcat_bio_sizing
 # The stock catalina.properties (jar scanning) and web.xml, then tc7's (context, logging), then ours.
 pb_tomcat_launch 7 tc7-bio "$PB_PORT_TC7_BIO" "$TC7_HOME/conf" "$here/../tc7/conf" "$here/conf"
