@@ -5,7 +5,7 @@
 // 2 for a usage error, 1 when the directory is not a run directory at all.
 const path = require('node:path');
 const { analyzeAndWrite } = require('./run-analysis');
-const { isUsableRunDir } = require('./run-inputs');
+const { isUsableRunDir } = require('./read/run-inputs');
 
 async function main(argv) {
   if (argv.length !== 1 || argv[0].startsWith('-')) {

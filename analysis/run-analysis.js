@@ -3,27 +3,27 @@
 // is missing or unreadable is listed in data/summary.json and the rest is still analysed.
 const fs = require('node:fs');
 const path = require('node:path');
-const { findInputs, readRun } = require('./run-inputs');
-const { readResultsCsv, responseFilePlace, damageProblem } = require('./jmeter-csv');
-const { readArchive } = require('./responses');
-const { createCollector } = require('./collect');
-const { bestOffset, offsetDrift } = require('./timestamp');
-const { parseVmstatFile, memoryPercent, memoryFrozen } = require('./vmstat');
-const { parsePidstatFile } = require('./pidstat');
-const { parseMemoryLogFile, memorySeries } = require('./memory-log');
-const { readMemTotalMB } = require('./meminfo');
-const { Timeline } = require('./timeline');
-const { messageCounts } = require('./messages');
-const { buildRunCharts } = require('./run-charts');
-const { runTitle } = require('./titles');
-const { SampleEnds, TripTimes } = require('./trip-time');
-const { pullEvents } = require('./pull-messages');
-const { networkOfRun } = require('./network');
-const { ClientThreads } = require('./client-threads');
-const { readEngineMonitors, readControllerCpu } = require('./engines');
-const { steadyWindow, measureWorkload } = require('./workload');
-const { assessValidity, thresholds: validityThresholds } = require('./validity');
-const { answerCriterionOfCsv } = require('./answer-criterion');
+const { findInputs, readRun } = require('./read/run-inputs');
+const { readResultsCsv, responseFilePlace, damageProblem } = require('./read/jmeter-csv');
+const { readArchive } = require('./read/responses');
+const { createCollector } = require('./measure/collect');
+const { bestOffset, offsetDrift } = require('./measure/clock-offset');
+const { parseVmstatFile, memoryPercent, memoryFrozen } = require('./read/vmstat');
+const { parsePidstatFile } = require('./read/pidstat');
+const { parseMemoryLogFile, memorySeries } = require('./read/memory-log');
+const { readMemTotalMB } = require('./read/meminfo');
+const { Timeline } = require('./measure/timeline');
+const { messageCounts } = require('./measure/messages');
+const { buildRunCharts } = require('./chart/run-charts');
+const { runTitle } = require('./chart/titles');
+const { SampleEnds, TripTimes } = require('./measure/trip-time');
+const { pullEvents } = require('./measure/pull-messages');
+const { networkOfRun } = require('./measure/network');
+const { ClientThreads } = require('./measure/client-threads');
+const { readEngineMonitors, readControllerCpu } = require('./read/engines');
+const { steadyWindow, measureWorkload } = require('./measure/workload');
+const { assessValidity, thresholds: validityThresholds } = require('./measure/validity');
+const { answerCriterionOfCsv } = require('./measure/answer-criterion');
 
 const MAX_SECONDS = 48 * 3600;
 const MARGIN_MS = 3600 * 1000;   // keep server times up to an hour before the run start (unsynchronised clocks)
@@ -67,7 +67,7 @@ async function readCsv(file, t0) {
 // the engine's address in the thread name, then on the first of that name.
 function offsetMeasurements(timestamps, rows, engines) {
   return timestamps.map((ts) => {
-    if (ts.sentUs !== undefined) {   // the push sampler's exchange, stamped in µs on its own (analysis/responses.js)
+    if (ts.sentUs !== undefined) {   // the push sampler's exchange, stamped in µs on its own (analysis/read/responses.js)
       return { server: ts.server, client: ts.sentUs / 1000, elapsed: (ts.arrivalUs - ts.sentUs) / 1000, engine: ts.engine,
         atMs: ts.arrivalUs / 1000 };
     }
@@ -181,7 +181,7 @@ async function analyzeRun(runDir) {
   const seconds = Math.min(MAX_SECONDS, Math.max(1, ...candidates.filter(Number.isFinite)));
   // When the load began (first request sample, else the first request the server saw): the comparison
   // lines runs up on it, since run.sh's own start-up steps take different times per server. Its steady
-  // window (analysis/workload.js) is what every rate of the summary counts over.
+  // window (analysis/measure/workload.js) is what every rate of the summary counts over.
   const loadStartSecond = csv?.firstRequest ? Math.max(0, Math.floor((csv.firstRequest - t0) / 1000))
     : col.firstServer !== null ? Math.max(0, Math.floor((col.firstServer - offset - t0) / 1000)) : 0;
   const window = steadyWindow(run, loadStartSecond, seconds);
@@ -248,7 +248,7 @@ async function analyzeRun(runDir) {
     tripMean: tripTime.series.mean, tripMax: tripTime.series.max };
 
   // 9. Validity: what the run asked of the server against what it achieved over the steady window, with
-  // the engines' monitors beside the SUT's (analysis/workload.js, analysis/validity.js).
+  // the engines' monitors beside the SUT's (analysis/measure/workload.js, analysis/measure/validity.js).
   const engineMonitors = await readEngineMonitors(runDir, run, t0, seconds);
   const cycleStartsClient = cycles.map((c) => t0 + c.createdSecond * 1000).sort((a, b) => a - b);
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
@@ -310,7 +310,7 @@ async function analyzeRun(runDir) {
     messages,
     network,
     tripTime: withCometTrip(tripTime.summary, cometTrip),
-    // reference 003's capacity criterion: 95% of answers within T s (analysis/answer-criterion.js)
+    // reference 003's capacity criterion: 95% of answers within T s (analysis/measure/answer-criterion.js)
     capacityCriterion: await answerCriterionOfCsv(present('resultsCsv') ? inputs.resultsCsv : null, run),
     validity,
     workload,

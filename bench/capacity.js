@@ -12,7 +12,7 @@
 // at <max>. While it runs, every second it reads the server's GET /status (open requests; an answer
 // slower than T s is a timeout), whether the server process is alive (servers/control.sh status), the
 // server's log (out of memory) and the request samples JMeter has written so far (refused connections,
-// reference 003's criterion over the last WINDOW_S seconds: analysis/answer-criterion.js). At the first
+// reference 003's criterion over the last WINDOW_S seconds: analysis/measure/answer-criterion.js). At the first
 // failure it stops the run (SIGINT to run.sh, which stops everything and keeps what was collected; a
 // crashed server ends the run by itself), has the run analysed, and writes <run>/capacity.json, prints
 // one line and adds a card to the run's report. docs/capacity.md describes the output and the causes.
@@ -23,8 +23,8 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { spawn, spawnSync } = require('node:child_process');
-const { AnswerCriterion, withinSeconds } = require('../analysis/answer-criterion');
-const { splitRow, toSample } = require('../analysis/jmeter-csv');
+const { AnswerCriterion, withinSeconds } = require('../analysis/measure/answer-criterion');
+const { splitRow, toSample } = require('../analysis/read/jmeter-csv');
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVERS = ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio'];

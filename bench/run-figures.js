@@ -12,8 +12,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parse } = require('csv-parse/sync');
-const { parseVmstatText } = require('../analysis/vmstat');
-const { percentile } = require('../analysis/trip-time');   // nearest rank
+const { parseVmstatText } = require('../analysis/read/vmstat');
+const { percentile } = require('../analysis/measure/trip-time');   // nearest rank
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',

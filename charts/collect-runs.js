@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
-const { isUsableRunDir } = require('../analysis/run-inputs');
+const { isUsableRunDir } = require('../analysis/read/run-inputs');
 const { hostSet } = require('../lib/provenance');
 
 function readProvenance(dir) {

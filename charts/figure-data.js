@@ -5,9 +5,9 @@
 // A line or point built from any run whose validity verdict is not 'valid' (lib/sweep/validity.js) is
 // drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
 // that are not valid. Runs on host sets that differ (params.hostSet, lib/provenance.js) get lines of their own.
-const { lineChart, scatterChart, PALETTE } = require('../analysis/ofc');
+const { lineChart, scatterChart, PALETTE } = require('../analysis/chart/ofc');
 const { permutationKey } = require('./collect-runs');
-const { serverName, typeName, seconds, thousands, join } = require('../analysis/titles');
+const { serverName, typeName, seconds, thousands, join } = require('../analysis/chart/titles');
 const { METRICS } = require('./figures');
 const { verdictOf, isValid, notValidNote } = require('../lib/sweep/validity');
 

@@ -27,8 +27,8 @@ const METRICS = {
   requestsPerCycle: { name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle', data: 'requestsPerCycle' },
   tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean', point: (s) => s.tripTime?.meanMs },
   messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
-  // reference 003's capacity criterion (analysis/answer-criterion.js): the share of answers within T s
-  // issue #26, push against pull: what each delivered message costs on the SUT host's wire (analysis/network.js)
+  // reference 003's capacity criterion (analysis/measure/answer-criterion.js): the share of answers within T s
+  // issue #26, push against pull: what each delivered message costs on the SUT host's wire (analysis/measure/network.js)
   bytesPerMessage: { name: 'Bytes per Message', y: 'Bytes in + out on the SUT host per delivered message',
     point: (s) => (s.network?.available ? s.network.perMessage.bytes : null) },
   segmentsPerMessage: { name: 'TCP Segments per Message', y: 'TCP segments in + out per delivered message',
@@ -95,7 +95,7 @@ const FIGURES = [
   { id: 'trip02', number: 'T2', title: 'Long Poll – With Events – Throughput vs Latency', kind: 'xy',
     filter: { type: 'poll', events: true }, x: 'messageRate', metric: 'tripTime', series: 'threads', panels: 'server' },
   // Beyond the study: reference 003's capacity criterion, at least 95% of answers within T s (default 6;
-  // an answer's time counts past the wait the protocol asks for: analysis/answer-criterion.js), one point
+  // an answer's time counts past the wait the protocol asks for: analysis/measure/answer-criterion.js), one point
   // per permutation against its connection level, one line per server.
   { id: 'cap01', number: 'C1', title: 'Long Poll – With Events – Answers Within T (Reference 003: 95%)', kind: 'xy',
     filter: { type: 'poll', events: true }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },

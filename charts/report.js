@@ -6,9 +6,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
-const { RUN_CHARTS } = require('../analysis/run-charts');
+const { RUN_CHARTS } = require('../analysis/chart/run-charts');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
-const { isUsableRunDir } = require('../analysis/run-inputs');
+const { isUsableRunDir } = require('../analysis/read/run-inputs');
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const td = (v, cls) => `<td${cls ? ` class="${cls}"` : ''}>${v}</td>`;
@@ -32,7 +32,7 @@ function flagList(s) {
   return items;
 }
 
-// The run's validity verdict (analysis/validity.js), first on the page: whether the figures below
+// The run's validity verdict (analysis/measure/validity.js), first on the page: whether the figures below
 // measured the server or the load generator.
 const VERDICT_TEXT = {
   valid: 'Valid: the load asked was the load offered, on an undisturbed machine',
@@ -53,7 +53,7 @@ function verdictBanner(s) {
     + `${items.length ? `<ul>${items.join('')}</ul>` : ''}</div>`;
 }
 
-// What the run asked of the server against what it achieved over the steady window (analysis/workload.js).
+// What the run asked of the server against what it achieved over the steady window (analysis/measure/workload.js).
 function workloadCard(s) {
   const m = s.workload;
   if (!m) return '';
@@ -75,7 +75,7 @@ function workloadCard(s) {
   return `<div class="card"><h3>Workload: asked and achieved</h3>${table(rows)}</div>`;
 }
 
-// Reference 003's capacity criterion (analysis/answer-criterion.js) and, for a capacity run
+// Reference 003's capacity criterion (analysis/measure/answer-criterion.js) and, for a capacity run
 // (bench/capacity.js, docs/capacity.md), where the server failed and why (<run>/capacity.json).
 function capacityCard(s, runDir) {
   const c = s.capacityCriterion;
@@ -159,7 +159,7 @@ function resourcesCard(s) {
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
 
-// Network cost per delivered message over the steady window (analysis/network.js), and for a pull run
+// Network cost per delivered message over the steady window (analysis/measure/network.js), and for a pull run
 // CHIRON's messages and the trip time of pulled messages (what the pull interval costs in latency).
 function networkCard(s) {
   const n = s.network;
@@ -184,7 +184,7 @@ function networkCard(s) {
   return `<div class="card" id="network"><h3>Network cost per message</h3>${table(rows)}</div>`;
 }
 
-// CHIRON's trip time of long polls answered by an event (analysis/trip-time.js).
+// CHIRON's trip time of long polls answered by an event (analysis/measure/trip-time.js).
 function tripRows(t, s) {
   if (!t) return [];
   const rows = [row('Poll trip time: answers timed', t.polls)];

@@ -70,7 +70,7 @@ PB_RMI_KEYSTORE_DIR=${PB_RMI_KEYSTORE_DIR:-$PB_BUILD/rmi}   # each host's own pa
 PB_JMETER_CONTROLLER_HEAP=${PB_JMETER_CONTROLLER_HEAP:-512m}   # the controller holds no connections
 PB_PLAN=${PB_PLAN:-$PB_ROOT/testplan.jmx}            # the plan the controller runs (a bench may compare others)
 PB_ENGINE_CPUS=${PB_ENGINE_CPUS:-}                   # pin each engine JVM to these CPUs (taskset list, e.g. 0-1); empty: free
-# The run-validity rules' thresholds (PB_VALIDITY_*) are read by analysis/validity.js, where each is
+# The run-validity rules' thresholds (PB_VALIDITY_*) are read by analysis/measure/validity.js, where each is
 # defined and documented (docs/validity.md).
 
 # servers/control.sh: seconds to wait for GET /timestamp after start (per server: PB_START_TIMEOUT_<NAME>),

@@ -37,7 +37,7 @@ start_detached() { # <name> <log> <command...>
 }
 
 # "<pid>,<child>,...": a server of several processes (node-cluster's primary and its workers) is
-# monitored whole; analysis/pidstat.js sums the lines of one second.
+# monitored whole; analysis/read/pidstat.js sums the lines of one second.
 pid_and_children() { # <pid>
   local children
   children=$(pgrep -P "$1" | paste -sd, -) || true

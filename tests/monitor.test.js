@@ -7,8 +7,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { scratch, alive, ROOT } = require('./lib/runsh');
-const { parseMemoryLogText } = require('../analysis/memory-log');
-const { parsePidstatFile } = require('../analysis/pidstat');
+const { parseMemoryLogText } = require('../analysis/read/memory-log');
+const { parsePidstatFile } = require('../analysis/read/pidstat');
 
 const MONITOR = path.join(ROOT, 'lib', 'monitor.sh');
 const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,12 +1,12 @@
 'use strict';
-// Reference 003's capacity criterion (analysis/answer-criterion.js): what an answer's time is for each
+// Reference 003's capacity criterion (analysis/measure/answer-criterion.js): what an answer's time is for each
 // request type, the 95% and 5% bounds at their edges, T from PB_ANSWER_WITHIN_S, and the criterion of a
 // real results.csv through the analysis (data/summary.json capacityCriterion).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { AnswerCriterion, answerCriterionOfCsv, withinSeconds, WITHIN_SECONDS_DEFAULT } = require('../answer-criterion');
+const { AnswerCriterion, answerCriterionOfCsv, withinSeconds, WITHIN_SECONDS_DEFAULT } = require('../measure/answer-criterion');
 const { analyzeRun } = require('../run-analysis');
 const { scratchDir, copyRun, REAL_RUN } = require('./helpers');
 

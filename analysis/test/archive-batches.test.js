@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { BatchWriter, replay } = require('../archive-batches');
+const { BatchWriter, replay } = require('../read/archive-batches');
 
 // Sends entries through a writer with a tiny batch buffer and replays every batch: the bodies must come out
 // byte for byte, with each entry opened and closed once and in order, however the pieces were split.
@@ -54,7 +54,7 @@ test('the operation limit and an over-long name start new batches without losing
 // Buffers handed back after each replay are reused: however many batches, the writer allocates only the
 // few that are in flight at once, and what it reuses never shows through in a replayed body.
 test('recycled buffers go round without new allocations or stale bytes', () => {
-  const { recycled } = require('../archive-batches');
+  const { recycled } = require('../read/archive-batches');
   const bodies = [];
   let w = null;
   let cur = null;

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { copyRun, scratchDir, readJson, REAL_RUN } = require('./helpers');
-const { readResultsCsv, splitRow } = require('../jmeter-csv');
+const { readResultsCsv, splitRow } = require('../read/jmeter-csv');
 const { analyzeAndWrite } = require('../run-analysis');
 
 const REAL_CSV = path.join(REAL_RUN, 'jmeter', 'results.csv');

@@ -1,8 +1,8 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Timeline, elapsedSecond } = require('../timeline');
-const { messageCounts, countAfter } = require('../messages');
+const { Timeline, elapsedSecond } = require('../measure/timeline');
+const { messageCounts, countAfter } = require('../measure/messages');
 
 test('per-second bucketing from the run start, shifted by the clock offset', () => {
   const t0 = 1_000_000;

@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { readResultsCsv } = require('../jmeter-csv');
+const { readResultsCsv } = require('../read/jmeter-csv');
 const { RUN, CAPTURED, scratchDir, readJson } = require('./helpers');
 
 test('results.csv is read by header names, JMeter\'s Filename column as responseFile', async () => {

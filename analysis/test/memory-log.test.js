@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { parseMemoryLogText, memorySeries, usedPercent } = require('../memory-log');
+const { parseMemoryLogText, memorySeries, usedPercent } = require('../read/memory-log');
 
 const T = 1_795_000_000_000;
 

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { lineChart, niceStep, niceMax } = require('../ofc');
+const { lineChart, niceStep, niceMax } = require('../chart/ofc');
 
 test('nice steps and maxima', () => {
   assert.equal(niceStep(0.7), 1);

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { analyzeRun, offsetMeasurements } = require('../run-analysis');
-const { responseFilePlace } = require('../jmeter-csv');
+const { responseFilePlace } = require('../read/jmeter-csv');
 const { copyRun, scratchDir, readJson, REAL_RUN } = require('./helpers');
 
 test('responseFilePlace: the engine is the folder above responses/, either slash; none for other shapes', () => {

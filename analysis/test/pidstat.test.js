@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { parsePidstatText, secondsOfDay, parseBannerDate } = require('../pidstat');
+const { parsePidstatText, secondsOfDay, parseBannerDate } = require('../read/pidstat');
 const { CAPTURED } = require('./helpers');
 
 const realText = fs.readFileSync(path.join(CAPTURED, 'pidstat.log'), 'utf8');

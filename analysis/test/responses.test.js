@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const tar = require('tar');
-const { readArchive, kindOf } = require('../responses');
+const { readArchive, kindOf } = require('../read/responses');
 const { RUN, CAPTURED, scratchDir } = require('./helpers');
 
 function collect() {

@@ -1,6 +1,6 @@
 'use strict';
 // The push sampler's stream logs (push-<n>.tsv.gz inside an engine's archive; docs/run-layout.md) read by
-// analysis/responses.js: every record of every sample with its arrival, the time-stamp exchange with its
+// analysis/read/responses.js: every record of every sample with its arrival, the time-stamp exchange with its
 // own µs round trip, samples spanning a rotation, and damage (a log cut short, corrupt bytes, a bad line)
 // read up to the damage and counted, never a crash.
 const test = require('node:test');
@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const tar = require('tar');
-const { readArchive, kindOf } = require('../responses');
+const { readArchive, kindOf } = require('../read/responses');
 const { scratchDir } = require('./helpers');
 
 const T0 = 1_700_000_000_000;   // ms
@@ -111,7 +111,7 @@ test('corrupt bytes in a stream log: read up to the damage, counted; bad lines s
 });
 
 test('repeated µs exchanges: the shortest round trip of each half wins, their difference is the drift', () => {
-  const { offsetDrift } = require('../timestamp');
+  const { offsetDrift } = require('../measure/clock-offset');
   const m = (atS, offset, rtt) => ({ engine: 'gen1', atMs: T0 + atS * 1000, client: T0 + atS * 1000, elapsed: rtt,
     server: T0 + atS * 1000 + offset + rtt / 2 });
   const drift = offsetDrift([m(0, 5, 4), m(10, 5.2, 0.4), m(20, 7, 6), m(30, 6, 0.2), { engine: 'gen2', server: 1, client: 1 }]);

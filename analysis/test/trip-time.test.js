@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { SampleEnds, TripTimes, sampleNumber, percentile } = require('../trip-time');
+const { SampleEnds, TripTimes, sampleNumber, percentile } = require('../measure/trip-time');
 
 test('a saved request file name gives its JMeter sample number; other names none', () => {
   assert.equal(sampleNumber('request_17.json'), 17);
@@ -89,7 +89,7 @@ test('no poll answered by an event: no trip-time summary, an empty series', () =
 });
 
 test('percentile spectrum: steps halving the rest while a value lies beyond, then the maximum', () => {
-  const { percentileSpectrum } = require('../trip-time');
+  const { percentileSpectrum } = require('../measure/trip-time');
   const sorted = Array.from({ length: 10 }, (_, i) => i + 1);   // 1..10 ms
   assert.deepEqual(percentileSpectrum(sorted), [
     { percentile: 0, ms: 1 }, { percentile: 50, ms: 5 }, { percentile: 75, ms: 8 }, { percentile: 87.5, ms: 9 },
@@ -102,7 +102,7 @@ test('percentile spectrum: steps halving the rest while a value lies beyond, the
 });
 
 test('the trip-time distribution chart: one line per kind of answer, labelled by percentile', () => {
-  const { buildRunCharts } = require('../run-charts');
+  const { buildRunCharts } = require('../chart/run-charts');
   const spectrum = (n) => Array.from({ length: n }, (_, k) => ({ percentile: 100 * (1 - 2 ** -k), ms: 10 * k }));
   const series = Object.fromEntries(['cpu', 'memory', 'processCpu', 'processRssMB', 'connections', 'responses', 'responsesCumulative',
     'errors', 'timeouts', 'emitDuration', 'requestsPerCycle', 'tripMean', 'tripMax'].map((k) => [k, []]));

@@ -1,13 +1,13 @@
 'use strict';
-// The run-validity rules (analysis/validity.js) on data sets, the workload model that feeds them
-// (analysis/workload.js), the client-side gaps and missed cycles (analysis/client-threads.js) and the
-// engines' GC log parser (analysis/gc-log.js).
+// The run-validity rules (analysis/measure/validity.js) on data sets, the workload model that feeds them
+// (analysis/measure/workload.js), the client-side gaps and missed cycles (analysis/measure/client-threads.js) and the
+// engines' GC log parser (analysis/read/gc-log.js).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { assessValidity, thresholds, DEFAULTS } = require('../validity');
-const { steadyWindow, measureWorkload } = require('../workload');
-const { ClientThreads, countBetween } = require('../client-threads');
-const { parseGcLogText, pausePerSecond } = require('../gc-log');
+const { assessValidity, thresholds, DEFAULTS } = require('../measure/validity');
+const { steadyWindow, measureWorkload } = require('../measure/workload');
+const { ClientThreads, countBetween } = require('../measure/client-threads');
+const { parseGcLogText, pausePerSecond } = require('../read/gc-log');
 
 const T = DEFAULTS;
 const fill = (n, v) => new Array(n).fill(v);
@@ -197,7 +197,7 @@ test('docs/validity.md lists every threshold with its default', () => {
 });
 
 test('a pinned engine saturates at its own CPUs: CPU list count, and the JVM rule on one of two cores', () => {
-  const { cpuListCount } = require('../engines');
+  const { cpuListCount } = require('../read/engines');
   assert.equal(cpuListCount('0-3,6\n'), 5);
   assert.equal(cpuListCount('1'), 1);
   assert.equal(cpuListCount('f,0'), null);

@@ -3,8 +3,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseVmstatText, parseVmstatFile, cpuPercent, memoryPercent } = require('../vmstat');
-const { parseMeminfo, readMemTotalMB } = require('../meminfo');
+const { parseVmstatText, parseVmstatFile, cpuPercent, memoryPercent } = require('../read/vmstat');
+const { parseMeminfo, readMemTotalMB } = require('../read/meminfo');
 const { CAPTURED, RUN } = require('./helpers');
 
 const realText = fs.readFileSync(path.join(CAPTURED, 'vmstat.log'), 'utf8');

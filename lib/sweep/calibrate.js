@@ -19,7 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 
-const { readResultsCsv } = require('../../analysis/jmeter-csv');
+const { readResultsCsv } = require('../../analysis/read/jmeter-csv');
 const capacity = require('./capacity');
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -8,7 +8,7 @@
 //   missed   = expected - unique, never below 0.
 // Only comet streams have a window where every cycle should arrive; a poll gets one event by design, so for
 // polls only received and unique are given. Pulls (short polling) count per client by cycle id
-// (analysis/pull-messages.js) and come in counted.
+// (analysis/measure/pull-messages.js) and come in counted.
 
 // cyclesByEvent: Map event -> sorted array of cycle start times (server ms).
 function countAfter(sorted, from, to) {

@@ -19,7 +19,7 @@
 //
 // T is PB_ANSWER_WITHIN_S (seconds, > 0; default WITHIN_SECONDS_DEFAULT). It is read here and nowhere
 // else; an unusable value keeps the default and says so in `problem`.
-const { readResultsCsv } = require('./jmeter-csv');
+const { readResultsCsv } = require('../read/jmeter-csv');
 
 const WITHIN_SECONDS_DEFAULT = 6;   // reference 003: "a total page duration of six seconds or less"
 const QUANTILE = 0.95;              // reference 003: "at least 95% of the users"
@@ -45,7 +45,7 @@ function allowance(run) {
 
 // The plan's not-timeout assertion is not an error (the rule lives in run-analysis.js; required when
 // first used, since run-analysis.js requires this module).
-const isTimeoutAssertion = (msg) => require('./run-analysis').isTimeoutAssertion(msg);
+const isTimeoutAssertion = (msg) => require('../run-analysis').isTimeoutAssertion(msg);
 
 // The answer time of one request sample (ms), or null when it has none to judge.
 function answerTimeMs(sample, run, allowanceMs) {

@@ -3,7 +3,7 @@
 // shared/reference 001, names this a threat to validity.) Every rule and threshold is here, each
 // overridable from the environment as PB_VALIDITY_<NAME>; docs/validity.md explains them.
 //
-// From the workload model's numbers (analysis/workload.js) the run gets one verdict:
+// From the workload model's numbers (analysis/measure/workload.js) the run gets one verdict:
 //   server-limited   the server could not keep up while the engines had headroom (a crash, errors, emit
 //                    cycles longer than the interval, or the load fell short with the server busy) —
 //                    a real server result

@@ -1,6 +1,6 @@
 'use strict';
 // The workload model of one run: what its parameters ask of the server, and what the run achieved over
-// its steady window — the figures analysis/validity.js judges (docs/validity.md defines each).
+// its steady window — the figures analysis/measure/validity.js judges (docs/validity.md defines each).
 //
 // Steady window: from the end of the ramp-up (load start + rampup) to the end of the load (load start +
 // duration), in elapsed seconds of the run; when that leaves fewer than MIN_WINDOW_SECONDS, the whole

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { clockOffset, serverToClient, bestOffset } = require('../timestamp');
+const { clockOffset, serverToClient, bestOffset } = require('../measure/clock-offset');
 
 test('offset = server - client - elapsed/2, and server times map back to client times', () => {
   // the client sent at 1000, the answer took 40 ms, the server read its clock (5000 ahead) half-way

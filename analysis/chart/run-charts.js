@@ -7,7 +7,7 @@ const { runTitle, join } = require('./titles');
 const ELAPSED = 'Elapsed time (seconds)';
 const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
 
-// The trip-time percentile spectrum (analysis/trip-time.js percentileSpectrum) of long polls and comet
+// The trip-time percentile spectrum (analysis/measure/trip-time.js percentileSpectrum) of long polls and comet
 // records, on one axis of the longer one's percentiles.
 const spectrumOf = (t) => [t?.poll ?? [], t?.comet ?? []];
 const spectrumLabels = (t) => spectrumOf(t).reduce((a, b) => (b.length > a.length ? b : a))

@@ -12,7 +12,7 @@
 // the whole stream, and JMeter keeps no arrival time per line: no trip time is known for them (their
 // server-side delay, sent - created, is the emit duration).
 const { Timeline } = require('./timeline');
-const { responseFilePlace } = require('./jmeter-csv');
+const { responseFilePlace } = require('../read/jmeter-csv');
 
 const MAX_SAMPLE_NUMBER = 200_000_000;   // 1.6 GB of sample ends: beyond that a file name is taken as broken
 
@@ -111,7 +111,7 @@ class TripTimes {
   }
 
   // offsetMs: server - client; window: the run's steady window ({ fromSecond, toSecond, seconds }, elapsed
-  // seconds from startMs; analysis/workload.js), or null.
+  // seconds from startMs; analysis/measure/workload.js), or null.
   // Returns { summary, series: { mean, max } } (per second from startMs).
   result(offsetMs, startMs, seconds, errorBoundMs = null, window = null) {
     const shift = (v) => (v === null ? null : Math.round((v + offsetMs) * 100) / 100);
