@@ -185,7 +185,7 @@ create_log_directories() {
   # The responses folder of each engine, on its own host.
   for e in "${ENGINE_IDX[@]}"; do
     quietly "create the responses directory on engine ${H_NAME[e]}" \
-      remote_run "$e" lib/archive.sh dir "$RUN_ID" "${H_NAME[e]}"
+      remote_run "$e" host/archive.sh dir "$RUN_ID" "${H_NAME[e]}"
     H_WORK[e]=${H_STATE[e]}/runs/$RUN_ID/${H_NAME[e]}
   done
 }
@@ -209,7 +209,7 @@ start_monitoring() {
   # The analyzer counts vmstat's lines as seconds from startedAt: make it the moment vmstat starts.
   RUN_STARTED_AT=$(now_ms)
   quietly "start vmstat and pidstat on ${H_NAME[SUT_IDX]}" \
-    remote_run "$SUT_IDX" lib/monitor.sh start "$RUN_ID" "$SERVER_PID"
+    remote_run "$SUT_IDX" host/monitor.sh start "$RUN_ID" "$SERVER_PID"
 }
 
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
@@ -272,7 +272,7 @@ start_engine_monitoring() {
     pid=${BASH_REMATCH[1]}
     ENGINE_MONITORS+=("$e")
     quietly "start vmstat and pidstat on engine ${H_NAME[e]}" \
-      remote_run "$e" lib/monitor.sh start "$RUN_ID" "$pid" "engine-${H_NAME[e]}" ||
+      remote_run "$e" host/monitor.sh start "$RUN_ID" "$pid" "engine-${H_NAME[e]}" ||
       warn "engine ${H_NAME[e]}: monitors did not start; its CPU will be unknown"
   done
 }
@@ -296,7 +296,7 @@ run_controller() {
   say "  controller started (pid $CONTROLLER_PID), engines $engines"
   # Its CPU is the load generator's too (docs/validity.md): pidstat of its JVM, here.
   CONTROLLER_MONITOR=1
-  quietly "start pidstat of the controller" lib/monitor.sh start "$RUN_ID" "$CONTROLLER_PID" controller ||
+  quietly "start pidstat of the controller" host/monitor.sh start "$RUN_ID" "$CONTROLLER_PID" controller ||
     warn "the controller's pidstat did not start; its CPU counts among other processes"
 }
 
@@ -449,13 +449,13 @@ stop_monitoring() {
   RUN_FINISHED_AT=$(now_ms)
   collect_monitor_files
   ((MONITOR_FILES_COPIED)) || return 0   # kept on the SUT host, noted
-  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" lib/monitor.sh clean "$RUN_ID"
+  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh clean "$RUN_ID"
 }
 
 archive_responses() {
   local e
   for e in "${ENGINE_IDX[@]}"; do
-    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" lib/archive.sh tar "$RUN_ID" "${H_NAME[e]}"
+    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "$RUN_ID" "${H_NAME[e]}"
   done
 }
 
@@ -466,7 +466,7 @@ copy_responses() {
     quietly "copy the responses of engine ${H_NAME[e]}" \
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest"
     say "  responses/${H_NAME[e]}.tar.gz: $(stat -c %s "$dest") bytes"
-    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" lib/archive.sh clean "$RUN_ID" "${H_NAME[e]}"
+    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "$RUN_ID" "${H_NAME[e]}"
   done
 }
 
@@ -579,12 +579,12 @@ collect_server_log() {
 
 stop_monitors() {
   local e
-  ((CONTROLLER_MONITOR == 0)) || lib/monitor.sh stop "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
+  ((CONTROLLER_MONITOR == 0)) || host/monitor.sh stop "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
   for e in "${ENGINE_MONITORS[@]}"; do
-    quietly "stop the monitors on engine ${H_NAME[e]}" remote_run "$e" lib/monitor.sh stop "$RUN_ID" "engine-${H_NAME[e]}" || true
+    quietly "stop the monitors on engine ${H_NAME[e]}" remote_run "$e" host/monitor.sh stop "$RUN_ID" "engine-${H_NAME[e]}" || true
   done
   ((MONITOR_STARTED)) || return 0
-  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" lib/monitor.sh stop "$RUN_ID" || true
+  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "$RUN_ID" || true
   MONITOR_STARTED=0
 }
 
@@ -595,9 +595,9 @@ collect_responses_anyway() {
   for e in "${ENGINES_STARTED[@]}"; do
     dest=$RUN_DIR/responses/${H_NAME[e]}.tar.gz
     [[ ! -s $dest ]] || continue
-    if remote_run "$e" lib/archive.sh tar "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
+    if remote_run "$e" host/archive.sh tar "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest" 2>>"$RUN_LOG"; then
-      remote_run "$e" lib/archive.sh clean "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+      remote_run "$e" host/archive.sh clean "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
       say "  responses/${H_NAME[e]}.tar.gz: what engine ${H_NAME[e]} saved so far"
     else
       rm -f -- "$dest"
@@ -605,7 +605,7 @@ collect_responses_anyway() {
     fi
   done
   ((MONITOR_FILES_COPIED == 0)) ||
-    remote_run "$SUT_IDX" lib/monitor.sh clean "$RUN_ID" >>"$RUN_LOG" 2>&1 || true
+    remote_run "$SUT_IDX" host/monitor.sh clean "$RUN_ID" >>"$RUN_LOG" 2>&1 || true
 }
 
 collect_monitor_files() {
@@ -619,14 +619,14 @@ collect_monitor_files() {
       remote_fetch "$e" "$src/$f" "$RUN_DIR/engines/${H_NAME[e]}/$f" 2>/dev/null ||
         { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
     done
-    ((copied == 0)) || remote_run "$e" lib/monitor.sh clean "$RUN_ID" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+    ((copied == 0)) || remote_run "$e" host/monitor.sh clean "$RUN_ID" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
   done
   ENGINE_MONITORS=()
   if ((CONTROLLER_MONITOR)); then
-    src=$(lib/monitor.sh dir "$RUN_ID" controller)
+    src=$(host/monitor.sh dir "$RUN_ID" controller)
     mkdir -p "$RUN_DIR/controller"
     if cp -- "$src/pidstat.log" "$RUN_DIR/controller/pidstat.log" 2>/dev/null; then
-      lib/monitor.sh clean "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
+      host/monitor.sh clean "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
     else
       say "  (no pidstat.log of the controller)"
     fi

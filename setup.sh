@@ -88,7 +88,7 @@ install_npm_dependencies() {
 # --- JMeter and its push sampler plugin, Tomcat 6/7, the WARs: each component's own install script ---------
 run_component_installs() {
   local script
-  for script in load/install-jmeter.sh load/push-sampler/build.sh servers/tc6/install.sh servers/tc7/install.sh instrumentation-java/build.sh lib/rmi-keystore.sh; do
+  for script in load/install-jmeter.sh load/push-sampler/build.sh servers/tc6/install.sh servers/tc7/install.sh instrumentation-java/build.sh host/rmi-keystore.sh; do
     [[ -x $script ]] || die "internal: $script is missing or not executable"
     if $quiet; then
       "$script" >/dev/null

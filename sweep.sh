@@ -8,7 +8,7 @@
 #   ./sweep.sh --servers node --levels 1000 --duration 60 --rampup 10 --yes    a quick one
 #   ./sweep.sh --dir sweeps/<date>                      resume an interrupted sweep
 #
-# The logic lives in lib/sweep/ (Node.js); exec keeps this PID, so a signal sent to it reaches the sweep.
+# The logic lives in sweep/ (Node.js); exec keeps this PID, so a signal sent to it reaches the sweep.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-exec node "$root/lib/sweep/main.js" "$@"
+exec node "$root/sweep/main.js" "$@"

@@ -3,7 +3,7 @@
 // node charts/compare.js <out-dir> <run-dir|sweep-dir>...: the study's comparison figures (figures.js)
 // drawn from many runs, one page per figure (small multiples), and an index page linking every figure and
 // every run's report, with repeats of a permutation averaged and their spread shown. Lines and points built
-// from runs that are not valid (their validity verdict, lib/sweep/validity.js) are drawn dashed / hollow
+// from runs that are not valid (their validity verdict, sweep/validity.js) are drawn dashed / hollow
 // (figure-data.js), and every figure says how many of its runs are not valid. A figure whose runs differ in
 // their provenance (commit, versions, hosts, settings: lib/provenance.js) or in their duration says so.
 const fs = require('node:fs');
@@ -14,7 +14,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { writeReport } = require('./report');
 const { serverName, typeName } = require('../analysis/chart/titles');
-const { verdictOf, reasonTexts, isValid } = require('../lib/sweep/validity');
+const { verdictOf, reasonTexts, isValid } = require('../sweep/validity');
 const { differences, formatDifferences } = require('../lib/provenance');
 
 const link = (href, text) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;

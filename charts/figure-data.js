@@ -2,14 +2,14 @@
 // Turns one figure definition (figures.js) and the loaded runs into small-multiple charts: pick the runs,
 // split them into panels, one line per series value, repeats averaged second by second. Each run's series
 // starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
-// A line or point built from any run whose validity verdict is not 'valid' (lib/sweep/validity.js) is
+// A line or point built from any run whose validity verdict is not 'valid' (sweep/validity.js) is
 // drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
 // that are not valid. Runs on host sets that differ (params.hostSet, lib/provenance.js) get lines of their own.
 const { lineChart, scatterChart, PALETTE } = require('../analysis/chart/ofc');
 const { permutationKey } = require('./collect-runs');
 const { serverName, typeName, seconds, thousands, join } = require('../analysis/chart/titles');
 const { METRICS } = require('./figures');
-const { verdictOf, isValid, notValidNote } = require('../lib/sweep/validity');
+const { verdictOf, isValid, notValidNote } = require('../sweep/validity');
 
 // OFC2 styles of what is built from a run that is not valid: dashed line, hollow dots.
 const NOT_VALID_LINE = { style: 'dash', on: 6, off: 4 };

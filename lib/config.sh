@@ -62,7 +62,7 @@ PB_JMETER_GC=${PB_JMETER_GC:--XX:+UseParallelGC}
 PB_JMETER_RMI_PORT=${PB_JMETER_RMI_PORT:-1099}
 PB_JMETER_RMI_LOCALPORT=${PB_JMETER_RMI_LOCALPORT:-4000}
 PB_JMETER_CLIENT_LOCALPORT=${PB_JMETER_CLIENT_LOCALPORT:-4100}
-# RMI between controller and engines over SSL with the keystore setup.sh makes (lib/rmi-keystore.sh),
+# RMI between controller and engines over SSL with the keystore setup.sh makes (host/rmi-keystore.sh),
 # bound to the hosts.conf addresses; 0 only on a trusted lab network: plain RMI on every interface,
 # where whoever reaches the ports can run a plan (code) on the engines (docs/hosts.md).
 PB_JMETER_RMI_SSL=${PB_JMETER_RMI_SSL:-1}

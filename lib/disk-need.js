@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// The disk a run needs before it starts (preflight, lib/host-check.sh): sized from the run with the
-// sweep's estimate of the responses (lib/sweep/plan.js responseEstimate), not a fixed figure.
+// The disk a run needs before it starts (preflight, host/host-check.sh): sized from the run with the
+// sweep's estimate of the responses (sweep/plan.js responseEstimate), not a fixed figure.
 //
 //   node lib/disk-need.js <type> <duration s> <max-duration ms|-> <emit-interval ms|-> <threads>...
 //
@@ -9,7 +9,7 @@
 // archive beside them, BASE_MB of logs and monitors), then one more: the MB the results directory here
 // needs for the whole run (every engine's archive, results.csv at CSV_BYTES_PER_SAMPLE, BASE_MB of data
 // sets, charts and report). A pull's interval stands in place of the max-duration: one request per pull.
-const { responseEstimate } = require('./sweep/plan');
+const { responseEstimate } = require('../sweep/plan');
 
 const BASE_MB = 20;
 const CSV_BYTES_PER_SAMPLE = 200;

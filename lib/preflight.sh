@@ -2,7 +2,7 @@
 # Before anything starts: can every host be reached, and does the run fit on it? Sourced by run.sh
 # after lib/hosts.sh and lib/remote.sh.
 #
-#   preflight_all   checks every host (lib/host-check.sh runs there) and this machine (the controller);
+#   preflight_all   checks every host (host/host-check.sh runs there) and this machine (the controller);
 #                   prints every problem found to stderr, each naming its host; returns 1 if there was any.
 #                   Call it directly, not in $(...): the ssh connections it opens are recorded for
 #                   remote_close_all.
@@ -23,14 +23,14 @@ preflight_all() {
   ((problems == 0)) || return 1
 
   # 2. The server under test: it holds every connection in one process.
-  if ! out=$(remote_run "$SUT_IDX" lib/host-check.sh sut "$RUN_SERVER" "$RUN_THREADS" "$SERVER_PORT" 2>&1); then
+  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$RUN_SERVER" "$RUN_THREADS" "$SERVER_PORT" 2>&1); then
     preflight_report "$(hosts_describe "$SUT_IDX")" "$out"
     problems=$((problems + 1))
   fi
 
   # 3. Each engine: its share of the threads, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
-    if ! out=$(remote_run "$e" lib/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
+    if ! out=$(remote_run "$e" host/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
       "${H_HEAP_MB[e]}" "${H_DISK_MB[e]}" 2>&1); then
       preflight_report "$(hosts_describe "$e") [${H_THREADS[e]} threads]" "$out"
       problems=$((problems + 1))
@@ -38,7 +38,7 @@ preflight_all() {
   done
 
   # 4. This machine runs the controller, the analysis and the report.
-  if ! out=$(cd "$PB_ROOT" && lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$RESULTS_DISK_MB" 2>&1); then
+  if ! out=$(cd "$PB_ROOT" && host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$RESULTS_DISK_MB" 2>&1); then
     preflight_report "controller (this machine)" "$out"
     problems=$((problems + 1))
   fi

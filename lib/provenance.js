@@ -7,7 +7,7 @@
 //   node lib/provenance.js < facts     prints the provenance object (JSON) built from lines of
 //     pushbench <TAB> commit|dirty <TAB> <value>
 //     setting   <TAB> <PB_ name> <TAB> <value>
-//     host      <TAB> <role: sut|engine|sut,engine> <TAB> <name> <TAB> <key> <TAB> <value>   (lib/host-facts.sh)
+//     host      <TAB> <role: sut|engine|sut,engine> <TAB> <name> <TAB> <key> <TAB> <value>   (host/host-facts.sh)
 // (lib/provenance.sh collects them during run.sh.)
 
 const HOST_NUMBERS = ['cores', 'memoryMB'];

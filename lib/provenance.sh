@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # A run's provenance for run.json (issue #24 item 3; docs/run-layout.md): pushbench's commit and whether
 # the working tree was dirty, the versions of JMeter, Tomcat, Node.js, the JDK and the kernel, each host's
-# cores, memory and CPU model (lib/host-facts.sh on every host of the run, through remote_run), and the
+# cores, memory and CPU model (host/host-facts.sh on every host of the run, through remote_run), and the
 # settings of lib/config.sh whose value differs from its default. Sourced by lib/runjson.sh after
 # run.sh has read the hosts; lib/provenance.js turns the facts into JSON.
 #
@@ -52,7 +52,7 @@ provenance_json() {
     provenance_pushbench
     provenance_settings
     for name in "${order[@]}"; do
-      remote_run "${first[$name]}" lib/host-facts.sh 2>/dev/null |
+      remote_run "${first[$name]}" host/host-facts.sh 2>/dev/null |
         sed "s/^/host\t${roles[$name]}\t${name//\//\\/}\t/"
     done
   } | node "$PB_ROOT/lib/provenance.js" 2>/dev/null) || json=''

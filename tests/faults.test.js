@@ -11,9 +11,9 @@ const net = require('node:net');
 const { spawnSync } = require('node:child_process');
 const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 const { mountTmpfs, fillDisk, unmount, unmountAll, countFiles, keptPath } = require('./lib/faults');
-const { SweepState } = require('../lib/sweep/state');
+const { SweepState } = require('../sweep/state');
 const { writeFileAtomic } = require('../lib/atomic-write');
-const { removeRawArchives } = require('../lib/sweep/cleanup-raw');
+const { removeRawArchives } = require('../sweep/cleanup-raw');
 
 const s = scratch('faults');
 after(() => { unmountAll(); s.cleanup(); });

@@ -1,5 +1,5 @@
 'use strict';
-// lib/monitor.sh for real on this machine: vmstat, pidstat and the memory sampler start, follow a process,
+// host/monitor.sh for real on this machine: vmstat, pidstat and the memory sampler start, follow a process,
 // see memory move, and stop by their recorded PIDs, leaving nothing running.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -10,7 +10,7 @@ const { scratch, alive, ROOT } = require('./lib/runsh');
 const { parseMemoryLogText } = require('../analysis/read/memory-log');
 const { parsePidstatFile } = require('../analysis/read/pidstat');
 
-const MONITOR = path.join(ROOT, 'lib', 'monitor.sh');
+const MONITOR = path.join(ROOT, 'host', 'monitor.sh');
 const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
 
 test('monitor.sh: memory.log follows a 1.5 GB allocation that vmstat -a may not show; stop ends all three', async () => {

@@ -112,7 +112,7 @@ test('a comet run with an event over ssh: SUT and two engines in their own names
     const list = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
     assert.equal(list.status, 0, list.stderr);
     // The push sampler's stream logs (push-<n>.tsv.gz: a B/R/E line per request begun, record, end),
-    // or with request.sampler=http one request_ file per response (lib/archive.sh).
+    // or with request.sampler=http one request_ file per response (host/archive.sh).
     const members = list.stdout.split('\n').filter(Boolean);
     const streams = members.filter((n) => /^push-\d+\.tsv\.gz$/.test(path.basename(n)));
     let records = members.filter((n) => path.basename(n).startsWith('request_')).length;

@@ -14,9 +14,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
-const budget = require('../lib/sweep/budget');
-const lanes = require('../lib/sweep/lanes');
-const { permutations } = require('../lib/sweep/permutations');
+const budget = require('../sweep/budget');
+const lanes = require('../sweep/lanes');
+const { permutations } = require('../sweep/permutations');
 const { runSweep, readState } = require('./lib/sweep-run');
 
 const STATE = process.env.PB_STATE || path.join(ROOT, 'build', 'state');

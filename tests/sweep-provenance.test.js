@@ -1,6 +1,6 @@
 'use strict';
 // Provenance (issue #24 item 3): lib/provenance.js builds run.json's provenance from what
-// lib/provenance.sh and lib/host-facts.sh collect (run here for real, on this machine), the comparison
+// lib/provenance.sh and host/host-facts.sh collect (run here for real, on this machine), the comparison
 // pages warn when the runs of one figure differ in it, and runs on host sets that differ are drawn as
 // lines of their own. A real run's provenance (over ssh, in namespace hosts) is checked by
 // tests/sweep-lanes.test.js.
@@ -16,9 +16,9 @@ const provenance = require('../lib/provenance');
 
 const ROOT = path.resolve(__dirname, '..');
 
-test('lib/host-facts.sh: this host\'s cores, memory, CPU model and versions, in well under a second', () => {
+test('host/host-facts.sh: this host\'s cores, memory, CPU model and versions, in well under a second', () => {
   const t0 = Date.now();
-  const r = spawnSync(path.join(ROOT, 'lib', 'host-facts.sh'), { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(path.join(ROOT, 'host', 'host-facts.sh'), { cwd: ROOT, encoding: 'utf8' });
   const took = Date.now() - t0;
   assert.equal(r.status, 0, r.stderr);
   const f = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));

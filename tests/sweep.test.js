@@ -88,8 +88,8 @@ describe('--list', () => {
 });
 
 describe('fit: what the open-file limits allow, decided before the first run', () => {
-  const plan = require('../lib/sweep/plan');
-  const { permutations } = require('../lib/sweep/permutations');
+  const plan = require('../sweep/plan');
+  const { permutations } = require('../sweep/permutations');
   const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
   const host = (role, name, soft, hard = soft) => ({ role, name, soft, hard });
 
@@ -118,9 +118,9 @@ describe('fit: what the open-file limits allow, decided before the first run', (
 
 describe('validity (issue #19): runs.csv, runs.html and the closing summary', () => {
   const { makeVerdictSweep, VERDICT_PERMUTATIONS } = require('../charts/test/sweep-fixture');
-  const { writeReport, finishedVerdicts } = require('../lib/sweep/report');
-  const { formatCounts } = require('../lib/sweep/validity');
-  const { SweepState } = require('../lib/sweep/state');
+  const { writeReport, finishedVerdicts } = require('../sweep/report');
+  const { formatCounts } = require('../sweep/validity');
+  const { SweepState } = require('../sweep/state');
   const { parse: parseCsv } = require('csv-parse/sync');
 
   test('each permutation gets its verdict; not valid ones highlighted with their reasons; the summary counts them', async () => {
@@ -164,8 +164,8 @@ describe('validity (issue #19): runs.csv, runs.html and the closing summary', ()
 });
 
 describe('generator-bound prediction (issue #19 item 4): the formula on numbers', () => {
-  const capacity = require('../lib/sweep/capacity');
-  const { permutations } = require('../lib/sweep/permutations');
+  const capacity = require('../sweep/capacity');
+  const { permutations } = require('../sweep/permutations');
   const one = (sel, filter) => permutations({ servers: ['node'], ...sel }).find((p) => filter.test(p.command));
 
   test('offered samples/s per kind of permutation, plus the ramp-up\'s thread starts', () => {
@@ -206,7 +206,7 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
   });
 
   test('the calibration\'s measurement: engine CPU in the steady window over the samples that ended in it', async () => {
-    const { measure, ticksAt, engineCores } = require('../lib/sweep/calibrate');
+    const { measure, ticksAt, engineCores } = require('../sweep/calibrate');
     assert.equal(engineCores('0-1,3'), 3);
     assert.equal(engineCores('2'), 1);
     assert.equal(engineCores(''), require('node:os').cpus().length);
@@ -394,7 +394,7 @@ describe('real sweeps through run.sh', () => {
   });
 
   test('--calibrate: a short real run stores the engine CPU per sample; --check then lists a heavy permutation as generator-bound', async () => {
-    const capacity = require('../lib/sweep/capacity');
+    const capacity = require('../sweep/capacity');
     const calDir = path.join(BASE, 'calibration');
     const r = await sweep(['--calibrate', '--quiet'], { env: { PB_CALIBRATION: calDir, PB_CALIBRATION_SECONDS: '20' } });
     assert.equal(r.code, 0, tail(r.out));
@@ -422,7 +422,7 @@ describe('real sweeps through run.sh', () => {
     assert.equal(check.code, 0, tail(check.out));
     assert.match(check.out, new RegExp(`sweep: engine local: [0-9.,]+ µs of engine CPU per sample, ${cal.cores} cores \\(${file}`));
     assert.match(check.out, /generator-bound prediction \(an engine may need at most 80% of its host's cores, PB_ENGINE_CPU_LIMIT\): 1 of 2 permutations predicted generator-bound/);
-    const need = capacity.predict(require('../lib/sweep/permutations').permutations({ servers: ['node'], types: ['comet'], levels: [heavy], rampup: 1 })[0],
+    const need = capacity.predict(require('../sweep/permutations').permutations({ servers: ['node'], types: ['comet'], levels: [heavy], rampup: 1 })[0],
       [{ name: 'local', calibration: cal }], 80).needCores;
     assert.ok(need > cal.cores * 0.8);
     const line = new RegExp(`sweep: predicted generator-bound: \\./run\\.sh node 1 600 ${heavy} comet - event1 1000: ~[0-9,]+ samples/s .*needs ${need.toLocaleString('en-GB', { maximumFractionDigits: 1 }).replace(/\./g, '\\.')} engine cores; local [0-9.]+ of 1\\.6 usable \\(80% of ${cal.cores}\\); ~2 engines like local would keep up`);

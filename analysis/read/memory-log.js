@@ -1,5 +1,5 @@
 'use strict';
-// Parser for sut/memory.log (lib/meminfo-log.sh): the SUT host's /proc/meminfo once a second,
+// Parser for sut/memory.log (host/meminfo-log.sh): the SUT host's /proc/meminfo once a second,
 //   <epoch ms> <MemTotal> <MemFree> <MemAvailable> <Active> <Inactive>      (kB; "-" where the kernel has none)
 // A line that does not fit (cut off, not numbers, a value above MemTotal) is skipped and counted.
 const { lineParsers } = require('./lines');

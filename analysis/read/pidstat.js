@@ -3,7 +3,7 @@
 // server process. Columns are found by the "# Time ..." header's names. The time column is a clock time of
 // the SUT host (HH:MM:SS, possibly with AM/PM, or epoch seconds on older sysstat); with the date from the
 // "Linux ..." banner it becomes an epoch time (local time zone of the analyzer).
-// Given several PIDs (`-p a,b,c`: node-cluster's primary and workers, lib/monitor.sh) pidstat prints one
+// Given several PIDs (`-p a,b,c`: node-cluster's primary and workers, host/monitor.sh) pidstat prints one
 // line per process per second, all with the same time: those lines become one sample, their %CPU and RSS
 // summed, so a server of several processes reads as one.
 const { lineParsers } = require('./lines');

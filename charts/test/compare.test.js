@@ -210,7 +210,7 @@ test('compare.js with no runs exits 1; bad usage 2', () => {
 
 test('every server type the sweep knows has a colour of its own in every figure', () => {
   const { SERVER_COLOURS } = require('../figure-data');
-  const { SERVERS, EXTENDED_SERVERS } = require('../../lib/sweep/permutations');
+  const { SERVERS, EXTENDED_SERVERS } = require('../../sweep/permutations');
   const all = [...SERVERS, ...EXTENDED_SERVERS];
   for (const s of all) assert.ok(SERVER_COLOURS[s], `${s} has no colour`);
   assert.equal(new Set(all.map((s) => SERVER_COLOURS[s])).size, all.length);

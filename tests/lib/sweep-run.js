@@ -1,5 +1,5 @@
 'use strict';
-// Test helper: runs ./sweep.sh and reads its state.tsv (lib/sweep/state.js's columns).
+// Test helper: runs ./sweep.sh and reads its state.tsv (sweep/state.js's columns).
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');

@@ -11,7 +11,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { writeFileAtomic } = require('../atomic-write');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 const STATUSES = ['done', 'crashed', 'failed', 'interrupted', 'skipped'];
 const HEADER = '# pushbench sweep state: key<TAB>status<TAB>run dir<TAB>reason<TAB>lane<TAB>started<TAB>finished (written by sweep.sh; safe to read)\n';

@@ -19,10 +19,10 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 
-const { readResultsCsv } = require('../../analysis/read/jmeter-csv');
+const { readResultsCsv } = require('../analysis/read/jmeter-csv');
 const capacity = require('./capacity');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..');
 const ENGINE_NAME = 'calibration';   // hosts.conf name of the engine, so its PID file is its own
 
 // The load offered, each overridable from the environment: threads x (1000 / emit ms) samples/s, here

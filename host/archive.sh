@@ -2,10 +2,10 @@
 # shellcheck source-path=SCRIPTDIR
 # Runs ON an engine host: the per-run working directory of one engine, and the archive of its responses.
 #
-#   lib/archive.sh dir <run-id> <engine>       create (if needed) and print the engine's directory;
+#   host/archive.sh dir <run-id> <engine>       create (if needed) and print the engine's directory;
 #                                              JMeter saves responses to its responses/ folder
-#   lib/archive.sh tar <run-id> <engine>       tar responses/ to <engine>.tar.gz there; prints its path
-#   lib/archive.sh clean <run-id> <engine>     remove the engine's directory (after run.sh copied it)
+#   host/archive.sh tar <run-id> <engine>       tar responses/ to <engine>.tar.gz there; prints its path
+#   host/archive.sh clean <run-id> <engine>     remove the engine's directory (after run.sh copied it)
 #
 # Directory: $PB_STATE/runs/<run-id>/<engine>/. Archive members are named relative to responses/, i.e.
 # exactly the names JMeter gave them: the push sampler's stream logs (push-<n>.tsv.gz, every request's
@@ -14,10 +14,10 @@
 # the fastest level, which costs the engine little and keeps the archive's name.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=config.sh
-source "$here/config.sh"
+# shellcheck source=../lib/config.sh
+source "$here/../lib/config.sh"
 
-usage() { echo "usage: lib/archive.sh {dir|tar|clean} <run-id> <engine>" >&2; exit 2; }
+usage() { echo "usage: host/archive.sh {dir|tar|clean} <run-id> <engine>" >&2; exit 2; }
 [[ $# -eq 3 ]] || usage
 [[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ && $3 =~ ^[A-Za-z0-9_-]{1,32}$ ]] || { echo "bad run id or engine name" >&2; exit 2; }
 run_dir=$PB_STATE/runs/$2

@@ -13,7 +13,7 @@ const { SweepState } = require('./state');
 const { permutations, matchesFilters } = require('./permutations');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('./validity');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..');
 
 // [label, how to read it from summary.json, decimals]
 const FIGURES = [

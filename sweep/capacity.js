@@ -10,6 +10,7 @@
 //                      long poll with events    threads x events per second (a poll ends at the next
 //                                               emit, or at its max duration if that comes first)
 //                      long poll without events threads / max duration in s (every poll times out)
+//                      pull                     threads x pulls per second (1000 / pull ms), events or not
 //                      plus, while it ramps up, threads / ramp-up s thread starts (each counted as a
 //                      sample); the peak, at the end of the ramp-up, is steady + starts
 //   needed engine CPU  an engine's share of the peak rate (run.sh splits the threads evenly) x its
@@ -24,7 +25,7 @@ const path = require('node:path');
 
 const { shares } = require('./plan');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..');
 
 // Share of an engine host's cores the predicted need may take before the permutation counts as
 // generator-bound, in percent: PB_ENGINE_CPU_LIMIT (1-100), default 80. The analysis' engine-cpu rule
@@ -43,7 +44,9 @@ function engineCpuLimit(env = process.env) {
 // Samples per second offered to all engines together: { steady, starts, peak }.
 function offeredRate(perm) {
   let steady = 0;
-  if (perm.emitMs) {
+  if (perm.type === 'pull') {
+    steady = perm.threads * (1000 / perm.pullMs);
+  } else if (perm.emitMs) {
     const holdMs = perm.type === 'poll' && perm.maxDurationMs ? Math.min(perm.emitMs, perm.maxDurationMs) : perm.emitMs;
     steady = perm.threads * (1000 / holdMs);
   } else if (perm.type === 'poll' && perm.maxDurationMs) {

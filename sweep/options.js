@@ -1,7 +1,7 @@
 'use strict';
 // sweep.sh's command line.
 
-const { STUDIES, TYPES, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
+const { STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
 const { parseBudget, BudgetError } = require('./budget');
 const { parseLanes, LaneError } = require('./lanes');
 
@@ -13,7 +13,10 @@ Selection (each narrows the full list; the order stays Appendix A's):
   --study default|extended   default: the study's 195 (node, tc6, tc7); extended: the same grid for
                              node-cluster, tc6-bio and tc7-bio as well, 390 (docs/sweep.md)
   --servers node,tc6,tc7     servers to test (default: the study's; any of ${STUDIES.extended.join(', ')})
-  --types comet,poll         request types (default: both)
+  --types comet,poll,pull    request types (default: comet,poll, the study's); pull adds short polling
+                             with events after each server's long polls (docs/pull.md)
+  --pull-intervals emit,500  with pull: ms between one client's pulls, each crossed with every emit
+                             interval; emit = that emit interval (default: emit only)
   --levels 1000,5000,...     concurrent requests (default: 1000,5000,10000,15000,20000)
   --filter TEXT              keep command lines containing TEXT or matching it as a regular
                              expression; repeat to require several
@@ -86,7 +89,7 @@ function parse(argv) {
     mode: 'run', selection: {}, filters: [], dir: null,
     retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0, lanes: null,
   };
-  const takes = new Set(['--servers', '--types', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
+  const takes = new Set(['--servers', '--types', '--pull-intervals', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
     '--budget', '--lanes']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
@@ -106,6 +109,7 @@ function parse(argv) {
       case '--servers': o.selection.servers = list(v, STUDIES.extended, a); break;
       case '--study': o.selection.study = list(v, Object.keys(STUDIES), a)[0]; break;
       case '--types': o.selection.types = list(v, TYPES, a); break;
+      case '--pull-intervals': o.selection.pullIntervals = list(v, null, a).map((n) => (n === EMIT_PULL ? n : count(n, a, 1))); break;
       case '--levels': o.selection.levels = list(v, null, a).map((n) => count(n, '--levels', 1)); break;
       case '--filter': o.filters.push(v); o.selection.filters = o.filters; break;
       case '--duration': o.selection.duration = count(v, a, 1); break;
@@ -128,6 +132,9 @@ function parse(argv) {
     }
   }
   if (o.mode === 'report' && !o.dir) throw new UsageError('--report needs --dir <sweep dir>');
+  if (o.selection.pullIntervals && !(o.selection.types ?? []).includes('pull')) {
+    throw new UsageError('--pull-intervals needs pull among --types (e.g. --types comet,poll,pull)');
+  }
   return o;
 }
 
@@ -136,7 +143,8 @@ function withDefaults(sel) {
   return {
     servers: sel.servers ?? STUDIES[sel.study ?? 'default'],
     study: sel.study ?? 'default',
-    types: sel.types ?? TYPES,
+    types: sel.types ?? DEFAULT_TYPES,
+    pullIntervals: sel.pullIntervals ?? DEFAULT_PULL_INTERVALS,
     levels: sel.levels ?? LEVELS,
     filters: sel.filters ?? [],
     duration: sel.duration ?? DEFAULT_DURATION,

@@ -12,7 +12,7 @@ const readline = require('node:readline');
 
 const { permutations, matchesFilters, withDuration } = require('./permutations');
 const { SweepState } = require('./state');
-const { writeFileAtomic } = require('../atomic-write');
+const { writeFileAtomic } = require('../lib/atomic-write');
 const { removeRawArchives } = require('./cleanup-raw');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
@@ -24,7 +24,7 @@ const budget = require('./budget');
 const { applyDurations } = budget;
 const { laneEnvs, defaultLane, missingFiles, sharedHosts } = require('./lanes');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..');
 const RUN_SH = path.join(ROOT, 'run.sh');
 const MAX_FAILURES_IN_A_ROW = 3;
 
@@ -79,12 +79,12 @@ function lockDir(dir) {
   throw new Error(`cannot lock ${dir}`);
 }
 
-// Every host of a lane's hosts file, reached and checked the way run.sh does it (lib/sweep-hosts.sh runs
-// run.sh's lib/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard, freeKb, message}],
+// Every host of a lane's hosts file, reached and checked the way run.sh does it (sweep/hosts.sh runs
+// run.sh's host/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard, freeKb, message}],
 // problems, reserve } or { error: 2 (hosts file) | 3 (cannot check), message }. env: the lane's (lanes.js).
 function hostFacts(servers, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(path.join(ROOT, 'lib', 'sweep-hosts.sh'), servers, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(ROOT, 'sweep', 'hosts.sh'), servers, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => child.kill('SIGTERM'), 300000);
@@ -94,7 +94,7 @@ function hostFacts(servers, env = {}) {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) {
-        resolve({ error: code === 2 ? 2 : 3, message: err.trim() || `lib/sweep-hosts.sh exited ${code}` });
+        resolve({ error: code === 2 ? 2 : 3, message: err.trim() || `sweep/hosts.sh exited ${code}` });
         return;
       }
       resolve(parseHostFacts(out));

@@ -4,7 +4,7 @@
 
 // A JMeter thread or a held request costs one socket, i.e. one open file, in the engine and in the
 // server process; each process also needs PB_FD_RESERVE files of its own (jars, logs, epoll, ...).
-// run.sh's preflight (lib/host-check.sh) refuses a run whose process would need more than the soft
+// run.sh's preflight (host/host-check.sh) refuses a run whose process would need more than the soft
 // limit a process started on that host gets, so that is the limit here; the hard limit says whether
 // raising the soft one (ulimit -n) would help.
 function limitNote(h, need) {
@@ -65,8 +65,9 @@ function responseEstimate(perm) {
     const records = perm.emitMs ? Math.ceil((seconds * 1000) / perm.emitMs) + 1 : 1;
     bytesPerFile = records * RECORD_BYTES;
   } else {
-    // A poll ends at the next emit or at its max duration, whichever comes first.
-    const holdMs = Math.max(1, Math.min(perm.emitMs ?? Infinity, perm.maxDurationMs ?? Infinity));
+    // A poll ends at the next emit or at its max duration, whichever comes first; a pull's interval
+    // stands in the max duration's place (as in lib/disk-need.js).
+    const holdMs = Math.max(1, Math.min(perm.emitMs ?? Infinity, perm.maxDurationMs ?? perm.pullMs ?? Infinity));
     files = perm.threads * Math.ceil((seconds * 1000) / holdMs);
     bytesPerFile = RECORD_BYTES;
   }

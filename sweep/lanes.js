@@ -35,7 +35,7 @@ function parseLanes(value, cwd = process.cwd()) {
 }
 
 // Each lane with the environment its run.sh and its checks get.
-function laneEnvs(lanes, env = process.env, root = path.resolve(__dirname, '..', '..')) {
+function laneEnvs(lanes, env = process.env, root = path.resolve(__dirname, '..')) {
   if (lanes.length === 1 && lanes[0].default) return [{ ...lanes[0], index: 0, env: {} }];
   const state = env.PB_STATE || path.join(env.PB_BUILD || path.join(root, 'build'), 'state');
   const basePort = Number(env.PB_JMETER_CLIENT_LOCALPORT || 4100);

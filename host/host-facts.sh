@@ -8,8 +8,8 @@
 # look inside the installed jar) gets " (configured)".
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=config.sh
-source "$here/config.sh"
+# shellcheck source=../lib/config.sh
+source "$here/../lib/config.sh"
 
 fact() { printf '%s\t%s\n' "$1" "$(tr '\t\n' '  ' <<<"$2" | sed 's/ *$//')"; }
 

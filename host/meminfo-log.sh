@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs ON the SUT host, started by lib/monitor.sh: the host's memory once a second, from /proc/meminfo,
+# Runs ON the SUT host, started by host/monitor.sh: the host's memory once a second, from /proc/meminfo,
 # until it is stopped or <max seconds> (default 48 h) have passed. One line per sample on stdout:
 #
 #   <epoch ms> <MemTotal> <MemFree> <MemAvailable> <Active> <Inactive>      (kB, as /proc/meminfo)
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 max=${1:-172800}
-[[ $max =~ ^[1-9][0-9]{0,6}$ ]] || { echo "usage: lib/meminfo-log.sh [<max seconds>]" >&2; exit 2; }
+[[ $max =~ ^[1-9][0-9]{0,6}$ ]] || { echo "usage: host/meminfo-log.sh [<max seconds>]" >&2; exit 2; }
 
 micros() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t)); }
 

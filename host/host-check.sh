@@ -3,9 +3,9 @@
 # Runs ON a host before a run (run.sh calls it there, locally or over ssh) and prints one line per
 # problem that would spoil the run; exit 0 when there is none, 1 otherwise.
 #
-#   lib/host-check.sh sut <server> <connections> <port>
-#   lib/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB> [<disk MB>]]
-#   lib/host-check.sh controller <client local port> [<disk MB>]
+#   host/host-check.sh sut <server> <connections> <port>
+#   host/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB> [<disk MB>]]
+#   host/host-check.sh controller <client local port> [<disk MB>]
 #
 # <disk MB>: what the run needs there (run.sh sizes it from the run, lib/disk-need.js); without it
 # DEFAULT_DISK_MB.
@@ -13,8 +13,8 @@
 # <connections>: sockets one process on this host must hold (a JVM or Node needs PB_FD_RESERVE more).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=config.sh
-source "$here/config.sh"
+# shellcheck source=../lib/config.sh
+source "$here/../lib/config.sh"
 
 problems=0
 DEFAULT_DISK_MB=200

@@ -5,11 +5,18 @@
 // max duration outer, concurrent requests inner. 3 x (20 + 5 + 20 + 20) = 195.
 // The extended study (issue #23, --study extended) runs the same grid for three more servers after them:
 // node-cluster, tc6-bio and tc7-bio, 390 in all (docs/sweep.md).
+// Pull (issue #26, --types ...,pull) is beyond the study: after each server's long polls, pull with events
+// at every emit interval, each client pulling at every pull interval chosen (default: the emit interval
+// itself, CHIRON's fair case), concurrent requests inner (docs/pull.md). It is never in the default.
 
 const SERVERS = ['node', 'tc6', 'tc7'];
 const EXTENDED_SERVERS = ['node-cluster', 'tc6-bio', 'tc7-bio'];
 const STUDIES = { default: SERVERS, extended: [...SERVERS, ...EXTENDED_SERVERS] };
-const TYPES = ['comet', 'poll'];
+const TYPES = ['comet', 'poll', 'pull'];
+const DEFAULT_TYPES = ['comet', 'poll'];
+// --pull-intervals: ms, or EMIT_PULL for 'the permutation's emit interval'.
+const EMIT_PULL = 'emit';
+const DEFAULT_PULL_INTERVALS = [EMIT_PULL];
 const LEVELS = [1000, 5000, 10000, 15000, 20000];
 const EMIT_SECONDS = [1, 5, 10, 30];
 const POLL_MAX_SECONDS = [1, 5, 10, 30];
@@ -21,13 +28,15 @@ const DEFAULT_DURATION = 600;
 const DEFAULT_RAMPUP = 30;
 
 // One permutation: what run.sh gets, plus the fields the sweep reasons about (fit, disk, report).
-function permutation(server, type, threads, { maxDurationMs = null, emitMs = null }, rampup, duration) {
+// A pull's interval takes the max-duration's place on run.sh's command line.
+function permutation(server, type, threads, { maxDurationMs = null, emitMs = null, pullMs = null }, rampup, duration) {
   const args = [server, String(rampup), String(duration), String(threads), type];
-  if (emitMs !== null) args.push(maxDurationMs === null ? '-' : String(maxDurationMs), EVENT, String(emitMs));
-  else if (maxDurationMs !== null) args.push(String(maxDurationMs));
+  const sixth = type === 'pull' ? pullMs : maxDurationMs;
+  if (emitMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitMs));
+  else if (sixth !== null) args.push(String(sixth));
   return {
     server, type, threads, rampup, duration,
-    maxDurationMs, event: emitMs === null ? null : EVENT, emitMs,
+    maxDurationMs, pullMs, event: emitMs === null ? null : EVENT, emitMs,
     args,
     command: ['./run.sh', ...args].join(' '),
   };
@@ -35,12 +44,17 @@ function permutation(server, type, threads, { maxDurationMs = null, emitMs = nul
 
 // The same permutation with another duration (the time budget's choice, budget.js).
 function withDuration(p, duration) {
-  return permutation(p.server, p.type, p.threads, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs }, p.rampup, duration);
+  return permutation(p.server, p.type, p.threads, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs, pullMs: p.pullMs }, p.rampup, duration);
+}
+
+// The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as emitMs, ascending, once.
+function pullIntervalsFor(pullIntervals, emitMs) {
+  return [...new Set(pullIntervals.map((v) => (v === EMIT_PULL ? emitMs : v)))].sort((a, b) => a - b);
 }
 
 // Every permutation for the given selection, in Appendix A's order.
-function permutations({ servers = SERVERS, types = TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
-  duration = DEFAULT_DURATION } = {}) {
+function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
+  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS } = {}) {
   const out = [];
   const add = (...a) => out.push(permutation(...a, rampup, duration));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
@@ -55,6 +69,13 @@ function permutations({ servers = SERVERS, types = TYPES, levels = LEVELS, rampu
         }
       }
       for (const max of POLL_MAX_SECONDS) for (const n of levels) add(server, 'poll', n, { maxDurationMs: max * 1000 });
+    }
+    if (types.includes('pull')) {
+      for (const emit of EMIT_SECONDS) {
+        for (const pullMs of pullIntervalsFor(pullIntervals, emit * 1000)) {
+          for (const n of levels) add(server, 'pull', n, { emitMs: emit * 1000, pullMs });
+        }
+      }
     }
   }
   return out;
@@ -73,6 +94,6 @@ function matchesFilters(command, filters) {
 }
 
 module.exports = {
-  SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
+  SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
   DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters, withDuration,
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs ON the SUT host, started by lib/monitor.sh: the host's TCP and IP counters once a second, for the
+# Runs ON the SUT host, started by host/monitor.sh: the host's TCP and IP counters once a second, for the
 # network cost per delivered message (issue #26: CHIRON's traffic of push against pull). One line per sample:
 #
 #   <epoch ms> <ActiveOpens> <PassiveOpens> <InSegs> <OutSegs> <RetransSegs> <InOctets> <OutOctets>
@@ -38,7 +38,7 @@ if [[ ${1:-} == --once ]]; then
   exit 0
 fi
 max=${1:-172800}
-[[ $max =~ ^[1-9][0-9]{0,6}$ ]] || { echo "usage: lib/netstat-log.sh [--once | <max seconds>]" >&2; exit 2; }
+[[ $max =~ ^[1-9][0-9]{0,6}$ ]] || { echo "usage: host/netstat-log.sh [--once | <max seconds>]" >&2; exit 2; }
 
 micros() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t)); }
 

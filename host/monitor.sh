@@ -3,24 +3,24 @@
 # Runs ON a monitored host: system and process monitoring for one run (study 3.4.1; the engines' side
 # is CHIRON's threat to validity: a run must show whether the load generator kept up).
 #
-#   lib/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid>,<its children> 1 in the
-#                                                  background; for the role sut also lib/meminfo-log.sh,
-#                                                  lib/netstat-log.sh and a copy of /proc/meminfo; prints the directory
-#   lib/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
-#   lib/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
-#   lib/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
+#   host/monitor.sh start <run-id> <pid> [<role>]   vmstat -SM -a 1 and pidstat -h -u -r -p <pid>,<its children> 1 in the
+#                                                  background; for the role sut also host/meminfo-log.sh,
+#                                                  host/netstat-log.sh and a copy of /proc/meminfo; prints the directory
+#   host/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
+#   host/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
+#   host/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
 #
 # role: sut (the default: <pid> is the server under test), engine-<name> (<pid> is that JMeter engine's
 # JVM) or controller (the JMeter controller's JVM, where run.sh runs: pidstat only). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,netstat.log,meminfo.txt,started-at.txt,
 # cpus-allowed.txt,*.pid}.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=config.sh
-source "$here/config.sh"
-# shellcheck source=procs.sh
-source "$here/procs.sh"
+# shellcheck source=../lib/config.sh
+source "$here/../lib/config.sh"
+# shellcheck source=../lib/procs.sh
+source "$here/../lib/procs.sh"
 
-usage() { echo "usage: lib/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|controller|engine-<name>]" >&2; exit 2; }
+usage() { echo "usage: host/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|controller|engine-<name>]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 [[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || { echo "bad run id '$2'" >&2; exit 2; }
 role=sut

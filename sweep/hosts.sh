@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # sweep.sh's preflight, once for the whole sweep: every host of hosts.conf reached the way run.sh
-# reaches it (lib/remote.sh) and checked by run.sh's own per-host check (lib/host-check.sh) for each
+# reaches it (lib/remote.sh) and checked by run.sh's own per-host check (host/host-check.sh) for each
 # server the sweep will test. Prints tab-separated lines:
 #   host    <role> <name> <address> <ok|unreachable> <open files: soft limit> <hard limit> <free kB> <message>
-#   problem <host> <what lib/host-check.sh found>
+#   problem <host> <what host/host-check.sh found>
 #   config  PB_FD_RESERVE <files each process needs besides its connections>
 #
-#   lib/sweep-hosts.sh <server>...     (node tc6 tc7)
+#   sweep/hosts.sh <server>...     (node tc6 tc7)
 #
 # The open-file limits and the free space (under PB_STATE, where an engine saves responses) feed the
 # sweep's own fit and disk estimates per permutation. Exit 2 on a hosts.conf error (message on stderr).
@@ -15,7 +15,7 @@ set -euo pipefail
 pb_state_explicit=0
 [[ -z ${PB_STATE:-} ]] || pb_state_explicit=1
 # shellcheck source=lib/config.sh
-source "$(dirname "${BASH_SOURCE[0]}")/config.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/config.sh"
 # shellcheck source=lib/hosts.sh
 source "$PB_ROOT/lib/hosts.sh"
 # shellcheck source=lib/remote.sh
@@ -62,15 +62,15 @@ for i in "${!H_NAME[@]}"; do
   # fit is the sweep's question per permutation, from the limits above.)
   if [[ ${H_ROLE[i]} == sut ]]; then
     for server in "$@"; do
-      out=$(remote_run "$i" lib/host-check.sh sut "$server" 1 "$(server_port "$server")" 2>&1) ||
+      out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(server_port "$server")" 2>&1) ||
         problems "$(hosts_describe "$i") [$server]" "$out"
     done
   else
-    out=$(remote_run "$i" lib/host-check.sh engine 1 "${H_RMI[i]}" "${H_LOCALPORT[i]}" 2>&1) ||
+    out=$(remote_run "$i" host/host-check.sh engine 1 "${H_RMI[i]}" "${H_LOCALPORT[i]}" 2>&1) ||
       problems "$(hosts_describe "$i")" "$out"
   fi
 done
 
-out=$(lib/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1) || problems "controller (this machine)" "$out"
+out=$(host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1) || problems "controller (this machine)" "$out"
 printf 'config\tPB_FD_RESERVE\t%s\n' "$PB_FD_RESERVE"
 exit 0
