@@ -109,8 +109,9 @@ validate_args() {
       args_fail "pull-interval must be a positive whole number of ms, got '$maxdur'"
     fi
     RUN_PULL=$(args_integer pull-interval "$maxdur" "$ARGS_MIN_PULL" "$ARGS_MAX_PULL") || exit 2
-    # A seventh argument that is a number and no eighth: a max-duration given to pull.
-    if [[ $# -eq 7 && $event =~ ^[0-9]+$ ]]; then
+    # A seventh argument that is a number with no emit-interval after it: a max-duration given to pull
+    # (./run.sh ... pull 1000 3000, or ... pull 1000 3000 event1).
+    if [[ $event =~ ^[0-9]+$ && ! $interval =~ ^[0-9]+$ ]]; then
       args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
     fi
     maxdur=-

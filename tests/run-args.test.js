@@ -48,6 +48,17 @@ describe('run.sh arguments', () => {
     ['emit interval without event name', ['node', '5', '30', '500', 'comet', '-', '-', '2000'], /emit-interval was given without an event-name/],
     ['emit interval too small', ['node', '5', '30', '500', 'comet', '-', 'event1', '5'], /emit-interval/],
     ['emit interval not a number', ['node', '5', '30', '500', 'comet', '-', 'event1', '2s'], /emit-interval/],
+    // pull (issue #26): its interval is a positive whole number of ms, and it takes no max-duration.
+    ['pull without pull-interval', ['node', '5', '30', '500', 'pull'], /pull needs a pull-interval/],
+    ['pull with - as pull-interval', ['node', '5', '30', '500', 'pull', '-', 'event1', '2000'], /pull needs a pull-interval/],
+    ['pull-interval zero', ['node', '5', '30', '500', 'pull', '0', 'event1', '2000'], /pull-interval must be a positive whole number of ms, got '0'/],
+    ['pull-interval negative', ['node', '5', '30', '500', 'pull', '-500'], /pull-interval must be a positive whole number of ms, got '-500'/],
+    ['pull-interval with a unit', ['node', '5', '30', '500', 'pull', '1s', 'event1', '2000'], /pull-interval must be a positive whole number/],
+    ['pull-interval a fraction', ['node', '5', '30', '500', 'pull', '0.5'], /pull-interval must be a positive whole number/],
+    ['pull-interval out of range', ['node', '5', '30', '500', 'pull', '3600001'], /pull-interval must be between 1 and 3600000/],
+    ['pull with a max-duration', ['node', '5', '30', '500', 'pull', '1000', '3000'], /pull takes no max-duration/],
+    ['pull with a max-duration and an event', ['node', '5', '30', '500', 'pull', '1000', '3000', 'event1'], /pull takes no max-duration/],
+    ['pull with a max-duration, an event and its interval', ['node', '5', '30', '500', 'pull', '1000', '3000', 'event1', '2000'], /pull takes no max-duration/],
   ];
   for (const [name, args, message] of bad) {
     test(`${name}: exit 2, usage line, nothing started`, async () => {
