@@ -285,7 +285,7 @@ async function analyzeRun(runDir) {
     id: run.id ?? path.basename(path.resolve(runDir)),
     title: runTitle(run),
     parameters: { server: run.server, type: run.type, threads: run.threads, rampup: run.rampup, duration: run.duration,
-      event: run.event, interval: run.interval, maxDuration: run.maxDuration, hosts: run.hosts ?? null },
+      event: run.event, interval: run.interval, maxDuration: run.maxDuration, pullInterval: run.pullInterval ?? null, hosts: run.hosts ?? null },
     status: run.status,
     serverCrashed: run.serverCrashed,
     startedAt: t0,

@@ -43,7 +43,7 @@ async function loadRuns(args) {
       const series = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'series.json'), 'utf8')).series;
       const p = summary.parameters;
       const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
-        maxDuration: p.maxDuration ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
+        maxDuration: p.maxDuration ?? null, pullInterval: p.pullInterval ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
       const provenance = readProvenance(dir);
       params.hostSet = hostSet(provenance);
       runs.push({ dir, summary, series, params, provenance, loadStart: summary.loadStartSecond ?? 0 });
@@ -54,8 +54,9 @@ async function loadRuns(args) {
   return { runs, problems };
 }
 
-// Runs with the same parameters, on the same kind of hosts, are repeats of one permutation.
+// Runs with the same parameters, on the same kind of hosts, are repeats of one permutation (pulls at
+// different pull intervals are different permutations).
 const permutationKey = (p) => [p.server, p.type, p.threads, p.events ? p.interval : 'none', p.type === 'poll' && !p.events ? p.maxDuration : '-', p.duration,
-  ...(p.hostSet ? [p.hostSet] : [])].join('|');
+  ...(p.type === 'pull' ? [`pull ${p.pullInterval}`] : []), ...(p.hostSet ? [p.hostSet] : [])].join('|');
 
 module.exports = { findRunDirs, loadRuns, permutationKey };
