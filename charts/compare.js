@@ -13,7 +13,7 @@ const { FIGURES } = require('./figures');
 const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { writeReport } = require('./report');
-const { serverName, typeName } = require('../analysis/chart/titles');
+const { serverName, typeName } = require('../analysis/chart/vocabulary');
 const { verdictOf, reasonTexts, isValid } = require('../sweep/validity');
 const { differences, formatDifferences } = require('../lib/provenance');
 

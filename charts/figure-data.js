@@ -5,15 +5,13 @@
 // A line or point built from any run whose validity verdict is not 'valid' (sweep/validity.js) is
 // drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
 // that are not valid. Runs on host sets that differ (params.hostSet, lib/provenance.js) get lines of their own.
-const { lineChart, scatterChart, PALETTE } = require('../analysis/chart/ofc');
+const { lineChart, scatterChart } = require('../analysis/chart/ofc');
 const { permutationKey } = require('./collect-runs');
-const { serverName, typeName, seconds, thousands, join } = require('../analysis/chart/titles');
+const { serverName, typeName, seconds, thousands, join, PALETTE, SERVER_COLOURS, NOT_VALID_LINE, NOT_VALID_DOT,
+  X_SINCE_LOAD_START } = require('../analysis/chart/vocabulary');
 const { METRICS } = require('./figures');
 const { verdictOf, isValid, notValidNote } = require('../sweep/validity');
 
-// OFC2 styles of what is built from a run that is not valid: dashed line, hollow dots.
-const NOT_VALID_LINE = { style: 'dash', on: 6, off: 4 };
-const NOT_VALID_DOT = 'hollow-dot';
 const allValid = (runs) => runs.every((r) => isValid(verdictOf(r.summary)));
 
 // Restyles the OFC2 elements of `lines` (same order): a line not valid gets a dashed line and hollow dots;
@@ -32,11 +30,6 @@ function markNotValid(chart, lines) {
   });
   return chart;
 }
-
-// The same server has the same colour in every figure.
-// The extended study's servers each have their own.
-const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2], 'node-cluster': PALETTE[3],
-  'tc6-bio': PALETTE[4], 'tc7-bio': PALETTE[5] };
 
 const asList = (v) => (Array.isArray(v) ? v : [v]);
 
@@ -77,7 +70,6 @@ function valueName(key, value) {
     case 'threads': return `${thousands(value)} Requests`;
     case 'interval': return value ? `${seconds(value)} Emit Interval` : 'No Events';
     case 'maxDuration': return value ? `${seconds(value)} Request Duration` : 'no request duration';
-    case 'pullInterval': return value ? `Every ${seconds(value)}` : null;   // only pulls have one
     case 'events': return value ? 'With Events' : 'No Events';
     case 'hostSet': return `on ${value ?? 'unknown hosts'}`;
     default: return `${key} ${value}`;
@@ -159,7 +151,7 @@ function buildFigure(figure, allRuns) {
     .map((k) => JSON.parse(k)).sort(compareKeys);
   const colourOf = (key) => (seriesKeys.length === 1 && seriesKeys[0] === 'server' && SERVER_COLOURS[key[0]])
     || PALETTE[allKeys.findIndex((k) => JSON.stringify(k) === JSON.stringify(key)) % PALETTE.length];
-  const lineName = (g) => g.key.map((v, i) => valueName(seriesKeys[i], v)).filter(Boolean).join(' ');
+  const lineName = (g) => g.key.map((v, i) => valueName(seriesKeys[i], v)).join(' ');
   const panelValues = panelKey ? [...new Set(runs.map((r) => r.params[panelKey]))].sort(compareValues) : [null];
   const panels = panelValues.map((pv) => {
     const inPanel = panelKey ? runs.filter((r) => r.params[panelKey] === pv) : runs;
@@ -181,7 +173,7 @@ function buildFigure(figure, allRuns) {
       values: averageSeries(g.runs.map((r) => (r.series[metric.data] ?? []).slice(r.loadStart ?? 0))),
     }));
     if (metric.alignStart) lines = alignStarts(lines);
-    const chart = lineChart({ title: join(figure.title, label), xLegend: 'Elapsed time since the load started (seconds)', yLegend: metric.y,
+    const chart = lineChart({ title: join(figure.title, label), xLegend: X_SINCE_LOAD_START, yLegend: metric.y,
       series: lines.map((l) => ({ name: l.name, values: l.values, colour: l.colour })), yMax: metric.yMax ?? null });
     return { key: pv, label, lines, chart: markNotValid(chart, lines) };
   });
@@ -192,5 +184,5 @@ function buildFigure(figure, allRuns) {
   return { runs: usedRuns, panels: drawn, notValid: verdicts.filter((v) => !isValid(v)).length, validityNote: notValidNote(verdicts) };
 }
 
-module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName, NOT_VALID_LINE, NOT_VALID_DOT,
+module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName,
   SERVER_COLOURS };

@@ -12,20 +12,25 @@
 //   series  one line per value of this run parameter (or a list of parameters: one line per combination)
 //   panels  one small chart per value of this parameter (small multiples), or null for one chart
 // Repeats of the same permutation are averaged second by second.
+const { SERIES } = require('../analysis/chart/vocabulary');
+
+// A metric drawn from the per-second data set `data` (data/series.json), named as the run charts name it.
+const perSecond = (data, more = {}) => ({ ...SERIES[data], data, ...more });
 
 const METRICS = {
-  cpu: { name: 'CPU Usage', y: 'CPU used (%)', data: 'cpu', yMax: 100 },
-  memory: { name: 'Memory Usage', y: 'Memory in use (% of MemTotal)', data: 'memory', alignStart: true },
-  processCpu: { name: 'Server Process CPU Usage', y: 'Process CPU (%, 100 = one core)', data: 'processCpu' },
-  processRss: { name: 'Server Process Memory', y: 'Resident set size (MB)', data: 'processRssMB' },
-  connections: { name: 'Concurrent Connections', y: 'Open requests on the server', data: 'connections' },
-  responsesSent: { name: 'Responses Sent', y: 'Responses sent (cumulative)', data: 'responsesCumulative' },
-  responsesPerSecond: { name: 'Responses Sent per Second', y: 'Responses per second', data: 'responses' },
-  errors: { name: 'Errors', y: 'Errors per second', data: 'errors' },
-  timeouts: { name: 'Timeouts', y: 'Timeouts per second', data: 'timeouts' },
-  emitDuration: { name: 'Emit Duration', y: 'Emit duration (ms)', data: 'emitDuration' },
-  requestsPerCycle: { name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle', data: 'requestsPerCycle' },
-  tripTime: { name: 'Trip Time', y: 'Mean trip time (ms)', data: 'tripMean', point: (s) => s.tripTime?.meanMs },
+  cpu: perSecond('cpu'),
+  // lines moved to a common start (alignStart) are no longer a share of MemTotal: no 100 top
+  memory: perSecond('memory', { yMax: null, alignStart: true }),
+  processCpu: perSecond('processCpu'),
+  processRss: perSecond('processRssMB'),
+  connections: perSecond('connections'),
+  responsesSent: perSecond('responsesCumulative'),
+  responsesPerSecond: perSecond('responses'),
+  errors: perSecond('errors'),
+  timeouts: perSecond('timeouts'),
+  emitDuration: perSecond('emitDuration'),
+  requestsPerCycle: perSecond('requestsPerCycle'),
+  tripTime: perSecond('tripMean', { point: (s) => s.tripTime?.meanMs }),
   messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
   // reference 003's capacity criterion (analysis/measure/answer-criterion.js): the share of answers within T s
   // issue #26, push against pull: what each delivered message costs on the SUT host's wire (analysis/measure/network.js)
@@ -104,12 +109,11 @@ const FIGURES = [
   { id: 'cap03', number: 'C3', title: 'Comet – Streams Answered Within T (Reference 003: 95%)', kind: 'xy',
     filter: { type: 'comet' }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
   // Beyond the study (issue #26, CHIRON's push against pull): the network cost of each delivered message
-  // against the connection level, one line per test type (comet, long poll, pull: one per pull interval), one
-  // chart per emit interval.
+  // against the connection level, one line per test type (comet, long poll, pull), one chart per emit interval.
   { id: 'net01', number: 'N1', title: 'Push vs Pull – With Events – Bytes per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'bytesPerMessage', series: ['type', 'pullInterval'], panels: 'interval' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'bytesPerMessage', series: 'type', panels: 'interval' },
   { id: 'net02', number: 'N2', title: 'Push vs Pull – With Events – TCP Segments per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'segmentsPerMessage', series: ['type', 'pullInterval'], panels: 'interval' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'segmentsPerMessage', series: 'type', panels: 'interval' },
   // The extended study (./sweep.sh --study extended), one group per research question the study left open.
   // RQ4: can Node.js use every core? One process against node-cluster (one worker per core).
   { id: 'rq4-01', number: 'RQ4.1', title: 'RQ4 – Node.js vs Node.js Cluster – Comet – 1 Second Emit Interval – Emit Duration',

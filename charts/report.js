@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 'use strict';
 // node charts/report.js <run-dir>: writes <run-dir>/report/index.html (+ chart.umd.js, ofc-render.js) from
-// the run's data/summary.json and charts/*.json, and prints its path. Runs the analyzer first when the run
-// has not been analysed yet.
+// the run's data/summary.json and charts/*.json, and prints its path (study 3.4.2). It reads what the
+// analyzer wrote and never analyses again; only a run with no data/summary.json at all is analysed first
+// (analysis/run-analysis.js analyzeAndWrite, as analysis/analyze.js does), so that `node charts/report.js
+// <run-dir>` works on a raw run, as charts/README.md promises.
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
-const { RUN_CHARTS } = require('../analysis/chart/run-charts');
+const { RUN_CHART_IDS } = require('../analysis/chart/vocabulary');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/read/run-inputs');
 
@@ -206,7 +208,7 @@ function tripRows(t, s) {
 function orderedChartIds(chartDir) {
   let files = [];
   try { files = fs.readdirSync(chartDir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)); } catch { /* none */ }
-  const known = RUN_CHARTS.map((c) => c.id).filter((id) => files.includes(id));
+  const known = RUN_CHART_IDS.filter((id) => files.includes(id));
   return [...known, ...files.filter((id) => !known.includes(id)).sort()];
 }
 

@@ -2,10 +2,9 @@
 // Open Flash Chart 2 JSON (study 3.4.2): line elements with colour, values, dot-style and width, a title,
 // x/y axes with min, max, steps and label steps, a background colour, and axis legends. In a line element
 // x is the index of a value in `values` (elapsed seconds for time series); null leaves a gap. A
-// scatter_line element gives each point's x and y.
-
-const PALETTE = ['#DB1750', '#1F6FB4', '#2CA02C', '#FF7F0E', '#9467BD', '#8C564B', '#17BECF', '#7F7F7F',
-  '#BCBD22', '#E377C2'];
+// scatter_line element gives each point's x and y. A series without a colour of its own takes the next of
+// the vocabulary's palette (chart/vocabulary.js).
+const { PALETTE } = require('./vocabulary');
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
 function niceStep(raw) {
@@ -70,4 +69,4 @@ function scatterChart({ title, xLegend, yLegend, series }) {
     xAxis: axis(0, xTop, niceStep(xTop / 10)), yAxis: axis(0, yTop, niceStep(yTop / 10)) });
 }
 
-module.exports = { lineChart, scatterChart, niceStep, niceMax, PALETTE };
+module.exports = { lineChart, scatterChart, niceStep, niceMax };

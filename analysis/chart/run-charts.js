@@ -1,10 +1,10 @@
 'use strict';
-// The charts of one run, as data: which data set, which lines, which axis labels. Each becomes
-// <run>/charts/<id>.json in Open Flash Chart 2 format.
+// The charts of one run, as data (study 3.4.2): which data set, which lines; names, legends and the
+// charts' order come from chart/vocabulary.js. Each becomes <run>/charts/<id>.json in Open Flash Chart 2
+// format (chart/ofc.js).
 const { lineChart } = require('./ofc');
-const { runTitle, join } = require('./titles');
+const { runTitle, join, SERIES, X_ELAPSED, RUN_CHART_IDS } = require('./vocabulary');
 
-const ELAPSED = 'Elapsed time (seconds)';
 const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
 
 // The trip-time percentile spectrum (analysis/measure/trip-time.js percentileSpectrum) of long polls and comet
@@ -18,38 +18,32 @@ function spectrumLines(t) {
     .filter((l) => l.values.length);
 }
 
-const RUN_CHARTS = [
-  { id: 'cpu', name: 'CPU Usage', y: 'CPU used (%)', yMax: 100,
-    lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
-  { id: 'memory', name: 'Memory Usage', y: 'Memory in use (% of MemTotal)', yMax: 100,
+// One definition per id of RUN_CHART_IDS.
+const CHARTS = {
+  cpu: { ...SERIES.cpu, lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
+  memory: { ...SERIES.memory,
     lines: (d) => [{ name: d.memorySource === 'vmstat' ? 'Active memory (vmstat, a run without memory.log)'
       : 'Memory in use (MemTotal - MemAvailable)', values: d.series.memory }] },
-  { id: 'process-cpu', name: 'Server Process CPU Usage', y: 'Process CPU (%, 100 = one core)',
-    lines: (d) => [{ name: 'Server process %CPU', values: d.series.processCpu }] },
-  { id: 'process-memory', name: 'Server Process Memory', y: 'Resident set size (MB)',
-    lines: (d) => [{ name: 'Server process RSS', values: d.series.processRssMB }] },
-  { id: 'connections', name: 'Concurrent Connections', y: 'Open requests on the server',
-    lines: (d) => [{ name: 'Concurrent connections', values: d.series.connections }] },
-  { id: 'responses-per-second', name: 'Responses Sent per Second', y: 'Responses per second',
-    lines: (d) => [{ name: 'Responses sent', values: d.series.responses }] },
-  { id: 'responses-sent', name: 'Responses Sent', y: 'Responses sent (cumulative)',
-    lines: (d) => [{ name: 'Responses sent', values: d.series.responsesCumulative }] },
-  { id: 'errors-timeouts', name: 'Errors and Timeouts', y: 'Per second', zerosCount: true,   // none is a result
+  'process-cpu': { ...SERIES.processCpu, lines: (d) => [{ name: 'Server process %CPU', values: d.series.processCpu }] },
+  'process-memory': { ...SERIES.processRssMB, lines: (d) => [{ name: 'Server process RSS', values: d.series.processRssMB }] },
+  connections: { ...SERIES.connections, lines: (d) => [{ name: 'Concurrent connections', values: d.series.connections }] },
+  'responses-per-second': { ...SERIES.responses, lines: (d) => [{ name: 'Responses sent', values: d.series.responses }] },
+  'responses-sent': { ...SERIES.responsesCumulative, lines: (d) => [{ name: 'Responses sent', values: d.series.responsesCumulative }] },
+  'errors-timeouts': { name: 'Errors and Timeouts', y: 'Per second', zerosCount: true,   // none is a result
     lines: (d) => [{ name: 'Errors (failed samples)', values: d.series.errors },
       { name: 'Timeouts (timeout records)', values: d.series.timeouts }] },
-  { id: 'emit-duration', name: 'Emit Duration', y: 'Emit duration (ms)',
-    lines: (d) => [{ name: 'Emit duration per cycle', values: d.series.emitDuration }] },
-  { id: 'requests-per-cycle', name: 'Requests per Emit Cycle', y: 'Requests served per emit cycle',
-    lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
-  { id: 'trip-time', name: 'Long Poll Trip Time', y: 'Emit cycle start to answer received (ms)',
+  'emit-duration': { ...SERIES.emitDuration, lines: (d) => [{ name: 'Emit duration per cycle', values: d.series.emitDuration }] },
+  'requests-per-cycle': { ...SERIES.requestsPerCycle, lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
+  'trip-time': { name: 'Long Poll Trip Time', y: 'Emit cycle start to answer received (ms)',
     lines: (d) => [{ name: 'Mean per second', values: d.series.tripMean }, { name: 'Max per second', values: d.series.tripMax }] },
-  { id: 'trip-time-spectrum', name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
+  'trip-time-spectrum': { name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
     y: 'Emit cycle start to arrival (ms)', xLabels: (d) => spectrumLabels(d.tripSpectrum),
     lines: (d) => spectrumLines(d.tripSpectrum) },
-  { id: 'emit-duration-place', name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
+  'emit-duration-place': { name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
     lines: (d) => [{ name: 'Mean', values: [null, ...d.places.meanDuration] },
       { name: 'Max', values: [null, ...d.places.maxDuration] }] },
-];
+};
+const RUN_CHARTS = RUN_CHART_IDS.map((id) => ({ id, ...CHARTS[id] }));
 
 // The load generator's charts: one CPU chart per engine (its host's CPU, and its JMeter JVM's share of that
 // host), and the GC pause time per second of every engine.
@@ -74,10 +68,10 @@ function buildRunCharts(datasets, run) {
     // zerosCount: zeros are a result when the run has samples ('always': whenever the chart exists)
     const zeros = def.zerosCount === 'always' || Boolean(def.zerosCount && datasets.hasSamples);
     if (!lines.some((l) => hasData(l.values, zeros))) { skipped[def.id] = 'no data'; continue; }
-    charts[def.id] = lineChart({ title: join(prefix, def.name), xLegend: def.x ?? ELAPSED, yLegend: def.y,
+    charts[def.id] = lineChart({ title: join(prefix, def.name), xLegend: def.x ?? X_ELAPSED, yLegend: def.y,
       series: lines, yMax: def.yMax ?? null, xLabels: def.xLabels ? def.xLabels(datasets) : null });
   }
   return { charts, skipped };
 }
 
-module.exports = { buildRunCharts, RUN_CHARTS };
+module.exports = { buildRunCharts };

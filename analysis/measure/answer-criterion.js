@@ -13,13 +13,13 @@
 //                             per-message times are not in results.csv; the run report's emit duration and
 //                             comet received-message % cover them.
 // On time: a sample that is not an error and whose answer time is <= T s. An error is a failed sample
-// whose failure is not the plan's "does not contain timeout" assertion (analysis/run-analysis.js: a poll
-// that ran to its max-duration is late, not an error). share = on time / answers; met = share >= QUANTILE
-// and errors / answers <= MAX_ERROR_SHARE.
+// whose failure is not the plan's "does not contain timeout" assertion (read/jmeter-csv.js
+// isTimeoutAssertion: a poll that ran to its max-duration is late, not an error).
+// share = on time / answers; met = share >= QUANTILE and errors / answers <= MAX_ERROR_SHARE.
 //
 // T is PB_ANSWER_WITHIN_S (seconds, > 0; default WITHIN_SECONDS_DEFAULT). It is read here and nowhere
 // else; an unusable value keeps the default and says so in `problem`.
-const { readResultsCsv } = require('../read/jmeter-csv');
+const { readResultsCsv, isTimeoutAssertion } = require('../read/jmeter-csv');
 
 const WITHIN_SECONDS_DEFAULT = 6;   // reference 003: "a total page duration of six seconds or less"
 const QUANTILE = 0.95;              // reference 003: "at least 95% of the users"
@@ -42,10 +42,6 @@ function allowance(run) {
   if (run.type === 'comet') return { ms: 0, basis: 'comet: time to the stream\'s first bytes (JMeter Latency)' };
   return { ms: 0, basis: 'elapsed' };
 }
-
-// The plan's not-timeout assertion is not an error (the rule lives in run-analysis.js; required when
-// first used, since run-analysis.js requires this module).
-const isTimeoutAssertion = (msg) => require('../run-analysis').isTimeoutAssertion(msg);
 
 // The answer time of one request sample (ms), or null when it has none to judge.
 function answerTimeMs(sample, run, allowanceMs) {

@@ -179,6 +179,10 @@ async function readResultsCsv(file, onSample) {
   return reader.end();
 }
 
+// A failed sample whose only fault is the plan's "does not contain timeout" assertion (testplan.jmx) is a
+// timeout, not an error: a poll that ran to its max-duration.
+const isTimeoutAssertion = (msg) => /timeout/.test(msg) && !/Exception/.test(msg);
+
 // The summary's wording of the damage, or null when there is none.
 function damageProblem(damage) {
   if (!damage || damage.rows === 0) return null;
@@ -191,4 +195,4 @@ function damageProblem(damage) {
   return `results.csv: ${damage.rows} damaged row(s) skipped: ${kinds.join('; ')} (first at line(s) ${damage.lines.join(', ')})`;
 }
 
-module.exports = { readResultsCsv, toSample, responseFilePlace, splitRow, damageProblem };
+module.exports = { readResultsCsv, toSample, responseFilePlace, splitRow, damageProblem, isTimeoutAssertion };

@@ -8,7 +8,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { analyzeRun, offsetMeasurements } = require('../run-analysis');
+const { analyzeRun } = require('../run-analysis');
+const { offsetMeasurements } = require('../stage/clock');
 const { responseFilePlace } = require('../read/jmeter-csv');
 const { copyRun, scratchDir, readJson, REAL_RUN } = require('./helpers');
 
