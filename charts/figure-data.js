@@ -70,6 +70,7 @@ function valueName(key, value) {
     case 'threads': return `${thousands(value)} Requests`;
     case 'interval': return value ? `${seconds(value)} Emit Interval` : 'No Events';
     case 'maxDuration': return value ? `${seconds(value)} Request Duration` : 'no request duration';
+    case 'pullInterval': return value ? `Every ${seconds(value)}` : null;   // only pulls have one
     case 'events': return value ? 'With Events' : 'No Events';
     case 'hostSet': return `on ${value ?? 'unknown hosts'}`;
     default: return `${key} ${value}`;
@@ -151,7 +152,7 @@ function buildFigure(figure, allRuns) {
     .map((k) => JSON.parse(k)).sort(compareKeys);
   const colourOf = (key) => (seriesKeys.length === 1 && seriesKeys[0] === 'server' && SERVER_COLOURS[key[0]])
     || PALETTE[allKeys.findIndex((k) => JSON.stringify(k) === JSON.stringify(key)) % PALETTE.length];
-  const lineName = (g) => g.key.map((v, i) => valueName(seriesKeys[i], v)).join(' ');
+  const lineName = (g) => g.key.map((v, i) => valueName(seriesKeys[i], v)).filter(Boolean).join(' ');
   const panelValues = panelKey ? [...new Set(runs.map((r) => r.params[panelKey]))].sort(compareValues) : [null];
   const panels = panelValues.map((pv) => {
     const inPanel = panelKey ? runs.filter((r) => r.params[panelKey] === pv) : runs;

@@ -109,11 +109,12 @@ const FIGURES = [
   { id: 'cap03', number: 'C3', title: 'Comet – Streams Answered Within T (Reference 003: 95%)', kind: 'xy',
     filter: { type: 'comet' }, x: 'threads', metric: 'answersWithin', series: 'server', panels: 'interval' },
   // Beyond the study (issue #26, CHIRON's push against pull): the network cost of each delivered message
-  // against the connection level, one line per test type (comet, long poll, pull), one chart per emit interval.
+  // against the connection level, one line per test type (comet, long poll, pull: one per pull interval), one
+  // chart per emit interval.
   { id: 'net01', number: 'N1', title: 'Push vs Pull – With Events – Bytes per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'bytesPerMessage', series: 'type', panels: 'interval' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'bytesPerMessage', series: ['type', 'pullInterval'], panels: 'interval' },
   { id: 'net02', number: 'N2', title: 'Push vs Pull – With Events – TCP Segments per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'segmentsPerMessage', series: 'type', panels: 'interval' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'threads', metric: 'segmentsPerMessage', series: ['type', 'pullInterval'], panels: 'interval' },
   // The extended study (./sweep.sh --study extended), one group per research question the study left open.
   // RQ4: can Node.js use every core? One process against node-cluster (one worker per core).
   { id: 'rq4-01', number: 'RQ4.1', title: 'RQ4 – Node.js vs Node.js Cluster – Comet – 1 Second Emit Interval – Emit Duration',

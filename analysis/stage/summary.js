@@ -69,7 +69,7 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
     id: run.id ?? path.basename(path.resolve(runDir)),
     title: runTitle(run),
     parameters: { server: run.server, type: run.type, threads: run.threads, rampup: run.rampup, duration: run.duration,
-      event: run.event, interval: run.interval, maxDuration: run.maxDuration, hosts: run.hosts ?? null },
+      event: run.event, interval: run.interval, maxDuration: run.maxDuration, pullInterval: run.pullInterval ?? null, hosts: run.hosts ?? null },
     status: run.status,
     serverCrashed: run.serverCrashed,
     startedAt: clock.t0,
