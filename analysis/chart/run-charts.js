@@ -18,6 +18,15 @@ function spectrumLines(t) {
     .filter((l) => l.values.length);
 }
 
+// The trip-time figures of each emit cycle (analysis/measure/trip-time.js; data/trip-cycles.json): comet
+// records' where the run has them, else long polls' (and pulls'); x is the cycle's place in the run (1 = the
+// first to start).
+const CYCLE_FIGURES = [['p50Ms', 'p50'], ['p90Ms', 'p90'], ['p99Ms', 'p99'], ['p999Ms', 'p99.9'], ['maxMs', 'max']];
+function cycleLines(t) {
+  const cycles = t?.comet?.length ? t.comet : t?.poll ?? [];
+  return CYCLE_FIGURES.map(([key, name]) => ({ name, values: [null, ...cycles.map((c) => c[key])] }));
+}
+
 // One definition per id of RUN_CHART_IDS.
 const CHARTS = {
   cpu: { ...SERIES.cpu, lines: (d) => [{ name: 'CPU used (100 - idle)', values: d.series.cpu }] },
@@ -39,6 +48,8 @@ const CHARTS = {
   'trip-time-spectrum': { name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
     y: 'Emit cycle start to arrival (ms)', xLabels: (d) => spectrumLabels(d.tripSpectrum),
     lines: (d) => spectrumLines(d.tripSpectrum) },
+  'trip-time-cycles': { name: 'Trip Time per Emit Cycle', x: 'Emit cycle (1 = the first to start)',
+    y: 'Emit cycle start to arrival (ms)', lines: (d) => cycleLines(d.tripCycles) },
   'emit-duration-place': { name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
     lines: (d) => [{ name: 'Mean', values: [null, ...d.places.meanDuration] },
       { name: 'Max', values: [null, ...d.places.maxDuration] }] },

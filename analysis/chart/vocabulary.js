@@ -62,7 +62,7 @@ const X_SINCE_LOAD_START = 'Elapsed time since the load started (seconds)';
 // (engine-cpu-<engine>, engine-gc-pause) follow them.
 const RUN_CHART_IDS = ['cpu', 'memory', 'process-cpu', 'process-memory', 'connections', 'responses-per-second',
   'responses-sent', 'errors-timeouts', 'emit-duration', 'requests-per-cycle', 'trip-time', 'trip-time-spectrum',
-  'emit-duration-place'];
+  'trip-time-cycles', 'emit-duration-place'];
 
 // Line colours in order of use; every server keeps its own in every figure.
 const PALETTE = ['#DB1750', '#1F6FB4', '#2CA02C', '#FF7F0E', '#9467BD', '#8C564B', '#17BECF', '#7F7F7F',

@@ -23,6 +23,31 @@ function bestOffset(measurements) {
     engine: m.engine ?? null, measurements: usable.length };
 }
 
+// Each engine's own offset: the best (shortest round trip) of its measurements, since every engine host
+// has a clock of its own. Map engine -> bestOffset's answer.
+function offsetsByEngine(measurements) {
+  const byEngine = new Map();
+  for (const m of measurements) {
+    if (!byEngine.has(m.engine)) byEngine.set(m.engine, []);
+    byEngine.get(m.engine).push(m);
+  }
+  const out = new Map();
+  for (const [engine, list] of byEngine) {
+    const best = bestOffset(list);
+    if (best) out.set(engine, best);
+  }
+  return out;
+}
+
+// summary.clockOffset.byEngine: each engine's offset (ms), its error bound and how many exchanges gave it;
+// nothing for a run without a time-stamp answer.
+function engineOffsets(byEngine) {
+  if (!byEngine?.size) return {};
+  const r3 = (v) => Math.round(v * 1000) / 1000;
+  return { byEngine: [...byEngine].map(([engine, b]) => ({ engine, ms: r3(b.offset),
+    errorBoundMs: b.errorBoundMs === null ? null : r3(b.errorBoundMs), measurements: b.measurements })) };
+}
+
 // Drift of the clock offset over a run, per engine: the best offset (shortest round trip) of the exchanges
 // in the first half of the engine's run against that of the second half. Needs exchanges stamped in time
 // (atMs: the push sampler's, repeated through the run); null with fewer than two per engine.
@@ -47,4 +72,4 @@ function offsetDrift(measurements) {
   return out.length ? out : null;
 }
 
-module.exports = { clockOffset, serverToClient, bestOffset, offsetDrift };
+module.exports = { clockOffset, serverToClient, bestOffset, offsetsByEngine, engineOffsets, offsetDrift };

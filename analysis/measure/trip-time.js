@@ -1,16 +1,21 @@
 'use strict';
-// CHIRON's trip time, for long polls: from the start of an emit cycle on the server to the moment JMeter
-// held the whole answer that carried it.
-//   trip = (sample timeStamp + elapsed) + offset - response.event.timings.created
-// The sample's end is on the engine's clock; offset (server - client, summary.clockOffset) puts it on the
-// server's, so a trip time is as good as the offset's error bound.
+// CHIRON's trip time (reference 001; issue #22 item 4): from the start of an emit cycle on the server to the
+// moment the message reached the load engine, moved onto the server's clock with that engine's clock offset
+// (server - engine, measure/clock-offset.js):
+//   trip = arrival + offset(engine) - response.event.timings.created
+// arrival is the push sampler's µs stamp of the record (comet records, poll and pull answers), or for runs
+// saved one file per sample the end of the JMeter sample that held a long poll's answer (timeStamp +
+// elapsed). A trip time is as good as its engine's offset: its error bound stands beside every figure.
 //
-// A poll's answer is matched to its JMeter sample by engine and sample number (run-layout.md): the
-// sample's responseFile is <...>/<engine>/responses/request_<n>.<ext>, the archive entry is request_<n>.<ext>
-// in <engine>.tar.gz, and n is JMeter's sample number on that engine (1, 2, 3, ...), so one growing array
-// per engine holds every sample's end. A comet stream's records all arrive inside one sample that lasts
-// the whole stream, and JMeter keeps no arrival time per line: no trip time is known for them (their
-// server-side delay, sent - created, is the emit duration).
+// A poll's answer saved one file per sample is matched to its JMeter sample by engine and sample number
+// (run-layout.md): the sample's responseFile is <...>/<engine>/responses/request_<n>.<ext>, the archive
+// entry is request_<n>.<ext> in <engine>.tar.gz, and n is JMeter's sample number on that engine (1, 2, 3, ...),
+// so one growing array per engine holds every sample's end.
+//
+// Percentiles come from HdrHistogram (hdr-histogram-js) at 3 significant digits, so memory stays flat
+// whatever the number of messages; the mean, minimum and maximum are exact. docs/trip-time.md gives the
+// precision and why values are recorded as they are.
+const hdr = require('hdr-histogram-js');
 const { Timeline } = require('./timeline');
 const { responseFilePlace } = require('../read/jmeter-csv');
 
@@ -67,93 +72,261 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length, rank) - 1];
 }
 
+// HdrHistogram's settings, one place: values in µs, 3 significant digits (a value is kept within 0.1% of
+// itself). The histograms of emit cycles, many, use packed counts (a few KB each, the values they saw);
+// the run's, one, plain 32-bit counts (faster to fill, ~100 KB).
+const newHistogram = (packed) => hdr.build({ bitBucketSize: packed ? 'packed' : 32, numberOfSignificantValueDigits: 3, autoResize: true });
+
+class SignedHistogram {
+  constructor({ packed = true } = {}) {
+    this.packed = packed;
+    this.pos = null;
+    this.neg = null;
+    this.count = 0;
+  }
+
+  record(us, count = 1) {
+    const v = Math.round(us);
+    if (v >= 0) (this.pos ??= newHistogram(this.packed)).recordValueWithCount(v, count);
+    else (this.neg ??= newHistogram(this.packed)).recordValueWithCount(-v, count);
+    this.count += count;
+  }
+
+  // Every recorded value (the middle of its histogram bucket) with its count.
+  forEach(fn) {
+    for (const [h, sign] of [[this.pos, 1], [this.neg, -1]]) {
+      if (!h) continue;
+      const it = h.recordedValuesIterator;
+      it.reset();
+      while (it.hasNext()) {
+        const v = it.next();
+        fn(sign * h.medianEquivalentValue(v.valueIteratedTo), v.countAtValueIteratedTo);
+      }
+    }
+  }
+
+  // Nearest rank, as percentile() and HdrHistogram's getValueAtPercentile: the smallest value with at
+  // least p% of all at or below it, given as the highest value its histogram bucket stands for.
+  valueAt(p) {
+    if (this.count === 0) return null;
+    const below = this.neg ? this.neg.totalCount : 0;
+    const rank = Math.max(1, Math.ceil((p / 100) * this.count));
+    if (rank > below) return this.pos.getValueAtPercentile((100 * (rank - below)) / this.pos.totalCount);
+    // below zero the highest equivalent value is the one nearest zero
+    return -this.neg.lowestEquivalentValue(this.neg.getValueAtPercentile((100 * (below - rank + 1)) / below));
+  }
+
+  // How many values lie below `us`, to the histogram's precision.
+  countBelow(us) {
+    let n = 0;
+    this.forEach((v, c) => { if (v < us) n += c; });
+    return n;
+  }
+}
+
+// Values of one engine are recorded relative to a reference of its own, the smallest of its first
+// REFERENCE_VALUES raw trip times (arrival - created, engine and server clocks mixed: the offset is known
+// only once every archive is read). Recorded values are then about the trip time itself, whatever the
+// clocks' difference, so 3 significant digits of them are 3 of the trip time; the engine's offset and
+// reference are added at the end.
+const REFERENCE_VALUES = 1000;
+
+// One engine's trip times: a histogram per emit cycle (values in µs from the reference), exact count,
+// sum, minimum and maximum (raw ms), and per 100 ms of arrival the sum, count and maximum (raw ms).
+class EngineTrips {
+  constructor(baseMs) {
+    this.reference = null;
+    this.waiting = [];   // [raw, cycle key] until the reference is fixed
+    this.byCycle = new Map();   // cycle key ('' without one) -> SignedHistogram
+    this.count = 0;
+    this.total = 0;
+    this.min = Infinity;
+    this.max = -Infinity;
+    this.sum = new Timeline(baseMs, 'sum');
+    this.n = new Timeline(baseMs, 'sum');
+    this.peak = new Timeline(baseMs, 'max');
+  }
+
+  add(endMs, raw, key) {
+    this.count++;
+    this.total += raw;
+    if (raw < this.min) this.min = raw;
+    if (raw > this.max) this.max = raw;
+    this.sum.add(endMs, raw);
+    this.n.add(endMs);
+    this.peak.add(endMs, raw);
+    if (this.reference !== null) { this.record(raw, key); return; }
+    this.waiting.push([raw, key]);
+    if (this.waiting.length >= REFERENCE_VALUES) this.settle();
+  }
+
+  // Fixes the reference (whole ms) and records the values that waited for it.
+  settle() {
+    if (this.reference !== null || this.waiting.length === 0) return;
+    this.reference = Math.floor(Math.min(...this.waiting.map(([raw]) => raw)));
+    for (const [raw, key] of this.waiting) this.record(raw, key);
+    this.waiting = [];
+  }
+
+  record(raw, key) {
+    let h = this.byCycle.get(key);
+    if (!h) { h = new SignedHistogram(); this.byCycle.set(key, h); }
+    h.record((raw - this.reference) * 1000);
+  }
+}
+
 const PERCENTILES = [50, 90, 99, 99.9];
+const percentileKey = (p) => `p${String(p).replace('.', '')}Ms`;
+const round2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
+
+// The figures of one distribution: its percentiles and maximum in ms, its values in µs moved by shiftUs
+// onto the server's clock; maxMs: the exact maximum where known.
+function figures(h, shiftUs = 0, maxMs = null) {
+  const ms = (p) => round2((h.valueAt(p) + shiftUs) / 1000);
+  return { ...Object.fromEntries(PERCENTILES.map((p) => [percentileKey(p), ms(p)])), maxMs: maxMs ?? ms(100) };
+}
 
 // The latency distribution as HdrHistogram plots it: percentiles that halve the rest each step (0, 50,
 // 75, 87.5, ... %) while the run holds a value beyond them, then the maximum (100%). Evenly spaced, these
-// steps are a log axis of 1 / (1 - percentile). sorted: the values in order; shift: to add to each.
-function percentileSpectrum(sorted, shift = (v) => v) {
-  if (sorted.length === 0) return [];
+// steps are a log axis of 1 / (1 - percentile). at(p): the value at percentile p; count: how many values.
+function percentileSpectrum(at, count) {
+  if (count === 0) return [];
   const out = [];
-  for (let k = 0; 2 ** k <= sorted.length; k++) {
+  for (let k = 0; 2 ** k <= count; k++) {
     const p = 100 * (1 - 2 ** -k);
-    out.push({ percentile: Math.round(p * 10000) / 10000, ms: shift(k === 0 ? sorted[0] : percentile(sorted, p)) });
+    out.push({ percentile: Math.round(p * 10000) / 10000, ms: at(k === 0 ? 0 : p) });
   }
-  out.push({ percentile: 100, ms: shift(sorted[sorted.length - 1]) });
+  out.push({ percentile: 100, ms: at(100) });
   return out;
 }
 
-// Collects the trip times of one run before the clock offset is known: each as end - created (whole ms),
-// the offset added at the end. Per second of receipt (engine clock), the mean and the largest.
+// Collects the trip times of one run before the clock offsets are known, per engine. Per second of
+// receipt (engine clock): the mean and the largest.
 class TripTimes {
   constructor(baseMs) {
-    this.raw = new Int32Array(4096);
-    this.count = 0;
+    this.baseMs = baseMs;
+    this.engines = new Map();   // engine name -> EngineTrips
+    this.cycles = new Map();    // cycle key -> { event, cycle, createdMs }
     this.unmatched = 0;   // poll answers with an event whose JMeter sample was not found
-    this.sum = new Timeline(baseMs, 'sum');
-    this.n = new Timeline(baseMs, 'sum');
-    this.max = new Timeline(baseMs, 'max');
   }
 
-  // endMs: the sample's end (client clock) or null; createdMs: the emit cycle's start (server clock)
-  add(endMs, createdMs) {
-    if (endMs === null || !Number.isFinite(createdMs)) { this.unmatched++; return; }
-    const raw = Math.round(endMs - createdMs);
-    if (this.count === this.raw.length) {
-      const next = new Int32Array(this.raw.length * 2);
-      next.set(this.raw);
-      this.raw = next;
+  // endMs: the arrival, or the sample's end (engine clock), or null; createdMs: the emit cycle's start
+  // (server clock); engine: whose clock endMs is on; event: the record's event ({ name, cycle }), for
+  // the figures per emit cycle.
+  add(endMs, createdMs, { engine = '', event = null } = {}) {
+    if (endMs === null || endMs === undefined || !Number.isFinite(createdMs)) { this.unmatched++; return; }
+    let e = this.engines.get(engine);
+    if (!e) { e = new EngineTrips(this.baseMs); this.engines.set(engine, e); }
+    let key = '';
+    if (event && event.name !== undefined && event.cycle !== undefined) {
+      key = `${event.name}#${event.cycle}`;
+      if (!this.cycles.has(key)) this.cycles.set(key, { event: event.name, cycle: event.cycle, createdMs });
     }
-    this.raw[this.count++] = raw;
-    this.sum.add(endMs, raw);
-    this.n.add(endMs);
-    this.max.add(endMs, raw);
+    e.add(endMs, Math.round((endMs - createdMs) * 1000) / 1000, key);
   }
 
-  // offsetMs: server - client; window: the run's steady window ({ fromSecond, toSecond, seconds }, elapsed
-  // seconds from startMs; analysis/measure/workload.js), or null.
-  // Returns { summary, series: { mean, max } } (per second from startMs).
-  result(offsetMs, startMs, seconds, errorBoundMs = null, window = null) {
-    const shift = (v) => (v === null ? null : Math.round((v + offsetMs) * 100) / 100);
-    const sums = this.sum.toSeconds(startMs, seconds);
-    const counts = this.n.toSeconds(startMs, seconds);
-    const mean = sums.map((s, i) => (counts[i] ? shift(s / counts[i]) : null));
-    const max = this.max.toSeconds(startMs, seconds).map(shift);
-    if (this.count === 0) {
-      return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max } };
+  // offsetMs: the run's offset (server - client), for engines without their own; engineOffsets: Map
+  // engine -> { offset, errorBoundMs } (measure/clock-offset.js offsetsByEngine), or null; startMs: elapsed
+  // 0; window: the run's steady window ({ fromSecond, toSecond, seconds }, measure/workload.js), or null.
+  // Returns { summary, series: { mean, max }, cycles: [per emit cycle] }.
+  result(offsetMs, startMs, seconds, errorBoundMs = null, window = null, engineOffsets = null) {
+    const offsetOf = (name) => engineOffsets?.get(name) ?? { offset: offsetMs, errorBoundMs };
+    const engines = [...this.engines].map(([name, e]) => {
+      e.settle();
+      return { name, e, ...offsetOf(name) };
+    });
+    // Per second: the engines' sums, counts and maxima, each moved by its own offset.
+    const mean = new Array(seconds).fill(null);
+    const max = new Array(seconds).fill(null);
+    const counts = new Array(seconds).fill(0);
+    const sums = new Array(seconds).fill(0);
+    for (const { e, offset } of engines) {
+      const n = e.n.toSeconds(startMs, seconds);
+      const s = e.sum.toSeconds(startMs, seconds);
+      const m = e.peak.toSeconds(startMs, seconds);
+      for (let i = 0; i < seconds; i++) {
+        counts[i] += n[i];
+        sums[i] += s[i] + n[i] * offset;
+        if (m[i] !== null) max[i] = Math.max(max[i] ?? -Infinity, round2(m[i] + offset));
+      }
     }
+    for (let i = 0; i < seconds; i++) if (counts[i]) mean[i] = round2(sums[i] / counts[i]);
+    const count = engines.reduce((n, { e }) => n + e.count, 0);
+    if (count === 0) {
+      return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max }, cycles: [] };
+    }
+
+    // The run's distribution: every engine's histograms moved onto the server's clock (its reference and
+    // offset added) and merged. A cycle's: its engine's histogram moved, or those of its engines merged.
+    const run = new SignedHistogram({ packed: false });
+    const perCycle = new Map();   // key -> [{ h, shiftUs, errorBoundMs }], one per engine
+    for (const { e, offset, errorBoundMs: bound } of engines) {
+      const shiftUs = (e.reference + offset) * 1000;
+      for (const [key, h] of e.byCycle) {
+        h.forEach((v, n) => run.record(v + shiftUs, n));
+        if (!perCycle.has(key)) perCycle.set(key, []);
+        perCycle.get(key).push({ h, shiftUs, errorBoundMs: bound });
+      }
+    }
+    const minMs = round2(Math.min(...engines.map(({ e, offset }) => e.min + offset)));
+    const maxMs = round2(Math.max(...engines.map(({ e, offset }) => e.max + offset)));
+    const total = engines.reduce((n, { e, offset }) => n + e.total + e.count * offset, 0);
+
     // Throughput (CometD's message rate, reference 002): answers timed per second of the steady window.
     // Without a window, from the first second with an answer to the last (which, with one emit cycle in
     // the run, is the rate of its burst).
     let ratePerSecond = null;
     if (window?.seconds > 0) {
       const inWindow = counts.slice(window.fromSecond, window.toSecond).reduce((a, c) => a + c, 0);
-      ratePerSecond = Math.round((inWindow / window.seconds) * 100) / 100;
+      ratePerSecond = round2(inWindow / window.seconds);
     } else {
       const first = counts.findIndex((c) => c > 0);
       const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
       const inWindow = counts.reduce((a, c) => a + c, 0);
-      if (first !== -1) ratePerSecond = Math.round((inWindow / (last - first + 1)) * 100) / 100;
+      if (first !== -1) ratePerSecond = round2(inWindow / (last - first + 1));
     }
-    const sorted = this.raw.slice(0, this.count).sort();
-    let total = 0;
-    for (const v of sorted) total += v;
-    const belowZero = sorted.findIndex((v) => v + offsetMs >= 0);
+    const at = (p) => (p === 0 ? minMs : p === 100 ? maxMs : round2(run.valueAt(p) / 1000));
     const summary = {
-      polls: this.count,
+      polls: count,
       unmatched: this.unmatched,
-      meanMs: shift(total / this.count),
-      minMs: shift(sorted[0]),
-      ...Object.fromEntries(PERCENTILES.map((p) => [`p${String(p).replace('.', '')}Ms`, shift(percentile(sorted, p))])),
-      maxMs: shift(sorted[this.count - 1]),
+      meanMs: round2(total / count),
+      minMs,
+      ...figures(run, 0, maxMs),
       ratePerSecond,
       // below zero only through the clock offset's error: how many, and the bound they should stay within
-      belowZero: belowZero === -1 ? this.count : belowZero,
-      errorBoundMs,
-      spectrum: percentileSpectrum(sorted, shift),
+      belowZero: run.countBelow(0),
+      errorBoundMs: largestBound(engines.map((x) => x.errorBoundMs)),
+      spectrum: percentileSpectrum(at, count),
     };
-    return { summary, series: { mean, max } };
+    if (engines.length > 1 || engines[0].name !== '') {
+      summary.byEngine = engines.map(({ name, e, offset, errorBoundMs: b }) => ({ engine: name, count: e.count,
+        offsetMs: round2(offset), errorBoundMs: b }));
+    }
+    const cycles = [...perCycle].filter(([key]) => key !== '').map(([key, parts]) => {
+      const c = this.cycles.get(key);
+      let h = parts[0].h;
+      let shiftUs = parts[0].shiftUs;
+      if (parts.length > 1) {
+        h = new SignedHistogram();
+        for (const part of parts) part.h.forEach((v, n) => h.record(v + part.shiftUs, n));
+        shiftUs = 0;
+      }
+      return { event: c.event, cycle: c.cycle, createdSecond: round2((c.createdMs - offsetMs - startMs) / 1000), count: h.count,
+        ...figures(h, shiftUs), errorBoundMs: largestBound(parts.map((part) => part.errorBoundMs)) };
+    }).sort((a, b) => a.createdSecond - b.createdSecond || String(a.event).localeCompare(String(b.event)) || a.cycle - b.cycle);
+    if (cycles.length) summary.cycles = cycleDigest(cycles);
+    return { summary, series: { mean, max }, cycles };
   }
 }
 
-module.exports = { SampleEnds, TripTimes, sampleNumber, percentile, percentileSpectrum };
+// The error bound of figures drawn from several engines: the largest of theirs (null if one is unknown).
+const largestBound = (bounds) => (bounds.includes(null) ? null : Math.max(...bounds));
+
+// The summary's word on the per-cycle figures (the figures themselves: data/trip-cycles.json): how many
+// cycles, and the cycle with the largest p99 and its figures.
+function cycleDigest(cycles) {
+  const worst = cycles.reduce((a, c) => ((c.p99Ms ?? -Infinity) > (a.p99Ms ?? -Infinity) ? c : a));
+  return { count: cycles.length, worstP99: worst };
+}
+
+module.exports = { SampleEnds, TripTimes, SignedHistogram, sampleNumber, percentile, percentileSpectrum, REFERENCE_VALUES };

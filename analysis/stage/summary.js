@@ -6,6 +6,7 @@ const path = require('node:path');
 const { damageProblem } = require('../read/jmeter-csv');
 const { runTitle } = require('../chart/vocabulary');
 const { maxOf, meanOf, r2 } = require('../measure/per-second');
+const { engineOffsets } = require('../measure/clock-offset');
 
 const sumOf = (stats, key) => stats.reduce((n, a) => n + a[key], 0);
 
@@ -77,7 +78,7 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
     loadStartSecond: axis.loadStartSecond,
     steadyWindow: { fromSecond: window.fromSecond, toSecond: window.toSecond, seconds: window.seconds, basis: window.basis },
     clockOffset: { ms: r2(clock.offset), errorBoundMs: best?.errorBoundMs ?? null, engine: best?.engine ?? null,
-      measurements: best?.measurements ?? 0, ...withDrift(clock.drift) },
+      measurements: best?.measurements ?? 0, ...engineOffsets(clock.byEngine), ...withDrift(clock.drift) },
     memTotalMB: sut.memTotalMB === null ? null : r2(sut.memTotalMB),
     memorySource: sut.memorySource,
     totals: totalsOf({ col, csv, archiveStats, cycles }),

@@ -1,7 +1,13 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { SampleEnds, TripTimes, sampleNumber, percentile } = require('../measure/trip-time');
+const { SampleEnds, TripTimes, SignedHistogram, sampleNumber, percentile, REFERENCE_VALUES } = require('../measure/trip-time');
+
+// HdrHistogram's precision (measure/trip-time.js, docs/trip-time.md): a percentile is within 0.2% of the exact
+// one (two roundings to 3 significant digits), plus the 0.01 ms the summary rounds to.
+const near = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 0.002 * Math.abs(expected) + 0.011,
+  `${what}: ${actual} is not within 0.2% of ${expected}`);
+const PERCENTILE_FIELDS = ['p50Ms', 'p90Ms', 'p99Ms', 'p999Ms'];
 
 test('a saved request file name gives its JMeter sample number; other names none', () => {
   assert.equal(sampleNumber('request_17.json'), 17);
@@ -54,9 +60,13 @@ test('trip times: the offset is added at the end, per second by the second the a
   trips.add(null, t0);          // its sample was not found
   trips.add(t0 + 3200, NaN);    // no created time
   const { summary, series } = trips.result(100, t0, 4, 3);
-  assert.deepEqual(summary, { polls: 4, unmatched: 2, meanMs: 20, minMs: 5, p50Ms: 15, p90Ms: 35, p99Ms: 35,
-    p999Ms: 35, maxMs: 35, ratePerSecond: 1, belowZero: 0, errorBoundMs: 3,
-    spectrum: [{ percentile: 0, ms: 5 }, { percentile: 50, ms: 15 }, { percentile: 75, ms: 25 }, { percentile: 100, ms: 35 }] });
+  const { spectrum, ...rest } = summary;
+  const exact = { p50Ms: 15, p90Ms: 35, p99Ms: 35, p999Ms: 35 };
+  for (const k of PERCENTILE_FIELDS) near(rest[k], exact[k], k);
+  for (const k of PERCENTILE_FIELDS) delete rest[k];
+  assert.deepEqual(rest, { polls: 4, unmatched: 2, meanMs: 20, minMs: 5, maxMs: 35, ratePerSecond: 1, belowZero: 0, errorBoundMs: 3 });
+  assert.deepEqual(spectrum.map((p) => p.percentile), [0, 50, 75, 100]);
+  [5, 15, 25, 35].forEach((ms, i) => near(spectrum[i].ms, ms, `spectrum ${spectrum[i].percentile}%`));
   assert.deepEqual(series.mean, [10, 25, null, 35]);
   assert.deepEqual(series.max, [15, 25, null, 35]);
 });
@@ -91,14 +101,86 @@ test('no poll answered by an event: no trip-time summary, an empty series', () =
 test('percentile spectrum: steps halving the rest while a value lies beyond, then the maximum', () => {
   const { percentileSpectrum } = require('../measure/trip-time');
   const sorted = Array.from({ length: 10 }, (_, i) => i + 1);   // 1..10 ms
-  assert.deepEqual(percentileSpectrum(sorted), [
+  const at = (p) => percentile(sorted, p);
+  assert.deepEqual(percentileSpectrum(at, sorted.length), [
     { percentile: 0, ms: 1 }, { percentile: 50, ms: 5 }, { percentile: 75, ms: 8 }, { percentile: 87.5, ms: 9 },
     { percentile: 100, ms: 10 }]);
-  assert.deepEqual(percentileSpectrum([7], (v) => v + 0.5), [{ percentile: 0, ms: 7.5 }, { percentile: 100, ms: 7.5 }]);
-  assert.deepEqual(percentileSpectrum([]), []);
-  const big = percentileSpectrum(Array.from({ length: 100000 }, (_, i) => i));
+  assert.deepEqual(percentileSpectrum(() => 7.5, 1), [{ percentile: 0, ms: 7.5 }, { percentile: 100, ms: 7.5 }]);
+  assert.deepEqual(percentileSpectrum(at, 0), []);
+  const big = percentileSpectrum(() => 1, 100000);
   assert.equal(big.length, 18);                      // 2^16 <= 100,000 < 2^17: 17 steps and the maximum
   assert.equal(big[16].percentile, 99.9985);
+});
+
+test('HdrHistogram percentiles of 100,000 spread trip times stay within 0.2% of the exact ones, below zero too', () => {
+  let x = 12345;
+  const random = () => { x = (x * 1103515245 + 12345) % 2 ** 31; return x / 2 ** 31; };
+  const trips = new TripTimes(0);
+  const exact = [];
+  for (let i = 0; i < 100_000; i++) {
+    // mostly 1-60 ms, a tail to 3 s, a few below zero (the offset's error)
+    const trip = i % 1000 === 0 ? -random() * 2 : i % 97 === 0 ? 100 + random() * 2900 : 1 + random() * 59;
+    const created = 1_000_000 + i;
+    const end = Math.round((created + trip - 40) * 1000) / 1000;   // this engine's clock is 40 ms behind the server's
+    trips.add(end, created, { engine: 'gen1' });
+    exact.push(Math.round((end + 40 - created) * 1000) / 1000);
+  }
+  exact.sort((a, b) => a - b);
+  const { summary } = trips.result(40, 1_000_000, 200);
+  for (const [k, p] of [['p50Ms', 50], ['p90Ms', 90], ['p99Ms', 99], ['p999Ms', 99.9]]) near(summary[k], percentile(exact, p), k);
+  near(summary.maxMs, exact[exact.length - 1], 'max (exact)');
+  near(summary.minMs, exact[0], 'min (exact)');
+  assert.equal(summary.belowZero, exact.filter((v) => v < 0).length);
+  for (const s of summary.spectrum.slice(1, -1)) near(s.ms, percentile(exact, s.percentile), `spectrum ${s.percentile}%`);
+});
+
+test('a signed histogram: nearest rank across values below and above zero', () => {
+  const h = new SignedHistogram();
+  for (const v of [-1500, -1000, 0, 2000, 4000]) h.record(v);
+  // exact below 2,048 µs; above, the highest value of the bucket (3 significant digits: 2 µs wide at 4,000)
+  assert.deepEqual([0, 20, 40, 60, 80, 100].map((p) => h.valueAt(p)), [-1500, -1500, -1000, 0, 2000, 4001]);
+  assert.equal(h.countBelow(0), 2);
+  assert.equal(new SignedHistogram().valueAt(50), null);
+});
+
+test('each engine\'s trips use its own offset; figures per emit cycle merge the engines', () => {
+  const T0 = 5_000_000;
+  const trips = new TripTimes(T0 - 60_000);
+  const offsets = new Map([['gen1', { offset: 2.5, errorBoundMs: 0.2 }], ['gen2', { offset: -7, errorBoundMs: 0.4 }]]);
+  // cycle c starts at T0 + 1000c (server clock); record k of it takes k ms (1..10) on gen1, 10 + k ms on gen2
+  for (let c = 1; c <= 3; c++) {
+    const created = T0 + 1000 * c;
+    for (let k = 1; k <= 10; k++) {
+      trips.add(created + k - 2.5, created, { engine: 'gen1', event: { name: 'event1', cycle: c } });
+      trips.add(created + 10 + k + 7, created, { engine: 'gen2', event: { name: 'event1', cycle: c } });
+    }
+  }
+  const { summary, cycles } = trips.result(0, T0, 10, 5, null, offsets);
+  assert.equal(summary.polls, 60);
+  assert.equal(summary.minMs, 1);
+  assert.equal(summary.maxMs, 20);
+  assert.equal(summary.meanMs, 10.5);
+  near(summary.p50Ms, 10, 'p50');
+  near(summary.p90Ms, 18, 'p90');
+  assert.equal(summary.errorBoundMs, 0.4, 'the largest bound of the engines whose trips it holds');
+  assert.deepEqual(summary.byEngine, [{ engine: 'gen1', count: 30, offsetMs: 2.5, errorBoundMs: 0.2 },
+    { engine: 'gen2', count: 30, offsetMs: -7, errorBoundMs: 0.4 }]);
+  assert.deepEqual(cycles.map((c) => [c.event, c.cycle, c.createdSecond, c.count, c.errorBoundMs]),
+    [['event1', 1, 1, 20, 0.4], ['event1', 2, 2, 20, 0.4], ['event1', 3, 3, 20, 0.4]]);
+  for (const c of cycles) {
+    near(c.p50Ms, 10, 'cycle p50');
+    near(c.p90Ms, 18, 'cycle p90');
+    near(c.maxMs, 20, 'cycle max');
+  }
+  assert.equal(summary.cycles.count, 3);
+  // an engine without an exchange of its own takes the run's offset and bound
+  const lone = new TripTimes(T0 - 60_000);
+  for (let k = 0; k < REFERENCE_VALUES + 5; k++) lone.add(T0 + 12, T0, { engine: 'gen3', event: { name: 'event1', cycle: 1 } });
+  const { summary: s3, cycles: c3 } = lone.result(1, T0, 10, 0.5, null, offsets);
+  assert.equal(s3.minMs, 13);
+  near(s3.p50Ms, 13, 'p50 with the run offset');
+  assert.equal(s3.errorBoundMs, 0.5);
+  assert.equal(c3[0].count, REFERENCE_VALUES + 5, 'values waiting for the reference are recorded once it is fixed');
 });
 
 test('the trip-time distribution chart: one line per kind of answer, labelled by percentile', () => {
