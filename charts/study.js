@@ -1,0 +1,353 @@
+#!/usr/bin/env node
+'use strict';
+// node charts/study.js [--data docs/study/data] [--out docs/study]: the study reproduced (issue #25) as one
+// page, docs/study/index.html, built from the derived data committed under docs/study/data (each run's
+// run.json, data/summary.json and data/series.json, copied there by charts/study-collect.js) and nothing
+// else, so the same data always gives the same page. For every finding of the study's section 5 (figures
+// 5-28, tables 5.1.3 and 5.1.4), section 6.1 and RQ1-RQ4 (charts/study-findings.js): the study's finding
+// with its numbers, pushbench's numbers, and the verdict of charts/study-verdict.js. Every comparison
+// figure (charts/figures.js) with runs is drawn like the comparison pages, each averaged line with its 95%
+// confidence band (study-stats.js); a figure without runs says "not run yet". The repeats section gives
+// each permutation's headline metrics with their 95% interval and coefficient of variation.
+const fs = require('node:fs');
+const path = require('node:path');
+const { page, chartCard, table, copyAssets, escapeHtml, scriptJson, fmt } = require('./page');
+const { FIGURES, METRICS } = require('./figures');
+const { loadRuns, permutationKey } = require('./collect-runs');
+const { buildFigure, valueName } = require('./figure-data');
+const { FINDINGS } = require('./study-findings');
+const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
+const { evaluateFinding, conditionLabel } = require('./study-verdict');
+const { describe, band } = require('./study-stats');
+const { verdictOf, reasonTexts, isValid, formatCounts } = require('../sweep/validity');
+
+const ROOT = path.join(__dirname, '..');
+const DEFAULTS = { data: path.join(ROOT, 'docs', 'study', 'data'), out: path.join(ROOT, 'docs', 'study') };
+const STUDY_FIGURES = FIGURES.filter((f) => (typeof f.number === 'number' && f.number >= 5 && f.number <= 28) || ['T1', 'T2'].includes(f.number));
+
+// ---- figures: the comparison figures with a 95% band around each averaged line ----
+
+// Adds each line's band (two OFC2 elements, "pb-band" low/high: charts/study-render.js fills between them).
+function addBands(figure, result, runsByDir) {
+  if (figure.kind === 'xy') return result;
+  const metric = METRICS[figure.metric];
+  for (const p of result.panels) {
+    const extra = [];
+    for (const line of p.lines) {
+      const runs = line.runs.map((d) => runsByDir.get(d));
+      if (runs.length < 2) continue;
+      const arrays = runs.map((r) => (r.series[metric.data] ?? []).slice(r.loadStart ?? 0));
+      const { low, high } = band(arrays);
+      // memory lines are shifted to start together (figure-data.js alignStarts): shift the band alike
+      const rawFirst = describe(arrays.map((a) => a.find((v) => v !== null && v !== undefined))).mean;
+      const shownFirst = line.values.find((v) => v !== null);
+      const shift = metric.alignStart && rawFirst !== null && shownFirst !== undefined ? shownFirst - rawFirst : 0;
+      const at = (v) => (v === null ? null : Math.round((v + shift) * 100) / 100);
+      const colour = line.colour;
+      extra.push({ type: 'line', colour, values: low.map(at), width: 0, text: `${line.name} 95% band`, 'pb-band': 'low', 'dot-style': { type: 'dot', colour, 'dot-size': 0 } });
+      extra.push({ type: 'line', colour, values: high.map(at), width: 0, text: `${line.name} 95% band`, 'pb-band': 'high', 'dot-style': { type: 'dot', colour, 'dot-size': 0 } });
+    }
+    if (!extra.length) continue;
+    p.chart.elements.push(...extra);
+    const top = Math.max(...extra.flatMap((e) => e.values).filter(Number.isFinite));
+    if (typeof p.chart.y_axis.max === 'number' && top > p.chart.y_axis.max) delete p.chart.y_axis.max;   // let the band show
+  }
+  return result;
+}
+
+// ---- text of numbers ----
+
+const withCi = (d) => (d.n === 0 ? '\u2013' : d.low === null ? `${fmt(d.mean)} (n=${d.n})`
+  : `${fmt(d.mean)} <span class="none">(95%: ${fmt(d.low)}\u2013${fmt(d.high)}, n=${d.n})</span>`);
+
+function sideLabel(side) {
+  return Object.entries(side).map(([k, v]) => [].concat(v).map((x) => (k === 'maxDuration' ? `${x / 1000} s polls`
+    : k === 'interval' ? `${x / 1000} s events` : k === 'events' ? (x ? 'with events' : 'no events') : valueName(k, x))).join('/')).join(', ');
+}
+
+function rowNumbers(check, row) {
+  const unit = STUDY_METRICS[check.metric].unit;
+  if (check.kind === 'none' || check.kind === 'some') return `${row.count} of ${row.label} crashed`;
+  if (check.kind === 'below' || check.kind === 'above') return `${withCi(row.a)} ${escapeHtml(unit)} against ${fmt(check.threshold)}`;
+  const [an, bn] = check.kind === 'trend' ? ['largest', 'smallest'] : [sideLabel(check.a), sideLabel(check.b)];
+  const ratio = row.ratio !== null && Number.isFinite(row.ratio) ? `; ratio ${fmt(row.ratio)}` : '';
+  const diff = row.diff ? `; difference ${fmt(row.diff.diff)} <span class="none">(95%: ${fmt(row.diff.low)}\u2013${fmt(row.diff.high)})</span>` : '';
+  return `${escapeHtml(an)}: ${withCi(row.a)}; ${escapeHtml(bn)}: ${withCi(row.b)} ${escapeHtml(unit)}${ratio}${diff}`;
+}
+
+const VERDICT_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', 'not run yet': 'none' };
+const verdictBadge = (v, extra = '') => `<span class="verdict-tag ${VERDICT_CLASS[v]}" data-verdict="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
+const marks = (e) => (e.provisional ? ' <span class="warn" title="rests on runs that are not valid">(provisional)</span>' : '')
+  + (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
+
+function checkTable(evaluated) {
+  const rows = [];
+  for (const c of evaluated.checks) {
+    const metric = STUDY_METRICS[c.check.metric];
+    const head = `${escapeHtml(c.check.text)}<br><span class="none">${escapeHtml(metric.name)}</span>`;
+    const verdict = `${verdictBadge(c.verdict)}${marks(c)}${c.why.length ? `<br><span class="why">${c.why.map(escapeHtml).join('<br>')}</span>` : ''}`;
+    if (!c.rows.length) {
+      rows.push([`<td>${head}</td>`, '<td class="none">no runs match</td>', '<td></td>', `<td>${verdict}</td>`]);
+      continue;
+    }
+    c.rows.forEach((r, i) => rows.push([
+      i === 0 ? `<td rowspan="${c.rows.length}">${head}</td>` : '',
+      `<td>${escapeHtml(r.label)}</td>`,
+      `<td>${rowNumbers(c.check, r)}${r.provisional ? ` <span class="warn">(runs not valid: ${escapeHtml(r.provisional)})</span>` : ''}</td>`,
+      i === 0 ? `<td rowspan="${c.rows.length}">${verdict}</td>` : '',
+    ].filter(Boolean)));
+  }
+  return table(rows, { head: ['Check', 'Condition', 'pushbench (mean, 95% interval)', 'Verdict'] });
+}
+
+// Tables 5.1.3 and 5.1.4: the study's totals and rates beside pushbench's rate at its largest level.
+function throughputTable(spec, runs) {
+  const chosen = runs.filter((r) => Object.entries(spec.select).every(([k, v]) => [].concat(v).includes(r.params[k])));
+  const top = Math.max(0, ...chosen.map((r) => r.params.threads));
+  const rows = spec.rows.map((row) => {
+    const mine = chosen.filter((r) => r.params.server === row.server && r.params.threads === top);
+    const valid = mine.filter((r) => isValid(verdictOf(r.summary)));
+    const use = valid.length >= 2 ? valid : mine;
+    const rate = describe(use.map((r) => metricValue('responsesPerSecond', r)));
+    return [
+      `<td>${escapeHtml(valueName('server', row.server))}</td>`,
+      `<td class="num">${row.total === null ? `<span class="none">${escapeHtml(row.note)}</span>` : fmt(row.total)}</td>`,
+      `<td class="num">${row.perSecond === null ? '' : fmt(row.perSecond)}</td>`,
+      `<td class="num">${mine.length ? fmt(top) : ''}</td>`,
+      `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${mine.length && use !== valid ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
+    ];
+  });
+  return table(rows, { head: ['Server', { text: 'Study: responses sent (600 s, 20,000 conn.)', num: true }, { text: 'Study: per second', num: true },
+    { text: 'pushbench: connections', num: true }, 'pushbench: responses per second'] });
+}
+
+// ---- the scale the runs were made at ----
+
+function scaleOf(runs) {
+  const list = (key, f = (v) => v) => [...new Set(runs.map((r) => r.params[key]).filter((v) => v !== null && v !== undefined))]
+    .sort((a, b) => (typeof a === 'number' ? a - b : String(a).localeCompare(String(b)))).map(f);
+  const perms = new Map();
+  for (const r of runs) perms.set(permutationKey(r.params), (perms.get(permutationKey(r.params)) ?? 0) + 1);
+  const repeats = [...perms.values()];
+  const hosts = [...new Set(runs.map((r) => r.params.hostSet ?? 'unknown hosts'))];
+  const commits = [...new Set(runs.map((r) => r.provenance?.pushbench).filter((p) => p?.commit)
+    .map((p) => `${p.commit.slice(0, 10)}${p.dirty ? ' (with uncommitted changes)' : ''}`))];
+  const starts = runs.map((r) => r.summary.startedAt).filter(Number.isFinite).sort((a, b) => a - b);
+  return {
+    runs: runs.length, permutations: perms.size, repeats: repeats.length ? [Math.min(...repeats), Math.max(...repeats)] : [0, 0],
+    servers: list('server', (v) => valueName('server', v)), types: list('type', (v) => valueName('type', v)),
+    levels: list('threads'), intervals: list('interval', (v) => `${v / 1000} s`), durations: list('duration', (v) => `${v} s`),
+    rampups: [...new Set(runs.map((r) => r.summary.parameters?.rampup).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
+    hosts, commits,
+    from: starts.length ? new Date(starts[0]).toISOString().slice(0, 16).replace('T', ' ') : null,
+    to: starts.length ? new Date(starts[starts.length - 1]).toISOString().slice(0, 16).replace('T', ' ') : null,
+    verdicts: formatCounts(runs.map((r) => verdictOf(r.summary))),
+  };
+}
+
+// ---- repeats: every permutation's headline metrics with their spread ----
+
+function repeatsTable(runs) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = permutationKey(r.params);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const ordered = [...groups.values()].sort((a, b) => permutationKey(a[0].params).localeCompare(permutationKey(b[0].params), 'en', { numeric: true }));
+  const cvs = Object.fromEntries(HEADLINE.map((k) => [k, []]));
+  const rows = ordered.map((g) => {
+    const p = g[0].params;
+    const cells = HEADLINE.map((k) => {
+      const d = describe(g.map((r) => metricValue(k, r)));
+      if (d.n === 0) return '<td class="num none">\u2013</td>';
+      if (d.cv !== null) cvs[k].push(d.cv);
+      const half = d.low === null ? '' : ` \u00b1 ${fmt(d.high - d.mean)}`;
+      return `<td class="num">${fmt(d.mean)}${half}${d.cv === null ? '' : `<br><span class="none">CV ${fmt(d.cv * 100, 1)}%</span>`}</td>`;
+    });
+    return [`<td>${escapeHtml(conditionLabel(p, []))}</td>`, `<td class="num">${g.length}</td>`,
+      `<td>${escapeHtml(formatCounts(g.map((r) => verdictOf(r.summary))))}</td>`, ...cells];
+  });
+  const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : null; };
+  const cvRows = HEADLINE.map((k) => [`<td>${escapeHtml(STUDY_METRICS[k].name)}</td>`, `<td>${escapeHtml(STUDY_METRICS[k].unit)}</td>`,
+    `<td class="num">${cvs[k].length}</td>`, `<td class="num">${cvs[k].length ? `${fmt(median(cvs[k]) * 100, 1)}%` : '\u2013'}</td>`,
+    `<td class="num">${cvs[k].length ? `${fmt(Math.max(...cvs[k]) * 100, 1)}%` : '\u2013'}</td>`]);
+  return {
+    permutations: table(rows, { head: ['Permutation', { text: 'Runs', num: true }, 'Validity',
+      ...HEADLINE.map((k) => ({ text: `${STUDY_METRICS[k].name} (${STUDY_METRICS[k].unit})`, num: true }))] }),
+    cv: table(cvRows, { head: ['Headline metric', 'Unit', { text: 'Permutations', num: true }, { text: 'Median CV', num: true }, { text: 'Largest CV', num: true }] }),
+  };
+}
+
+// ---- the page ----
+
+const STYLE = `<style>
+.verdict-tag { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600; font-size: 12px; border: 1px solid; }
+.verdict-tag.ok { background: #ecfdf5; border-color: #a7f3d0; }
+.verdict-tag.bad { background: #fef2f2; border-color: #fecaca; }
+.verdict-tag.warn, .warn { color: #92400e; }
+.verdict-tag.warn { background: #fffbeb; border-color: #fcd34d; }
+.verdict-tag.none { background: #f9fafb; border-color: #e5e7eb; }
+.why { color: #6b7280; font-size: 12px; }
+section.finding { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 4px 16px 14px; margin: 18px 0; }
+section.finding h2 { margin-top: 12px; }
+.study { border-left: 3px solid #9ca3af; padding-left: 10px; color: #374151; }
+</style>`;
+
+function findingSection(ev, figureHtml, runs) {
+  const f = ev.finding;
+  return `<section class="finding" id="${escapeHtml(f.id)}" data-verdict="${escapeHtml(ev.verdict)}">
+<h2>${escapeHtml(f.source)}: ${escapeHtml(f.title)} ${verdictBadge(ev.verdict)}${marks(ev)}</h2>
+<p class="study"><strong>The study:</strong> ${escapeHtml(f.study)}</p>
+${f.table ? throughputTable(f.table, runs) : ''}
+<p><strong>pushbench:</strong>${ev.notRun ? ` <span class="none">${ev.notRun} of ${ev.checks.length} checks not run yet.</span>` : ''}</p>
+${checkTable(ev)}
+${figureHtml}
+</section>`;
+}
+
+function figureBlock(figure, result, charts) {
+  if (!result || !result.runs.length) {
+    return `<div class="figure" data-figure="${escapeHtml(figure.id)}" data-drawn="no"><p class="none">Figure ${escapeHtml(String(figure.number))} (${escapeHtml(figure.title)}): not run yet \u2013 no run matches its selection.</p></div>`;
+  }
+  const cards = result.panels.map((p, i) => {
+    const canvas = `${figure.id}-${i + 1}`;
+    charts.push({ canvas, ofc: p.chart, source: `figures/${figure.id}-${i + 1}.json` });
+    return chartCard(canvas, `figures/${figure.id}-${i + 1}.json`);
+  });
+  return `<div class="figure" data-figure="${escapeHtml(figure.id)}" data-drawn="yes">
+<h3>Figure ${escapeHtml(String(figure.number))}: ${escapeHtml(figure.title)}</h3>
+<p class="none">${escapeHtml(result.validityNote)}${result.notValid ? ' \u2013 dashed lines are built from at least one run that is not valid' : ''}; shaded: the 95% confidence band of the mean over repeats.</p>
+<div class="charts small">${cards.join('')}</div></div>`;
+}
+
+async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
+  const { runs: loaded, problems } = await loadRuns([path.join(data, 'runs')]);
+  const runs = loaded.sort((a, b) => a.summary.id.localeCompare(b.summary.id));
+  // run directories are named by the runs' ids, relative to the data directory, so the page does not
+  // depend on where the repository lies
+  for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
+  const runsByDir = new Map(runs.map((r) => [r.dir, r]));
+  const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, runs), runsByDir)]));
+  const evaluated = FINDINGS.map((f) => evaluateFinding(f, runs));
+  const charts = [];
+  const drawnFigures = new Set();
+  const figureHtml = (id) => {
+    if (!id || drawnFigures.has(id)) return '';
+    drawnFigures.add(id);
+    return figureBlock(FIGURES.find((f) => f.id === id), results.get(id), charts);
+  };
+  const scale = scaleOf(runs);
+  const counts = Object.fromEntries(['confirmed', 'not confirmed', 'not comparable', 'not run yet'].map((v) => [v, evaluated.filter((e) => e.verdict === v).length]));
+
+  const summaryRows = evaluated.map((e) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
+    `<td>${escapeHtml(e.finding.title)}</td>`, `<td>${verdictBadge(e.verdict)}${marks(e)}</td>`,
+    `<td class="why">${escapeHtml([...new Set(e.checks.flatMap((c) => c.why.map((w) => w.split(':')[0])))].join(', '))}</td>`]);
+  const figureRows = FIGURES.map((f) => {
+    const r = results.get(f.id);
+    return [`<td class="num">${escapeHtml(String(f.number))}</td>`, `<td>${escapeHtml(f.title)}</td>`,
+      r.runs.length ? `<td class="num">${r.runs.length}</td>` : '<td class="num none">not run yet</td>',
+      `<td>${r.runs.length ? escapeHtml(r.validityNote) : ''}</td>`];
+  });
+  const runRows = runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
+    `<td class="num">${fmt(r.params.duration)}</td>`,
+    `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
+    `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
+    `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
+  const repeats = repeatsTable(runs);
+  const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
+
+  const sections = [];
+  const group = (title, ids) => {
+    sections.push(`<h2 class="group">${escapeHtml(title)}</h2>`);
+    for (const e of evaluated.filter((x) => ids(x.finding))) sections.push(findingSection(e, figureHtml(e.finding.figure), runs));
+  };
+  group('Section 5: the figures and tables', (f) => f.figure && /^(Figure|Table)/.test(f.source));
+  group('Section 6.1: conclusions', (f) => f.source.startsWith('Section 6.1'));
+  group('Section 6.2: the research questions', (f) => f.source.startsWith('RQ'));
+  const beyond = STUDY_FIGURES.filter((f) => !drawnFigures.has(f.id)).map((f) => figureHtml(f.id));
+
+  const scaleRows = [
+    ['Runs', `${scale.runs} (${scale.permutations} permutations, ${scale.repeats[0] === scale.repeats[1] ? scale.repeats[0] : scale.repeats.join('\u2013')} runs each)`],
+    ['Servers', scale.servers.join(', ')], ['Types', scale.types.join(', ')],
+    ['Connections', scale.levels.map((v) => fmt(v)).join(', ') + ' (the study: 1,000, 5,000, 10,000, 15,000, 20,000)'],
+    ['Emit intervals', scale.intervals.join(', ') || '\u2013'], ['Durations', `${scale.durations.join(', ')} (the study: 600 s)`],
+    ['Ramp-up', scale.rampups.join(', ')], ['Hosts', scale.hosts.join('; ')], ['Commit', scale.commits.join(', ') || 'unknown'],
+    ['Run between (UTC)', scale.from ? `${scale.from} and ${scale.to}` : '\u2013'], ['Validity', scale.verdicts || '\u2013'],
+  ].map(([k, v]) => [`<th>${escapeHtml(k)}</th>`, `<td>${escapeHtml(v)}</td>`]);
+
+  const body = [
+    STYLE,
+    `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
+and a verdict: <strong>confirmed</strong> (the difference or trend holds beyond the 95% interval of the repeats), <strong>not confirmed</strong>
+(reversed, or within noise), <strong>not comparable</strong> (the study saw it at a scale these runs do not reach, it depends on the study's machine,
+every server got all the load asked, or too few repeats), or <strong>not run yet</strong>. Runs that are not valid are left out of a verdict when
+each side keeps two valid runs; otherwise the verdict rests on them and is marked provisional. The rules: charts/study-verdict.js; how this page
+was made and how to make the full study: docs/study/README.md.</p>`,
+    problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(path.basename(p.dir))}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
+    '<h2>Scale of these runs</h2>', table(scaleRows),
+    '<h2>Verdicts</h2>',
+    `<p id="verdict-counts">${Object.entries(counts).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ')}</p>`,
+    table(summaryRows, { head: ['Source', 'Finding', 'Verdict', 'Why'] }),
+    ...sections,
+    '<h2 class="group">Beyond the study</h2>',
+    '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
+    ...beyond,
+    '<h2 class="group">Repeats</h2>',
+    '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the verdicts above.</p>',
+    repeats.cv, repeats.permutations,
+    '<h2 class="group">Figures</h2>', table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity'] }),
+    '<h2 class="group">Metrics</h2>', table(metricRows, { head: ['Metric', 'Unit', 'Definition'] }),
+    '<h2 class="group">Runs</h2>', table(runRows, { head: ['Run', 'Permutation', { text: 'Duration (s)', num: true }, 'Validity', 'Reasons', 'Flags'] }),
+    `<script>window.PB_STUDY_CHARTS = ${scriptJson(charts.map(({ canvas, ofc }) => ({ canvas, ofc })))};</script>`,
+    '<script src="assets/study-render.js"></script>',
+  ].join('\n');
+
+  fs.mkdirSync(out, { recursive: true });
+  copyAssets(path.join(out, 'assets'));
+  fs.copyFileSync(path.join(__dirname, 'study-render.js'), path.join(out, 'assets', 'study-render.js'));
+  const figDir = path.join(out, 'figures');
+  fs.rmSync(figDir, { recursive: true, force: true });
+  fs.mkdirSync(figDir, { recursive: true });
+  for (const c of charts) fs.writeFileSync(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
+  const html = page({ title: 'pushbench \u2013 the study reproduced',
+    subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(' and ')} connections; ${counts.confirmed} confirmed, ${counts['not confirmed']} not confirmed, ${counts['not comparable']} not comparable, ${counts['not run yet']} not run yet`,
+    body, charts: [], assets: 'assets' });
+  fs.writeFileSync(path.join(out, 'index.html'), html);
+  return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };
+}
+
+function parseArgs(argv) {
+  const o = { ...DEFAULTS };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === '--data' || a === '--out') && argv[i + 1]) o[a.slice(2)] = path.resolve(argv[++i]);
+    else return null;
+  }
+  return o;
+}
+
+async function main(argv) {
+  const o = parseArgs(argv);
+  if (!o) {
+    console.error('usage: node charts/study.js [--data <dir, default docs/study/data>] [--out <dir, default docs/study>]');
+    return 2;
+  }
+  if (!fs.existsSync(path.join(o.data, 'runs'))) {
+    console.error(`study: no ${path.join(o.data, 'runs')}: collect runs first (node charts/study-collect.js <sweep-dir>...)`);
+    return 1;
+  }
+  const { index, runs, counts, charts } = await buildStudy(o);
+  console.log(`${runs.length} runs, ${charts.length} charts; verdicts: ${Object.entries(counts).map(([v, n]) => `${v} ${n}`).join(', ')}`);
+  console.log(index);
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
+    console.error(`study: ${err.stack || err}`);
+    process.exitCode = 1;
+  });
+}
+
+module.exports = { buildStudy, addBands, STUDY_FIGURES };
