@@ -35,14 +35,14 @@ async function analyzeRun(runDir) {
   const sut = await readSutMonitors(inputs, present);
   const axis = timeAxis({ run, csv, col, vmstatSeconds: sut.vmstat.samples.length, t0: clock.t0, offset: clock.offset });
   const emit = emitCycles(col, clock, axis.seconds);
-  const { series, tripTime, cometTrip, notes: seriesNotes } = perSecondSeries({ sut, col, csv, trips: archives.trips,
+  const { series, tripTime, cometTrip, tripCycles, notes: seriesNotes } = perSecondSeries({ sut, col, csv, trips: archives.trips,
     cometTrips: archives.cometTrips, clock, axis, emit });
   const messages = deliveredMessages(col);
   const network = networkCost(runDir, { run, col, clock, axis });
   const loadGenerator = await readLoadGenerator(runDir, run, clock.t0, axis.seconds);
   const judged = judgeRun({ run, csv, t0: clock.t0, axis, series, cycles: emit.cycles, sutCores: sut.pidstat.cores ?? null, loadGenerator });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
-    hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] },
+    hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
@@ -72,6 +72,7 @@ async function analyzeAndWrite(runDir) {
   writeJson(path.join(dataDir, 'series.json'), { id: summary.id, startedAt: summary.startedAt, seconds: summary.durationSeconds,
     clockOffsetMs: summary.clockOffset.ms, series: datasets.series });
   writeJson(path.join(dataDir, 'emit-cycles.json'), { id: summary.id, cycles: datasets.cycles });
+  writeJson(path.join(dataDir, 'trip-cycles.json'), { id: summary.id, ...datasets.tripCycles });
   writeJson(path.join(dataDir, 'emit-places.json'), { id: summary.id, ...datasets.places });
   writeJson(path.join(dataDir, 'messages.json'), { id: summary.id, ...datasets.messages });
   writeJson(path.join(dataDir, 'engines.json'), { id: summary.id, startedAt: summary.startedAt, engines: datasets.engines });

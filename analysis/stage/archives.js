@@ -19,10 +19,11 @@ async function readArchives(files, { baseMs, sampleEnds }) {
   const sampleEnd = (st) => (sampleEnds ? sampleEnds.get(st.engine, st.name) : null);
   const visitor = { ...collector.visitor, record(obj, type, st) {
     collector.visitor.record(obj, type, st);
-    if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created);
+    if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created, { engine: st.engine, event: e });
     if (type !== 'event') return;
-    if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created);
-    else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), obj.response.event.timings?.created);
+    const trip = { engine: st.engine, event: obj.response.event };   // whose clock, which emit cycle
+    if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created, trip);
+    else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), obj.response.event.timings?.created, trip);
   } };
   const stats = [];
   for (const file of files) stats.push(await readArchive(file, visitor));

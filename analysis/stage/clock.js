@@ -4,7 +4,7 @@
 // covers, the second the load began and its steady window (measure/workload.js). Every per-second data
 // set of study 3.4.1 is indexed on this axis.
 const path = require('node:path');
-const { bestOffset, offsetDrift } = require('../measure/clock-offset');
+const { bestOffset, offsetsByEngine, offsetDrift } = require('../measure/clock-offset');
 const { steadyWindow } = require('../measure/workload');
 
 const MAX_SECONDS = 48 * 3600;
@@ -48,7 +48,8 @@ function offsetMeasurements(timestamps, rows, engines) {
 
 // The clock offset (server - client; 0 without a time-stamp answer) and the run start once it is known:
 // without one so far, the first server record moved onto the client clock, else 0.
-// Returns { t0, offset, best (bestOffset's, or null), drift (offsetDrift's), notes }.
+// Returns { t0, offset, best (bestOffset's, or null), byEngine (each engine's own: offsetsByEngine), drift
+// (offsetDrift's), notes }.
 function runClock({ t0, timestamps, firstServer, timestampRows, engines }) {
   const measurements = offsetMeasurements(timestamps, timestampRows, engines);
   const best = bestOffset(measurements);
@@ -61,7 +62,7 @@ function runClock({ t0, timestamps, firstServer, timestampRows, engines }) {
     start = firstServer - offset;
     notes.push('no run start known: elapsed time counts from the first server record');
   }
-  return { t0: start ?? 0, offset, best, drift: offsetDrift(measurements), notes };
+  return { t0: start ?? 0, offset, best, byEngine: offsetsByEngine(measurements), drift: offsetDrift(measurements), notes };
 }
 
 // The run's time axis. seconds: the longest of what the SUT's vmstat, the server's records and

@@ -8,7 +8,8 @@ const { pad, forwardFill, r2 } = require('../measure/per-second');
 
 // sut: stage/monitors.js readSutMonitors'; col: the archives' collector result; csv: stage/samples.js';
 // trips, cometTrips: stage/archives.js'; clock: { t0, offset, best }; axis: { seconds, window };
-// emit: stage/cycles.js'. Returns { series, tripTime, cometTrip (its summary), notes }.
+// emit: stage/cycles.js'. Returns { series, tripTime, cometTrip (its summary), tripCycles (the figures per
+// emit cycle of each), notes }.
 function perSecondSeries({ sut, col, csv, trips, cometTrips, clock, axis, emit }) {
   const { t0, offset } = clock;
   const { seconds, window } = axis;
@@ -18,7 +19,8 @@ function perSecondSeries({ sut, col, csv, trips, cometTrips, clock, axis, emit }
   const responses = perSecond(tl.records);
   let total = 0;
   const errorBoundMs = clock.best?.errorBoundMs ?? null;
-  const tripTime = trips.result(offset, t0, seconds, errorBoundMs, window);
+  const tripTime = trips.result(offset, t0, seconds, errorBoundMs, window, clock.byEngine);
+  const cometTrip = cometTrips.result(offset, t0, seconds, errorBoundMs, window, clock.byEngine);
   const series = {
     cpu: pad(sut.vmstat.samples.map((s) => s.cpu), seconds),
     steal: pad(sut.vmstat.samples.map((s) => s.steal), seconds),
@@ -37,7 +39,7 @@ function perSecondSeries({ sut, col, csv, trips, cometTrips, clock, axis, emit }
     tripMean: tripTime.series.mean,
     tripMax: tripTime.series.max,
   };
-  return { series, tripTime, cometTrip: cometTrips.result(offset, t0, seconds, errorBoundMs, window).summary, notes: server.notes };
+  return { series, tripTime, cometTrip: cometTrip.summary, tripCycles: { poll: tripTime.cycles, comet: cometTrip.cycles }, notes: server.notes };
 }
 
 // Memory % in use per second, from the source the monitors stage chose.
