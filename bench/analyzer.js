@@ -1,122 +1,80 @@
 #!/usr/bin/env node
 'use strict';
-// Analyzer throughput benchmark: builds a response archive of N realistic poll responses (event records
-// of many emit cycles, a few timeouts), runs the analyzer on it in a child process and compares its speed
-// with `tar -xzOf archive > /dev/null` on the same archive. Prints responses/s, the speed ratio and the
-// analyzer's peak RSS per size (it must stay flat: the archive is streamed, never held whole). Each timing
-// is the best of PB_BENCH_ROUNDS (default 3) interleaved rounds. "vs tar-stream" is the analyzer's speed
-// against gunzip and tar-stream alone (the floor of the tar library it uses): both are Node.js on the same
-// cores, so that ratio moves less with other load on the machine than the one against GNU tar. "ceiling"
-// is tar-stream alone against GNU tar: the analyzer cannot read faster than the library it reads with.
-//   node bench/analyzer.js [sizes...]          default: 100000 500000
+// Analyzer benchmark (issue #22 item 5; study section 3.4, the analysis of a run): builds the response archives
+// of a comet run as the push sampler and run.sh leave them (analysis/tools/stream-run.js: 2,000 streams over
+// two engines, one emit cycle a second, each engine's stream log inside its <engine>.tar.gz) and times the analyzer over it against `gzip -dc` over the same archive bytes, the floor of
+// reading them at all: gzip -dc over each archive, then over each stream log it holds (the two layers of
+// compression, one after the other). Speed = archive MB (10^6 bytes, the .tar.gz files) / wall seconds.
+// Ratio = analyzer speed / gzip -dc speed (goal >= 50%). Peak RSS = the analyzer process's maximum resident
+// set (main thread and its reader thread), which must stay flat as the run grows. Each is timed
+// PB_BENCH_ROUNDS times (default 3), interleaved so a burst of other work on this shared machine hits both
+// alike; printed as the median and the spread (min-max) of the rounds. CPU s = user + system seconds.
+//   node bench/analyzer.js [messages...]          default: 100000 500000 2000000
+// Raw archives live under $PB_STATE or the system temp dir and are removed at the end.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
-const tar = require('tar');
+const { makeStreamRun } = require('../analysis/tools/stream-run');
 
 const ROOT = path.join(__dirname, '..');
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-if (sizes.length === 0) sizes.push(100_000, 500_000);
-const work = fs.mkdtempSync(path.join(process.env.PB_STATE || os.tmpdir(), 'pb-bench-'));
+const ROUNDS = Number(process.env.PB_BENCH_ROUNDS || 3);
 
-// One saved poll response as the Node.js server writes it (docs/protocol.md "Records").
-function pollBody(i, start) {
-  const threads = 5000;
-  const cycle = Math.floor(i / threads) + 1;
-  const place = (i % threads) + 1;
-  const cycleCreated = start + cycle * 1000;
-  const created = cycleCreated - 900 + (place % 700);
-  if (i % 50 === 49) {
-    const sent = created + 10000;
-    return JSON.stringify({ response: { timeout: { duration: 10000 } }, request: { type: 'poll', events: ['event1'], duration: 10000 },
-      timings: { duration: sent - created, sent, created }, connections: { start: place, finish: threads } });
-  }
-  const sent = cycleCreated + Math.floor(place / 40);
-  return JSON.stringify({
-    response: { event: { name: 'event1', cycle, timings: { duration: sent - cycleCreated, sent, created: cycleCreated },
-      connections: { total: threads, place } } },
-    request: { type: 'poll', events: ['event1'], duration: 180000 },
-    timings: { duration: sent - created, sent, created }, connections: { start: place, finish: threads - (place % 100) },
-  });
-}
-
-// Writes the tar stream with the tar package's header encoder (512-byte blocks) through gzip.
-async function makeArchive(file, n, start) {
-  const gzip = zlib.createGzip({ level: 6 });
-  const out = fs.createWriteStream(file);
-  gzip.pipe(out);
-  const zero = Buffer.alloc(512);
-  const write = (buf) => (gzip.write(buf) ? null : new Promise((r) => gzip.once('drain', r)));
-  for (let i = 0; i < n; i++) {
-    const body = Buffer.from(pollBody(i, start));
-    const header = new tar.Header({ path: `pushbench-responses/request_${i + 1}.json`, mode: 0o644, size: body.length,
-      mtime: new Date(start), type: 'File', uid: 0, gid: 0, uname: 'bench', gname: 'bench' });
-    header.encode();
-    await write(header.block);
-    await write(body);
-    const pad = (512 - (body.length % 512)) % 512;
-    if (pad) await write(zero.subarray(0, pad));
-  }
-  gzip.end(Buffer.alloc(1024));
-  await new Promise((r) => out.on('finish', r));
-}
-
-// Wall time, and CPU time of the child (the machine is shared: CPU time is the steadier comparison).
+// Wall and CPU seconds of a command (the CPU of its children included).
 function timed(cmd, args) {
   const t = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', 'CPU %U %S', cmd, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync('/usr/bin/time', ['-f', 'CPU %U %S', cmd, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
   const m = /CPU ([\d.]+) ([\d.]+)/.exec(r.stderr);
-  return { seconds, cpu: Number(m[1]) + Number(m[2]), stdout: r.stdout, stderr: r.stderr };
+  return { seconds, cpu: Number(m[1]) + Number(m[2]), stderr: r.stderr };
 }
 
-const ROUNDS = Number(process.env.PB_BENCH_ROUNDS || 3);
-// The faster of two timings (wall and CPU each at their best); the later one's output.
-function best(a, b) {
-  if (a === null) return b;
-  return { ...b, seconds: Math.min(a.seconds, b.seconds), cpu: Math.min(a.cpu, b.cpu) };
-}
-
-// The floor set by the tar library the analyzer uses (tar-stream): gunzip, parse, drop every body.
-const PARSE_ONLY = `const extract = require(${JSON.stringify(require.resolve('tar-stream'))}).extract();
-extract.on('entry', (header, entry, next) => { entry.on('end', next); entry.resume(); });
-require('fs').createReadStream(process.argv[1], { highWaterMark: 1 << 20 }).pipe(require('zlib').createGunzip({ chunkSize: 1 << 18 })).pipe(extract);`;
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const spread = (v, digits) => `${median(v).toFixed(digits)} (${Math.min(...v).toFixed(digits)}-${Math.max(...v).toFixed(digits)})`;
 
 async function main() {
-  const start = Date.UTC(2026, 10, 22, 1, 0, 0);
-  console.log('wall s (cpu s): GNU tar = tar -xzOf archive > /dev/null; tar-stream = gunzip and tar-stream parsing, bodies dropped');
-  console.log('responses   archive     GNU tar          tar-stream       analyzer      responses/s  vs GNU tar wall (cpu)  vs tar-stream  peak RSS  ceiling');
-  for (const n of sizes) {
-    const runDir = path.join(work, `run-${n}`);
-    fs.mkdirSync(path.join(runDir, 'responses'), { recursive: true });
-    fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: `bench-${n}`, server: 'node', type: 'poll', threads: 5000,
-      event: 'event1', interval: 1000, maxDuration: 180000, startedAt: start, finishedAt: start + (n / 5000 + 12) * 1000, status: 'complete', serverCrashed: false }));
-    const archive = path.join(runDir, 'responses', 'bench.tar.gz');
-    await makeArchive(archive, n, start);
-    const probe = `require(${JSON.stringify(path.join(ROOT, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
-      '.then((c) => { process.stderr.write("MAXRSS " + process.resourceUsage().maxRSS + "\\n"); process.exitCode = c; })';
-    // Each timed ROUNDS times, interleaved so a burst of other work on the machine hits them alike;
-    // the best of each is kept (the least disturbed run).
-    let raw = null, pkg = null, ana = null, maxRssMB = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      raw = best(raw, timed('bash', ['-c', 'tar -xzOf "$1" > /dev/null', 'bench', archive]));
-      pkg = best(pkg, timed(process.execPath, ['-e', PARSE_ONLY, archive]));
-      ana = best(ana, timed(process.execPath, ['-e', probe]));
-      maxRssMB = Math.max(maxRssMB, Number(/MAXRSS (\d+)/.exec(ana.stderr)[1]) / 1024);   // the worst of the rounds
-    }
-    const summary = JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8'));
-    if (summary.totals.requestResponses !== n) throw new Error(`analyzer saw ${summary.totals.requestResponses} of ${n} responses`);
-    const mb = fs.statSync(archive).size / 1e6;
-    const t = (x) => `${x.seconds.toFixed(2).padStart(6)} (${x.cpu.toFixed(2).padStart(5)})`;
-    console.log(`${String(n).padEnd(9)} ${mb.toFixed(1).padStart(6)} MB ${t(raw)}  ${t(pkg)}  ${t(ana)} ${Math.round(n / ana.seconds).toString().padStart(12)}` +
-      `   ${(100 * raw.seconds / ana.seconds).toFixed(0).padStart(6)} % (${(100 * raw.cpu / ana.cpu).toFixed(0)} %)  ${(100 * pkg.seconds / ana.seconds).toFixed(0).padStart(11)} %  ${maxRssMB.toFixed(0).padStart(8)} MB  ${(100 * raw.seconds / pkg.seconds).toFixed(0).padStart(5)} %`);
-    fs.rmSync(runDir, { recursive: true, force: true });
+  const work = fs.mkdtempSync(path.join(process.env.PB_STATE || os.tmpdir(), 'pb-bench-'));
+  console.log(`${ROUNDS} rounds each, median (min-max). gzip -dc: each engine's .tar.gz, then each stream log in it, one after the other.`);
+  console.log('messages   archive MB  gzip -dc s          MB/s    CPU s   analyzer s          MB/s    CPU s   ratio %            peak RSS MB');
+  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  if (sizes.length === 0) sizes.push(100_000, 500_000, 2_000_000);
+  const rows = [];
+  try {
+    for (const n of sizes) rows.push(await measure(work, n));
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
   }
-  fs.rmSync(work, { recursive: true, force: true });
-  console.log('ceiling: tar-stream alone against GNU tar (wall), the most the analyzer can reach with the tar library it reads with');
+  const rss = rows.map((r) => r.peakRssMB);
+  console.log(`peak RSS from ${rows[0].messages} to ${rows[rows.length - 1].messages} messages: ${Math.min(...rss).toFixed(0)}-${Math.max(...rss).toFixed(0)} MB; ` +
+    `lowest ratio ${Math.min(...rows.map((r) => r.ratioPercent)).toFixed(0)}% (goal >= 50%)`);
 }
 
-main().catch((err) => { console.error(err); fs.rmSync(work, { recursive: true, force: true }); process.exitCode = 1; });
+// One size: the run made, timed ROUNDS times, one line printed; returns the medians.
+async function measure(work, n) {
+  const runDir = path.join(work, `run-${n}`);
+  const { archives, logs, cycles, threads } = await makeStreamRun(runDir, n);
+  const probe = `require(${JSON.stringify(path.join(ROOT, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
+    '.then((c) => { process.stderr.write("MAXRSS " + process.resourceUsage().maxRSS + "\\n"); process.exitCode = c; })';
+  const floor = [];
+  const ana = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    floor.push(timed('bash', ['-c', 'for f in "$@"; do gzip -dc "$f" > /dev/null || exit 1; done', 'bench', ...archives, ...logs]));
+    ana.push(timed(process.execPath, ['-e', probe]));
+  }
+  const summary = JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8'));
+  const seen = summary.tripTime?.comet?.records;
+  if (seen !== cycles * threads) throw new Error(`analyzer timed ${seen} comet records of ${cycles * threads}`);
+  const mb = archives.reduce((s, f) => s + fs.statSync(f).size, 0) / 1e6;
+  const rss = ana.map((a) => Number(/MAXRSS (\d+)/.exec(a.stderr)[1]) / 1024);
+  const ratio = floor.map((f, i) => (100 * f.seconds) / ana[i].seconds);   // each round against its own floor
+  const speed = (list) => list.map((x) => mb / x.seconds);
+  console.log(`${String(seen).padEnd(10)} ${mb.toFixed(1).padStart(9)}  ${spread(floor.map((x) => x.seconds), 2).padEnd(18)} ${median(speed(floor)).toFixed(0).padStart(5)}` +
+    `  ${median(floor.map((x) => x.cpu)).toFixed(2).padStart(6)}   ${spread(ana.map((x) => x.seconds), 2).padEnd(18)} ${median(speed(ana)).toFixed(0).padStart(5)}` +
+    `  ${median(ana.map((x) => x.cpu)).toFixed(2).padStart(6)}   ${spread(ratio, 0).padEnd(18)} ${spread(rss, 0)}`);
+  fs.rmSync(runDir, { recursive: true, force: true });
+  return { messages: seen, archiveMB: mb, gzipMBps: median(speed(floor)), analyzerMBps: median(speed(ana)), ratioPercent: median(ratio), peakRssMB: median(rss) };
+}
+
+if (require.main === module) main().catch((err) => { console.error(err); process.exitCode = 1; });
+

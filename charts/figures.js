@@ -17,6 +17,9 @@ const { SERIES } = require('../analysis/chart/vocabulary');
 // A metric drawn from the per-second data set `data` (data/series.json), named as the run charts name it.
 const perSecond = (data, more = {}) => ({ ...SERIES[data], data, ...more });
 
+// The trip-time figures of a run's own kind of message (summary.tripTime, analysis/measure/trip-time.js).
+const tripOf = (s) => (s.parameters?.type === 'comet' ? s.tripTime?.comet : s.tripTime);
+
 const METRICS = {
   cpu: perSecond('cpu'),
   // lines moved to a common start (alignStart) are no longer a share of MemTotal: no 100 top
@@ -32,6 +35,10 @@ const METRICS = {
   requestsPerCycle: perSecond('requestsPerCycle'),
   tripTime: perSecond('tripMean', { point: (s) => s.tripTime?.meanMs }),
   messageRate: { name: 'Messages Delivered per Second', y: 'Event answers received per second', point: (s) => s.tripTime?.ratePerSecond },
+  // issue #22, the trip time of every pushed message (analysis/measure/trip-time.js): a comet run's records,
+  // another run's long polls (or pulls); each run's report gives the clock offset's bound beside it
+  tripP50: { name: 'Median Trip Time', y: 'Trip time p50 (ms, emit cycle start to arrival)', point: (s) => tripOf(s)?.p50Ms },
+  tripP99: { name: 'p99 Trip Time', y: 'Trip time p99 (ms, emit cycle start to arrival)', point: (s) => tripOf(s)?.p99Ms },
   // reference 003's capacity criterion (analysis/measure/answer-criterion.js): the share of answers within T s
   // issue #26, push against pull: what each delivered message costs on the SUT host's wire (analysis/measure/network.js)
   bytesPerMessage: { name: 'Bytes per Message', y: 'Bytes in + out on the SUT host per delivered message',
@@ -99,6 +106,14 @@ const FIGURES = [
   // and connection level gives a message rate, and its mean trip time; one line per connection level.
   { id: 'trip02', number: 'T2', title: 'Long Poll – With Events – Throughput vs Latency', kind: 'xy',
     filter: { type: 'poll', events: true }, x: 'messageRate', metric: 'tripTime', series: 'threads', panels: 'server' },
+  // Beyond the study (issue #22): CometD's latency against clients (reference 002) for every pushed message: the
+  // trip time's p50 and p99 against the connection level, one line per server, one chart per emit interval.
+  { id: 'trip03', number: 'T3', title: 'Comet – With Events – Median Trip Time vs Connections', kind: 'xy',
+    filter: { type: 'comet', events: true }, x: 'threads', metric: 'tripP50', series: 'server', panels: 'interval' },
+  { id: 'trip04', number: 'T4', title: 'Comet – With Events – p99 Trip Time vs Connections', kind: 'xy',
+    filter: { type: 'comet', events: true }, x: 'threads', metric: 'tripP99', series: 'server', panels: 'interval' },
+  { id: 'trip05', number: 'T5', title: 'Long Poll – With Events – p99 Trip Time vs Connections', kind: 'xy',
+    filter: { type: 'poll', events: true }, x: 'threads', metric: 'tripP99', series: 'server', panels: 'interval' },
   // Beyond the study: reference 003's capacity criterion, at least 95% of answers within T s (default 6;
   // an answer's time counts past the wait the protocol asks for: analysis/measure/answer-criterion.js), one point
   // per permutation against its connection level, one line per server.

@@ -186,6 +186,14 @@ function networkCard(s) {
   return `<div class="card" id="network"><h3>Network cost per message</h3>${table(rows)}</div>`;
 }
 
+// The per-cycle trip times (data/trip-cycles.json, chart trip-time-cycles): how many cycles, and the worst.
+function cycleRows(kind, cycles) {
+  const w = cycles?.worstP99;
+  if (!w) return [];
+  return [row(`${kind} trip time per emit cycle: cycles / worst cycle's p50 / p99 / max (ms, cycle)`,
+    `${fmt(cycles.count)} / ${[w.p50Ms, w.p99Ms, w.maxMs].map(fmt).join(' / ')} (${w.event} #${w.cycle} at ${fmt(w.createdSecond)} s)`)];
+}
+
 // CHIRON's trip time of long polls answered by an event (analysis/measure/trip-time.js).
 function tripRows(t, s) {
   if (!t) return [];
@@ -195,12 +203,19 @@ function tripRows(t, s) {
       row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`),
       row(`Event answers timed per second${windowLabel(s)}`, t.ratePerSecond ?? null));
   }
+  if (t.polls) rows.push(row('Poll trip time: clock offset error bound (\u00b1 ms)', t.errorBoundMs), ...cycleRows('Poll', t.cycles));
   if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
   const c = t.comet;   // comet records stamped on arrival by the push sampler
   if (c?.records) {
     rows.push(row('Comet trip time: records timed', c.records),
       row('Comet trip time p50 / p90 / p99 / p99.9 / max (ms)', [c.p50Ms, c.p90Ms, c.p99Ms, c.p999Ms, c.maxMs].map(fmt).join(' / ')),
-      row('Comet trip time: clock offset error bound (ms)', c.errorBoundMs));
+      row('Comet trip time: clock offset error bound (\u00b1 ms)', c.errorBoundMs), ...cycleRows('Comet', c.cycles));
+  }
+  // each engine's own clock offset, which its trip times use (analysis/measure/clock-offset.js)
+  for (const e of s.clockOffset?.byEngine ?? []) {
+    const drift = (s.clockOffset.drift ?? []).find((d) => d.engine === e.engine);
+    rows.push(row(`Engine ${e.engine}: clock offset (ms) \u00b1 bound, drift start\u2192end (ms) \u00b1 bound`,
+      `${fmt(e.ms)} \u00b1 ${fmt(e.errorBoundMs)}${drift ? `, ${fmt(drift.driftMs)} \u00b1 ${fmt(drift.errorBoundMs)} over ${fmt(drift.overSeconds)} s` : ''}`));
   }
   return rows;
 }
