@@ -118,3 +118,27 @@ test('repeated µs exchanges: the shortest round trip of each half wins, their d
   assert.deepEqual(drift, [{ engine: 'gen1', exchanges: 4, overSeconds: 30, driftMs: 0.8, errorBoundMs: 0.3 }]);
   assert.equal(offsetDrift([m(0, 5, 1)]), null, 'one exchange: no drift known');
 });
+
+test('a run whose stream log is cut or corrupt: analysed up to the damage, counted in the summary, never a crash', async () => {
+  const { makeStreamRun } = require('../tools/stream-run');
+  const { analyzeRun } = require('../run-analysis');
+  const { spawnSync } = require('node:child_process');
+  for (const damage of ['cut', 'corrupt']) {
+    const runDir = path.join(scratchDir(), 'run');
+    const { logs } = await makeStreamRun(runDir, 200 * 20, { threads: 200, engines: [{ name: 'gen1', offsetMs: 1 }] });
+    // damage the engine's stream log, then pack it again as host/archive.sh does
+    const log = fs.readFileSync(logs[0]);
+    const bad = damage === 'cut' ? log.subarray(0, Math.floor(log.length / 2)) : Buffer.from(log);
+    if (damage === 'corrupt') for (let i = Math.floor(bad.length / 2); i < Math.floor(bad.length / 2) + 64; i++) bad[i] ^= 0x5a;
+    fs.writeFileSync(logs[0], bad);
+    const archive = path.join(runDir, 'responses', 'gen1.tar.gz');
+    const r = spawnSync('tar', ['-c', '--use-compress-program=gzip -1', '-f', archive, '-C', path.dirname(logs[0]), 'push-1.tsv.gz', 'logging_1.json']);
+    assert.equal(r.status, 0, String(r.stderr));
+    const { summary } = await analyzeRun(runDir);
+    assert.equal(summary.flags.damagedStreamLogs, 1, damage);
+    assert.ok(summary.flags.problems.some((p) => /gen1\.tar\.gz: stream log push-1\.tsv\.gz: /.test(p)), summary.flags.problems.join('; '));
+    assert.ok(summary.flags.unendedSamples > 0, `${damage}: the samples whose E line was lost are counted`);
+    const timed = summary.tripTime.comet.records;
+    assert.ok(timed > 0 && timed < 200 * 20, `${damage}: the records before the damage are read (${timed} of 4000)`);
+  }
+});
