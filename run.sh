@@ -133,7 +133,7 @@ read_hosts() {
   local e
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
-    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_THREADS[e]}" "$RUN_TYPE" "$RUN_DURATION" "$RUN_INTERVAL") ||
+    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_THREADS[e]}") ||
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
     say "  $(hosts_describe "$e"): ${H_THREADS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done

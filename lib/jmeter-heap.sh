@@ -1,12 +1,16 @@
 # shellcheck shell=bash
-# How much heap one JMeter engine gets (-Xmx), from what it will hold. Sourced after lib/config.sh.
+# How much heap one JMeter engine gets (-Xmx), from the threads it will run. Sourced after lib/config.sh.
 #
-#   jmeter_heap_mb <threads> <test type> <duration s> [<emit interval ms>]
+#   jmeter_heap_mb <threads>
 #       prints the heap in MB for an engine running <threads> of this run's Request threads:
 #       PB_JMETER_HEAP_BASE_MB for the JVM and the plan, PB_JMETER_HEAP_PER_THREAD_KB per thread (its
-#       copy of the plan, its HTTP connection and buffers), and for a comet run with an event the
-#       records each open stream piles up: JMeter keeps a whole response in memory until it ends, so a
-#       stream holds up to duration / interval records, and its growing buffer up to twice that.
+#       copy of the plan, its connection and buffers, and the old generation's share of dead polls).
+#       Nothing grows with a stream's records: the push sampler (what run.sh runs) keeps a held stream's
+#       counters and its first and last record, and writes every record to the stream log as it arrives
+#       (bench/engine-heap.sh: the same ~100 KB live per held comet connection after 150 and after 600
+#       records). JMeter's HTTP sampler (request.sampler=http, only when the plan is run by hand) keeps a
+#       whole stream in heap until it ends: size such an engine yourself with PB_JMETER_HEAP
+#       (docs/limits.md, the JMeter heap row, gives its bytes per record).
 #       PB_JMETER_HEAP set to a size (e.g. 3g) overrides the estimate; "auto" (the default) keeps it.
 #
 #   jmeter_jvm_options
@@ -16,21 +20,14 @@
 # Why it matters: an engine out of heap does not fail, it spends its CPU in the garbage collector and
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
 
-# Bytes of one comet record as JMeter receives it (a JSON line and its chunk framing; docs/protocol.md).
-PB_COMET_RECORD_BYTES=${PB_COMET_RECORD_BYTES:-450}
-
-jmeter_heap_mb() { # <threads> <type> <duration s> [<interval ms>]
-  local threads=$1 type=$2 duration=$3 interval=${4:-} per_thread_kb records
+jmeter_heap_mb() { # <threads>
+  [[ $# == 1 && $1 =~ ^[0-9]+$ ]] || { echo "usage: jmeter_heap_mb <threads> (got: $*)" >&2; return 2; }
+  local threads=$1
   if [[ $PB_JMETER_HEAP != auto ]]; then
     jmeter_size_mb "$PB_JMETER_HEAP"
     return
   fi
-  per_thread_kb=$PB_JMETER_HEAP_PER_THREAD_KB
-  if [[ $type == comet && -n $interval ]] && ((interval > 0)); then
-    records=$((duration * 1000 / interval + 2))          # one per interval, the first at once, the clear's
-    per_thread_kb=$((per_thread_kb + 2 * records * PB_COMET_RECORD_BYTES / 1024))
-  fi
-  echo $((PB_JMETER_HEAP_BASE_MB + (threads * per_thread_kb + 1023) / 1024))
+  echo $((PB_JMETER_HEAP_BASE_MB + (threads * PB_JMETER_HEAP_PER_THREAD_KB + 1023) / 1024))
 }
 
 # jmeter_size_mb <size>: a JVM size (512m, 3g, 2048) in MB; exit 1 on anything else.

@@ -87,7 +87,7 @@ if $local_mode; then
   args+=(-Jserver.rmi.ssl.disable=true)   # one JVM: no RMI
   threads=$(given_value threads.num) || true
   [[ $threads =~ ^[0-9]+$ ]] || threads=0
-  jvm=(-Xmx"$(jmeter_heap_mb "$threads" poll 0)m" "${jvm[@]}")
+  jvm=(-Xmx"$(jmeter_heap_mb "$threads")m" "${jvm[@]}")
   [[ -z $props ]] || args+=(-q "$props")
   for s in "${sets[@]}"; do args+=(-J"$s"); done
   is_given log.dir.res || args+=(-Jlog.dir.res="$run_dir/responses/local")

@@ -91,7 +91,7 @@ start() {
   [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ ]] || usage
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
   if [[ -z $heap ]]; then
-    heap=$(jmeter_heap_mb "$threads" poll 0)m
+    heap=$(jmeter_heap_mb "$threads")m
   else
     jmeter_size_mb "$heap" >/dev/null || usage
   fi
