@@ -1,5 +1,5 @@
 'use strict';
-// The messages between the archive-reading worker (archive-reader.js) and the main thread (responses.js):
+// The messages between the archive-reading worker (archive-worker.js) and the main thread (responses.js):
 // a batch is a list of operations on saved responses (open one, a piece of its body, close it) in an
 // Int32Array, plus one buffer holding the entry names and body bytes. Both are moved (not copied) to the
 // main thread, so a batch costs no serialising: no strings cross between the threads (names sent as a list

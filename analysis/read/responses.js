@@ -1,5 +1,5 @@
 // Reads one engine's response archive (responses/<engine>.tar.gz) straight from the tar stream: no
-// extraction to disk, no whole-archive buffering. A worker thread (archive-reader.js) does the gunzip and
+// extraction to disk, no whole-archive buffering. A worker thread (archive-worker.js) does the gunzip and
 // tar parsing and hands over the bodies of saved responses in batches; this thread parses them. Each saved
 // response is classified by its file-name prefix (the sampler label, run-layout.md) and its body parsed
 // line by line: a poll or control answer is one JSON line, a comet stream one JSON record per line
@@ -15,13 +15,13 @@ const { Worker } = require('node:worker_threads');
 const { KINDS, kindOf } = require('./response-kinds');
 const { replay, recycled } = require('./archive-batches');
 
-const READER = path.join(__dirname, 'archive-reader.js');
+const WORKER = path.join(__dirname, 'archive-worker.js');
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
-// The reader's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
+// The worker's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
 // at 500k / 2M responses (bench/analyzer.js). What still grows over a run is gunzip's spent output chunks,
-// which V8 frees in the reader's full collections (set off by its external-memory limit), not by scavenges.
+// which V8 frees in the worker's full collections (set off by its external-memory limit), not by scavenges.
 // A 32 MB cap is faster on small archives and climbs to ~200 MB at 4M.
-const READER_LIMITS = { maxYoungGenerationSizeMb: 12 };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
 function recordType(obj) {
@@ -36,169 +36,194 @@ function recordType(obj) {
   return null;
 }
 
+// One archive's saved responses as the worker hands them over: replay() calls open / data / close per entry;
+// lines go to the visitor, and what could not be read is counted in `stats`.
 // visitor: { record(obj, type, stream), endStream(stream), timestamp(obj, stream), control(kind, obj, stream),
 // errorBody(text, stream) } (all optional). stream = { name, kind, engine, records, ... } lives for one saved response.
+class ArchiveVisit {
+  constructor(file, engine, visitor) {
+    this.engine = engine;
+    this.visitor = visitor;
+    this.stats = {
+      file, engine, entries: 0, byKind: Object.fromEntries(SAMPLE_KINDS.map((k) => [k, 0])), skippedEntries: 0, streamLogs: 0,
+      errorBodies: 0, badLines: 0, halfLines: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null,
+      damagedStreamLogs: 0, streamLogProblems: [], unendedSamples: 0,
+    };
+    this.current = null;         // the saved response being read; it may span batches
+    this.samples = new Map();    // stream logs: sample id -> its saved response, from its B line to its E line
+  }
+
+  open(name, kind) {
+    if (kind === 'stream') this.stats.streamLogs++; else this.stats.byKind[kind]++;   // a log's samples count at their B lines
+    this.current = { name, kind, engine: this.engine, records: 0, lines: 0, pending: null, isErrorText: false };
+  }
+
+  // Lines are cut at "\n" bytes before decoding: in UTF-8 that byte never occurs inside a character, so
+  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once.
+  data(chunk) {
+    const st = this.current;
+    let buf = chunk;
+    if (st.pending !== null) { buf = Buffer.concat([st.pending, chunk]); st.pending = null; }
+    let start = 0;
+    let nl;
+    while ((nl = buf.indexOf(10, start)) !== -1) {
+      if (nl > start) this.line(st, buf.toString('utf8', start, nl), false);
+      start = nl + 1;
+    }
+    // (a view, not a copy, until the batch's buffer goes back to the worker: see readArchive)
+    if (start < buf.length) st.pending = buf.subarray(start);
+  }
+
+  close(cut) {
+    const st = this.current;
+    this.current = null;
+    this.endEntry(st, cut);
+  }
+
+  endEntry(st, cut) {
+    if (st.pending !== null) {
+      // A final line without "\n": a complete one-line answer, or a line the writer never finished.
+      const rest = st.pending.toString('utf8');
+      st.pending = null;
+      if (rest.trim() !== '') this.line(st, rest, true);
+    }
+    st.cut = cut;
+    if (st.kind === 'request') this.visitor.endStream?.(st);
+  }
+
+  // One line of a saved response; last: the body's final line, which had no line end.
+  line(st, line, last) {
+    if (st.kind === 'stream') { this.streamLine(line, last); return; }
+    const text = line.trim();
+    if (text === '' || st.isErrorText) return;
+    if (st.lines === 0 && text[0] !== '{') {  // JMeter's own exception text: the request never got an answer
+      st.isErrorText = true;
+      this.errorBody(text, st);
+      return;
+    }
+    st.lines++;
+    let obj;
+    try { obj = JSON.parse(text); } catch {
+      if (last) this.stats.halfLines++; else this.stats.badLines++;
+      return;
+    }
+    if (st.kind !== 'request') { this.controlAnswer(obj, text, st); return; }
+    const type = recordType(obj);
+    if (type === null) { this.stats.badLines++; return; }
+    if (type === 'error') { this.errorBody(text, st); return; }
+    st.records++;
+    this.visitor.record?.(obj, type, st);
+  }
+
+  // The answer of a time-stamp or control request (setevent, logging, clear).
+  controlAnswer(obj, text, st) {
+    if (obj && obj.error !== undefined) this.errorBody(text, st);
+    else if (st.kind === 'timestamp') this.visitor.timestamp?.(obj, st);
+    else this.visitor.control?.(st.kind, obj, st);
+  }
+
+  errorBody(text, st) {
+    this.stats.errorBodies++;
+    this.visitor.errorBody?.(text, st);
+  }
+
+  // One line of a stream log (B / R / E, tab-separated; docs/run-layout.md).
+  streamLine(line, last) {
+    if (last) { this.stats.halfLines++; return; }   // a log cut inside a line
+    const a = line.indexOf('\t', 2);
+    const b = a === -1 ? -1 : line.indexOf('\t', a + 1);
+    const micros = a === -1 ? NaN : Number(line.slice(2, a));
+    if (line[1] !== '\t' || b === -1 || !Number.isFinite(micros)) {
+      if (line.trim() !== '') this.stats.badLines++;
+      return;
+    }
+    const id = line.slice(a + 1, b);
+    const tag = line[0];
+    if (tag === 'R') this.streamRecord(id, micros, line.slice(b + 1));
+    else if (tag === 'B') this.sampleBegan(id, micros, line.split('\t'));
+    else if (tag === 'E') this.sampleEnded(id, micros, line.split('\t'));
+    else this.stats.badLines++;
+  }
+
+  // R: one record of a sample's answer, stamped with its arrival (engine clock, µs).
+  streamRecord(id, micros, record) {
+    const st = this.samples.get(id);
+    if (!st) { this.stats.badLines++; return; }
+    st.arrivalMs = micros / 1000;
+    if (st.kind === 'timestamp') {
+      st.arrivalUs = micros;
+      try { st.stamp = JSON.parse(record); } catch { this.stats.badLines++; }
+      return;
+    }
+    this.line(st, record, false);
+  }
+
+  // B: a sample began; it becomes one saved response named <label>_<id>.push.
+  sampleBegan(id, micros, f) {
+    const kind = f.length >= 5 && SAMPLE_KINDS.includes(f[4]) ? f[4] : null;
+    if (!kind) { this.stats.badLines++; return; }
+    this.stats.byKind[kind]++;
+    this.samples.set(id, { name: `${kind}_${id}.push`, kind, engine: this.engine, records: 0, lines: 0, pending: null,
+      isErrorText: false, thread: f[3], beganUs: micros });
+  }
+
+  // E: the sample ended, with the µs its request was sent and whether its answer was cut.
+  sampleEnded(id, micros, f) {
+    const st = f.length >= 10 ? this.samples.get(id) : null;
+    if (!st) { this.stats.badLines++; return; }
+    this.samples.delete(id);
+    st.endUs = micros;
+    st.sentUs = Number(f[8]);
+    st.responseCode = f[3];
+    st.cut = Number(f[7]) > 0;
+    if (f[3].startsWith('Non HTTP')) this.errorBody(f.slice(9).join('\t'), st);   // JMeter's words for why no (whole) answer came
+    if (st.kind === 'request') this.visitor.endStream?.(st);
+    else if (st.kind === 'timestamp' && st.stamp) this.visitor.timestamp?.(st.stamp, st);
+  }
+
+  // The end of the archive: what is still open was cut. Returns the stats with the worker's own counts.
+  finish(workerStats) {
+    if (this.current) {        // only when the worker failed: it closes every entry it opened otherwise
+      this.stats.truncatedEntries++;
+      this.endEntry(this.current, true);
+      this.current = null;
+    }
+    // Samples of the stream logs without an E line: the engine stopped, or the log was cut, before they ended.
+    for (const st of this.samples.values()) {
+      this.stats.unendedSamples++;
+      st.cut = true;
+      if (st.kind === 'request') this.visitor.endStream?.(st);
+    }
+    this.samples.clear();
+    return Object.assign(this.stats, workerStats);
+  }
+}
+
+// Reads one archive through the worker; resolves to its stats (never rejects: a failing worker is
+// counted as a problem with what was read so far).
 function readArchive(file, visitor = {}, { engine = path.basename(file).replace(/\.tar\.gz$|\.tgz$/, '') } = {}) {
-  const stats = {
-    file, engine, entries: 0, byKind: Object.fromEntries(SAMPLE_KINDS.map((k) => [k, 0])), skippedEntries: 0, streamLogs: 0,
-    errorBodies: 0, badLines: 0, halfLines: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null,
-    damagedStreamLogs: 0, streamLogProblems: [], unendedSamples: 0,
-  };
-  const samples = new Map();   // stream logs: sample id -> its saved response, from its B line to its E line
-
+  const visit = new ArchiveVisit(file, engine, visitor);
   return new Promise((resolve) => {
-    let current = null;   // the saved response being read; it may span batches
     let finished = false;
-    const worker = new Worker(READER, { workerData: { file }, resourceLimits: READER_LIMITS });
-
-    function finish(readerStats) {
+    const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: WORKER_LIMITS });
+    const finish = (workerStats) => {
       if (finished) return;
       finished = true;
-      if (current) {        // only when the reader failed: it closes every entry it opened otherwise
-        stats.truncatedEntries++;
-        endEntry(current, { cut: true });
-        current = null;
-      }
-      // Samples of the stream logs without an E line: the engine stopped, or the log was cut, before they ended.
-      for (const st of samples.values()) {
-        stats.unendedSamples++;
-        st.cut = true;
-        if (st.kind === 'request') visitor.endStream?.(st);
-      }
-      samples.clear();
-      Object.assign(stats, readerStats);
+      const stats = visit.finish(workerStats);
       worker.terminate().then(() => resolve(stats), () => resolve(stats));
-    }
-
-    function handleLine(st, line, { last }) {
-      if (st.kind === 'stream') { streamLine(line, last); return; }
-      const text = line.trim();
-      if (text === '') return;
-      if (st.isErrorText) return;
-      if (st.lines === 0 && text[0] !== '{') {  // JMeter's own exception text: the request never got an answer
-        st.isErrorText = true;
-        stats.errorBodies++;
-        visitor.errorBody?.(text, st);
-        return;
-      }
-      st.lines++;
-      let obj;
-      try { obj = JSON.parse(text); } catch {
-        if (last) stats.halfLines++; else stats.badLines++;
-        return;
-      }
-      if (st.kind !== 'request') {
-        if (obj && obj.error !== undefined) { stats.errorBodies++; visitor.errorBody?.(text, st); return; }
-        if (st.kind === 'timestamp') visitor.timestamp?.(obj, st);
-        else visitor.control?.(st.kind, obj, st);
-        return;
-      }
-      const type = recordType(obj);
-      if (type === null) { stats.badLines++; return; }
-      if (type === 'error') { stats.errorBodies++; visitor.errorBody?.(text, st); return; }
-      st.records++;
-      visitor.record?.(obj, type, st);
-    }
-
-    // One line of a stream log (B / R / E, tab-separated; docs/run-layout.md).
-    function streamLine(line, last) {
-      if (last) { stats.halfLines++; return; }   // a log cut inside a line
-      const tag = line[0];
-      const a = line.indexOf('\t', 2);
-      const b = a === -1 ? -1 : line.indexOf('\t', a + 1);
-      const micros = a === -1 ? NaN : Number(line.slice(2, a));
-      if (line[1] !== '\t' || b === -1 || !Number.isFinite(micros)) {
-        if (line.trim() !== '') stats.badLines++;
-        return;
-      }
-      const id = line.slice(a + 1, b);
-      if (tag === 'R') {
-        const st = samples.get(id);
-        if (!st) { stats.badLines++; return; }
-        st.arrivalMs = micros / 1000;
-        if (st.kind === 'timestamp') {
-          st.arrivalUs = micros;
-          try { st.stamp = JSON.parse(line.slice(b + 1)); } catch { stats.badLines++; }
-          return;
-        }
-        handleLine(st, line.slice(b + 1), { last: false });
-        return;
-      }
-      const f = line.split('\t');
-      if (tag === 'B' && f.length >= 5) {
-        const label = f[4];
-        const kind = SAMPLE_KINDS.includes(label) ? label : null;
-        if (!kind) { stats.badLines++; return; }
-        stats.byKind[kind]++;
-        samples.set(id, { name: `${label}_${id}.push`, kind, engine, records: 0, lines: 0, pending: null, isErrorText: false,
-          thread: f[3], beganUs: micros });
-      } else if (tag === 'E' && f.length >= 10) {
-        const st = samples.get(id);
-        if (!st) { stats.badLines++; return; }
-        samples.delete(id);
-        st.endUs = micros;
-        st.sentUs = Number(f[8]);
-        st.responseCode = f[3];
-        st.cut = Number(f[7]) > 0;
-        if (f[3].startsWith('Non HTTP')) {   // the request never got (all of) an answer: JMeter's words for why
-          stats.errorBodies++;
-          visitor.errorBody?.(f.slice(9).join('\t'), st);
-        }
-        if (st.kind === 'request') visitor.endStream?.(st);
-        else if (st.kind === 'timestamp' && st.stamp) visitor.timestamp?.(st.stamp, st);
-      } else stats.badLines++;
-    }
-
-    function endEntry(st, { cut = false } = {}) {
-      if (st.pending !== null) {
-        // A final line without "\n": a complete one-line answer, or a line the writer never finished.
-        const rest = st.pending.toString('utf8');
-        st.pending = null;
-        if (rest.trim() !== '') handleLine(st, rest, { last: true });
-      }
-      st.cut = cut;
-      if (st.kind === 'request') visitor.endStream?.(st);
-    }
-
-    // Lines are cut at "\n" bytes before decoding: in UTF-8 that byte never occurs inside a character, so
-    // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once.
-    function onData(st, chunk) {
-      let buf = chunk;
-      if (st.pending !== null) { buf = Buffer.concat([st.pending, chunk]); st.pending = null; }
-      let start = 0;
-      let nl;
-      while ((nl = buf.indexOf(10, start)) !== -1) {
-        if (nl > start) handleLine(st, buf.toString('utf8', start, nl), { last: false });
-        start = nl + 1;
-      }
-      // (a view, not a copy, until the batch's buffer goes back to the reader: see the message handler)
-      if (start < buf.length) st.pending = buf.subarray(start);
-    }
-
-    const entryHandlers = {
-      open(name, kind) {
-        if (kind === 'stream') stats.streamLogs++; else stats.byKind[kind]++;   // a log's samples count at their B lines
-        current = { name, kind, engine, records: 0, lines: 0, pending: null, isErrorText: false };
-      },
-      data(chunk) { onData(current, chunk); },
-      close(cut) {
-        const st = current;
-        current = null;
-        endEntry(st, { cut });
-      },
     };
     worker.on('message', (msg) => {
       if (msg.batch) {
-        replay(msg.batch, entryHandlers);
-        // The batch's buffers go back to the reader for its next batches: an unfinished line of the
+        replay(msg.batch, visit);
+        // The batch's buffers go back to the worker for its next batches: an unfinished line of the
         // entry still open must not stay a view of them.
-        if (current?.pending) current.pending = Buffer.from(current.pending);
-        worker.postMessage(...recycled(msg.batch));   // also tells the reader it may send another batch
+        if (visit.current?.pending) visit.current.pending = Buffer.from(visit.current.pending);
+        worker.postMessage(...recycled(msg.batch));   // also tells the worker it may send another batch
       } else if (msg.done) finish(msg.done);
     });
-    // The reader itself failing is a bug, not bad input; still, what was read so far counts.
+    // The worker itself failing is a bug, not bad input; still, what was read so far counts.
     const failed = (problem) => {
-      const readSome = Object.values(stats.byKind).some((n) => n > 0);
+      const readSome = Object.values(visit.stats.byKind).some((n) => n > 0);
       finish({ problem, unreadable: !readSome, truncated: readSome });
     };
     worker.on('error', (err) => failed(`archive reader failed: ${err.message}`));
