@@ -72,14 +72,19 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length, rank) - 1];
 }
 
-// HdrHistogram's settings, one place: values in µs, 3 significant digits (a value is kept within 0.1% of
-// itself). The histograms of emit cycles, many, use packed counts (a few KB each, the values they saw);
-// the run's, one, plain 32-bit counts (faster to fill, ~100 KB).
-const newHistogram = (packed) => hdr.build({ bitBucketSize: packed ? 'packed' : 32, numberOfSignificantValueDigits: 3, autoResize: true });
+// HdrHistogram's settings, one place. Values in µs. A run's histograms (one per engine): 3 significant
+// digits, a value kept within 0.1% of itself (exact below 2,048 µs), ~50 KB each. An emit cycle's (one per
+// engine and cycle, thousands in a long run): 2 significant digits from 0.1 ms (the server's cycle start is
+// a whole ms), a value kept within 0.1 ms below 25.6 ms and within 1% above, 2-5 KB each.
+const RUN_HISTOGRAM = { bitBucketSize: 32, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true };
+const CYCLE_HISTOGRAM = { bitBucketSize: 32, numberOfSignificantValueDigits: 2, lowestDiscernibleValue: 100, highestTrackableValue: 100_000,
+  autoResize: true };   // grows past 100 ms as values come
 
+// HdrHistogram keeps values >= 0; a trip time falls below zero through the offset's error, and a value
+// below its engine's reference (below) is negative too: those are kept, negated, in a second histogram.
 class SignedHistogram {
-  constructor({ packed = true } = {}) {
-    this.packed = packed;
+  constructor(settings = RUN_HISTOGRAM) {
+    this.settings = settings;
     this.pos = null;
     this.neg = null;
     this.count = 0;
@@ -87,20 +92,19 @@ class SignedHistogram {
 
   record(us, count = 1) {
     const v = Math.round(us);
-    if (v >= 0) (this.pos ??= newHistogram(this.packed)).recordValueWithCount(v, count);
-    else (this.neg ??= newHistogram(this.packed)).recordValueWithCount(-v, count);
+    if (v >= 0) (this.pos ??= hdr.build(this.settings)).recordValueWithCount(v, count);
+    else (this.neg ??= hdr.build(this.settings)).recordValueWithCount(-v, count);
     this.count += count;
   }
 
-  // Every recorded value (the middle of its histogram bucket) with its count.
+  // Every recorded value (the middle of its histogram bucket) with its count, in a plain loop over the
+  // buckets (HdrHistogram's own iterator makes an object per step).
   forEach(fn) {
     for (const [h, sign] of [[this.pos, 1], [this.neg, -1]]) {
       if (!h) continue;
-      const it = h.recordedValuesIterator;
-      it.reset();
-      while (it.hasNext()) {
-        const v = it.next();
-        fn(sign * h.medianEquivalentValue(v.valueIteratedTo), v.countAtValueIteratedTo);
+      for (let i = 0; i < h.countsArrayLength; i++) {
+        const n = h.getCountAtIndex(i);
+        if (n > 0) fn(sign * h.medianEquivalentValue(h.valueFromIndex(i)), n);
       }
     }
   }
@@ -131,13 +135,14 @@ class SignedHistogram {
 // reference are added at the end.
 const REFERENCE_VALUES = 1000;
 
-// One engine's trip times: a histogram per emit cycle (values in µs from the reference), exact count,
+// One engine's trip times: a histogram of all and one per emit cycle (values in µs from the reference), exact count,
 // sum, minimum and maximum (raw ms), and per 100 ms of arrival the sum, count and maximum (raw ms).
 class EngineTrips {
   constructor(baseMs) {
     this.reference = null;
     this.waiting = [];   // [raw, cycle key] until the reference is fixed
-    this.byCycle = new Map();   // cycle key ('' without one) -> SignedHistogram
+    this.run = new SignedHistogram(RUN_HISTOGRAM);
+    this.byCycle = new Map();   // cycle key -> SignedHistogram
     this.count = 0;
     this.total = 0;
     this.min = Infinity;
@@ -169,9 +174,12 @@ class EngineTrips {
   }
 
   record(raw, key) {
+    const us = (raw - this.reference) * 1000;
+    this.run.record(us);
+    if (key === '') return;
     let h = this.byCycle.get(key);
-    if (!h) { h = new SignedHistogram(); this.byCycle.set(key, h); }
-    h.record((raw - this.reference) * 1000);
+    if (!h) { h = new SignedHistogram(CYCLE_HISTOGRAM); this.byCycle.set(key, h); }
+    h.record(us);
   }
 }
 
@@ -256,18 +264,17 @@ class TripTimes {
       return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max }, cycles: [] };
     }
 
-    // The run's distribution: every engine's histograms moved onto the server's clock (its reference and
-    // offset added) and merged. A cycle's: its engine's histogram moved, or those of its engines merged.
-    const run = new SignedHistogram({ packed: false });
+    // The run's distribution and each cycle's: one engine's histogram moved onto the server's clock (its
+    // reference and offset added), or those of several engines moved and merged.
+    const parts = engines.map(({ e, offset, errorBoundMs: bound }) => ({ h: e.run, shiftUs: (e.reference + offset) * 1000, errorBoundMs: bound }));
+    const run = merged(parts, RUN_HISTOGRAM);
     const perCycle = new Map();   // key -> [{ h, shiftUs, errorBoundMs }], one per engine
-    for (const { e, offset, errorBoundMs: bound } of engines) {
-      const shiftUs = (e.reference + offset) * 1000;
+    engines.forEach(({ e }, i) => {
       for (const [key, h] of e.byCycle) {
-        h.forEach((v, n) => run.record(v + shiftUs, n));
         if (!perCycle.has(key)) perCycle.set(key, []);
-        perCycle.get(key).push({ h, shiftUs, errorBoundMs: bound });
+        perCycle.get(key).push({ ...parts[i], h });
       }
-    }
+    });
     const minMs = round2(Math.min(...engines.map(({ e, offset }) => e.min + offset)));
     const maxMs = round2(Math.max(...engines.map(({ e, offset }) => e.max + offset)));
     const total = engines.reduce((n, { e, offset }) => n + e.total + e.count * offset, 0);
@@ -285,16 +292,16 @@ class TripTimes {
       const inWindow = counts.reduce((a, c) => a + c, 0);
       if (first !== -1) ratePerSecond = round2(inWindow / (last - first + 1));
     }
-    const at = (p) => (p === 0 ? minMs : p === 100 ? maxMs : round2(run.valueAt(p) / 1000));
+    const at = (p) => (p === 0 ? minMs : p === 100 ? maxMs : round2((run.h.valueAt(p) + run.shiftUs) / 1000));
     const summary = {
       polls: count,
       unmatched: this.unmatched,
       meanMs: round2(total / count),
       minMs,
-      ...figures(run, 0, maxMs),
+      ...figures(run.h, run.shiftUs, maxMs),
       ratePerSecond,
       // below zero only through the clock offset's error: how many, and the bound they should stay within
-      belowZero: run.countBelow(0),
+      belowZero: run.h.countBelow(-run.shiftUs),
       errorBoundMs: largestBound(engines.map((x) => x.errorBoundMs)),
       spectrum: percentileSpectrum(at, count),
     };
@@ -302,21 +309,24 @@ class TripTimes {
       summary.byEngine = engines.map(({ name, e, offset, errorBoundMs: b }) => ({ engine: name, count: e.count,
         offsetMs: round2(offset), errorBoundMs: b }));
     }
-    const cycles = [...perCycle].filter(([key]) => key !== '').map(([key, parts]) => {
+    const cycles = [...perCycle].map(([key, cycleParts]) => {
       const c = this.cycles.get(key);
-      let h = parts[0].h;
-      let shiftUs = parts[0].shiftUs;
-      if (parts.length > 1) {
-        h = new SignedHistogram();
-        for (const part of parts) part.h.forEach((v, n) => h.record(v + part.shiftUs, n));
-        shiftUs = 0;
-      }
+      const { h, shiftUs } = merged(cycleParts, CYCLE_HISTOGRAM);
       return { event: c.event, cycle: c.cycle, createdSecond: round2((c.createdMs - offsetMs - startMs) / 1000), count: h.count,
-        ...figures(h, shiftUs), errorBoundMs: largestBound(parts.map((part) => part.errorBoundMs)) };
+        ...figures(h, shiftUs), errorBoundMs: largestBound(cycleParts.map((part) => part.errorBoundMs)) };
     }).sort((a, b) => a.createdSecond - b.createdSecond || String(a.event).localeCompare(String(b.event)) || a.cycle - b.cycle);
     if (cycles.length) summary.cycles = cycleDigest(cycles);
     return { summary, series: { mean, max }, cycles };
   }
+}
+
+// One distribution from the parts of several engines ({ h, shiftUs }): the one part as it is, or every
+// part's values moved by its shift into one histogram of `settings`. Returns { h, shiftUs }.
+function merged(parts, settings) {
+  if (parts.length === 1) return parts[0];
+  const h = new SignedHistogram(settings);
+  for (const part of parts) part.h.forEach((v, n) => h.record(v + part.shiftUs, n));
+  return { h, shiftUs: 0 };
 }
 
 // The error bound of figures drawn from several engines: the largest of theirs (null if one is unknown).

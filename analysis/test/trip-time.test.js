@@ -8,6 +8,9 @@ const { SampleEnds, TripTimes, SignedHistogram, sampleNumber, percentile, REFERE
 const near = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 0.002 * Math.abs(expected) + 0.011,
   `${what}: ${actual} is not within 0.2% of ${expected}`);
 const PERCENTILE_FIELDS = ['p50Ms', 'p90Ms', 'p99Ms', 'p999Ms'];
+// An emit cycle's figures: 2 significant digits from 0.1 ms, within 0.1 ms or 1%, twice when engines merge.
+const nearCycle = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 0.02 * Math.abs(expected) + 0.21,
+  `${what}: ${actual} is not within 0.2 ms or 2% of ${expected}`);
 
 test('a saved request file name gives its JMeter sample number; other names none', () => {
   assert.equal(sampleNumber('request_17.json'), 17);
@@ -168,9 +171,9 @@ test('each engine\'s trips use its own offset; figures per emit cycle merge the 
   assert.deepEqual(cycles.map((c) => [c.event, c.cycle, c.createdSecond, c.count, c.errorBoundMs]),
     [['event1', 1, 1, 20, 0.4], ['event1', 2, 2, 20, 0.4], ['event1', 3, 3, 20, 0.4]]);
   for (const c of cycles) {
-    near(c.p50Ms, 10, 'cycle p50');
-    near(c.p90Ms, 18, 'cycle p90');
-    near(c.maxMs, 20, 'cycle max');
+    nearCycle(c.p50Ms, 10, 'cycle p50');
+    nearCycle(c.p90Ms, 18, 'cycle p90');
+    nearCycle(c.maxMs, 20, 'cycle max');
   }
   assert.equal(summary.cycles.count, 3);
   // an engine without an exchange of its own takes the run's offset and bound
