@@ -4,8 +4,8 @@
 // comparison figures (charts/figures.js, charts/figure-data.js) take their names, titles, axis legends,
 // colours and chart ids from here, so a quantity reads and looks the same on every page.
 
-// Servers and push types: the study's three servers, then the extended study's (issue #23): Node.js on
-// every core, the blocking connectors.
+// Servers and push types: the study's three servers, then the extended study's: Node.js on every core,
+// the blocking connectors.
 const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7',
   'node-cluster': 'Node.js Cluster', 'tc6-bio': 'Tomcat 6 Blocking', 'tc7-bio': 'Tomcat 7 Blocking' };
 const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull' };

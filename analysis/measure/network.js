@@ -1,6 +1,6 @@
 'use strict';
-// Network cost per delivered message (issue #26; CHIRON compares push with pull by what each costs on the
-// wire): the SUT host's TCP and IP counters (sut/netstat.log, host/netstat-log.sh) over the run's steady
+// Network cost per delivered message (CHIRON, reference 001, compares push with pull by what each costs on
+// the wire): the SUT host's TCP and IP counters (sut/netstat.log, host/netstat-log.sh) over the run's steady
 // window, against the messages delivered and the HTTP requests received in that window.
 //
 //   segments in/out, bytes in/out   counter at the window's end - counter at its start (the samples nearest

@@ -2,8 +2,8 @@
 // The messages between the archive-reading worker (archive-worker.js) and the main thread (responses.js):
 // a batch is a list of operations on saved responses (open one, a piece of its body, close it) in an
 // Int32Array, plus one buffer holding the entry names and body bytes. Both are moved (not copied) to the
-// main thread, so a batch costs no serialising: no strings cross between the threads (names sent as a list
-// of strings were cloned one by one). The receiver hands both buffers back once it has replayed
+// main thread, so a batch costs no serialising: no strings cross between the threads (each string would be
+// cloned on its way). The receiver hands both buffers back once it has replayed
 // a batch (recycle), so the same few buffers go round and round: no allocation per batch, and no dead
 // buffers waiting for the receiver's garbage collector (which runs seldom when it allocates little).
 // An entry may span batches.

@@ -28,7 +28,7 @@ const { fromFile: parseMemoryLogFile, fromText: parseMemoryLogText } = lineParse
 
 // Memory in use: MemTotal - MemAvailable (MemFree on kernels before 3.14, which have no MemAvailable), the
 // "used" of free(1). Not Active: since Linux 5.9 new anonymous pages start on the inactive list, so a JVM
-// filling its heap hardly moves Active (seen here: Active flat at 699 MB while use rose 665 -> 1,050 MB).
+// filling its heap hardly moves Active (docs/limits.md).
 const usedPercent = (s) => ((s.totalKB - (s.availableKB ?? s.freeKB)) / s.totalKB) * 100;
 
 // Memory in use as % of MemTotal per elapsed second: a sample at SUT time t lands in second

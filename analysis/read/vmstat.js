@@ -10,9 +10,9 @@ const NEEDED = ['active', 'id'];
 // One-line formulas, exported so the tests can pin them down.
 const cpuPercent = (idle) => 100 - idle;
 const memoryPercent = (activeMB, memTotalMB) => (activeMB / memTotalMB) * 100;
-// procps-ng 4.0.2's vmstat prints the memory of its first sample on every line. In a load test free and
-// active memory move by a MB within seconds, so five equal samples mean a frozen vmstat (the analyzer asks
-// only for runs without sut/memory.log, made before it existed).
+// Frozen memory columns: in a load test free and active memory move by a MB within seconds, so five equal
+// samples mean a vmstat that repeats its first sample's memory on every line (docs/limits.md names the
+// version). Asked only of runs without sut/memory.log, whose memory % would come from vmstat.
 const memoryFrozen = (samples) => samples.length >= 5
   && samples.every((s) => s.active === samples[0].active && s.free === samples[0].free);
 
