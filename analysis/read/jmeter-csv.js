@@ -90,83 +90,95 @@ async function* fileLines(file) {
   if (rest !== '') yield { text: rest, ended: false };
 }
 
-function csvReader(onSample) {
-  const damage = { rows: 0, unterminatedQuote: 0, wrongFieldCount: 0, notNumeric: 0, cutMidRow: false, lines: [] };
-  let header = null;
-  let rows = 0;
-  let pending = [];   // the lines of a row whose quoted field is still open: { text, no }
+// Rows of results.csv, one line at a time: line(text, no) for every line, then end(). A row's quoted field
+// may run on over the next lines (pending) until it closes, a line that stands alone as a row ends it, or
+// MAX_ROW_LINES are reached.
+class CsvRows {
+  constructor(onSample) {
+    this.onSample = onSample;
+    this.damage = { rows: 0, unterminatedQuote: 0, wrongFieldCount: 0, notNumeric: 0, cutMidRow: false, lines: [] };
+    this.header = null;
+    this.rows = 0;
+    this.pending = [];   // the lines of a row whose quoted field is still open: { text, no }
+  }
 
-  const damaged = (no, kind) => {
-    damage.rows++;
-    if (kind === 'cutMidRow') damage.cutMidRow = true;
-    else damage[kind]++;
-    if (damage.lines.length < EXAMPLES) damage.lines.push(no);
-  };
-  const record = (fields) => Object.fromEntries(header.map((h, k) => [h, fields[k]]));
-  const isRow = (fields) => fields.length === header.length;
-  const numeric = (s) => Number.isFinite(s.timeStamp) && Number.isFinite(s.elapsed);
+  damaged(no, kind) {
+    const d = this.damage;
+    d.rows++;
+    if (kind === 'cutMidRow') d.cutMidRow = true;
+    else d[kind]++;
+    if (d.lines.length < EXAMPLES) d.lines.push(no);
+  }
+
+  record(fields) { return Object.fromEntries(this.header.map((h, k) => [h, fields[k]])); }
+
+  isRow(fields) { return fields.length === this.header.length; }
+
   // a line that is a whole row on its own: a quoted field open before it ends there
-  const standsAlone = (text) => {
+  standsAlone(text) {
     const r = splitRow(text);
-    return !r.open && isRow(r.fields) && numeric(toSample(record(r.fields)));
-  };
-  const emit = (fields, no) => {
-    if (!isRow(fields)) { damaged(no, 'wrongFieldCount'); return; }
-    const s = toSample(record(fields));
-    if (!numeric(s)) { damaged(no, 'notNumeric'); return; }
-    rows++;
-    onSample(s);
-  };
+    return !r.open && this.isRow(r.fields) && isNumeric(toSample(this.record(r.fields)));
+  }
 
-  function line(text, no) {
-    if (header === null) {
-      if (text.trim() === '') return;
-      header = splitRow(text).fields.map((h) => h.trim());
+  emit(fields, no) {
+    if (!this.isRow(fields)) { this.damaged(no, 'wrongFieldCount'); return; }
+    const s = toSample(this.record(fields));
+    if (!isNumeric(s)) { this.damaged(no, 'notNumeric'); return; }
+    this.rows++;
+    this.onSample(s);
+  }
+
+  line(text, no) {
+    if (this.header === null) {
+      if (text.trim() !== '') this.header = splitRow(text).fields.map((h) => h.trim());
       return;
     }
-    if (pending.length === 0) {
-      if (text === '') return;
-      const r = splitRow(text);
-      if (r.open) pending = [{ text, no }];
-      else emit(r.fields, no);
+    if (this.pending.length > 0) { this.continueRow(text, no); return; }
+    if (text === '') return;
+    const r = splitRow(text);
+    if (r.open) this.pending = [{ text, no }];
+    else this.emit(r.fields, no);
+  }
+
+  // The next line while a quoted field is open.
+  continueRow(text, no) {
+    if (this.standsAlone(text)) {
+      this.damaged(this.pending[0].no, 'unterminatedQuote');
+      this.pending = [];
+      this.line(text, no);
       return;
     }
-    if (standsAlone(text)) {
-      damaged(pending[0].no, 'unterminatedQuote');
-      pending = [];
-      line(text, no);
-      return;
-    }
-    pending.push({ text, no });
-    const r = splitRow(pending.map((p) => p.text).join('\n'));
+    this.pending.push({ text, no });
+    const r = splitRow(this.pending.map((p) => p.text).join('\n'));
     if (!r.open) {
-      const first = pending[0].no;
-      pending = [];
-      emit(r.fields, first);
-    } else if (pending.length > MAX_ROW_LINES) {
+      const first = this.pending[0].no;
+      this.pending = [];
+      this.emit(r.fields, first);
+    } else if (this.pending.length > MAX_ROW_LINES) {
       // given up: the first line is the damaged row; the others are read again on their own
-      const again = pending.slice(1);
-      damaged(pending[0].no, 'unterminatedQuote');
-      pending = [];
-      for (const p of again) line(p.text, p.no);
+      const again = this.pending.slice(1);
+      this.damaged(this.pending[0].no, 'unterminatedQuote');
+      this.pending = [];
+      for (const p of again) this.line(p.text, p.no);
     }
   }
 
   // cutLine: the number of a last line without its line end (not given to line()): the row it ends,
   // or began, is cut short
-  function end(cutLine = null) {
-    if (cutLine !== null) damaged(pending.length ? pending[0].no : cutLine, 'cutMidRow');
-    else if (pending.length) damaged(pending[0].no, 'unterminatedQuote');
-    pending = [];
-    return { rows, badRows: damage.rows, damage };
+  end(cutLine = null) {
+    if (cutLine !== null) this.damaged(this.pending.length ? this.pending[0].no : cutLine, 'cutMidRow');
+    else if (this.pending.length) this.damaged(this.pending[0].no, 'unterminatedQuote');
+    this.pending = [];
+    return { rows: this.rows, badRows: this.damage.rows, damage: this.damage };
   }
-  return { line, end };
 }
+
+const isNumeric = (s) => Number.isFinite(s.timeStamp) && Number.isFinite(s.elapsed);
 
 // Resolves to { rows, badRows, damage }. A last line without its line end may be a row cut short: it is
 // counted as damage (cutMidRow), not read.
 async function readResultsCsv(file, onSample) {
-  const reader = csvReader(onSample);
+  const reader = new CsvRows(onSample);
   let no = 0;
   let last = null;
   for await (const l of fileLines(file)) {
