@@ -5,6 +5,7 @@
 // comes from these.
 const { Timeline } = require('./timeline');
 const { createPullCounter, pullEvents } = require('./pull-messages');
+const { SeenCycles } = require('./seen-cycles');
 
 const MAX_PLACE = 10_000_000;   // a larger place in the queue is a broken record
 
@@ -115,11 +116,9 @@ class Collector {
     if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
     const place = ev.connections?.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
-    // unique per stream: a comet stream remembers which cycles it saw until it ends
-    const key = ev.name + '#' + ev.cycle;
-    if (st.seenCycles === null) st.seenCycles = new Set();
-    if (!st.seenCycles.has(key)) {
-      st.seenCycles.add(key);
+    // unique per stream: a comet stream remembers which cycles it saw until it ends, one bit each
+    if (st.seenCycles === null) st.seenCycles = new SeenCycles();
+    if (st.seenCycles.add(ev.name, ev.cycle)) {
       st.uniqueByEvent[ev.name] = (st.uniqueByEvent[ev.name] || 0) + 1;
       st.unique++;
     }
