@@ -115,6 +115,14 @@ describe('run.sh, local runs', () => {
         const c = summary.tripTime?.comet;
         assert.ok(c && c.records === summary.totals.events, `comet trip times ${JSON.stringify(c)}, events ${summary.totals.events}`);
         assert.ok(c.p50Ms > -c.errorBoundMs - 1 && c.p99Ms < 2000, `comet trip times ${JSON.stringify(c)}`);
+        // the engine's own offset, the figures of each emit cycle, and the report drawing both distributions
+        assert.ok(summary.clockOffset.byEngine.some((e) => e.engine === 'local' && e.measurements >= 2), JSON.stringify(summary.clockOffset));
+        const cycles = JSON.parse(fs.readFileSync(path.join(dir, 'data/trip-cycles.json'), 'utf8')).comet;
+        assert.ok(cycles.length >= 2 && cycles.length === c.cycles.count, `cycles ${cycles.length}, summary ${JSON.stringify(c.cycles)}`);
+        assert.equal(cycles.reduce((n, cy) => n + cy.count, 0), c.records, 'every timed record in one emit cycle');
+        const html = fs.readFileSync(path.join(dir, 'report/index.html'), 'utf8');
+        for (const chart of ['trip-time-spectrum', 'trip-time-cycles']) assert.match(html, new RegExp(`id="chart-${chart}"`), chart);
+        assert.match(html, /Comet trip time per emit cycle/);
       } else {
         assert.equal(summary.tripTime, null);   // polls that time out carry no event
       }
