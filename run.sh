@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2317  # the steps are called through step() and the clean-up through a trap
+# shellcheck disable=SC2317  # the steps are called through step(), the undo entries through lib/cleanup.sh
 # pushbench: one test run from start to report (the study's section 3.3).
 #
 #   ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
 #   ./run.sh --help
 #
 # The steps below run in the order of the study's section 3.3.3; each is a function of this file and
-# its duration is recorded in run.json ("steps", ms). Which host does what comes from hosts.conf
-# ($PB_HOSTS); what a run leaves on disk is docs/run-layout.md. Helpers live in lib/.
+# its duration is recorded in run.json ("steps", ms). Each step that starts something registers its undo
+# (stop it, collect what it wrote) on the undo list (lib/cleanup.sh); the stop steps run those entries,
+# and the EXIT trap runs whatever is left. Which host does what comes from hosts.conf ($PB_HOSTS); what
+# a run leaves on disk is docs/run-layout.md; how the parts fit, docs/architecture.md. Helpers live in
+# lib/, scripts that run on the hosts in host/, JMeter's engines and controller in load/.
 set -euo pipefail
 
 PB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,6 +19,8 @@ PB_STATE_EXPLICIT=0
 [[ -n ${PB_STATE:-} ]] && PB_STATE_EXPLICIT=1
 # shellcheck source=lib/config.sh
 source "$PB_ROOT/lib/config.sh"
+# shellcheck source=lib/log.sh
+source "$PB_ROOT/lib/log.sh"
 # shellcheck source=lib/args.sh
 source "$PB_ROOT/lib/args.sh"
 # shellcheck source=lib/hosts.sh
@@ -43,27 +48,50 @@ source "$PB_ROOT/lib/jmeter-order.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
-# Output: every line run.sh prints also goes to run.log (lines from before the run directory existed
-# are kept and written there once it does).
+# Run state: the one place it is kept. lib/runjson.sh writes run.json from it after every step.
 
-RUN_DIR='' RUN_LOG='' RUN_ID='' PENDING_LOG=()
-now_ms() { local t=${EPOCHREALTIME/./}; printf '%s' "${t:0:13}"; }
-say() {
-  printf '%s\n' "$*"
-  local line
-  printf -v line '%(%H:%M:%S)T %s' -1 "$*"
-  if [[ -n $RUN_LOG ]]; then printf '%s\n' "$line" >>"$RUN_LOG"; else PENDING_LOG+=("$line"); fi
-}
+declare -A RUN=(
+  # the arguments (lib/args.sh) and the server's port
+  [server]='' [rampup]='' [duration]='' [threads]='' [type]='' [maxdur]='' [event]='' [interval]='' [pull]=''
+  [port]=''
+  # the run directory (its name is the id), this run's state directory here ($PB_STATE/runs/<id>), and
+  # the disk it needs here (lib/disk-need.js)
+  [id]='' [dir]='' [work_dir]='' [results_disk_mb]=''
+  [server_pid]='' [controller_pid]='' [controller_pidfile]=''
+  [started_at]=''    # epoch ms when the SUT's vmstat started (its line n is second n of the run)
+  [finished_at]=''   # epoch ms when the monitors were stopped
+  [status]=running   # then complete or incomplete
+  [crashed]=0        # 1: the server under test was found dead before run.sh stopped it
+  [failed]=0         # 1: JMeter failed or overran, or data stayed on a host: collected and analysed, but incomplete
+  [sut_unreachable]=0
+  [runjson_failed]=0 [provenance]=''   # lib/runjson.sh's
+  [report]=''        # the report's path
+  [step]='' [step_error]=''   # the step running, and what in it failed (quietly)
+  [interrupted]=''   # the signal that ended the run
+  [finished]=0       # 1 once every step ran: the EXIT trap then only closes what is left
+)
+RUN_NOTES=()   # run.json's notes, in the order noted
+RUN_STEPS=()   # "<step> <ms>", in the order run
+# Per host (index as in lib/hosts.sh): its share of the threads, its JMeter heap and disk need, its work
+# directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
+H_THREADS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
+
+# The teardown's phases, in the order they run: the study's stop steps (section 3.3.3: stop JMeter, stop
+# the server under test, stop monitoring, archive and copy the responses), then this run's own files
+# and connections. Not the start order reversed: the engines start early, in the background, and the
+# monitors outlive what they watch. Within a phase, the last registered is undone first.
+undo_phases jmeter server monitors monitor-files responses work-dir ssh
+
 warn() { say "warning: $*"; RUN_NOTES+=("$*"); }
 
 # quietly <what> <command...>: the command's output goes to run.log; on failure its last lines are
-# shown and STEP_ERROR says what failed.
+# shown and RUN[step_error] says what failed.
 quietly() {
   local what=$1 out rc=0; shift
   out=$("$@" 2>&1) || rc=$?
   [[ -z $RUN_LOG || -z $out ]] || printf '%s\n' "$out" | sed 's/^/    | /' >>"$RUN_LOG"
   if ((rc != 0)); then
-    STEP_ERROR="$what (exit $rc)"
+    RUN[step_error]="$what (exit $rc)"
     say "  failed: $what (exit $rc)"
     printf '%s\n' "$out" | tail -n 25 | sed 's/^/    | /' >&2
   fi
@@ -71,66 +99,49 @@ quietly() {
 }
 
 # step <function> [args]: run one step, timing it.
-declare -A STEP_MS=()
-STEP_ORDER=() CURRENT_STEP='' STEP_ERROR=''
 step() {
   local name=$1 t0; shift
-  CURRENT_STEP=$name STEP_ERROR=''
+  RUN[step]=$name RUN[step_error]=''
   t0=$(now_ms)
   "$name" "$@"
-  STEP_MS[$name]=$(($(now_ms) - t0))
-  STEP_ORDER+=("$name")
+  RUN_STEPS+=("$name $(($(now_ms) - t0))")
   runjson_write
 }
-
-# ---------------------------------------------------------------------------------------------------
-# Run state (run.json)
-
-RUN_STATUS=running SERVER_CRASHED=0 RUN_NOTES=() RUN_STARTED_AT='' RUN_FINISHED_AT=''
-SERVER_PORT='' SERVER_PID='' H_THREADS=() H_HEAP_MB=() H_DISK_MB=() RESULTS_DISK_MB='' H_WORK=() ENGINE_START_PIDS=() REPORT_PATH='' CONTROLLER_PID=''
-RUN_FAILED=0   # JMeter failed or overran: the run is collected and analysed, but incomplete
-SERVER_STARTED=0 MONITOR_STARTED=0 ENGINES_STARTED=() CONTROLLER_PIDFILE='' CONTROLLER_RC=''
-ENGINE_MONITORS=()   # engines whose monitors this run started (their host indexes)
-ENGINES_DEAD=()      # engines found gone while the test ran (their host indexes)
-SUT_UNREACHABLE=0    # 1 once the SUT host stopped answering ssh
-CONTROLLER_MONITOR=0 # 1 once the controller's pidstat was started (here, where run.sh runs)
-MONITOR_FILES_COPIED=0 MONITOR_FILES_WANTED=0 SERVER_LOG_WANTED=0
-WORK_DIR=''   # this run's state directory on this machine: $PB_STATE/runs/<id>
 
 # ---------------------------------------------------------------------------------------------------
 # The steps
 
 validate_arguments() {
-  local bad
+  local bad settings key value
   bad=$(settings_problems) || args_fail "bad settings (lib/config.sh; nothing was started):"$'\n'"$bad"
-  validate_args "$@"
-  case $RUN_SERVER in
-    node) SERVER_PORT=$PB_PORT_NODE ;;
-    tc6) SERVER_PORT=$PB_PORT_TC6 ;;
-    tc7) SERVER_PORT=$PB_PORT_TC7 ;;
-    node-cluster) SERVER_PORT=$PB_PORT_NODE_CLUSTER ;;
-    tc6-bio) SERVER_PORT=$PB_PORT_TC6_BIO ;;
-    tc7-bio) SERVER_PORT=$PB_PORT_TC7_BIO ;;
+  settings=$(args_parse "$@") || exit 2
+  while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
+  case ${RUN[server]} in
+    node) RUN[port]=$PB_PORT_NODE ;;
+    tc6) RUN[port]=$PB_PORT_TC6 ;;
+    tc7) RUN[port]=$PB_PORT_TC7 ;;
+    node-cluster) RUN[port]=$PB_PORT_NODE_CLUSTER ;;
+    tc6-bio) RUN[port]=$PB_PORT_TC6_BIO ;;
+    tc7-bio) RUN[port]=$PB_PORT_TC7_BIO ;;
   esac
-  args_server_settings "$RUN_SERVER" "$RUN_THREADS"
+  args_server_settings "${RUN[server]}" "${RUN[threads]}"
 }
 
 read_hosts() {
-  local file=${PB_HOSTS:-$PB_ROOT/hosts.conf}
+  local file=${PB_HOSTS:-$PB_ROOT/hosts.conf} e
   if [[ -z ${PB_HOSTS:-} && ! -e $file ]]; then
     hosts_use_default
   else
     read_hosts_file "$file"
   fi
-  hosts_check_ports "$SERVER_PORT"
-  if ((RUN_THREADS < ${#ENGINE_IDX[@]})); then
-    args_fail "threads ($RUN_THREADS) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
+  hosts_check_ports "${RUN[port]}"
+  if ((RUN[threads] < ${#ENGINE_IDX[@]})); then
+    args_fail "threads (${RUN[threads]}) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi
-  hosts_split_threads "$RUN_THREADS"
+  hosts_split_threads "${RUN[threads]}"
   run_disk_need
   PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
-  local e
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
     H_HEAP_MB[e]=$(jmeter_heap_mb "${H_THREADS[e]}") ||
@@ -139,20 +150,21 @@ read_hosts() {
   done
 }
 
-# H_DISK_MB[engine] and RESULTS_DISK_MB: the disk this run needs on each engine and here, from its type,
-# duration, intervals and threads (lib/disk-need.js), for preflight.
+# H_DISK_MB[engine] and RUN[results_disk_mb]: the disk this run needs on each engine and here, from its
+# type, duration, intervals and threads (lib/disk-need.js), for preflight.
 run_disk_need() {
   local e k out=() threads=()
   for e in "${ENGINE_IDX[@]}"; do threads+=("${H_THREADS[e]}"); done
-  mapfile -t out < <(node lib/disk-need.js "$RUN_TYPE" "$RUN_DURATION" "${RUN_MAXDUR:-${RUN_PULL:--}}" \
-    "${RUN_INTERVAL:--}" "${threads[@]}")
+  mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration]}" "${RUN[maxdur]:-${RUN[pull]:--}}" \
+    "${RUN[interval]:--}" "${threads[@]}")
   ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
   for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
-  RESULTS_DISK_MB=${out[-1]}
+  RUN[results_disk_mb]=${out[-1]}
 }
 
 preflight() {
-  if ! preflight_all; then
+  undo_add ssh remote_close_all
+  if ! preflight_all "${RUN[server]}" "${RUN[threads]}" "${RUN[port]}" "${RUN[results_disk_mb]}"; then
     echo "run.sh: preflight failed (problems above); nothing was started" >&2
     exit 3
   fi
@@ -160,33 +172,31 @@ preflight() {
 }
 
 create_log_directories() {
-  local base=$PB_RESULTS stamp name n=1 e
+  local base=$PB_RESULTS stamp name id n=1 e
   printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
-  name="$stamp-$RUN_SERVER-$RUN_TYPE-$RUN_THREADS-$RUN_DURATION"
+  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[threads]}-${RUN[duration]}"
   mkdir -p "$base"
   # mkdir without -p fails if the directory exists, so two runs can never share one.
-  RUN_ID=$name
-  until mkdir "$base/$RUN_ID" 2>/dev/null; do
-    [[ -d $base/$RUN_ID && $n -lt 1000 ]] || { echo "run.sh: cannot create a run directory in $base" >&2; exit 1; }
-    n=$((n + 1)); RUN_ID="$name-$n"
+  id=$name
+  until mkdir "$base/$id" 2>/dev/null; do
+    [[ -d $base/$id && $n -lt 1000 ]] || { echo "run.sh: cannot create a run directory in $base" >&2; exit 1; }
+    n=$((n + 1)); id="$name-$n"
   done
-  RUN_DIR=$(cd "$base/$RUN_ID" && pwd)
-  mkdir -p "$RUN_DIR"/{sut,jmeter,responses}
-  RUN_LOG=$RUN_DIR/run.log
-  : >"$RUN_LOG"
-  ((${#PENDING_LOG[@]} == 0)) || printf '%s\n' "${PENDING_LOG[@]}" >>"$RUN_LOG"
-  PENDING_LOG=()
-  [[ -z ${PB_RUN_DIR_FILE:-} ]] || printf '%s\n' "$RUN_DIR" >"$PB_RUN_DIR_FILE"
-  WORK_DIR=$PB_STATE/runs/$RUN_ID
-  mkdir -p "$WORK_DIR"
-  RUN_STARTED_AT=$(now_ms)
+  RUN[id]=$id RUN[dir]=$(cd "$base/$id" && pwd)
+  mkdir -p "${RUN[dir]}"/{sut,jmeter,responses}
+  log_open "${RUN[dir]}/run.log"
+  [[ -z ${PB_RUN_DIR_FILE:-} ]] || printf '%s\n' "${RUN[dir]}" >"$PB_RUN_DIR_FILE"
+  RUN[work_dir]=$PB_STATE/runs/$id
+  mkdir -p "${RUN[work_dir]}"
+  undo_add work-dir keep_remove_work_dir "${RUN[work_dir]}"
+  RUN[started_at]=$(now_ms)
   runjson_write
-  say "run directory: $RUN_DIR"
+  say "run directory: ${RUN[dir]}"
   # The responses folder of each engine, on its own host.
   for e in "${ENGINE_IDX[@]}"; do
     quietly "create the responses directory on engine ${H_NAME[e]}" \
-      remote_run "$e" host/archive.sh dir "$RUN_ID" "${H_NAME[e]}"
-    H_WORK[e]=${H_STATE[e]}/runs/$RUN_ID/${H_NAME[e]}
+      remote_run "$e" host/archive.sh dir "$id" "${H_NAME[e]}"
+    H_WORK[e]=${H_STATE[e]}/runs/$id/${H_NAME[e]}
   done
 }
 
@@ -195,21 +205,22 @@ stop_all_servers() {
 }
 
 start_server_under_test() {
-  local out
-  SERVER_STARTED=1 SERVER_LOG_WANTED=1
-  quietly "start $RUN_SERVER on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh start "$RUN_SERVER"
-  out=$(remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER")
-  [[ $out =~ pid\ ([0-9]+) ]] || { STEP_ERROR="no pid in: $out"; return 1; }
-  SERVER_PID=${BASH_REMATCH[1]}
-  say "  $RUN_SERVER running on ${H_ADDR[SUT_IDX]}:$SERVER_PORT (pid $SERVER_PID)"
+  local server=${RUN[server]} out
+  undo_add server stop_sut_server "$server"
+  quietly "start $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh start "$server"
+  out=$(remote_run "$SUT_IDX" servers/control.sh status "$server")
+  [[ $out =~ pid\ ([0-9]+) ]] || { RUN[step_error]="no pid in: $out"; return 1; }
+  RUN[server_pid]=${BASH_REMATCH[1]}
+  say "  $server running on ${H_ADDR[SUT_IDX]}:${RUN[port]} (pid ${RUN[server_pid]})"
 }
 
 start_monitoring() {
-  MONITOR_STARTED=1 MONITOR_FILES_WANTED=1
+  undo_add monitors stop_sut_monitors
+  undo_add monitor-files collect_sut_monitor_files
   # The analyzer counts vmstat's lines as seconds from startedAt: make it the moment vmstat starts.
-  RUN_STARTED_AT=$(now_ms)
+  RUN[started_at]=$(now_ms)
   quietly "start vmstat and pidstat on ${H_NAME[SUT_IDX]}" \
-    remote_run "$SUT_IDX" host/monitor.sh start "$RUN_ID" "$SERVER_PID"
+    remote_run "$SUT_IDX" host/monitor.sh start "${RUN[id]}" "${RUN[server_pid]}"
 }
 
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
@@ -229,32 +240,33 @@ launch_engines() {
     [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[0]}" ]] && first=$e
     [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[-1]}" ]] && last=$e
   done
+  undo_add jmeter stop_engines "${ENGINE_IDX[@]}"
+  undo_add responses collect_responses "${ENGINE_IDX[@]}"
   for e in "${ENGINE_IDX[@]}"; do
-    ENGINES_STARTED+=("$e")
     init=0 cleanup=0
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
-      >"$WORK_DIR/engine-start-${H_NAME[e]}.out" 2>&1 &
-    ENGINE_START_PIDS+=("$!")
+      >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
+    H_LAUNCH_PID[e]=$!
   done
 }
 
 start_engines() {
-  local e k failed=0
-  for k in "${!ENGINE_START_PIDS[@]}"; do
-    e=${ENGINES_STARTED[k]}
-    if ! wait "${ENGINE_START_PIDS[k]}"; then
+  local e out failed=0
+  for e in "${ENGINE_IDX[@]}"; do
+    out=${RUN[work_dir]}/engine-start-${H_NAME[e]}.out
+    if ! wait "${H_LAUNCH_PID[e]}"; then
       failed=$((failed + 1))
       say "  engine ${H_NAME[e]} did not start:"
-      tail -n 20 "$WORK_DIR/engine-start-${H_NAME[e]}.out" | sed 's/^/    | /' >&2
+      tail -n 20 "$out" | sed 's/^/    | /' >&2
     fi
-    sed 's/^/    | /' "$WORK_DIR/engine-start-${H_NAME[e]}.out" >>"$RUN_LOG"
+    unset 'H_LAUNCH_PID[e]'
+    sed 's/^/    | /' "$out" >>"$RUN_LOG"
   done
-  ENGINE_START_PIDS=()
-  ((failed == 0)) || { STEP_ERROR="$failed engine(s) did not start"; return 1; }
+  ((failed == 0)) || { RUN[step_error]="$failed engine(s) did not start"; return 1; }
   say "  ${#ENGINE_IDX[@]} engine(s) ready"
 }
 
@@ -270,9 +282,10 @@ start_engine_monitoring() {
       continue
     fi
     pid=${BASH_REMATCH[1]}
-    ENGINE_MONITORS+=("$e")
+    undo_add monitors stop_engine_monitors "$e"
+    undo_add monitor-files collect_engine_monitor_files "$e"
     quietly "start vmstat and pidstat on engine ${H_NAME[e]}" \
-      remote_run "$e" host/monitor.sh start "$RUN_ID" "$pid" "engine-${H_NAME[e]}" ||
+      remote_run "$e" host/monitor.sh start "${RUN[id]}" "$pid" "engine-${H_NAME[e]}" ||
       warn "engine ${H_NAME[e]}: monitors did not start; its CPU will be unknown"
   done
 }
@@ -284,19 +297,20 @@ engine_keys() {
 }
 
 run_controller() {
-  local props=$RUN_DIR/jmeter/run.properties engines
+  local props=${RUN[dir]}/jmeter/run.properties pidfile=${RUN[work_dir]}/controller.pid engines
   engines=$(engine_keys | paste -sd,)
   write_properties >"$props"
-  CONTROLLER_PIDFILE=$WORK_DIR/controller.pid
   # Its own session: a Ctrl-C on the terminal reaches run.sh, which then stops it in order.
-  setsid load/controller.sh --run-dir "$RUN_DIR" --engines "$engines" --props "$props" \
-    >"$RUN_DIR/jmeter/controller.out" 2>&1 </dev/null &
-  CONTROLLER_PID=$!
-  procs_record "$CONTROLLER_PID" "$CONTROLLER_PIDFILE"
-  say "  controller started (pid $CONTROLLER_PID), engines $engines"
+  setsid load/controller.sh --run-dir "${RUN[dir]}" --engines "$engines" --props "$props" \
+    >"${RUN[dir]}/jmeter/controller.out" 2>&1 </dev/null &
+  RUN[controller_pid]=$! RUN[controller_pidfile]=$pidfile
+  procs_record "${RUN[controller_pid]}" "$pidfile"
+  undo_add jmeter stop_controller "$pidfile" "${RUN[controller_pid]}"
+  say "  controller started (pid ${RUN[controller_pid]}), engines $engines"
   # Its CPU is the load generator's too (docs/validity.md): pidstat of its JVM, here.
-  CONTROLLER_MONITOR=1
-  quietly "start pidstat of the controller" host/monitor.sh start "$RUN_ID" "$CONTROLLER_PID" controller ||
+  undo_add monitors stop_controller_monitor
+  undo_add monitor-files collect_controller_monitor_files
+  quietly "start pidstat of the controller" host/monitor.sh start "${RUN[id]}" "${RUN[controller_pid]}" controller ||
     warn "the controller's pidstat did not start; its CPU counts among other processes"
 }
 
@@ -307,224 +321,243 @@ write_properties() {
   # (load/README.md).
   cat <<EOF
 server.host=${H_ADDR[SUT_IDX]}
-server.port=$SERVER_PORT
-rampup.period=$RUN_RAMPUP
-test.duration=$RUN_DURATION
+server.port=${RUN[port]}
+rampup.period=${RUN[rampup]}
+test.duration=${RUN[duration]}
 logging.enabled=false
-event.enabled=$([[ -n $RUN_EVENT ]] && echo true || echo false)
-event.name=${RUN_EVENT:-none}
-event.frequency=${RUN_INTERVAL:-0}
-request.type=$RUN_TYPE
-request.events=${RUN_EVENT}
-request.duration=${RUN_MAXDUR:-0}
-pull.interval=${RUN_PULL:-0}
+event.enabled=$([[ -n ${RUN[event]} ]] && echo true || echo false)
+event.name=${RUN[event]:-none}
+event.frequency=${RUN[interval]:-0}
+request.type=${RUN[type]}
+request.events=${RUN[event]}
+request.duration=${RUN[maxdur]:-0}
+pull.interval=${RUN[pull]:-0}
 EOF
 }
 
-# JMeter's controller log says when the engines really start and end the test (JMeter 5.6.3 wording).
-# Under load the start can lag the controller's launch by tens of seconds, and a comet run writes
-# almost nothing to results.csv until its end, so the clock of the wait starts at the first engine.
-jmeter_log_count() { # <pattern>: lines of jmeter/controller.log matching it (0 without the file)
-  local n
-  n=$(grep -c -- "$1" "$RUN_DIR/jmeter/controller.log" 2>/dev/null) || true
-  printf '%s' "${n:-0}"
-}
-
+# The wait: until the controller exits, or a rule below ends the test early. JMeter's controller log
+# says when the engines really start and end the test (JMeter 5.6.3 wording): the start can lag the
+# controller's launch by tens of seconds under load, and a comet run writes almost nothing to
+# results.csv until its end, so the clock of the wait starts at the first engine.
 wait_for_completion() {
-  local csv=$RUN_DIR/jmeter/results.csv start expected tail elapsed last_size=-1 stable=0
-  local tick=0 tty=0 crashed_at='' test_start='' ended=0 deadline startup_limit=180 shown open='?' sut_rc
-  [[ -t 1 ]] && tty=1
-  start=$SECONDS
-  expected=$RUN_DURATION   # the plan's Request group runs this long, ramp-up included
-  # After the test: the last polls or emit cycle, the clean-up group, the engines' final batch.
-  tail=$((($(max "${RUN_MAXDUR:-0}" "${RUN_INTERVAL:-0}") + 999) / 1000 + 10))
-  deadline=$startup_limit
+  local csv=${RUN[dir]}/jmeter/results.csv startup_limit=180 start=$SECONDS tick=0 elapsed shown
+  local test_start='' deadline=$startup_limit ended=0 stable=0 last_size=-1 crashed_at='' open='?'
   progress_reset
   while true; do
-    # sleep in the background so a signal is handled at once
-    sleep 1 & wait $! || true
-    tick=$((tick + 1))
-    elapsed=$((SECONDS - start))
+    sleep 1 & wait $! || true   # in the background, so a signal is handled at once
+    tick=$((tick + 1)) elapsed=$((SECONDS - start))
     if [[ -z $test_start ]] && (($(jmeter_log_count 'Started remote host') > 0)); then
-      test_start=$elapsed
-      deadline=$((test_start + expected + tail + 60 + expected / 5))
+      test_start=$elapsed deadline=$(wait_deadline "$elapsed" "${RUN[duration]}" "${RUN[maxdur]:-0}" "${RUN[interval]:-0}")
     fi
-    if ((tick % 5 == 0)) || ! procs_alive "$CONTROLLER_PIDFILE" >/dev/null; then
+    if ! procs_alive "${RUN[controller_pidfile]}" >/dev/null; then
+      controller_finished "$elapsed" "$csv"
+      break
+    fi
+    if ((tick % 5 == 0)); then
       progress_update "$csv"
       open=$(server_open_requests)
-      if ! procs_alive "$CONTROLLER_PIDFILE" >/dev/null; then
-        wait "$CONTROLLER_PID" && CONTROLLER_RC=0 || CONTROLLER_RC=$?
-        progress_update "$csv"
-        ((tty)) && printf '\n'
-        say "  controller finished (exit $CONTROLLER_RC) after ${elapsed}s: $PROG_SAMPLES samples, $PROG_ERRORS errors"
-        if ((CONTROLLER_RC != 0)); then
-          warn "the JMeter controller failed (exit $CONTROLLER_RC, see jmeter/controller.out and controller.log)"
-          RUN_FAILED=1
-        fi
-        # JMeter's controller exits 0 even when an engine refused the plan (JMeter 5.6.3 wording).
-        if (($(jmeter_log_count 'remote engines have not started') > 0)); then
-          warn "JMeter could not start the test on every engine (see jmeter/controller.log)"
-          RUN_FAILED=1
-        fi
-        break
-      fi
       # An engine that died never ends the test: the wait is for the others, and none left ends it.
       engines_check_alive "$elapsed"
-      if ((${#ENGINES_DEAD[@]} == ${#ENGINE_IDX[@]})); then
-        ((tty)) && printf '\n'
-        say "  stopping the test early: no JMeter engine is left"
-        break
-      fi
+      if (($(engines_left) == 0)); then wait_ends "stopping the test early: no JMeter engine is left"; break; fi
       # The study's rule, once every engine has ended the test: results.csv stopped growing, seen
       # twice. (The controller normally exits by itself a few seconds after that.)
-      ((ended)) || (($(jmeter_log_count 'Finished remote host') < ${#ENGINE_IDX[@]} - ${#ENGINES_DEAD[@]})) || ended=1
-      if ((ended)); then
-        if ((PROG_SIZE == last_size)); then stable=$((stable + 1)); else stable=0; fi
-        if ((stable >= 2)); then
-          ((tty)) && printf '\n'
-          say "  every engine ended and results.csv stopped growing, but the controller still runs: stopping it"
-          break
-        fi
+      ((ended)) || (($(jmeter_log_count 'Finished remote host') < $(engines_left))) || ended=1
+      if ((ended && PROGRESS[size] == last_size)); then stable=$((stable + 1)); else stable=0; fi
+      if ((stable >= 2)); then
+        wait_ends "every engine ended and results.csv stopped growing, but the controller still runs: stopping it"
+        break
       fi
-      last_size=$PROG_SIZE
-      sut_rc=0
-      [[ -n $crashed_at ]] || server_check || sut_rc=$?
-      if ((sut_rc == 255)); then
-        # The SUT host no longer answers ssh: the server may well serve on, so the test runs its course.
-        sut_unreachable "found at ${elapsed}s"
-      elif ((sut_rc != 0)); then
-        ((tty)) && printf '\n'
-        SERVER_CRASHED=1 crashed_at=$elapsed
-        warn "the $RUN_SERVER server died during the test (found at ${elapsed}s); collecting what there is"
-        runjson_write
-      fi
+      last_size=${PROGRESS[size]}
+      [[ -n $crashed_at ]] || server_watch "$elapsed" || crashed_at=$elapsed
       # Once the server is gone every request fails at once: no point in running on.
       if [[ -n $crashed_at ]] && ((elapsed >= crashed_at + 5)); then
-        say "  stopping the test early: the server under test is gone"
+        wait_ends "stopping the test early: the server under test is gone"
         break
       fi
       if ((elapsed >= deadline)); then
-        ((tty)) && printf '\n'
         if [[ -z $test_start ]]; then
           RUN_NOTES+=("JMeter had not started the test on any engine ${startup_limit}s after the controller started; stopped")
         else
           RUN_NOTES+=("JMeter was still running at the hard deadline (${deadline}s after the controller started); stopped")
         fi
-        say "  hard deadline (${deadline}s) reached: ${RUN_NOTES[-1]}"
-        RUN_FAILED=1
+        RUN[failed]=1
+        wait_ends "hard deadline (${deadline}s) reached: ${RUN_NOTES[-1]}"
         break
       fi
     fi
-    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${expected}s"; fi
-    if ((tty)); then
-      printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$shown" "$open" "$PROG_SAMPLES" "$PROG_ERRORS"
-    elif ((tick % 5 == 0)); then
-      say "  wait: $shown, $open open on the server, $PROG_SAMPLES samples, $PROG_ERRORS errors"
-    fi
+    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN[duration]}s"; fi
+    wait_progress "$tick" "$shown" "$open"
   done
 }
 
-stop_jmeter() {
-  stop_controller
-  stop_engines
-  collect_engine_logs
-}
+stop_jmeter() { undo_run jmeter; }
 
 stop_server() {
   # Checked once more: a server that died in the last seconds is a crash too.
   local rc=0
-  ((SERVER_CRASHED)) || server_check || rc=$?
+  ((RUN[crashed])) || server_check || rc=$?
   if ((rc == 255)); then
-    sut_unreachable "at the end of the test; the $RUN_SERVER server could not be stopped and may still run there"
+    sut_unreachable "at the end of the test; the ${RUN[server]} server could not be stopped and may still run there"
   elif ((rc != 0)); then
-    SERVER_CRASHED=1
-    warn "the $RUN_SERVER server was found dead at the end of the test"
+    RUN[crashed]=1
+    warn "the ${RUN[server]} server was found dead at the end of the test"
   fi
-  stop_the_server
-  collect_server_log
+  undo_run server
 }
 
 stop_monitoring() {
-  stop_monitors
-  RUN_FINISHED_AT=$(now_ms)
-  collect_monitor_files
-  ((MONITOR_FILES_COPIED)) || return 0   # kept on the SUT host, noted
-  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh clean "$RUN_ID"
+  undo_run monitors
+  RUN[finished_at]=$(now_ms)
+  undo_run monitor-files
 }
 
 archive_responses() {
   local e
   for e in "${ENGINE_IDX[@]}"; do
-    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "$RUN_ID" "${H_NAME[e]}"
+    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "${RUN[id]}" "${H_NAME[e]}"
   done
 }
 
+# Each engine's archive, copied here and then removed there. Done, the undo list's collect_responses is
+# dropped: that one is for a run that did not get this far.
 copy_responses() {
   local e dest
   for e in "${ENGINE_IDX[@]}"; do
-    dest=$RUN_DIR/responses/${H_NAME[e]}.tar.gz
+    dest=${RUN[dir]}/responses/${H_NAME[e]}.tar.gz
     quietly "copy the responses of engine ${H_NAME[e]}" \
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest"
     say "  responses/${H_NAME[e]}.tar.gz: $(stat -c %s "$dest") bytes"
-    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "$RUN_ID" "${H_NAME[e]}"
+    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "${RUN[id]}" "${H_NAME[e]}"
   done
+  undo_drop responses
 }
 
 analyze() {
   # The test is over and everything is collected; a failing analysis turns this into incomplete.
-  RUN_STATUS=complete
-  ((RUN_FAILED == 0)) || RUN_STATUS=incomplete
+  RUN[status]=complete
+  ((RUN[failed] == 0)) || RUN[status]=incomplete
   runjson_write
-  quietly "node analysis/analyze.js" node analysis/analyze.js "$RUN_DIR"
+  quietly "node analysis/analyze.js" node analysis/analyze.js "${RUN[dir]}"
   local out
-  out=$(node charts/report.js "$RUN_DIR" 2>>"$RUN_LOG") || { STEP_ERROR="node charts/report.js failed"; return 1; }
+  out=$(node charts/report.js "${RUN[dir]}" 2>>"$RUN_LOG") || { RUN[step_error]="node charts/report.js failed"; return 1; }
   printf '%s\n' "$out" | sed 's/^/    | /' >>"$RUN_LOG"
-  REPORT_PATH=$(printf '%s\n' "$out" | tail -n 1)
+  RUN[report]=$(printf '%s\n' "$out" | tail -n 1)
 }
 
 print_report_path() {
   local line
   # The validity verdict (docs/validity.md): whether the figures measured the server or the load generator.
-  while IFS= read -r line; do say "$line"; done < <(node analysis/verdict.js "$RUN_DIR" 2>&1)
-  say "report: $REPORT_PATH"
+  while IFS= read -r line; do say "$line"; done < <(node analysis/verdict.js "${RUN[dir]}" 2>&1)
+  say "report: ${RUN[report]}"
 }
 
 # ---------------------------------------------------------------------------------------------------
-# Stopping and collecting: used by the steps above and by the clean-up (lib/cleanup.sh). Each one is
-# idempotent and acts only on what this run recorded starting.
+# What the wait watches
+
+# JMeter's controller log: lines matching <pattern> (0 without the file).
+jmeter_log_count() {
+  local n
+  n=$(grep -c -- "$1" "${RUN[dir]}/jmeter/controller.log" 2>/dev/null) || true
+  printf '%s' "${n:-0}"
+}
+
+# wait_deadline <test start s> <duration s> <max-duration ms> <emit interval ms>: when the wait gives up,
+# in seconds from the controller's start: the test (the plan's Request group runs <duration>, ramp-up
+# included), then its tail (the last polls or emit cycle, the clean-up group, the engines' final batch),
+# then 60 s and a fifth of the duration to spare.
+wait_deadline() {
+  local test_start=$1 duration=$2 tail
+  tail=$((($(max "$3" "$4") + 999) / 1000 + 10))
+  printf '%s' $((test_start + duration + tail + 60 + duration / 5))
+}
 
 max() { if (($1 > $2)); then printf '%s' "$1"; else printf '%s' "$2"; fi; }
+
+# controller_finished <elapsed s> <results.csv>: the controller exited; its exit code and JMeter's log
+# say whether the test ran on every engine.
+controller_finished() {
+  local rc=0
+  wait "${RUN[controller_pid]}" || rc=$?
+  progress_update "$2"
+  [[ ! -t 1 ]] || printf '\n'
+  say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
+  if ((rc != 0)); then
+    warn "the JMeter controller failed (exit $rc, see jmeter/controller.out and controller.log)"
+    RUN[failed]=1
+  fi
+  # JMeter's controller exits 0 even when an engine refused the plan (JMeter 5.6.3 wording).
+  if (($(jmeter_log_count 'remote engines have not started') > 0)); then
+    warn "JMeter could not start the test on every engine (see jmeter/controller.log)"
+    RUN[failed]=1
+  fi
+}
+
+# wait_progress <tick> <how far> <requests open>: the progress line, redrawn every second on a terminal,
+# else a line every 5 s.
+wait_progress() {
+  if [[ -t 1 ]]; then
+    printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$2" "$3" "${PROGRESS[samples]}" "${PROGRESS[errors]}"
+  elif (($1 % 5 == 0)); then
+    say "  wait: $2, $3 open on the server, ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
+  fi
+}
+
+# wait_ends <why>: the wait stops before the controller exited.
+wait_ends() {
+  [[ ! -t 1 ]] || printf '\n'
+  say "  $1"
+}
 
 engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the hosts.conf name
 
 # engines_check_alive <elapsed s>: each engine found gone for the first time is noted (the run becomes
-# incomplete; what it saved until then is archived and copied like any engine's) and added to ENGINES_DEAD.
+# incomplete; what it saved until then is archived and copied like any engine's) and marked in H_DEAD.
 engines_check_alive() {
-  local e d known
+  local e
   for e in "${ENGINE_IDX[@]}"; do
-    known=0
-    for d in "${ENGINES_DEAD[@]}"; do [[ $d != "$e" ]] || known=1; done
-    ((known == 0)) || continue
+    [[ -z ${H_DEAD[e]:-} ]] || continue
     remote_run "$e" load/engine.sh status --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
-    ENGINES_DEAD+=("$e")
-    RUN_FAILED=1
+    H_DEAD[e]=1 RUN[failed]=1
     warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
     runjson_write
   done
 }
 
+engines_left() { # the engines not found dead
+  local e n=0
+  for e in "${ENGINE_IDX[@]}"; do [[ -n ${H_DEAD[e]:-} ]] || n=$((n + 1)); done
+  printf '%s' "$n"
+}
+
 # server_check: 0 the server runs, 255 the SUT host did not answer (ssh's own failure), else it is gone.
 server_check() {
   local rc=0
-  remote_run "$SUT_IDX" servers/control.sh status "$RUN_SERVER" >/dev/null 2>&1 || rc=$?
+  remote_run "$SUT_IDX" servers/control.sh status "${RUN[server]}" >/dev/null 2>&1 || rc=$?
   return "$rc"
+}
+
+# server_watch <elapsed s>: status 1 when the server under test is found dead (noted: serverCrashed). A
+# SUT host that no longer answers ssh is noted too, but the server may well serve on: the test runs its
+# course.
+server_watch() {
+  local rc=0
+  server_check || rc=$?
+  if ((rc == 255)); then
+    sut_unreachable "found at ${1}s"
+  elif ((rc != 0)); then
+    [[ ! -t 1 ]] || printf '\n'
+    RUN[crashed]=1
+    warn "the ${RUN[server]} server died during the test (found at ${1}s); collecting what there is"
+    runjson_write
+    return 1
+  fi
 }
 
 # sut_unreachable <when>: the SUT host stopped answering ssh; noted once, the run becomes incomplete.
 sut_unreachable() {
-  RUN_FAILED=1
-  ((SUT_UNREACHABLE)) && return 0
-  SUT_UNREACHABLE=1
+  RUN[failed]=1
+  ((RUN[sut_unreachable])) && return 0
+  RUN[sut_unreachable]=1
   warn "the SUT host ${H_NAME[SUT_IDX]} (${H_ADDR[SUT_IDX]}) does not answer ssh ($1); its files stay there"
   runjson_write
 }
@@ -533,113 +566,111 @@ sut_unreachable() {
 # finished samples until the end, so this is what shows the load building up. '?' if it does not answer.
 server_open_requests() {
   local body
-  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:$SERVER_PORT/status" 2>/dev/null) || body=''
+  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:${RUN[port]}/status" 2>/dev/null) || body=''
   if [[ $body =~ \"open\":([0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf '?'; fi
 }
 
-stop_controller() {
-  [[ -n $CONTROLLER_PIDFILE ]] || return 0
-  procs_stop_recorded "$CONTROLLER_PIDFILE" 10
-  wait "$CONTROLLER_PID" 2>/dev/null || true
+# ---------------------------------------------------------------------------------------------------
+# The undo entries: each stops or collects what one start step started, given as arguments what it
+# acts on. The stop steps above run them in the study's order; the EXIT trap runs those not yet run.
+# A failed copy keeps the data where it is, noted (lib/keep.sh).
+
+stop_controller() { # <pid file> <pid>
+  procs_stop_recorded "$1" 10
+  wait "$2" 2>/dev/null || true
 }
 
+# stop_engines <host>...: the engines, and then their JMeter and GC logs.
 stop_engines() {
-  local e p
-  # An engine still starting (interrupted in start_engines) must finish first, or its PID file would
-  # appear after the stop below.
-  for p in "${ENGINE_START_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  ENGINE_START_PIDS=()
-  for e in "${ENGINES_STARTED[@]}"; do
+  local e
+  # An engine still starting must finish first, or its PID file would appear after the stop below.
+  for e; do
+    [[ -z ${H_LAUNCH_PID[e]:-} ]] || wait "${H_LAUNCH_PID[e]}" 2>/dev/null || true
+    unset 'H_LAUNCH_PID[e]'
+  done
+  for e; do
     quietly "stop engine ${H_NAME[e]}" remote_run "$e" load/engine.sh stop --name "$(engine_id "$e")" || true
   done
-}
-
-collect_engine_logs() {
-  local e
-  for e in "${ENGINES_STARTED[@]}"; do
-    remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "$RUN_DIR/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
+  for e; do
+    remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "${RUN[dir]}/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
       keep_left_behind "$e" "the JMeter log of engine ${H_NAME[e]}" "${H_STATE[e]}/engine-$(engine_id "$e").log (until that engine starts again)"
-    mkdir -p "$RUN_DIR/engines/${H_NAME[e]}"
-    remote_fetch "$e" "${H_WORK[e]}/gc.log" "$RUN_DIR/engines/${H_NAME[e]}/gc.log" 2>/dev/null ||
+    mkdir -p "${RUN[dir]}/engines/${H_NAME[e]}"
+    remote_fetch "$e" "${H_WORK[e]}/gc.log" "${RUN[dir]}/engines/${H_NAME[e]}/gc.log" 2>/dev/null ||
       say "  (no GC log from engine ${H_NAME[e]})"
   done
 }
 
-stop_the_server() {
-  ((SERVER_STARTED)) || return 0
-  quietly "stop $RUN_SERVER on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh stop "$RUN_SERVER" || true
-  SERVER_STARTED=0
+# stop_sut_server <server>: the server this run started, and then its log (never an older run's).
+stop_sut_server() {
+  local server=$1 log=${H_STATE[SUT_IDX]}/$1.log
+  quietly "stop $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh stop "$server" || true
+  remote_fetch "$SUT_IDX" "$log" "${RUN[dir]}/sut/server.log" 2>/dev/null ||
+    keep_left_behind "$SUT_IDX" "the server log" "$log (until $server starts again)"
 }
 
-collect_server_log() {
-  ((SERVER_LOG_WANTED)) || return 0   # not started by this run: the log is an older run's
-  remote_fetch "$SUT_IDX" "${H_STATE[SUT_IDX]}/$RUN_SERVER.log" "$RUN_DIR/sut/server.log" 2>/dev/null ||
-    keep_left_behind "$SUT_IDX" "the server log" "${H_STATE[SUT_IDX]}/$RUN_SERVER.log (until $RUN_SERVER starts again)"
+stop_sut_monitors() {
+  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "${RUN[id]}" || true
 }
 
-stop_monitors() {
-  local e
-  ((CONTROLLER_MONITOR == 0)) || host/monitor.sh stop "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
-  for e in "${ENGINE_MONITORS[@]}"; do
-    quietly "stop the monitors on engine ${H_NAME[e]}" remote_run "$e" host/monitor.sh stop "$RUN_ID" "engine-${H_NAME[e]}" || true
+stop_engine_monitors() { # <host>
+  quietly "stop the monitors on engine ${H_NAME[$1]}" remote_run "$1" host/monitor.sh stop "${RUN[id]}" "engine-${H_NAME[$1]}" || true
+}
+
+stop_controller_monitor() {
+  host/monitor.sh stop "${RUN[id]}" controller >>"$RUN_LOG" 2>&1 || true
+}
+
+# The SUT's monitor files into sut/, then removed there (status: that removal's); a failed copy keeps them.
+collect_sut_monitor_files() {
+  local src=${H_STATE[SUT_IDX]}/runs/${RUN[id]}/sut f copied=1
+  for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log; do
+    remote_fetch "$SUT_IDX" "$src/$f" "${RUN[dir]}/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; copied=0; }
   done
-  ((MONITOR_STARTED)) || return 0
-  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "$RUN_ID" || true
-  MONITOR_STARTED=0
+  if ((copied == 0)); then
+    keep_left_behind "$SUT_IDX" "the SUT's monitor files" "$src"
+    return 0
+  fi
+  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh clean "${RUN[id]}"
 }
 
-# After an interrupt or a failure: archive and copy what each started engine saved, each engine on its
-# own (one failing leaves the others' archives); a failure leaves its files on the engine, noted.
-collect_responses_anyway() {
+# collect_engine_monitor_files <host>: into engines/<name>/, then removed there; a failed copy keeps them.
+collect_engine_monitor_files() {
+  local e=$1 f copied=1 src=${H_STATE[$1]}/runs/${RUN[id]}/engine-${H_NAME[$1]}
+  mkdir -p "${RUN[dir]}/engines/${H_NAME[e]}"
+  for f in vmstat.log pidstat.log started-at.txt cpus-allowed.txt; do
+    remote_fetch "$e" "$src/$f" "${RUN[dir]}/engines/${H_NAME[e]}/$f" 2>/dev/null ||
+      { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
+  done
+  ((copied == 0)) || remote_run "$e" host/monitor.sh clean "${RUN[id]}" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+}
+
+collect_controller_monitor_files() {
+  local src
+  src=$(host/monitor.sh dir "${RUN[id]}" controller)
+  mkdir -p "${RUN[dir]}/controller"
+  if cp -- "$src/pidstat.log" "${RUN[dir]}/controller/pidstat.log" 2>/dev/null; then
+    host/monitor.sh clean "${RUN[id]}" controller >>"$RUN_LOG" 2>&1 || true
+  else
+    say "  (no pidstat.log of the controller)"
+  fi
+}
+
+# collect_responses <host>...: for a run that did not get to copy_responses: archive and copy what each
+# engine saved so far, each on its own (one failing leaves the others' archives).
+collect_responses() {
   local e dest
-  for e in "${ENGINES_STARTED[@]}"; do
-    dest=$RUN_DIR/responses/${H_NAME[e]}.tar.gz
+  for e; do
+    dest=${RUN[dir]}/responses/${H_NAME[e]}.tar.gz
     [[ ! -s $dest ]] || continue
-    if remote_run "$e" host/archive.sh tar "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
+    if remote_run "$e" host/archive.sh tar "${RUN[id]}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest" 2>>"$RUN_LOG"; then
-      remote_run "$e" host/archive.sh clean "$RUN_ID" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+      remote_run "$e" host/archive.sh clean "${RUN[id]}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
       say "  responses/${H_NAME[e]}.tar.gz: what engine ${H_NAME[e]} saved so far"
     else
       rm -f -- "$dest"
       keep_left_behind "$e" "the responses of engine ${H_NAME[e]}" "${H_WORK[e]}/responses"
     fi
   done
-  ((MONITOR_FILES_COPIED == 0)) ||
-    remote_run "$SUT_IDX" host/monitor.sh clean "$RUN_ID" >>"$RUN_LOG" 2>&1 || true
-}
-
-collect_monitor_files() {
-  local e f src
-  # Each engine's monitors: copied into engines/<name>/, then removed there; a failed copy keeps them.
-  for e in "${ENGINE_MONITORS[@]}"; do
-    src=${H_STATE[e]}/runs/$RUN_ID/engine-${H_NAME[e]}
-    mkdir -p "$RUN_DIR/engines/${H_NAME[e]}"
-    local copied=1
-    for f in vmstat.log pidstat.log started-at.txt cpus-allowed.txt; do
-      remote_fetch "$e" "$src/$f" "$RUN_DIR/engines/${H_NAME[e]}/$f" 2>/dev/null ||
-        { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
-    done
-    ((copied == 0)) || remote_run "$e" host/monitor.sh clean "$RUN_ID" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
-  done
-  ENGINE_MONITORS=()
-  if ((CONTROLLER_MONITOR)); then
-    src=$(host/monitor.sh dir "$RUN_ID" controller)
-    mkdir -p "$RUN_DIR/controller"
-    if cp -- "$src/pidstat.log" "$RUN_DIR/controller/pidstat.log" 2>/dev/null; then
-      host/monitor.sh clean "$RUN_ID" controller >>"$RUN_LOG" 2>&1 || true
-    else
-      say "  (no pidstat.log of the controller)"
-    fi
-    CONTROLLER_MONITOR=0
-  fi
-  ((MONITOR_FILES_WANTED)) || return 0
-  ((MONITOR_FILES_COPIED == 0)) || return 0   # copied (and removed there) already
-  src=${H_STATE[SUT_IDX]}/runs/$RUN_ID/sut
-  MONITOR_FILES_COPIED=1
-  for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log; do
-    remote_fetch "$SUT_IDX" "$src/$f" "$RUN_DIR/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; MONITOR_FILES_COPIED=0; }
-  done
-  ((MONITOR_FILES_COPIED)) || keep_left_behind "$SUT_IDX" "the SUT's monitor files" "$src"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -650,9 +681,47 @@ install_missing() {
   "$PB_ROOT/setup.sh" --quiet || { echo "run.sh: set-up failed (above); nothing was started" >&2; exit 3; }
 }
 
+trap_signals() {
+  trap 'RUN[interrupted]=SIGINT; exit 130' INT
+  trap 'RUN[interrupted]=SIGTERM; exit 130' TERM
+  trap 'RUN[interrupted]=SIGHUP; exit 130' HUP   # the terminal closed
+  trap on_exit EXIT
+}
+
+# The EXIT trap, however run.sh ends: whatever is left on the undo list is undone. A run that did not
+# get to its end is marked incomplete, with a note saying where it stopped, and exits 130 (interrupted)
+# or 1 (a step failed); before the run directory exists exit codes (2 and 3: nothing started) pass through.
+on_exit() {
+  local rc=$?
+  set +eu                # the clean-up must run to its end, whatever state the run was in
+  trap '' INT TERM HUP   # a second Ctrl-C must not cut it short
+  if ((RUN[finished] == 0)) && [[ -n ${RUN[dir]} ]]; then
+    [[ ! -t 1 ]] || printf '\n'   # end a progress line
+    if [[ -n ${RUN[interrupted]} ]]; then
+      say "interrupted (${RUN[interrupted]}) during ${RUN[step]:-start-up}: stopping everything this run started"
+      RUN_NOTES+=("interrupted by ${RUN[interrupted]} during ${RUN[step]:-start-up}")
+      rc=130
+    else
+      say "step ${RUN[step]:-?} failed (exit $rc): stopping everything this run started"
+      RUN_NOTES+=("step ${RUN[step]:-?} failed (exit $rc)${RUN[step_error]:+: ${RUN[step_error]}}")
+      rc=1
+    fi
+    undo_run_all
+    RUN[status]=incomplete RUN[finished_at]=$(now_ms)
+    runjson_write
+    say "run incomplete; what was collected is in ${RUN[dir]}"
+  else
+    [[ -z ${RUN[interrupted]} || -n ${RUN[dir]} ]] || rc=130
+    undo_run_all
+  fi
+  exit "$rc"
+}
+
 main() {
-  case ${1:-} in -h | --help) usage; exit 0 ;; esac
-  cleanup_install_traps
+  case ${1:-} in
+    -h | --help) usage; exit 0 ;;
+  esac
+  trap_signals
   step validate_arguments "$@"
   step read_hosts
   step install_missing
@@ -673,11 +742,11 @@ main() {
   step copy_responses
   step analyze
   step print_report_path
-  RUN_FINISHED=1
+  RUN[finished]=1
   runjson_write
-  keep_remove_work_dir "$WORK_DIR"
-  [[ $RUN_STATUS == complete && $RUNJSON_FAILED == 0 ]] || exit 1
-  ((SERVER_CRASHED == 0)) || exit 4
+  undo_run work-dir
+  [[ ${RUN[status]} == complete && ${RUN[runjson_failed]} == 0 ]] || exit 1
+  ((RUN[crashed] == 0)) || exit 4
   exit 0
 }
 

@@ -1,11 +1,13 @@
-# shellcheck shell=bash disable=SC2034  # sets globals for run.sh
+# shellcheck shell=bash
 # run.sh's command line: usage text and validation. Sourced by run.sh.
 #
 # Everything the user types is checked here against a strict pattern before it is used anywhere
 # (a file name, a JMeter property, a remote command). On any error: a message, the usage line, exit 2.
-# On success the globals RUN_SERVER RUN_RAMPUP RUN_DURATION RUN_THREADS RUN_TYPE RUN_MAXDUR RUN_EVENT
-# RUN_INTERVAL RUN_PULL are set (the optional ones are empty when not given; RUN_PULL is the pull interval
-# of test-type pull, whose sixth argument it is).
+#
+#   args_parse <argument>...              the run's settings as <key>=<value> lines (below)
+#   args_server_settings <server> <threads>
+#                                         the settings that server type reads, checked; exports
+#                                         PB_TOMCAT_BIO_THREADS when it was auto
 
 PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]'
@@ -80,54 +82,64 @@ args_event_name() {
   printf '%s' "$name"
 }
 
-# validate_args "$@": sets the RUN_* globals or exits 2.
-validate_args() {
+# args_parse "$@": prints the run's settings as <key>=<value> lines (server rampup duration threads type
+# maxdur event interval pull, each value checked, the optional ones empty when not given), or exits 2.
+# Call it in $(...) || exit 2: its exit ends only that subshell.
+args_parse() {
   if (($# < 5 || $# > 8)); then
     [[ ${5:-} == pull ]] && args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
     args_fail "expected 5 to 8 arguments, got $#"
   fi
+  local server rampup duration threads type maxdur='' event_name='' interval='' pull=''
   case $1 in
-    node | tc6 | tc7 | node-cluster | tc6-bio | tc7-bio) RUN_SERVER=$1 ;;
+    node | tc6 | tc7 | node-cluster | tc6-bio | tc7-bio) server=$1 ;;
     *) args_fail "server-type must be node, node-cluster, tc6, tc7, tc6-bio or tc7-bio, got '$1'" ;;
   esac
-  RUN_RAMPUP=$(args_integer rampup "$2" 0 "$ARGS_MAX_SECONDS") || exit 2
-  RUN_DURATION=$(args_integer duration "$3" 1 "$ARGS_MAX_SECONDS") || exit 2
-  RUN_THREADS=$(args_integer threads "$4" 1 "$ARGS_MAX_THREADS") || exit 2
+  rampup=$(args_integer rampup "$2" 0 "$ARGS_MAX_SECONDS") || exit 2
+  duration=$(args_integer duration "$3" 1 "$ARGS_MAX_SECONDS") || exit 2
+  threads=$(args_integer threads "$4" 1 "$ARGS_MAX_THREADS") || exit 2
   # The duration includes the ramp-up (the plan's Request group): a ramp-up as long never reaches
   # the full number of threads.
-  ((RUN_RAMPUP < RUN_DURATION)) || args_fail "rampup ($RUN_RAMPUP s) must be shorter than duration ($RUN_DURATION s), which includes it"
+  ((rampup < duration)) || args_fail "rampup ($rampup s) must be shorter than duration ($duration s), which includes it"
   case $5 in
-    comet | poll | pull) RUN_TYPE=$5 ;;
+    comet | poll | pull) type=$5 ;;
     *) args_fail "test-type must be comet, poll or pull, got '$5'" ;;
   esac
 
-  RUN_MAXDUR='' RUN_EVENT='' RUN_INTERVAL='' RUN_PULL=''
-  local maxdur=${6:--} event=${7:--} interval=${8:--}
-  if [[ $RUN_TYPE == pull ]]; then
-    [[ $maxdur != - ]] || args_fail "pull needs a pull-interval in ms (e.g. ./run.sh node 5 30 500 pull 1000 event1 2000)"
-    if ! [[ $maxdur =~ ^[0-9]{1,9}$ ]] || ((10#$maxdur < ARGS_MIN_PULL)); then
-      args_fail "pull-interval must be a positive whole number of ms, got '$maxdur'"
-    fi
-    RUN_PULL=$(args_integer pull-interval "$maxdur" "$ARGS_MIN_PULL" "$ARGS_MAX_PULL") || exit 2
-    # A seventh argument that is a number with no emit-interval after it: a max-duration given to pull
-    # (./run.sh ... pull 1000 3000, or ... pull 1000 3000 event1).
-    if [[ $event =~ ^[0-9]+$ && ! $interval =~ ^[0-9]+$ ]]; then
-      args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
-    fi
-    maxdur=-
-  fi
-  if [[ $maxdur != - ]]; then
-    RUN_MAXDUR=$(args_integer max-duration "$maxdur" "$ARGS_MIN_MAXDUR" "$ARGS_MAX_MAXDUR") || exit 2
-  elif [[ $RUN_TYPE == poll ]]; then
+  local sixth=${6:--} event=${7:--} emit=${8:--}
+  if [[ $type == pull ]]; then
+    pull=$(args_pull_interval "$sixth" "$event" "$emit") || exit 2
+  elif [[ $sixth != - ]]; then
+    maxdur=$(args_integer max-duration "$sixth" "$ARGS_MIN_MAXDUR" "$ARGS_MAX_MAXDUR") || exit 2
+  elif [[ $type == poll ]]; then
     args_fail "poll needs a max-duration in ms (e.g. ./run.sh node 5 30 500 poll 3000)"
   fi
   if [[ $event != - ]]; then
-    RUN_EVENT=$(args_event_name "$event") || exit 2
-    [[ $interval != - ]] || args_fail "event-name '$RUN_EVENT' needs an emit-interval in ms after it"
-    RUN_INTERVAL=$(args_integer emit-interval "$interval" "$ARGS_MIN_INTERVAL" "$ARGS_MAX_INTERVAL") || exit 2
-  elif [[ $interval != - ]]; then
+    event_name=$(args_event_name "$event") || exit 2
+    [[ $emit != - ]] || args_fail "event-name '$event_name' needs an emit-interval in ms after it"
+    interval=$(args_integer emit-interval "$emit" "$ARGS_MIN_INTERVAL" "$ARGS_MAX_INTERVAL") || exit 2
+  elif [[ $emit != - ]]; then
     args_fail "an emit-interval was given without an event-name"
   fi
+  printf '%s\n' "server=$server" "rampup=$rampup" "duration=$duration" "threads=$threads" "type=$type" \
+    "maxdur=$maxdur" "event=$event_name" "interval=$interval" "pull=$pull"
+}
+
+# args_pull_interval <sixth argument> <seventh> <eighth>: pull's interval, in max-duration's place (pull
+# takes none: a pull is answered at once); prints it or exits 2.
+args_pull_interval() {
+  local value=$1 event=$2 emit=$3 interval
+  [[ $value != - ]] || args_fail "pull needs a pull-interval in ms (e.g. ./run.sh node 5 30 500 pull 1000 event1 2000)"
+  if ! [[ $value =~ ^[0-9]{1,9}$ ]] || ((10#$value < ARGS_MIN_PULL)); then
+    args_fail "pull-interval must be a positive whole number of ms, got '$value'"
+  fi
+  interval=$(args_integer pull-interval "$value" "$ARGS_MIN_PULL" "$ARGS_MAX_PULL") || exit 2
+  # A seventh argument that is a number with no emit-interval after it: a max-duration given to pull
+  # (./run.sh ... pull 1000 3000, or ... pull 1000 3000 event1).
+  if [[ $event =~ ^[0-9]+$ && ! $emit =~ ^[0-9]+$ ]]; then
+    args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
+  fi
+  printf '%s' "$interval"
 }
 
 # args_server_settings <server-type> <threads>: the settings a server type reads, checked before

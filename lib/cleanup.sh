@@ -1,55 +1,52 @@
-# shellcheck shell=bash disable=SC2034  # sets globals for run.sh
-# What run.sh does when it ends, normally or not. Sourced by run.sh, which defines the stop_* and
-# collect_* functions used here (the same ones its normal steps use; each is safe to call twice and
-# stops only what this run recorded having started).
+# shellcheck shell=bash
+# The undo list: how run.sh takes down what it started, in the same steps whether the run ends normally,
+# is interrupted or a step fails. Sourced by run.sh. Each start step registers the undo of what it
+# starts (stop it, collect what it wrote) as it starts it; the normal stop steps run those entries one
+# phase at a time, and run.sh's EXIT trap runs whatever is left. This file runs only what was
+# registered, and knows nothing of what the entries do.
 #
-#   cleanup_install_traps   EXIT, INT, TERM and HUP handlers
+#   undo_phases <phase>...            the phases of the teardown, in the order they run
+#   undo_add <phase> <command> [<argument>...]
+#                                     register an entry: a command with the values it needs as arguments
+#   undo_run <phase>...               run the entries of these phases, phase by phase, in each the last
+#                                     registered first; returns the status of the last entry that failed
+#   undo_drop <phase>                 drop a phase's entries without running them
+#   undo_run_all                      every entry left, phase by phase (the EXIT trap)
 #
-# On INT/TERM or a failing step: stop the controller, the engines, the server and the monitors on every
-# host, collect the logs and the responses saved so far, mark run.json incomplete with a note saying where it stopped, and
-# exit 130 (interrupted) or 1 (failed). Exit codes 2 and 3 (nothing started yet) pass through unchanged.
+# An entry leaves the list once it has run to its end, failed or not, so nothing is undone twice; one
+# cut short by a signal stays, and the EXIT trap runs it again. Entries run with errexit off, as they
+# do in the trap: each must go on past a failure it only notes, and act only on what it was given.
 
-RUN_INTERRUPTED=''
-RUN_FINISHED=0
+UNDO_PHASES=()
+UNDO=()   # "<phase> <command and arguments, each quoted with printf %q>", in the order registered
 
-cleanup_install_traps() {
-  trap 'RUN_INTERRUPTED=SIGINT; exit 130' INT
-  trap 'RUN_INTERRUPTED=SIGTERM; exit 130' TERM
-  trap 'RUN_INTERRUPTED=SIGHUP; exit 130' HUP   # the terminal closed
-  trap cleanup_on_exit EXIT
+undo_phases() { UNDO_PHASES=("$@"); }
+
+undo_add() {
+  local phase=$1 command; shift
+  [[ " ${UNDO_PHASES[*]} " == *" $phase "* ]] || { echo "undo_add: unknown phase '$phase'" >&2; return 2; }
+  printf -v command ' %q' "$@"
+  UNDO+=("$phase$command")
 }
 
-cleanup_on_exit() {
-  local rc=$?
-  set +eu   # the clean-up must run to its end, whatever state the run was in
-  trap '' INT TERM HUP   # a second Ctrl-C must not cut the clean-up short
-  if ((RUN_FINISHED == 0)) && [[ -n ${RUN_DIR:-} ]]; then
-    [[ ! -t 1 ]] || printf '\n'   # end a progress line
-    if [[ -n $RUN_INTERRUPTED ]]; then
-      say "interrupted ($RUN_INTERRUPTED) during ${CURRENT_STEP:-start-up}: stopping everything this run started"
-      RUN_NOTES+=("interrupted by $RUN_INTERRUPTED during ${CURRENT_STEP:-start-up}")
-      rc=130
-    else
-      say "step ${CURRENT_STEP:-?} failed (exit $rc): stopping everything this run started"
-      RUN_NOTES+=("step ${CURRENT_STEP:-?} failed (exit $rc)${STEP_ERROR:+: $STEP_ERROR}")
-      rc=1
-    fi
-    stop_controller
-    stop_engines
-    collect_engine_logs
-    stop_the_server
-    collect_server_log
-    stop_monitors
-    collect_monitor_files
-    collect_responses_anyway
-    keep_remove_work_dir "$WORK_DIR"   # never what was not copied (lib/keep.sh)
-    RUN_STATUS=incomplete
-    RUN_FINISHED_AT=$(now_ms)
-    runjson_write
-    say "run incomplete; what was collected is in $RUN_DIR"
-  elif [[ -n ${RUN_INTERRUPTED:-} && -z ${RUN_DIR:-} ]]; then
-    rc=130
-  fi
-  remote_close_all
-  exit "$rc"
+undo_run() {
+  local phase i k rc=0
+  local -a idx
+  for phase; do
+    idx=("${!UNDO[@]}")
+    for ((k = ${#idx[@]} - 1; k >= 0; k--)); do
+      i=${idx[k]}
+      [[ ${UNDO[i]%% *} == "$phase" ]] || continue
+      eval "${UNDO[i]#* }" || rc=$?
+      unset 'UNDO[i]'
+    done
+  done
+  return "$rc"
 }
+
+undo_drop() {
+  local i
+  for i in "${!UNDO[@]}"; do [[ ${UNDO[i]%% *} != "$1" ]] || unset 'UNDO[i]'; done
+}
+
+undo_run_all() { undo_run "${UNDO_PHASES[@]}"; }

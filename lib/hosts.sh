@@ -52,6 +52,34 @@ hosts_add_line() { # <line number> <fields...>
     hosts_fail "$ln" "bad access '$access' (expected local or ssh:<user>@<host>)"
   fi
 
+  local options key port dir rmi
+  options=$(hosts_options "$ln" "$role" "$kind" "$@") || exit 2
+  IFS=$'\x1f' read -r key port dir rmi <<<"$options"
+  hosts_check_clashes "$ln" "$role" "$name" "$addr"
+
+  local i=${#H_NAME[@]}
+  H_ROLE[i]=$role H_NAME[i]=$name H_ADDR[i]=$addr H_ACCESS[i]=$kind H_TARGET[i]=$target
+  H_KEY[i]=$key H_PORT[i]=$port H_DIR[i]=${dir:-$PB_ROOT} H_RMI[i]='' H_LOCALPORT[i]='' H_LINE[i]=$ln
+  if [[ $role == sut ]]; then
+    SUT_IDX=$i
+  else
+    # Each engine needs its own RMI local port too when several share a host: number them in file order.
+    H_RMI[i]=${rmi:-$PB_JMETER_RMI_PORT}
+    H_LOCALPORT[i]=$((PB_JMETER_RMI_LOCALPORT + ${#ENGINE_IDX[@]}))
+    local e
+    for e in "${ENGINE_IDX[@]}"; do
+      if [[ ${H_ADDR[e]} == "$addr" && ${H_RMI[e]} == "${H_RMI[i]}" ]]; then
+        hosts_fail "$ln" "engine '$name' uses $addr rmi port ${H_RMI[i]} like engine '${H_NAME[e]}' on line ${H_LINE[e]} (give one of them rmi=<another port>)"
+      fi
+    done
+    ENGINE_IDX+=("$i")
+  fi
+}
+
+# hosts_options <line number> <role> <access kind> <option=value>...: prints the line's key, port, dir
+# and rmi (empty when not given), separated by \x1f, or fails the file. Call it in $(...) || exit 2.
+hosts_options() {
+  local ln=$1 role=$2 kind=$3; shift 3
   local key='' port='' dir='' rmi='' opt k v seen=' '
   for opt in "$@"; do
     [[ $opt == *=* ]] || hosts_fail "$ln" "bad option '$opt' (expected key=, port=, dir= or rmi=)"
@@ -80,8 +108,13 @@ hosts_add_line() { # <line number> <fields...>
       *) hosts_fail "$ln" "unknown option '$k' (expected key, port, dir or rmi)" ;;
     esac
   done
+  printf '%s\x1f%s\x1f%s\x1f%s' "$key" "$port" "$dir" "$rmi"
+}
 
-  local i
+# hosts_check_clashes <line number> <role> <name> <address>: a name once per role and for one address
+# only, and one sut.
+hosts_check_clashes() {
+  local ln=$1 role=$2 name=$3 addr=$4 i
   for i in "${!H_NAME[@]}"; do
     if [[ ${H_ROLE[i]} == "$role" && ${H_NAME[i]} == "$name" ]]; then
       hosts_fail "$ln" "duplicate $role name '$name' (first on line ${H_LINE[i]})"
@@ -92,24 +125,6 @@ hosts_add_line() { # <line number> <fields...>
   done
   if [[ $role == sut && -n $SUT_IDX ]]; then
     hosts_fail "$ln" "a second sut '$name' (the first is '${H_NAME[SUT_IDX]}' on line ${H_LINE[SUT_IDX]}; exactly one is allowed)"
-  fi
-
-  i=${#H_NAME[@]}
-  H_ROLE[i]=$role H_NAME[i]=$name H_ADDR[i]=$addr H_ACCESS[i]=$kind H_TARGET[i]=$target
-  H_KEY[i]=$key H_PORT[i]=$port H_DIR[i]=${dir:-$PB_ROOT} H_RMI[i]='' H_LOCALPORT[i]='' H_LINE[i]=$ln
-  if [[ $role == sut ]]; then
-    SUT_IDX=$i
-  else
-    # Each engine needs its own RMI local port too when several share a host: number them in file order.
-    H_RMI[i]=${rmi:-$PB_JMETER_RMI_PORT}
-    H_LOCALPORT[i]=$((PB_JMETER_RMI_LOCALPORT + ${#ENGINE_IDX[@]}))
-    local e
-    for e in "${ENGINE_IDX[@]}"; do
-      if [[ ${H_ADDR[e]} == "$addr" && ${H_RMI[e]} == "${H_RMI[i]}" ]]; then
-        hosts_fail "$ln" "engine '$name' uses $addr rmi port ${H_RMI[i]} like engine '${H_NAME[e]}' on line ${H_LINE[e]} (give one of them rmi=<another port>)"
-      fi
-    done
-    ENGINE_IDX+=("$i")
   fi
 }
 

@@ -2,12 +2,15 @@
 # Before anything starts: can every host be reached, and does the run fit on it? Sourced by run.sh
 # after lib/hosts.sh and lib/remote.sh.
 #
-#   preflight_all   checks every host (host/host-check.sh runs there) and this machine (the controller);
-#                   prints every problem found to stderr, each naming its host; returns 1 if there was any.
-#                   Call it directly, not in $(...): the ssh connections it opens are recorded for
-#                   remote_close_all.
+#   preflight_all <server> <threads> <server port> <results disk MB>
+#                   checks every host (host/host-check.sh runs there) and this machine (the controller)
+#                   for a run of <threads> against <server>, each engine for its share (H_THREADS,
+#                   H_HEAP_MB, H_DISK_MB); prints every problem found to stderr, each naming its host;
+#                   returns 1 if there was any. Call it directly, not in $(...): the ssh connections it
+#                   opens are recorded for remote_close_all.
 
 preflight_all() {
+  local server=$1 threads=$2 port=$3 results_mb=$4
   local i e out problems=0 errfile=$PB_STATE/preflight.$$.err
 
   # 1. Reachability: one ssh master connection per ssh host (later commands reuse it).
@@ -23,7 +26,7 @@ preflight_all() {
   ((problems == 0)) || return 1
 
   # 2. The server under test: it holds every connection in one process.
-  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$RUN_SERVER" "$RUN_THREADS" "$SERVER_PORT" 2>&1); then
+  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$server" "$threads" "$port" 2>&1); then
     preflight_report "$(hosts_describe "$SUT_IDX")" "$out"
     problems=$((problems + 1))
   fi
@@ -38,7 +41,7 @@ preflight_all() {
   done
 
   # 4. This machine runs the controller, the analysis and the report.
-  if ! out=$(cd "$PB_ROOT" && host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$RESULTS_DISK_MB" 2>&1); then
+  if ! out=$(cd "$PB_ROOT" && host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$results_mb" 2>&1); then
     preflight_report "controller (this machine)" "$out"
     problems=$((problems + 1))
   fi

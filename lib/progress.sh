@@ -1,17 +1,19 @@
-# shellcheck shell=bash disable=SC2034  # sets globals for run.sh
+# shellcheck shell=bash
 # Counts the samples and errors in a growing JMeter results.csv, reading only what was added since
 # the last call (a long run writes millions of rows). Sourced by run.sh.
 #
 #   progress_reset                 before a run
-#   progress_update <csv>          sets PROG_SIZE (bytes), PROG_SAMPLES, PROG_ERRORS (success == false)
+#   progress_update <csv>          sets PROGRESS[size] (bytes read), PROGRESS[samples] and PROGRESS[errors]
+#                                  (success == false)
 
-progress_reset() { PROG_OFFSET=0 PROG_SIZE=0 PROG_SAMPLES=0 PROG_ERRORS=0 PROG_SUCCESS_COL=0; }
+declare -A PROGRESS=()
+progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [success_col]=0); }
 
 # awk: count complete rows of a chunk; a last row without its newline is left for the next call.
 # The chunk is followed by a line "\001END" so the end is recognisable. Fields are split CSV-style
 # (double quotes) only on rows that contain a quote, which in JMeter's output are rare.
 # shellcheck disable=SC2016  # an awk program
-PROG_AWK='
+PROGRESS_AWK='
 function field(line, n,    i, c, q, k, f) {
   if (index(line, "\"") == 0) { split(line, parts, ","); return parts[n] }
   k = 1; f = ""; q = 0
@@ -42,15 +44,15 @@ progress_update() { # <csv>
   local csv=$1 size len rows errors partial col
   [[ -f $csv ]] || return 0
   size=$(stat -c %s "$csv")
-  PROG_SIZE=$size
-  len=$((size - PROG_OFFSET))
+  PROGRESS[size]=$size
+  len=$((size - PROGRESS[offset]))
   ((len > 0)) || return 0
   read -r rows errors partial col < <(
-    { tail -c +"$((PROG_OFFSET + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
-      LC_ALL=C awk -v col="$PROG_SUCCESS_COL" "$PROG_AWK"
+    { tail -c +"$((PROGRESS[offset] + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
+      LC_ALL=C awk -v col="${PROGRESS[success_col]}" "$PROGRESS_AWK"
   )
-  PROG_SAMPLES=$((PROG_SAMPLES + rows))
-  PROG_ERRORS=$((PROG_ERRORS + errors))
-  PROG_OFFSET=$((PROG_OFFSET + len - partial))
-  PROG_SUCCESS_COL=$col
+  PROGRESS[samples]=$((PROGRESS[samples] + rows))
+  PROGRESS[errors]=$((PROGRESS[errors] + errors))
+  PROGRESS[offset]=$((PROGRESS[offset] + len - partial))
+  PROGRESS[success_col]=$col
 }

@@ -93,16 +93,17 @@ describe('faults: nothing collected is lost', () => {
       const before = '{"id": "r1", "status": "running", "notes": []}\n';
       fs.writeFileSync(path.join(dir, 'run.json'), before);
       fillDisk(dir);
-      // run.sh's writer, with the globals a run has, and notes long enough not to fit in what is left
+      // run.sh's writer, with the run state a run has, and notes long enough not to fit in what is left
       const script = `
         source lib/runjson.sh
-        RUN_DIR=${dir} RUN_ID=r1 RUN_SERVER=node RUN_RAMPUP=2 RUN_DURATION=8 RUN_THREADS=40 RUN_TYPE=comet
-        RUN_MAXDUR='' RUN_EVENT=event1 RUN_INTERVAL=1000 SERVER_PORT=8080 SUT_IDX=0 ENGINE_IDX=(1)
+        RUN=([dir]=${dir} [id]=r1 [server]=node [rampup]=2 [duration]=8 [threads]=40 [type]=comet [maxdur]=''
+          [event]=event1 [interval]=1000 [pull]='' [port]=8080 [started_at]=1 [finished_at]='' [status]=incomplete
+          [crashed]=0 [failed]=0)
+        SUT_IDX=0 ENGINE_IDX=(1)
         H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local) H_RMI=('' 1099) H_THREADS=('' 40)
-        H_HEAP_MB=('' 600) RUN_STARTED_AT=1 RUN_FINISHED_AT='' RUN_STATUS=incomplete SERVER_CRASHED=0
-        STEP_ORDER=() RUN_FAILED=0 RUN_NOTES=(); declare -A STEP_MS=()
+        H_HEAP_MB=('' 600) RUN_STEPS=() RUN_NOTES=()
         for i in $(seq 200); do RUN_NOTES+=("note $i: the disk is full, and this note is long enough to need room"); done
-        runjson_write; echo "status=$? failed=$RUN_FAILED"`;
+        runjson_write; echo "status=$? failed=\${RUN[failed]}"`;
       const r = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8' });
       assert.equal(r.stdout.trim(), 'status=0 failed=1', r.stderr);
       assert.match(r.stderr, /cannot write .*run\.json \(disk full\?\); the previous version is kept/);
