@@ -51,8 +51,8 @@ cd "$PB_ROOT"
 # Run state: the one place it is kept. lib/runjson.sh writes run.json from it after every step.
 
 declare -A RUN=(
-  # the arguments (lib/args.sh) and the server's port
-  [server]='' [rampup]='' [duration]='' [threads]='' [type]='' [maxdur]='' [event]='' [interval]='' [pull]=''
+  # the arguments (lib/args.sh; the command line's <threads> is the run's connections) and the server's port
+  [server]='' [rampup]='' [duration]='' [connections]='' [type]='' [maxdur]='' [event]='' [interval]='' [pull]=''
   [port]=''
   # the run directory (its name is the id), this run's state directory here ($PB_STATE/runs/<id>), and
   # the disk it needs here (lib/disk-need.js)
@@ -63,7 +63,7 @@ declare -A RUN=(
   [status]=running   # then complete or incomplete
   [crashed]=0        # 1: the server under test was found dead before run.sh stopped it
   [failed]=0         # 1: JMeter failed or overran, or data stayed on a host: collected and analysed, but incomplete
-  [sut_unreachable]=0
+  [sut_unreachable]=0   # 1 once the SUT host stopped answering ssh (noted once)
   [runjson_failed]=0 [provenance]=''   # lib/runjson.sh's
   [report]=''        # the report's path
   [step]='' [step_error]=''   # the step running, and what in it failed (quietly)
@@ -72,9 +72,9 @@ declare -A RUN=(
 )
 RUN_NOTES=()   # run.json's notes, in the order noted
 RUN_STEPS=()   # "<step> <ms>", in the order run
-# Per host (index as in lib/hosts.sh): its share of the threads, its JMeter heap and disk need, its work
+# Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, its work
 # directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
-H_THREADS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
+H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
 
 # The teardown's phases, in the order they run: the study's stop steps (section 3.3.3: stop JMeter, stop
 # the server under test, stop monitoring, archive and copy the responses), then this run's own files
@@ -124,7 +124,7 @@ validate_arguments() {
     tc6-bio) RUN[port]=$PB_PORT_TC6_BIO ;;
     tc7-bio) RUN[port]=$PB_PORT_TC7_BIO ;;
   esac
-  args_server_settings "${RUN[server]}" "${RUN[threads]}"
+  args_server_settings "${RUN[server]}" "${RUN[connections]}"
 }
 
 read_hosts() {
@@ -135,28 +135,28 @@ read_hosts() {
     read_hosts_file "$file"
   fi
   hosts_check_ports "${RUN[port]}"
-  if ((RUN[threads] < ${#ENGINE_IDX[@]})); then
-    args_fail "threads (${RUN[threads]}) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
+  if ((RUN[connections] < ${#ENGINE_IDX[@]})); then
+    args_fail "threads (${RUN[connections]}) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
   fi
-  hosts_split_threads "${RUN[threads]}"
+  hosts_split_connections "${RUN[connections]}"
   run_disk_need
   PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
-    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_THREADS[e]}") ||
+    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}") ||
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
-    say "  $(hosts_describe "$e"): ${H_THREADS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
+    say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
 }
 
 # H_DISK_MB[engine] and RUN[results_disk_mb]: the disk this run needs on each engine and here, from its
-# type, duration, intervals and threads (lib/disk-need.js), for preflight.
+# type, duration, intervals and connections (lib/disk-need.js), for preflight.
 run_disk_need() {
-  local e k out=() threads=()
-  for e in "${ENGINE_IDX[@]}"; do threads+=("${H_THREADS[e]}"); done
+  local e k out=() connections=()
+  for e in "${ENGINE_IDX[@]}"; do connections+=("${H_CONNECTIONS[e]}"); done
   mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration]}" "${RUN[maxdur]:-${RUN[pull]:--}}" \
-    "${RUN[interval]:--}" "${threads[@]}")
+    "${RUN[interval]:--}" "${connections[@]}")
   ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
   for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
   RUN[results_disk_mb]=${out[-1]}
@@ -164,7 +164,7 @@ run_disk_need() {
 
 preflight() {
   undo_add ssh remote_close_all
-  if ! preflight_all "${RUN[server]}" "${RUN[threads]}" "${RUN[port]}" "${RUN[results_disk_mb]}"; then
+  if ! preflight_all "${RUN[server]}" "${RUN[connections]}" "${RUN[port]}" "${RUN[results_disk_mb]}"; then
     echo "run.sh: preflight failed (problems above); nothing was started" >&2
     exit 3
   fi
@@ -174,7 +174,7 @@ preflight() {
 create_log_directories() {
   local base=$PB_RESULTS stamp name id n=1 e
   printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
-  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[threads]}-${RUN[duration]}"
+  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[connections]}-${RUN[duration]}"
   mkdir -p "$base"
   # mkdir without -p fails if the directory exists, so two runs can never share one.
   id=$name
@@ -247,7 +247,7 @@ launch_engines() {
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
-      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_THREADS[e]}" --heap "${H_HEAP_MB[e]}m" \
+      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
       >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!

@@ -5,7 +5,7 @@
 # (a file name, a JMeter property, a remote command). On any error: a message, the usage line, exit 2.
 #
 #   args_parse <argument>...              the run's settings as <key>=<value> lines (below)
-#   args_server_settings <server> <threads>
+#   args_server_settings <server> <connections>
 #                                         the settings that server type reads, checked; exports
 #                                         PB_TOMCAT_BIO_THREADS when it was auto
 
@@ -82,22 +82,24 @@ args_event_name() {
   printf '%s' "$name"
 }
 
-# args_parse "$@": prints the run's settings as <key>=<value> lines (server rampup duration threads type
-# maxdur event interval pull, each value checked, the optional ones empty when not given), or exits 2.
+# args_parse "$@": prints the run's settings as <key>=<value> lines (server rampup duration connections
+# type maxdur event interval pull, each value checked, the optional ones empty when not given), or exits 2.
+# The command line's <threads>, the study's name (one JMeter thread per connection), is "connections"
+# from here on.
 # Call it in $(...) || exit 2: its exit ends only that subshell.
 args_parse() {
   if (($# < 5 || $# > 8)); then
     [[ ${5:-} == pull ]] && args_fail "pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]"
     args_fail "expected 5 to 8 arguments, got $#"
   fi
-  local server rampup duration threads type maxdur='' event_name='' interval='' pull=''
+  local server rampup duration connections type maxdur='' event_name='' interval='' pull=''
   case $1 in
     node | tc6 | tc7 | node-cluster | tc6-bio | tc7-bio) server=$1 ;;
     *) args_fail "server-type must be node, node-cluster, tc6, tc7, tc6-bio or tc7-bio, got '$1'" ;;
   esac
   rampup=$(args_integer rampup "$2" 0 "$ARGS_MAX_SECONDS") || exit 2
   duration=$(args_integer duration "$3" 1 "$ARGS_MAX_SECONDS") || exit 2
-  threads=$(args_integer threads "$4" 1 "$ARGS_MAX_THREADS") || exit 2
+  connections=$(args_integer threads "$4" 1 "$ARGS_MAX_THREADS") || exit 2
   # The duration includes the ramp-up (the plan's Request group): a ramp-up as long never reaches
   # the full number of threads.
   ((rampup < duration)) || args_fail "rampup ($rampup s) must be shorter than duration ($duration s), which includes it"
@@ -121,7 +123,7 @@ args_parse() {
   elif [[ $emit != - ]]; then
     args_fail "an emit-interval was given without an event-name"
   fi
-  printf '%s\n' "server=$server" "rampup=$rampup" "duration=$duration" "threads=$threads" "type=$type" \
+  printf '%s\n' "server=$server" "rampup=$rampup" "duration=$duration" "connections=$connections" "type=$type" \
     "maxdur=$maxdur" "event=$event_name" "interval=$interval" "pull=$pull"
 }
 
@@ -142,12 +144,12 @@ args_pull_interval() {
   printf '%s' "$interval"
 }
 
-# args_server_settings <server-type> <threads>: the settings a server type reads, checked before
+# args_server_settings <server-type> <connections>: the settings a server type reads, checked before
 # anything starts. node-cluster: PB_NODE_CLUSTER_WORKERS is auto or 1..1024. tc6-bio / tc7-bio: maxThreads
 # for the level (exported as PB_TOMCAT_BIO_THREADS when it is auto) must fit this machine's thread limits
 # (servers/bio-limits.sh; the SUT's launch checks its own host again).
 args_server_settings() {
-  local server=$1 threads=$2 out
+  local server=$1 connections=$2 out
   case $server in
     node-cluster)
       local workers=$PB_NODE_CLUSTER_WORKERS
@@ -157,7 +159,7 @@ args_server_settings() {
       ;;
     tc6-bio | tc7-bio)
       if [[ $PB_TOMCAT_BIO_THREADS == auto ]]; then
-        PB_TOMCAT_BIO_THREADS=$("$PB_ROOT/servers/bio-limits.sh" threads "$threads")
+        PB_TOMCAT_BIO_THREADS=$("$PB_ROOT/servers/bio-limits.sh" threads "$connections")
         export PB_TOMCAT_BIO_THREADS
       fi
       [[ $PB_TOMCAT_BIO_THREADS =~ ^[1-9][0-9]{0,8}$ ]] ||

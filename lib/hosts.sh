@@ -178,12 +178,13 @@ hosts_describe() {
   fi
 }
 
-# hosts_split_threads <total>: sets H_THREADS[engine index] so the engines' shares differ by at most one.
-hosts_split_threads() {
+# hosts_split_connections <total>: sets H_CONNECTIONS[engine index], each engine's share of the run's
+# connections (its JMeter threads), so the shares differ by at most one.
+hosts_split_connections() {
   local total=$1 n=${#ENGINE_IDX[@]} k e
-  H_THREADS=()
+  H_CONNECTIONS=()
   for k in "${!ENGINE_IDX[@]}"; do
     e=${ENGINE_IDX[k]}
-    H_THREADS[e]=$((total / n + (k < total % n ? 1 : 0)))
+    H_CONNECTIONS[e]=$((total / n + (k < total % n ? 1 : 0)))
   done
 }

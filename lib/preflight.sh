@@ -2,15 +2,15 @@
 # Before anything starts: can every host be reached, and does the run fit on it? Sourced by run.sh
 # after lib/hosts.sh and lib/remote.sh.
 #
-#   preflight_all <server> <threads> <server port> <results disk MB>
+#   preflight_all <server> <connections> <server port> <results disk MB>
 #                   checks every host (host/host-check.sh runs there) and this machine (the controller)
-#                   for a run of <threads> against <server>, each engine for its share (H_THREADS,
+#                   for a run of <connections> against <server>, each engine for its share (H_CONNECTIONS,
 #                   H_HEAP_MB, H_DISK_MB); prints every problem found to stderr, each naming its host;
 #                   returns 1 if there was any. Call it directly, not in $(...): the ssh connections it
 #                   opens are recorded for remote_close_all.
 
 preflight_all() {
-  local server=$1 threads=$2 port=$3 results_mb=$4
+  local server=$1 connections=$2 port=$3 results_mb=$4
   local i e out problems=0 errfile=$PB_STATE/preflight.$$.err
 
   # 1. Reachability: one ssh master connection per ssh host (later commands reuse it).
@@ -26,16 +26,16 @@ preflight_all() {
   ((problems == 0)) || return 1
 
   # 2. The server under test: it holds every connection in one process.
-  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$server" "$threads" "$port" 2>&1); then
+  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$server" "$connections" "$port" 2>&1); then
     preflight_report "$(hosts_describe "$SUT_IDX")" "$out"
     problems=$((problems + 1))
   fi
 
-  # 3. Each engine: its share of the threads, its heap, its RMI ports.
+  # 3. Each engine: its share of the connections, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
-    if ! out=$(remote_run "$e" host/host-check.sh engine "${H_THREADS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
+    if ! out=$(remote_run "$e" host/host-check.sh engine "${H_CONNECTIONS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
       "${H_HEAP_MB[e]}" "${H_DISK_MB[e]}" 2>&1); then
-      preflight_report "$(hosts_describe "$e") [${H_THREADS[e]} threads]" "$out"
+      preflight_report "$(hosts_describe "$e") [${H_CONNECTIONS[e]} threads]" "$out"
       problems=$((problems + 1))
     fi
   done

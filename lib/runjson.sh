@@ -2,7 +2,7 @@
 # Writes <run-dir>/run.json (docs/run-layout.md) from the run state. Sourced by run.sh.
 #
 #   runjson_write    rewrite run.json whole, from RUN (its scalars), RUN_STEPS, RUN_NOTES and the host
-#                    tables (lib/hosts.sh, H_THREADS, H_HEAP_MB); a no-op before RUN[dir] exists
+#                    tables (lib/hosts.sh, H_CONNECTIONS, H_HEAP_MB); a no-op before RUN[dir] exists
 #
 # run.json is a snapshot of the whole run, rewritten after every step and from the EXIT trap, so it reads
 # the one run state run.sh keeps (its "Run state" section) rather than taking two dozen values as arguments.
@@ -11,6 +11,7 @@
 # is reported on stderr and marks the run incomplete (RUN[failed], RUN[runjson_failed], a note). Every
 # value except the notes passed a strict pattern already; notes are JSON-escaped here. The provenance
 # (lib/provenance.sh) is collected once, at the first write after the hosts were read and checked.
+# The run's connections are "threads" in run.json, the name its readers and the study use.
 
 # shellcheck source=lib/provenance.sh
 source "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
@@ -64,7 +65,7 @@ runjson_text() {
   printf '{\n'
   printf '  "id": %s,\n' "$(json_string "${RUN[id]}")"
   printf '  "server": "%s", "rampup": %s, "duration": %s, "threads": %s, "type": "%s",\n' \
-    "${RUN[server]}" "${RUN[rampup]}" "${RUN[duration]}" "${RUN[threads]}" "${RUN[type]}"
+    "${RUN[server]}" "${RUN[rampup]}" "${RUN[duration]}" "${RUN[connections]}" "${RUN[type]}"
   printf '  "maxDuration": %s, "event": %s, "interval": %s, "pullInterval": %s,\n' \
     "$(json_or_null "${RUN[maxdur]:-}")" "$(json_or_null "${RUN[event]:-}" s)" "$(json_or_null "${RUN[interval]:-}")" \
     "$(json_or_null "${RUN[pull]:-}")"
@@ -75,7 +76,7 @@ runjson_text() {
   sep=''
   for e in "${ENGINE_IDX[@]}"; do
     printf '%s{"name": "%s", "address": "%s", "access": "%s", "rmi": %s, "threads": %s, "heapMb": %s}' "$sep" \
-      "${H_NAME[e]}" "${H_ADDR[e]}" "${H_ACCESS[e]}" "${H_RMI[e]}" "${H_THREADS[e]}" "${H_HEAP_MB[e]}"
+      "${H_NAME[e]}" "${H_ADDR[e]}" "${H_ACCESS[e]}" "${H_RMI[e]}" "${H_CONNECTIONS[e]}" "${H_HEAP_MB[e]}"
     sep=', '
   done
   printf '] },\n'
