@@ -105,7 +105,7 @@ function parametersCard(s) {
   const rows = [
     row('Server', p.server), row('Type', p.type), row('Threads (requests)', p.threads), row('Ramp-up (s)', p.rampup),
     row('Duration (s)', p.duration), row('Event', p.event ?? 'none'), row('Emit interval (ms)', p.interval),
-    row('Poll duration (ms)', p.maxDuration), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address})` : null),
+    row('Poll duration (ms)', p.maxDuration), ...(p.type === 'pull' ? [row('Pull interval (ms)', p.pullInterval)] : []), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address})` : null),
     row('Engines', engines || null), row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
     [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete || s.flags.serverCrashed ? 'num bad' : 'num ok')],
     row('Server crashed', s.serverCrashed === null || s.serverCrashed === undefined ? null : s.serverCrashed ? 'yes' : 'no'),
