@@ -1,0 +1,65 @@
+'use strict';
+// Pull, short polling (issue #26, docs/pull.md), through run.sh on every server type: a small real run of
+// each (20 clients pulling every 500 ms, an event every 1,000 ms, 15 s), start to report. Each must give
+// the trip time of its pulled messages, the network cost per delivered message, and CHIRON's received and
+// unique counts with none missed and none twice. About 5 minutes on 2 busy cores (the Tomcats start slowly).
+const { test, describe, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+
+const THREADS = 20;
+const PULL_MS = 500;
+const EMIT_MS = 1000;
+const ARGS = ['2', '15', String(THREADS), 'pull', String(PULL_MS), 'event1', String(EMIT_MS)];
+const SERVERS = ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio'];
+
+const s = scratch('pull');
+after(() => s.cleanup());
+const env = (server) => ({ PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS),
+  ...(server === 'node-cluster' ? { PB_NODE_CLUSTER_WORKERS: '2' } : {}) });
+
+describe('run.sh pull on every server type', () => {
+  for (const server of SERVERS) {
+    test(`${server}: trip times, network cost per message, every message once`, async () => {
+      const r = await runSh([server, ...ARGS], { env: env(server), timeoutMs: 300000 });
+      assert.equal(r.code, 0, `run.sh ${server} ${ARGS.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+      const run = JSON.parse(fs.readFileSync(path.join(r.runDir, 'run.json'), 'utf8'));
+      assert.equal(run.status, 'complete');
+      assert.equal(run.serverCrashed, false);
+      assert.equal(run.pullInterval, PULL_MS);
+      const summary = JSON.parse(fs.readFileSync(path.join(r.runDir, 'data/summary.json'), 'utf8'));
+
+      // CHIRON's counts per client, by emit cycle: every cycle after a client's first pull arrives once.
+      const m = summary.messages.pull;
+      assert.equal(m.clients, THREADS, JSON.stringify(m));
+      assert.ok(m.received > 0, JSON.stringify(m));
+      assert.equal(m.unique, m.received, 'none twice');
+      assert.equal(m.duplicates, 0);
+      assert.equal(m.missed, 0, 'none missed');
+      assert.equal(m.skipped, 0, 'no cycle fell out of the server\'s history');
+      assert.equal(m.expected, m.unique);
+      assert.equal(summary.totals.errors, 0, JSON.stringify(summary.totals));
+
+      // Trip time (emit cycle start -> arrival) of every pulled message.
+      const trip = summary.tripTime;
+      assert.equal(trip.polls, m.received, 'a trip time for each pulled message');
+      assert.equal(trip.unmatched, 0);
+      assert.equal(trip.belowZero, 0);
+      assert.ok(Number.isFinite(trip.p50Ms) && Number.isFinite(trip.p99Ms) && trip.p99Ms >= trip.p50Ms, JSON.stringify(trip));
+
+      // Network cost per delivered message from the SUT host's counters over the steady window.
+      const n = summary.network;
+      assert.equal(n.available, true, JSON.stringify(n));
+      assert.ok(n.messages > 0 && n.requests > 0, JSON.stringify(n));
+      for (const k of ['segments', 'bytes', 'requests']) assert.ok(n.perMessage[k] > 0, `per message ${k}: ${n.perMessage[k]}`);
+      assert.equal(n.sharedWithEngine, true, 'SUT and engine on this machine');
+
+      const html = fs.readFileSync(path.join(r.runDir, 'report/index.html'), 'utf8');
+      assert.match(html, /Network cost per message/);
+      assert.match(html, /Pull trip time p50/);
+      assert.match(html, /Pull interval \(ms\)<\/td><td[^>]*>500</);
+    });
+  }
+});
