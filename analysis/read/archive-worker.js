@@ -10,12 +10,31 @@
 // the damage and closed as cut, counted in damagedStreamLogs with what was wrong.
 const fs = require('node:fs');
 const zlib = require('node:zlib');
+const v8 = require('node:v8');
+const vm = require('node:vm');
 const { parentPort, workerData } = require('node:worker_threads');
 const tarStream = require('tar-stream');
 const { kindOf } = require('./response-kinds');
 const { BatchWriter } = require('./archive-batches');
 
 const MAX_IN_FLIGHT = 6;
+
+// Each chunk a gunzip hands out is copied into a batch at once and is garbage after: hundreds of MB over a
+// large run, held outside the V8 heap, which V8 frees only in a full collection, started when some 64 MB
+// of it has piled up. A full collection of this thread's small heap every SPENT_PER_GC bytes of inflated
+// output keeps that pile small whatever the archive's size (docs/trip-time.md, "Analyzer speed and memory").
+// gc() is V8's own, exposed by the flag to contexts made after it (the flag is per process; the main thread's
+// context, made before, does not get it).
+const SPENT_PER_GC = 8e6;
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc');
+let spentSinceGc = 0;
+function spent(bytes) {
+  spentSinceGc += bytes;
+  if (spentSinceGc < SPENT_PER_GC) return;
+  spentSinceGc = 0;
+  collectGarbage();
+}
 
 // The ISIZE field of a (single-member) gzip file: uncompressed size mod 2^32, or null if unreadable.
 function gzipTrailerSize(file) {
@@ -38,6 +57,7 @@ class ArchiveSender {
     this.stats = { entries: 0, skippedEntries: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null,
       damagedStreamLogs: 0, streamLogProblems: [] };
     this.source = null;        // the stream feeding the parser: paused while the main thread is behind
+    this.inner = null;         // the gunzip of the stream log being read: paused (instead) while the main thread is behind
     this.inFlight = 0;
     this.parserFull = false;   // the parser's write buffer is full: wait for its drain
     this.current = false;      // an entry is open: a half-read one when the archive breaks off
@@ -45,7 +65,8 @@ class ArchiveSender {
     this.inputProblem = null;  // gunzip failed or the gzip stream was cut: the parser got what came before
     this.batches = new BatchWriter((batch, transfer) => {
       parentPort.postMessage({ batch }, transfer);
-      if (++this.inFlight >= MAX_IN_FLIGHT) this.source?.pause();
+      // A stream log's own gunzip makes its batches: pausing the tar's source would not stop it.
+      if (++this.inFlight >= MAX_IN_FLIGHT) (this.inner ?? this.source)?.pause();
     });
     parentPort.on('message', (back) => {   // the main thread has replayed one batch: its buffers come back
       this.batches.recycle(back);
@@ -66,7 +87,9 @@ class ArchiveSender {
   }
 
   resume() {
-    if (this.inFlight < MAX_IN_FLIGHT && !this.parserFull && this.source?.isPaused()) this.source.resume();
+    if (this.inFlight >= MAX_IN_FLIGHT) return;
+    if (this.inner?.isPaused()) this.inner.resume();
+    if (!this.parserFull && this.source?.isPaused()) this.source.resume();
   }
 
   feed(chunk) {
@@ -130,6 +153,7 @@ class ArchiveSender {
   // tells a log cut short (an engine killed mid-run leaves no trailer) from a whole one.
   streamLog(name, entry) {
     const inner = zlib.createGunzip({ chunkSize: 1 << 18, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    this.inner = inner;
     let tail = Buffer.alloc(0);
     let size = 0;
     let entryEnded = false;
@@ -143,10 +167,11 @@ class ArchiveSender {
         if (this.stats.streamLogProblems.length < 10) this.stats.streamLogProblems.push(`${name}: ${damage}`);
       }
       this.current = false;
+      this.inner = null;
       this.batches.close(damage !== null);
       this.goOn();
     };
-    inner.on('data', (chunk) => { size += chunk.length; this.batches.write(chunk); });
+    inner.on('data', (chunk) => { size += chunk.length; this.batches.write(chunk); spent(chunk.length); });
     inner.on('end', () => { innerDone = true; settle(); });
     inner.on('error', (err) => {
       damage = `zlib: ${err.message}`;
@@ -192,7 +217,7 @@ class ArchiveSender {
     const expectedSize = gzipTrailerSize(this.file);
     let size = 0;
     this.source = gunzip;
-    gunzip.on('data', (chunk) => { size += chunk.length; this.feed(chunk); });
+    gunzip.on('data', (chunk) => { size += chunk.length; this.feed(chunk); spent(chunk.length); });
     gunzip.on('end', () => {
       if (expectedSize !== null && (size % 2 ** 32) !== expectedSize) this.inputProblem = 'gzip stream cut off (shorter than its trailer says)';
       this.parser.end();

@@ -3,7 +3,8 @@
 // tar parsing and hands over the bodies of saved responses in batches; this thread parses them. Each saved
 // response is classified by its file-name prefix (the sampler label, run-layout.md) and its body parsed
 // line by line: a poll or control answer is one JSON line, a comet stream one JSON record per line
-// (protocol.md). The visitor gets every parsed item; this module only counts what it could not read.
+// (protocol.md), read by record-text.js (JSON.parse's object, faster for event records). The visitor gets
+// every parsed item; this module only counts what it could not read.
 // An engine's stream log (push-<n>.tsv.gz, the push sampler's; docs/run-layout.md) holds the samples of
 // every thread interleaved, one line per fact: B (a sample began), R (one record of its answer, with the
 // engine-clock µs of its arrival), E (it ended). Each sample becomes one saved response for the visitor,
@@ -14,12 +15,13 @@ const { Worker } = require('node:worker_threads');
 
 const { KINDS, kindOf } = require('./response-kinds');
 const { replay, recycled } = require('./archive-batches');
+const { parseRecord } = require('./record-text');
 
 const WORKER = path.join(__dirname, 'archive-worker.js');
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 // The worker's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
-// at 500k / 2M responses (bench/analyzer.js). What still grows over a run is gunzip's spent output chunks,
-// which V8 frees in the worker's full collections (set off by its external-memory limit), not by scavenges.
+// at 500k / 2M responses (bench/analyzer.js). Gunzip's spent output chunks, which only full collections
+// free, are bounded in the worker itself (archive-worker.js SPENT_PER_GC).
 // A 32 MB cap is faster on small archives and climbs to ~200 MB at 4M.
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
@@ -103,7 +105,7 @@ class ArchiveVisit {
     }
     st.lines++;
     let obj;
-    try { obj = JSON.parse(text); } catch {
+    try { obj = parseRecord(text); } catch {
       if (last) this.stats.halfLines++; else this.stats.badLines++;
       return;
     }
