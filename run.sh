@@ -45,6 +45,8 @@ source "$PB_ROOT/lib/keep.sh"
 source "$PB_ROOT/lib/jmeter-heap.sh"
 # shellcheck source=lib/jmeter-order.sh
 source "$PB_ROOT/lib/jmeter-order.sh"
+# shellcheck source=lib/plan.sh
+source "$PB_ROOT/lib/plan.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
@@ -681,6 +683,14 @@ install_missing() {
   "$PB_ROOT/setup.sh" --quiet || { echo "run.sh: set-up failed (above); nothing was started" >&2; exit 3; }
 }
 
+# ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
+# same exit 2), then the plan as one JSON object (lib/plan.sh); nothing starts, no run directory is made.
+print_plan() {
+  validate_arguments "$@"
+  read_hosts >/dev/null   # its lines describe the hosts the plan shows
+  plan_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
+}
+
 trap_signals() {
   trap 'RUN[interrupted]=SIGINT; exit 130' INT
   trap 'RUN[interrupted]=SIGTERM; exit 130' TERM
@@ -720,6 +730,7 @@ on_exit() {
 main() {
   case ${1:-} in
     -h | --help) usage; exit 0 ;;
+    --plan) shift; print_plan "$@"; exit 0 ;;
   esac
   trap_signals
   step validate_arguments "$@"

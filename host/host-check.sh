@@ -6,6 +6,9 @@
 #   host/host-check.sh sut <server> <connections> <port>
 #   host/host-check.sh engine <connections> <rmi port> <rmi local port> [<heap MB> [<disk MB>]]
 #   host/host-check.sh controller <client local port> [<disk MB>]
+#   host/host-check.sh limits      prints this host's open-file soft and hard limits and the kB free
+#                                  under PB_STATE, one a line (unlimited as is); for run.sh --plan and
+#                                  the sweep, which judge the fit with lib/open-files.sh
 #
 # <disk MB>: what the run needs there (run.sh sizes it from the run, lib/disk-need.js); without it
 # DEFAULT_DISK_MB.
@@ -15,6 +18,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/config.sh
 source "$here/../lib/config.sh"
+# shellcheck source=../lib/open-files.sh
+source "$here/../lib/open-files.sh"
 
 problems=0
 DEFAULT_DISK_MB=200
@@ -24,19 +29,10 @@ need_command() { # <command> <why>
   command -v "$1" >/dev/null 2>&1 || problem "$1 not found in PATH ($2)"
 }
 
-# The soft limit is what a process started from here gets; the hard one is how far it could be raised.
-check_open_files() { # <connections> <what holds them> <fix when it does not fit>
-  local need=$(($1 + PB_FD_RESERVE)) soft hard
-  soft=$(ulimit -Sn) hard=$(ulimit -Hn)
-  [[ $soft == unlimited ]] && soft=$need
-  [[ $hard == unlimited ]] && hard=$need
-  if ((hard < need)); then
-    problem "open files: $2 needs $1 connections + $PB_FD_RESERVE reserve = $need, but a process here may" \
-      "open at most $hard (ulimit -Hn). At most $((hard - PB_FD_RESERVE)) connections fit; $3"
-  elif ((soft < need)); then
-    problem "open files: $2 needs $need but the soft limit here is $soft (hard $hard): add 'ulimit -n $hard'" \
-      "to the login environment of this host, or lower the threads"
-  fi
+# The limits a process started from here gets (lib/open-files.sh judges them).
+check_open_files() { # <connections> <holder: sut:<server> | engine>
+  local out
+  out=$(open_files_problem "$1" "$(ulimit -Sn)" "$(ulimit -Hn)" "$2") || problem "$out"
 }
 
 # A listener, or an open connection whose local end is the port: with no listener there, that is an
@@ -102,8 +98,7 @@ case $role in
         ;;
       *) echo "unknown server '$server'" >&2; exit 2 ;;
     esac
-    check_open_files "$conns" "the $server server (one process holds every connection)" \
-      "raise the open-files limit on the server host (limits.conf nofile) or lower the threads"
+    check_open_files "$conns" "sut:$server"
     # Our own server still running from before is fine: run.sh stops it first.
     if ! servers/control.sh status "$server" >/dev/null 2>&1; then
       check_port_free "$port" "the $server server's port"
@@ -116,8 +111,7 @@ case $role in
     check_jmeter
     [[ -z ${5:-} ]] || check_memory "$5" "this JMeter engine ($conns threads)"
     [[ -x load/engine.sh ]] || problem "load/engine.sh is missing in $PWD"
-    check_open_files "$conns" "this JMeter engine" \
-      "add engines on other hosts to hosts.conf (the threads are split across them) or raise the limit"
+    check_open_files "$conns" engine
     check_port_free "$3" "JMeter engine RMI port"
     check_port_free "$4" "JMeter engine RMI local port"
     check_disk "$PB_STATE" "${6:-$DEFAULT_DISK_MB}"
@@ -134,6 +128,14 @@ case $role in
     [[ $PB_JMETER_RMI_SSL != 0 ]] || check_port_free "$2" "JMeter controller RMI local port"
     check_disk "$PB_RESULTS" "${3:-$DEFAULT_DISK_MB}"
     ;;
-  *) echo "usage: $0 {sut|engine|controller} ..." >&2; exit 2 ;;
+  limits)
+    [[ $# -eq 1 ]] || { echo "usage: $0 limits" >&2; exit 2; }
+    dir=$PB_STATE
+    while [[ ! -d $dir ]]; do dir=$(dirname "$dir"); done
+    ulimit -Sn
+    ulimit -Hn
+    df -Pk "$dir" | awk 'NR == 2 { print $4 }'
+    ;;
+  *) echo "usage: $0 {sut|engine|controller|limits} ..." >&2; exit 2 ;;
 esac
 ((problems == 0))

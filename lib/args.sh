@@ -51,6 +51,12 @@ Examples:
   ./run.sh node 90 1200 5000 poll 3000           long poll, no events: every poll times out after 3 s
   ./run.sh node 5 30 500 pull 1000 event1 2000   each client pulls every 1 s, event every 2 s
 
+The plan only: ./run.sh --plan <the arguments of a run> checks them, the settings and the hosts file as
+a run does (exit 2 on the same errors), then prints one JSON object, starting nothing: the server, each
+engine's share of the connections (threads), heap and disk, and the open-file fit preflight would judge
+(limits read on each host, or given as PB_PLAN_OPEN_FILES="<role>:<name>=<soft>/<hard> ..."). Exit 0, or
+3 when a host's limits cannot be read. docs/architecture.md describes the object.
+
 Environment: PB_HOSTS (hosts file, default hosts.conf; without one everything runs on this machine),
 PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to write the run directory to).
 Exit codes: 0 complete, 1 run failed or incomplete (results kept), 2 usage or hosts.conf error,

@@ -1,37 +1,39 @@
 #!/usr/bin/env node
 'use strict';
 // The disk a run needs before it starts (preflight, host/host-check.sh): sized from the run with the
-// sweep's estimate of the responses (sweep/plan.js responseEstimate), not a fixed figure.
+// estimate of the responses (lib/response-estimate.js), not a fixed figure.
 //
-//   node lib/disk-need.js <type> <duration s> <max-duration ms|-> <emit-interval ms|-> <threads>...
+//   node lib/disk-need.js <type> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...
 //
-// Prints one line per threads figure: the MB that many threads' engine needs (raw responses, their
-// archive beside them, BASE_MB of logs and monitors), then one more: the MB the results directory here
-// needs for the whole run (every engine's archive, results.csv at CSV_BYTES_PER_SAMPLE, BASE_MB of data
-// sets, charts and report). A pull's interval stands in place of the max-duration: one request per pull.
-const { responseEstimate } = require('../sweep/plan');
+// Prints one line per engine's connections: the MB that engine needs (raw responses, their archive
+// beside them, BASE_MB of logs and monitors), then one more: the MB the results directory here needs for
+// the whole run (every engine's archive, results.csv at CSV_BYTES_PER_SAMPLE, BASE_MB of data sets,
+// charts and report). A pull's interval stands in place of the max-duration: one request per pull.
+const { responseEstimate } = require('./response-estimate');
 
 const BASE_MB = 20;
 const CSV_BYTES_PER_SAMPLE = 200;
 const MB = 1024 * 1024;
 
-function need(type, duration, maxDurationMs, emitMs, threads) {
-  const e = responseEstimate({ type, duration, threads, maxDurationMs, emitMs });
+// run: as lib/response-estimate.js takes it, for one engine's connections. Returns { engineMB (what
+// preflight checks that engine's free space against), archiveBytes, samples }.
+function need(run) {
+  const e = responseEstimate(run);
   return { engineMB: Math.ceil((e.rawBytes + e.archiveBytes) / MB) + BASE_MB, archiveBytes: e.archiveBytes, samples: e.files };
 }
 
 function main(argv) {
-  const [type, duration, maxDur, emit, ...threads] = argv;
+  const [type, duration, maxDur, emit, ...connections] = argv;
   const num = (v) => (v === '-' || v === '' || v === undefined ? null : Number(v));
   const ok = (v) => Number.isInteger(v) && v > 0;
-  if (!['comet', 'poll', 'pull'].includes(type) || !ok(num(duration)) || threads.length === 0 || !threads.map(num).every(ok)) {
-    process.stderr.write('usage: node lib/disk-need.js <comet|poll|pull> <duration s> <max-duration ms|-> <emit-interval ms|-> <threads>...\n');
+  if (!['comet', 'poll', 'pull'].includes(type) || !ok(num(duration)) || connections.length === 0 || !connections.map(num).every(ok)) {
+    process.stderr.write('usage: node lib/disk-need.js <comet|poll|pull> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...\n');
     return 2;
   }
   let archives = 0;
   let samples = 0;
-  for (const t of threads) {
-    const n = need(type, num(duration), num(maxDur), num(emit), num(t));
+  for (const c of connections) {
+    const n = need({ type, duration: num(duration), maxDurationMs: num(maxDur), emitMs: num(emit), connections: num(c) });
     archives += n.archiveBytes;
     samples += n.samples;
     process.stdout.write(`${n.engineMB}\n`);

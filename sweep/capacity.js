@@ -5,16 +5,16 @@
 // settings, and the host's cores.
 //
 // The formula (the one place it lives):
-//   offered samples/s  comet with events        threads x events per second (1000 / emit ms)
+//   offered samples/s  comet with events        connections x events per second (1000 / emit ms)
 //                      comet without events     0 (each stream is one sample, held all run)
-//                      long poll with events    threads x events per second (a poll ends at the next
-//                                               emit, or at its max duration if that comes first)
-//                      long poll without events threads / max duration in s (every poll times out)
-//                      pull                     threads x pulls per second (1000 / pull ms), events or not
-//                      plus, while it ramps up, threads / ramp-up s thread starts (each counted as a
-//                      sample); the peak, at the end of the ramp-up, is steady + starts
-//   needed engine CPU  an engine's share of the peak rate (run.sh splits the threads evenly) x its
-//                      host's cpuUsPerSample / 1e6, in cores
+//                      long poll with events    connections x events per second (a poll ends at the
+//                                               next emit, or at its max duration if that comes first)
+//                      long poll without events connections / max duration in s (every poll times out)
+//                      pull                     connections x pulls per second (1000 / pull ms), events or not
+//                      plus, while it ramps up, connections / ramp-up s thread starts (each counted as
+//                      a sample); the peak, at the end of the ramp-up, is steady + starts
+//   needed engine CPU  an engine's share of the peak rate (its connections in run.sh's split, from
+//                      ./run.sh --plan) x its host's cpuUsPerSample / 1e6, in cores
 //   generator-bound    when some engine needs more than ENGINE_CPU_LIMIT of its host's cores
 // A permutation predicted generator-bound would measure JMeter rather than the server: give the sweep
 // more engines (hosts.conf) or drop it.
@@ -22,8 +22,6 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-
-const { shares } = require('./plan');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -45,14 +43,14 @@ function engineCpuLimit(env = process.env) {
 function offeredRate(perm) {
   let steady = 0;
   if (perm.type === 'pull') {
-    steady = perm.threads * (1000 / perm.pullMs);
+    steady = perm.connections * (1000 / perm.pullMs);
   } else if (perm.emitMs) {
     const holdMs = perm.type === 'poll' && perm.maxDurationMs ? Math.min(perm.emitMs, perm.maxDurationMs) : perm.emitMs;
-    steady = perm.threads * (1000 / holdMs);
+    steady = perm.connections * (1000 / holdMs);
   } else if (perm.type === 'poll' && perm.maxDurationMs) {
-    steady = perm.threads / (perm.maxDurationMs / 1000);
+    steady = perm.connections / (perm.maxDurationMs / 1000);
   }
-  const starts = perm.threads / Math.max(1, perm.rampup);   // a ramp-up of 0 starts them all in one second
+  const starts = perm.connections / Math.max(1, perm.rampup);   // a ramp-up of 0 starts them all in one second
   return { steady, starts, peak: steady + starts };
 }
 
@@ -65,18 +63,19 @@ const sustainableRate = (cal, limitPct) => (cal.cores * (limitPct / 100) * 1e6) 
 // How many engines like the calibrated one keep a rate within the limit.
 const enginesNeeded = (rate, cal, limitPct) => Math.max(1, Math.ceil(rate / sustainableRate(cal, limitPct)));
 
-// perm: a permutation (permutations.js); engines: [{ name, calibration: { cores, cpuUsPerSample } | null }]
-// in hosts.conf order. Returns { rate, engines: [{ name, threads, rate, needCores, cores, limitCores,
-// bound }], generatorBound (true, false, or null when some engine has no calibration), needCores }.
+// perm: a permutation (permutations.js); engines: [{ name, connections (its share: the plan's split),
+// calibration: { cores, cpuUsPerSample } | null }]. Returns { rate, engines: [{ name, connections, rate,
+// needCores, cores, limitCores, bound }], generatorBound (true, false, or null when some engine has no
+// calibration), needCores }.
 function predict(perm, engines, limitPct) {
   const rate = offeredRate(perm);
-  const split = shares(perm.threads, engines.length);
-  const per = engines.map((e, k) => {
-    const r = perm.threads ? rate.peak * (split[k] / perm.threads) : 0;
-    if (!e.calibration) return { name: e.name, threads: split[k], rate: r, needCores: null, cores: null, limitCores: null, bound: null };
+  const per = engines.map((e) => {
+    const r = perm.connections ? rate.peak * (e.connections / perm.connections) : 0;
+    const own = { name: e.name, connections: e.connections, rate: r };
+    if (!e.calibration) return { ...own, needCores: null, cores: null, limitCores: null, bound: null };
     const needCores = coresNeeded(r, e.calibration.cpuUsPerSample);
     const limitCores = e.calibration.cores * (limitPct / 100);
-    return { name: e.name, threads: split[k], rate: r, needCores, cores: e.calibration.cores, limitCores, bound: needCores > limitCores };
+    return { ...own, needCores, cores: e.calibration.cores, limitCores, bound: needCores > limitCores };
   });
   const known = per.every((e) => e.bound !== null);
   return {

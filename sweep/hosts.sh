@@ -4,12 +4,12 @@
 # server the sweep will test. Prints tab-separated lines:
 #   host    <role> <name> <address> <ok|unreachable> <open files: soft limit> <hard limit> <free kB> <message>
 #   problem <host> <what host/host-check.sh found>
-#   config  PB_FD_RESERVE <files each process needs besides its connections>
 #
 #   sweep/hosts.sh <server>...     (node tc6 tc7)
 #
-# The open-file limits and the free space (under PB_STATE, where an engine saves responses) feed the
-# sweep's own fit and disk estimates per permutation. Exit 2 on a hosts.conf error (message on stderr).
+# The open-file limits (host/host-check.sh limits, read once here) go to run.sh --plan, which judges each
+# permutation's fit (lib/open-files.sh); the free space (under PB_STATE, where an engine saves responses)
+# to the sweep's disk summary. Exit 2 on a hosts.conf error (message on stderr).
 set -euo pipefail
 
 pb_state_explicit=0
@@ -40,26 +40,22 @@ server_port() {
   case $1 in node) echo "$PB_PORT_NODE" ;; tc6) echo "$PB_PORT_TC6" ;; tc7) echo "$PB_PORT_TC7" ;; esac
 }
 
-# shellcheck disable=SC2016  # expanded on the host, not here
-probe='ulimit -Sn; ulimit -Hn; d=$PB_STATE; while [ ! -d "$d" ]; do d=$(dirname "$d"); done; df -Pk "$d" | awk "NR == 2 { print \$4 }"'
 for i in "${!H_NAME[@]}"; do
   status=ok soft=0 hard=0 free=0 msg=''
   # Not in $(...): remote_open records the connections it opens, for remote_close_all.
   if ! remote_open "$i" >"$errfile" 2>&1; then
     status=unreachable msg=$(<"$errfile")
-  elif ! facts=$(remote_run "$i" bash -c "$probe" 2>&1); then
+  elif ! facts=$(remote_run "$i" host/host-check.sh limits 2>&1); then
     status=unreachable msg=$facts
   else
     { read -r soft; read -r hard; read -r free; } <<<"$facts"
-    [[ $soft == unlimited ]] && soft=1048576
-    [[ $hard == unlimited ]] && hard=1048576
   fi
   printf 'host\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${H_ROLE[i]}" "${H_NAME[i]}" "${H_ADDR[i]}" "$status" \
     "$soft" "$hard" "$free" "$(tr '\t\n' '  ' <<<"$msg")"
   [[ $status == ok ]] || continue
 
   # run.sh's per-host checks with one connection: tools, installs, ports, disk. (How many connections
-  # fit is the sweep's question per permutation, from the limits above.)
+  # fit is run.sh --plan's answer per permutation, from the limits above.)
   if [[ ${H_ROLE[i]} == sut ]]; then
     for server in "$@"; do
       out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(server_port "$server")" 2>&1) ||
@@ -72,5 +68,4 @@ for i in "${!H_NAME[@]}"; do
 done
 
 out=$(host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" 2>&1) || problems "controller (this machine)" "$out"
-printf 'config\tPB_FD_RESERVE\t%s\n' "$PB_FD_RESERVE"
 exit 0

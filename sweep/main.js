@@ -80,8 +80,9 @@ function lockDir(dir) {
 }
 
 // Every host of a lane's hosts file, reached and checked the way run.sh does it (sweep/hosts.sh runs
-// run.sh's host/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard, freeKb, message}],
-// problems, reserve } or { error: 2 (hosts file) | 3 (cannot check), message }. env: the lane's (lanes.js).
+// run.sh's host/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard (open-file
+// limits, a number or "unlimited"), freeKb, message}], problems } or { error: 2 (hosts file) | 3 (cannot
+// check), message }. env: the lane's (lanes.js).
 function hostFacts(servers, env = {}) {
   return new Promise((resolve) => {
     const child = spawn(path.join(ROOT, 'sweep', 'hosts.sh'), servers, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -105,20 +106,18 @@ function hostFacts(servers, env = {}) {
 function parseHostFacts(text) {
   const hosts = [];
   const problems = [];
-  const config = {};
+  const limit = (v) => (v === 'unlimited' ? v : Number(v));
   for (const line of text.split('\n').filter(Boolean)) {
     const f = line.split('\t');
     if (f[0] === 'host') {
       const [, role, name, address, status, soft, hard, freeKb, message] = f;
-      hosts.push({ role, name, address, status, soft: Number(soft), hard: Number(hard), freeKb: Number(freeKb),
+      hosts.push({ role, name, address, status, soft: limit(soft), hard: limit(hard), freeKb: Number(freeKb),
         message: (message || '').trim() });
     } else if (f[0] === 'problem') {
       problems.push(`${f[1]}: ${f[2]}`);
-    } else if (f[0] === 'config') {
-      config[f[1]] = f[2];
     }
   }
-  return { hosts, problems, reserve: Number(config.PB_FD_RESERVE ?? 200) };
+  return { hosts, problems };
 }
 
 async function confirm(question) {
@@ -140,8 +139,9 @@ function lastErrorLine(text) {
 const fixed = (n, d = 1) => n.toLocaleString('en-GB', { maximumFractionDigits: d });
 
 // Before the first run: each engine's calibration, and the permutations whose offered sample rate
-// would need more of the engines' cores than PB_ENGINE_CPU_LIMIT allows (capacity.js).
-function predictGeneratorBound(perms, engines) {
+// would need more of the engines' cores than PB_ENGINE_CPU_LIMIT allows (capacity.js). splitOf(perm):
+// its engines' connections as run.sh splits them ([{ name, connections }], the plan's engines).
+function predictGeneratorBound(perms, engines, splitOf) {
   let limit;
   try {
     limit = capacity.engineCpuLimit();
@@ -169,7 +169,10 @@ function predictGeneratorBound(perms, engines) {
     say('generator-bound prediction: not possible without a calibration (./sweep.sh --calibrate)');
     return;
   }
-  const predicted = perms.map((p) => ({ p, pr: capacity.predict(p, calibrated, limit) }));
+  const calibrations = new Map(calibrated.map((e) => [e.name, e.calibration]));
+  const predicted = perms.map((p) => ({
+    p, pr: capacity.predict(p, splitOf(p).map((e) => ({ ...e, calibration: calibrations.get(e.name) ?? null })), limit),
+  }));
   const bound = predicted.filter((x) => x.pr.generatorBound === true);
   const unknown = predicted.filter((x) => x.pr.generatorBound === null).length;
   say(`generator-bound prediction (an engine may need at most ${limit}% of its host's cores, PB_ENGINE_CPU_LIMIT): `
@@ -201,6 +204,7 @@ class Sweep {
     this.stopped = false;
     this.wakers = new Set();       // end rests between runs early (a signal)
     this.overheads = [];           // seconds each run took beyond rampup + duration
+    this.plans = new plan.Plans(); // run.sh's plans (./run.sh --plan), per lane
   }
 
   get several() {
@@ -281,7 +285,7 @@ class Sweep {
   }
 
   // Checks every lane's hosts before anything starts. Returns an exit code on failure, else null; fills
-  // lane.hosts and lane.reserve.
+  // lane.hosts.
   async preflight(servers) {
     const missing = missingFiles(this.lanes);
     if (missing.length) {
@@ -301,7 +305,6 @@ class Sweep {
         continue;
       }
       lane.hosts = facts.hosts;
-      lane.reserve = facts.reserve;   // lib/config.sh's PB_FD_RESERVE, as run.sh's preflight uses it
       for (const h of facts.hosts) {
         say(`${label}host ${h.role} ${h.name} ${h.address}: ${h.status === 'ok'
           ? `open files ${h.soft} (hard limit ${h.hard}), ${plan.formatBytes(h.freeKb * 1024)} free` : `UNREACHABLE ${h.message}`}`);
@@ -381,6 +384,15 @@ class Sweep {
     const preflightFailed = this.preflightProblems > 0;
     items = this.withDurations(items);
 
+    // run.sh's plan of every permutation still to run, on every lane: its split and its fit.
+    const open = items.filter((item) => !['done', 'crashed'].includes(state.get(item.key)?.status));
+    try {
+      await this.plans.load(open.map((i) => i.perm), this.lanes);
+    } catch (e) {
+      say(`preflight failed: ${e.message}; nothing was started`);
+      return 3;
+    }
+
     let todo = [];
     const skipped = [];
     let doneBefore = 0;
@@ -391,7 +403,7 @@ class Sweep {
         doneBefore++;
         continue;
       }
-      const fits = this.lanes.map((l) => plan.fit(item.perm, l.hosts, l.reserve));
+      const fits = this.lanes.map((l) => plan.fit(this.plans.get(item.perm, l)));
       item.lanes = this.lanes.filter((l, k) => fits[k].fits);
       if (!item.lanes.length) {
         const reason = this.several ? this.lanes.map((l, k) => `lane ${l.name}: ${fits[k].reason}`).join('; ') : fits[0].reason;
@@ -443,20 +455,20 @@ class Sweep {
       diskShort = true;
       say(`WARNING: the sweep directory's disk may fill up${o.cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
     }
+    // Each engine's disk as run.sh's preflight will check it (lib/disk-need.js, the engine's share).
+    const laneTodo = (lane) => [...new Map(todo.filter((i) => i.lanes.includes(lane)).map((i) => [i.perm.command, i.perm])).values()];
     for (const lane of this.lanes) {
-      const engines = lane.hosts.filter((h) => h.role === 'engine');
-      const rawPerEngine = disk.maxRaw / Math.max(1, engines.length);
-      for (const e of engines) {
-        if (rawPerEngine > e.freeKb * 1024 * 0.9) {
-          diskShort = true;
-          say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run saves ~${plan.formatBytes(rawPerEngine)} of responses there`);
-        }
+      const needMB = plan.engineDiskNeed(laneTodo(lane), this.plans, lane);
+      for (const e of lane.hosts.filter((h) => h.role === 'engine' && needMB[h.name] > h.freeKb / 1024)) {
+        diskShort = true;
+        say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run needs ~${plan.formatBytes(needMB[e.name] * 1024 * 1024)} `
+          + 'there (its responses, their archive and logs): run.sh\'s preflight would refuse it');
       }
     }
     for (const lane of this.lanes) {
       if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
-      const mine = todo.filter((i) => i.lanes.includes(lane));
-      predictGeneratorBound([...new Map(mine.map((i) => [i.perm.command, i.perm])).values()], lane.hosts.filter((h) => h.role === 'engine'));
+      predictGeneratorBound(laneTodo(lane), lane.hosts.filter((h) => h.role === 'engine'),
+        (perm) => this.plans.get(perm, lane).plan.engines);
     }
     if (o.mode === 'check') {
       say(preflightFailed ? 'check: preflight FAILED (problems above)' : 'check: ready');
@@ -575,7 +587,7 @@ class Sweep {
       const [item] = this.queue.splice(at, 1);
       const index = this.itemsAll.findIndex((i) => i.key === item.key) + 1;
       const laneTag = this.several ? ` lane ${lane.name}:` : '';
-      const logFile = path.join(this.logsDir, `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.threads}-r${item.repeat}.log`);
+      const logFile = path.join(this.logsDir, `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.connections}-r${item.repeat}.log`);
       const k = this.finishedCount + this.children.size + 1;
       say(`[${k}/${this.total}]${laneTag} ${item.key}`);
       this.log(`start ${item.key}${this.several ? ` lane ${lane.name}` : ''}`);

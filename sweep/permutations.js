@@ -29,13 +29,14 @@ const DEFAULT_RAMPUP = 30;
 
 // One permutation: what run.sh gets, plus the fields the sweep reasons about (fit, disk, report).
 // A pull's interval takes the max-duration's place on run.sh's command line.
-function permutation(server, type, threads, { maxDurationMs = null, emitMs = null, pullMs = null }, rampup, duration) {
-  const args = [server, String(rampup), String(duration), String(threads), type];
+// connections: the connection count (run.sh's <threads> argument, docs/architecture.md).
+function permutation(server, type, connections, { maxDurationMs = null, emitMs = null, pullMs = null }, rampup, duration) {
+  const args = [server, String(rampup), String(duration), String(connections), type];
   const sixth = type === 'pull' ? pullMs : maxDurationMs;
   if (emitMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitMs));
   else if (sixth !== null) args.push(String(sixth));
   return {
-    server, type, threads, rampup, duration,
+    server, type, connections, rampup, duration,
     maxDurationMs, pullMs, event: emitMs === null ? null : EVENT, emitMs,
     args,
     command: ['./run.sh', ...args].join(' '),
@@ -44,7 +45,7 @@ function permutation(server, type, threads, { maxDurationMs = null, emitMs = nul
 
 // The same permutation with another duration (the time budget's choice, budget.js).
 function withDuration(p, duration) {
-  return permutation(p.server, p.type, p.threads, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs, pullMs: p.pullMs }, p.rampup, duration);
+  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs, pullMs: p.pullMs }, p.rampup, duration);
 }
 
 // The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as emitMs, ascending, once.

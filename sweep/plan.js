@@ -1,79 +1,111 @@
 'use strict';
-// What the sweep can know before its first run: which permutations fit the hosts' open-file limits,
-// how much disk the saved responses will take, and how long it will all last.
+// What the sweep can know before its first run, with run.sh deciding what is run.sh's: each
+// permutation's plan from ./run.sh --plan (lib/plan.sh: the split of the connections over the engines
+// and the open-file fit its preflight would judge), the disk the responses take (lib/response-estimate.js
+// and lib/disk-need.js, run.sh's estimates), and how long it will all last.
 
-// A JMeter thread or a held request costs one socket, i.e. one open file, in the engine and in the
-// server process; each process also needs PB_FD_RESERVE files of its own (jars, logs, epoll, ...).
-// run.sh's preflight (host/host-check.sh) refuses a run whose process would need more than the soft
-// limit a process started on that host gets, so that is the limit here; the hard limit says whether
-// raising the soft one (ulimit -n) would help.
-function limitNote(h, need) {
-  return need <= h.hard ? ` (the hard limit ${h.hard} would allow it: raise the soft limit with ulimit -n on that host)` : '';
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { responseEstimate } = require('../lib/response-estimate');
+const { need } = require('../lib/disk-need');
+
+const RUN_SH = path.join(__dirname, '..', 'run.sh');
+// run.sh --plan processes at a time: one per core (each is CPU, mostly Node starting for lib/disk-need.js).
+const PLANS_AT_ONCE = os.cpus().length;
+
+// run.sh's split and fit read the hosts file, the server type and the connections, nothing else of a
+// run (lib/hosts.sh hosts_split_connections, lib/open-files.sh; so do its refusals of a level: fewer
+// connections than engines, a blocking Tomcat's thread limit): one plan per lane and key serves every
+// permutation with that key. A plan's heap and disk also read the type, duration and intervals, so the
+// sweep takes neither from a shared plan.
+const planKey = (perm) => `${perm.server} ${perm.connections}`;
+
+// The open-file limits sweep/hosts.sh read on a lane's hosts, as run.sh --plan takes them.
+function openFilesSetting(hosts) {
+  return hosts.map((h) => `${h.role}:${h.name}=${h.soft}/${h.hard}`).join(' ');
 }
 
-// run.sh splits the threads evenly over the engines; the first (threads % n) engines get one more.
-function shares(threads, engines) {
-  return Array.from({ length: engines }, (_, k) => Math.floor(threads / engines) + (k < threads % engines ? 1 : 0));
+// One ./run.sh --plan: resolves { plan } (its JSON), { refused } (exit 2: run.sh would refuse this run,
+// its message) or rejects with run.sh's message (the plan could not be made).
+function askRunSh(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(RUN_SH, ['--plan', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) {
+        try {
+          resolve({ plan: JSON.parse(out) });
+        } catch (e) {
+          reject(new Error(`./run.sh --plan ${args.join(' ')} printed no plan (${e.message})`));
+        }
+      } else if (code === 2) {
+        resolve({ refused: err.split('\n').find((l) => l.startsWith('run.sh: '))?.slice(8) ?? err.trim() });
+      } else {
+        reject(new Error(`./run.sh --plan ${args.join(' ')} exited ${code}: ${err.trim()}`));
+      }
+    });
+  });
 }
 
-function fit(perm, hosts, reserve) {
-  const sut = hosts.find((h) => h.role === 'sut');
-  const engines = hosts.filter((h) => h.role === 'engine');
-  const needSut = perm.threads + reserve;
-  if (needSut > sut.soft) {
-    return {
-      fits: false,
-      reason: `does not fit: the server process on sut ${sut.name} would need ${needSut} open files `
-        + `(${perm.threads} connections + ${reserve} reserve), its limit is ${sut.soft}${limitNote(sut, needSut)}`,
-    };
+// run.sh's plans of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), asked
+// once per lane and key.
+class Plans {
+  constructor() {
+    this.answers = new Map();
   }
-  const split = shares(perm.threads, engines.length);
-  for (const [k, e] of engines.entries()) {
-    const share = split[k];
-    if (share + reserve > e.soft) {
-      const per = Math.max(1, e.soft - reserve);
-      return {
-        fits: false,
-        reason: `does not fit: engine ${e.name} would hold ${share} connections + ${reserve} reserve, `
-          + `its limit is ${e.soft} open files${limitNote(e, share + reserve)}; with that limit `
-          + `${Math.ceil(perm.threads / per)} engines would be needed, hosts.conf has ${engines.length}`,
-      };
+
+  // Asks run.sh for every lane and key not asked yet, PLANS_AT_ONCE at a time; rejects when one fails.
+  async load(perms, lanes) {
+    const todo = [];
+    for (const lane of lanes) {
+      const env = { ...lane.env, PB_PLAN_OPEN_FILES: openFilesSetting(lane.hosts) };
+      for (const perm of perms) {
+        const k = `${lane.index} ${planKey(perm)}`;
+        if (this.answers.has(k)) continue;
+        this.answers.set(k, null);
+        todo.push(async () => { this.answers.set(k, await askRunSh(perm.args, env)); });
+      }
+    }
+    const next = async () => {
+      while (todo.length) await todo.shift()();
+    };
+    await Promise.all(Array.from({ length: PLANS_AT_ONCE }, next));
+  }
+
+  // { plan } | { refused } for a permutation whose plan load() asked for.
+  get(perm, lane) {
+    const a = this.answers.get(`${lane.index} ${planKey(perm)}`);
+    if (!a) throw new Error(`no plan asked for ${perm.command} on lane ${lane.name}`);
+    return a;
+  }
+}
+
+// Whether run.sh would run it on that lane: { fits, reason }.
+function fit(answer) {
+  if (answer.refused) return { fits: false, reason: `run.sh refuses it: ${answer.refused}` };
+  const o = answer.plan.openFiles;
+  if (o.fits) return { fits: true, reason: '' };
+  return {
+    fits: false,
+    reason: `does not fit: ${o.hosts.filter((h) => !h.fits).map((h) => `${h.role} ${h.name}: ${h.problem}`).join('; ')}`,
+  };
+}
+
+// The disk run.sh's preflight will want on each engine for the largest of the runs: { <engine name>: MB },
+// from each run's split (its plan) and lib/disk-need.js.
+function engineDiskNeed(perms, plans, lane) {
+  const most = {};
+  for (const perm of perms) {
+    for (const e of plans.get(perm, lane).plan.engines) {
+      most[e.name] = Math.max(most[e.name] ?? 0, need({ ...perm, connections: e.connections }).engineMB);
     }
   }
-  if (perm.threads < engines.length) {
-    return { fits: false, reason: `${perm.threads} threads cannot be split over ${engines.length} engines` };
-  }
-  return { fits: true, reason: '' };
-}
-
-// Response volume. JMeter saves one file per sample: a comet request is one file that grows by one
-// record per emit; a long poll is one file per answer (an event or a timeout). Record size measured on
-// real runs (an event record ~300 bytes, a timeout ~210); every small file costs a whole file-system
-// block on the engine until it is archived. Archives measured at 3-6 % of the records' bytes plus
-// ~20 bytes per file; the figures below round up.
-const RECORD_BYTES = 320;
-const BLOCK_BYTES = 4096;
-const ARCHIVE_RATIO = 0.08;        // gzip'd tar of JSON records vs the records' bytes
-const ARCHIVE_BYTES_PER_FILE = 25; // tar header per file, after gzip
-
-function responseEstimate(perm) {
-  const seconds = perm.duration;
-  let files;
-  let bytesPerFile;
-  if (perm.type === 'comet') {
-    files = perm.threads;
-    const records = perm.emitMs ? Math.ceil((seconds * 1000) / perm.emitMs) + 1 : 1;
-    bytesPerFile = records * RECORD_BYTES;
-  } else {
-    // A poll ends at the next emit or at its max duration, whichever comes first; a pull's interval
-    // stands in the max duration's place (as in lib/disk-need.js).
-    const holdMs = Math.max(1, Math.min(perm.emitMs ?? Infinity, perm.maxDurationMs ?? perm.pullMs ?? Infinity));
-    files = perm.threads * Math.ceil((seconds * 1000) / holdMs);
-    bytesPerFile = RECORD_BYTES;
-  }
-  const rawBytes = files * Math.ceil(bytesPerFile / BLOCK_BYTES) * BLOCK_BYTES;
-  const archiveBytes = Math.round(files * (bytesPerFile * ARCHIVE_RATIO + ARCHIVE_BYTES_PER_FILE));
-  return { files, rawBytes, archiveBytes };
+  return most;
 }
 
 // Disk needed: the engines hold one run's raw files at a time (archived, then removed by run.sh);
@@ -120,5 +152,5 @@ function formatDuration(seconds) {
 }
 
 module.exports = {
-  fit, shares, responseEstimate, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
+  Plans, planKey, openFilesSetting, fit, engineDiskNeed, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
 };

@@ -87,32 +87,50 @@ describe('--list', () => {
   });
 });
 
-describe('fit: what the open-file limits allow, decided before the first run', () => {
+describe('fit: what the open-file limits allow, decided before the first run by run.sh --plan', () => {
   const plan = require('../sweep/plan');
   const { permutations } = require('../sweep/permutations');
   const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
   const host = (role, name, soft, hard = soft) => ({ role, name, soft, hard });
+  // A lane as the sweep makes it: its hosts file and the limits sweep/hosts.sh read on each host.
+  const lane = (hosts) => {
+    fs.mkdirSync(BASE, { recursive: true });
+    const file = path.join(BASE, `fit-${hosts.map((h) => `${h.name}${h.soft}-${h.hard}`).join('-')}.conf`);
+    fs.writeFileSync(file, hosts.map((h, k) => `${h.role} ${h.name} 127.0.0.${k + 1} local`).join('\n'));
+    return { index: 0, name: 'test', env: { PB_HOSTS: file }, hosts };
+  };
+  const fitOf = async (n, l) => {
+    const plans = new plan.Plans();
+    await plans.load([perm(n)], [l]);
+    return plan.fit(plans.get(perm(n), l));
+  };
 
-  test('the server process holds every connection: threads + reserve must fit its limit', () => {
-    const hosts = [host('sut', 's', 20000), host('engine', 'e1', 20000), host('engine', 'e2', 20000)];
-    assert.equal(plan.fit(perm(19800), hosts, 200).fits, true);
-    const f = plan.fit(perm(19801), hosts, 200);
+  test('the server process holds every connection: threads + reserve must fit its limit', async () => {
+    const l = lane([host('sut', 's', 20000), host('engine', 'e1', 20000), host('engine', 'e2', 20000)]);
+    assert.equal((await fitOf(19800, l)).fits, true);
+    const f = await fitOf(19801, l);
     assert.equal(f.fits, false);
-    assert.match(f.reason, /sut s would need 20001 open files \(19801 connections \+ 200 reserve\), its limit is 20000/);
+    assert.match(f.reason, /sut s: open files: the node server .* needs 19801 connections \+ 200 reserve = 20001, but a process here may open at most 20000/);
   });
 
-  test('engines share the threads: a share too big says how many engines it would take', () => {
+  test('engines share the threads: a share too big says how many engines it would take', async () => {
     const one = [host('sut', 's', 100000), host('engine', 'e1', 20000)];
-    const f = plan.fit(perm(30000), one, 200);
+    const f = await fitOf(30000, lane(one));
     assert.equal(f.fits, false);
-    assert.match(f.reason, /engine e1 would hold 30000 connections .* 2 engines would be needed, hosts.conf has 1/);
-    assert.equal(plan.fit(perm(30000), [...one, host('engine', 'e2', 20000)], 200).fits, true);
+    assert.match(f.reason, /engine e1: open files: this JMeter engine needs 30000 connections .* 2 engines like this one would hold the 30000 connections, hosts.conf has 1/);
+    assert.equal((await fitOf(30000, lane([...one, host('engine', 'e2', 20000)]))).fits, true);
   });
 
-  test('a soft limit below the hard one: not run, with the fix named', () => {
-    const f = plan.fit(perm(5000), [host('sut', 's', 1024, 20000), host('engine', 'e1', 20000)], 200);
+  test('a soft limit below the hard one: not run, with the fix named', async () => {
+    const f = await fitOf(5000, lane([host('sut', 's', 1024, 20000), host('engine', 'e1', 20000)]));
     assert.equal(f.fits, false);
-    assert.match(f.reason, /its limit is 1024 \(the hard limit 20000 would allow it: raise the soft limit with ulimit -n/);
+    assert.match(f.reason, /sut s: open files: .* needs 5200 but the soft limit here is 1024 \(hard 20000\): add 'ulimit -n 20000'/);
+  });
+
+  test('a level run.sh refuses (fewer connections than engines) is not run, with run.sh\'s reason', async () => {
+    const f = await fitOf(2, lane([host('sut', 's', 20000), ...['e1', 'e2', 'e3'].map((n) => host('engine', n, 20000))]));
+    assert.equal(f.fits, false);
+    assert.match(f.reason, /run\.sh refuses it: threads \(2\) must be at least the number of engines/);
   });
 });
 
@@ -179,7 +197,7 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
     // comet without events: only the starts; a ramp-up of 0 starts all in one second
     assert.deepEqual(rate(one({ levels: [1000], rampup: 0 }, / comet$/)), { steady: 0, starts: 1000, peak: 1000 });
     // a poll whose max duration is shorter than the emit interval ends at its max duration
-    assert.equal(rate({ type: 'poll', threads: 100, rampup: 1, emitMs: 10000, maxDurationMs: 2000 }).steady, 50);
+    assert.equal(rate({ type: 'poll', connections: 100, rampup: 1, emitMs: 10000, maxDurationMs: 2000 }).steady, 50);
   });
 
   test('needed cores against the limit, per engine share', () => {
@@ -188,17 +206,18 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
     assert.equal(capacity.sustainableRate(cal, 80), 6400);     // 2 cores x 80% / 250 µs
     assert.equal(capacity.enginesNeeded(15500, cal, 80), 3);
     const heavy = one({ levels: [15000], rampup: 30 }, / poll 180000 event1 1000$/);   // 15,500 samples/s at the peak
-    const p1 = capacity.predict(heavy, [{ name: 'e1', calibration: cal }], 80);
+    // each engine with its connections as run.sh splits them (./run.sh --plan)
+    const p1 = capacity.predict(heavy, [{ name: 'e1', connections: 15000, calibration: cal }], 80);
     assert.equal(p1.generatorBound, true);
     assert.equal(p1.needCores, 3.875);
-    assert.deepEqual(p1.engines.map((e) => [e.name, e.threads, e.needCores, e.limitCores, e.bound]), [['e1', 15000, 3.875, 1.6, true]]);
-    // three engines share it: 5,000 threads and ~1.29 cores each, under 1.6
-    const p3 = capacity.predict(heavy, ['e1', 'e2', 'e3'].map((name) => ({ name, calibration: cal })), 80);
+    assert.deepEqual(p1.engines.map((e) => [e.name, e.connections, e.needCores, e.limitCores, e.bound]), [['e1', 15000, 3.875, 1.6, true]]);
+    // three engines share it: 5,000 connections and ~1.29 cores each, under 1.6
+    const p3 = capacity.predict(heavy, ['e1', 'e2', 'e3'].map((name) => ({ name, connections: 5000, calibration: cal })), 80);
     assert.equal(p3.generatorBound, false);
     assert.ok(Math.abs(p3.engines[0].needCores - 3.875 / 3) < 1e-9);
     // an engine without a calibration: not predictable unless another one is already over
-    assert.equal(capacity.predict(heavy, [{ name: 'e1', calibration: cal }, { name: 'e2', calibration: null }], 80).generatorBound, true);
-    assert.equal(capacity.predict(one({ levels: [1000] }, / poll 30000$/), [{ name: 'e1', calibration: cal }, { name: 'e2', calibration: null }], 80).generatorBound, null);
+    assert.equal(capacity.predict(heavy, [{ name: 'e1', connections: 7500, calibration: cal }, { name: 'e2', connections: 7500, calibration: null }], 80).generatorBound, true);
+    assert.equal(capacity.predict(one({ levels: [1000] }, / poll 30000$/), [{ name: 'e1', connections: 500, calibration: cal }, { name: 'e2', connections: 500, calibration: null }], 80).generatorBound, null);
     // the limit: a setting, checked
     assert.equal(capacity.engineCpuLimit({}), 80);
     assert.equal(capacity.engineCpuLimit({ PB_ENGINE_CPU_LIMIT: '60' }), 60);
@@ -423,7 +442,7 @@ describe('real sweeps through run.sh', () => {
     assert.match(check.out, new RegExp(`sweep: engine local: [0-9.,]+ µs of engine CPU per sample, ${cal.cores} cores \\(${file}`));
     assert.match(check.out, /generator-bound prediction \(an engine may need at most 80% of its host's cores, PB_ENGINE_CPU_LIMIT\): 1 of 2 permutations predicted generator-bound/);
     const need = capacity.predict(require('../sweep/permutations').permutations({ servers: ['node'], types: ['comet'], levels: [heavy], rampup: 1 })[0],
-      [{ name: 'local', calibration: cal }], 80).needCores;
+      [{ name: 'local', connections: heavy, calibration: cal }], 80).needCores;
     assert.ok(need > cal.cores * 0.8);
     const line = new RegExp(`sweep: predicted generator-bound: \\./run\\.sh node 1 600 ${heavy} comet - event1 1000: ~[0-9,]+ samples/s .*needs ${need.toLocaleString('en-GB', { maximumFractionDigits: 1 }).replace(/\./g, '\\.')} engine cores; local [0-9.]+ of 1\\.6 usable \\(80% of ${cal.cores}\\); ~2 engines like local would keep up`);
     assert.match(check.out, line);
