@@ -255,6 +255,8 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
     `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
   const repeats = repeatsTable(runs);
+  const withinNoise = evaluated.flatMap((e) => e.checks.filter((c) => c.withinNoise)
+    .map((c) => ({ id: e.finding.id, source: e.finding.source, text: c.check.text })));
   const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
 
   const sections = [];
@@ -295,7 +297,10 @@ was made and how to make the full study: docs/study/README.md.</p>`,
     ...beyond,
     '<h2 class="group">Repeats</h2>',
     '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the verdicts above.</p>',
-    repeats.cv, repeats.permutations,
+    repeats.cv,
+    `<p id="within-noise"><strong>Within noise</strong> (no difference beyond the 95% interval): ${withinNoise.length
+      ? withinNoise.map((x) => `<a href="#${escapeHtml(x.id)}">${escapeHtml(x.source)}</a>: ${escapeHtml(x.text)}`).join('; ') : 'none of the checks decided'}.</p>`,
+    repeats.permutations,
     '<h2 class="group">Figures</h2>', table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity'] }),
     '<h2 class="group">Metrics</h2>', table(metricRows, { head: ['Metric', 'Unit', 'Definition'] }),
     '<h2 class="group">Runs</h2>', table(runRows, { head: ['Run', 'Permutation', { text: 'Duration (s)', num: true }, 'Validity', 'Reasons', 'Flags'] }),

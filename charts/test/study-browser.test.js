@@ -1,0 +1,35 @@
+'use strict';
+// docs/study/index.html (issue #25) opened from disk in headless Chromium: no console error, no request off
+// the disk, every chart canvas drawn (not blank), one canvas per chart of every figure that has runs.
+// A screenshot goes to build/screenshots/study.png for a human to look at.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { launch, inspectPage } = require('./browser');
+
+const ROOT = path.join(__dirname, '..', '..');
+const PAGE = path.join(ROOT, 'docs', 'study', 'index.html');
+const SHOTS = path.join(process.env.PB_BUILD || path.join(ROOT, 'build'), 'screenshots');
+
+test('the study page opens from file:// with every figure drawn and no console error', async () => {
+  const html = fs.readFileSync(PAGE, 'utf8');
+  const expected = [...html.matchAll(/<canvas id="([^"]+)">/g)].map((m) => m[1]);
+  const charts = JSON.parse(/window\.PB_STUDY_CHARTS = (.*);<\/script>/.exec(html)[1]);
+  assert.deepEqual(expected, charts.map((c) => c.canvas), 'a chart for every canvas');
+  assert.ok(expected.length > 0);
+  const browser = await launch();
+  try {
+    const result = await inspectPage(browser.context, PAGE, path.join(SHOTS, 'study.png'));
+    assert.deepEqual(result.consoleErrors, []);
+    assert.deepEqual(result.failedRequests, []);
+    assert.deepEqual(result.externalRequests, []);
+    assert.deepEqual(result.canvases.map((c) => c.id), expected);
+    for (const c of result.canvases) {
+      assert.equal(c.rendered, 'yes', c.id);
+      assert.ok(c.inked > 1500, `${c.id} looks blank (${c.inked} inked pixels)`);
+    }
+  } finally {
+    await browser.close();
+  }
+});

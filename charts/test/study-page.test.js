@@ -1,0 +1,63 @@
+'use strict';
+// docs/study (issue #25): the committed page rebuilds byte for byte from the committed data
+// (docs/study/data, by `node charts/study.js`), and it answers figure by figure: every finding of the
+// study's section 5, 6.1 and RQ1-RQ4 with a verdict, every comparison figure with runs drawn (one chart
+// per panel, its OFC2 JSON beside the page), every figure without runs saying "not run yet".
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { buildStudy, STUDY_FIGURES } = require('../study');
+const { FINDINGS } = require('../study-findings');
+
+const DOCS = path.join(__dirname, '..', '..', 'docs', 'study');
+const STUDY = path.join(__dirname, '..', 'study.js');
+
+const files = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+
+test('the committed page rebuilds identically from the committed data (golden)', async () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
+  const r = spawnSync(process.execPath, [STUDY, '--data', path.join(DOCS, 'data'), '--out', out], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^\d+ runs, \d+ charts; verdicts: confirmed \d+, not confirmed \d+, not comparable \d+, not run yet \d+\n/);
+  const built = files(out);
+  assert.deepEqual(built, files(DOCS).filter((f) => f === 'index.html' || /^(assets|figures)\//.test(f)), 'the same files');
+  for (const f of built) assert.ok(fs.readFileSync(path.join(out, f)).equals(fs.readFileSync(path.join(DOCS, f))), `${f} differs: rebuild with node charts/study.js`);
+});
+
+test('the page answers every finding with a verdict and draws every figure that has runs', async () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
+  const { runs, evaluated, results, charts } = await buildStudy({ data: path.join(DOCS, 'data'), out });
+  assert.ok(runs.length >= 3, 'the committed pilot has runs');
+  const html = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+  for (const f of FINDINGS) {
+    const e = evaluated.find((x) => x.finding.id === f.id);
+    assert.match(html, new RegExp(`<section class="finding" id="${f.id}" data-verdict="${e.verdict}">`), f.id);
+  }
+  assert.ok(evaluated.some((e) => e.verdict !== 'not run yet'), 'the pilot decides some finding');
+  for (const figure of STUDY_FIGURES) {
+    const drawn = results.get(figure.id).runs.length > 0;
+    assert.match(html, new RegExp(`data-figure="${figure.id}" data-drawn="${drawn ? 'yes' : 'no'}"`), figure.id);
+    if (!drawn) assert.match(html, new RegExp(`Figure ${figure.number} \\([^)]*\\): not run yet`));
+    const panels = results.get(figure.id).panels.length;
+    assert.equal(charts.filter((c) => c.canvas.startsWith(`${figure.id}-`)).length, drawn ? panels : 0, `${figure.id} charts`);
+  }
+  // an averaged line carries its 95% band: two elements, low then high
+  const banded = charts.find((c) => c.ofc.elements.some((e) => e['pb-band']));
+  assert.ok(banded, 'some chart has a band');
+  const kinds = banded.ofc.elements.map((e) => e['pb-band'] ?? 'line');
+  assert.equal(kinds.filter((k) => k === 'low').length, kinds.filter((k) => k === 'high').length);
+  // the repeats: coefficient of variation of each headline metric
+  assert.match(html, /<th class="num">Median CV<\/th>/);
+  for (const id of ['Server CPU', 'Server memory', 'Responses per second', 'Emit duration', 'Trip time']) assert.ok(html.includes(`<td>${id}</td>`), id);
+});
+
+test('study.js: bad usage exits 2, a data directory without runs 1', () => {
+  assert.equal(spawnSync(process.execPath, [STUDY, '--bogus']).status, 2);
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
+  const r = spawnSync(process.execPath, [STUDY, '--data', empty, '--out', path.join(empty, 'out')], { encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /collect runs first/);
+});
