@@ -208,7 +208,11 @@ function evaluateCheck(check, runs) {
   const provisional = leaning.length ? formatCounts(leaning) : null;
   const verdict = checkVerdict({ outcomes: rows.map((r) => r.outcome), scale, machine: check.machine ?? null, keepsUp,
     noStudyResult: Boolean(check.noStudyResult), provisional });
-  return { check, rows, ...verdict };
+  // how many conditions' means lie the way the study says, beyond noise or not (a sign, not a verdict)
+  const directed = rows.filter((r) => r.diff && (check.kind === 'compare' || check.kind === 'trend'));
+  const wants = { greater: 1, up: 1, less: -1, down: -1 }[check.expect];
+  const agree = wants ? { k: directed.filter((r) => Math.sign(r.diff.diff) === wants).length, n: directed.length } : null;
+  return { check, rows, ...verdict, agree };
 }
 
 function evaluateFinding(finding, runs) {

@@ -85,7 +85,9 @@ function checkTable(evaluated) {
   for (const c of evaluated.checks) {
     const metric = STUDY_METRICS[c.check.metric];
     const head = `${escapeHtml(c.check.text)}<br><span class="none">${escapeHtml(metric.name)}</span>`;
-    const verdict = `${verdictBadge(c.verdict)}${marks(c)}${c.why.length ? `<br><span class="why">${c.why.map(escapeHtml).join('<br>')}</span>` : ''}`;
+    const agree = c.agree?.n ? [`means the study's way in ${c.agree.k} of ${c.agree.n} condition${c.agree.n === 1 ? '' : 's'}`] : [];
+    const why = [...c.why, ...agree];
+    const verdict = `${verdictBadge(c.verdict)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
     if (!c.rows.length) {
       rows.push([`<td>${head}</td>`, '<td class="none">no runs match</td>', '<td></td>', `<td>${verdict}</td>`]);
       continue;

@@ -103,6 +103,7 @@ test('a compare check pairs runs per condition and uses valid runs only when eac
   assert.deepEqual(e.rows.map((r) => r.outcome), ['holds', 'holds']);
   assert.equal(e.verdict, 'confirmed');
   assert.equal(e.provisional, null);
+  assert.deepEqual(e.agree, { k: 2, n: 2 });
   // one comet run disturbed and far off: left out, two valid remain on that side
   const disturbed = [...runs, run({ type: 'comet' }, { cpu: 500, verdict: 'disturbed' })];
   assert.equal(evaluateCheck(check, disturbed).rows[0].a.n, 3);
