@@ -11,6 +11,8 @@
 // PB_BENCH_ROUNDS times (default 3), interleaved so a burst of other work on this shared machine hits both
 // alike; printed as the median and the spread (min-max) of the rounds. CPU s = user + system seconds.
 //   node bench/analyzer.js [messages...]          default: 100000 500000 2000000
+// PB_BENCH_BASELINE=<dir>: also times the analyzer of another checkout (e.g. `git archive <commit>` unpacked,
+// with node_modules) in the same rounds, interleaved, on the same run; its rows are marked "baseline".
 // Raw archives live under $PB_STATE or the system temp dir and are removed at the end.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -20,6 +22,7 @@ const { makeStreamRun } = require('../analysis/tools/stream-run');
 
 const ROOT = path.join(__dirname, '..');
 const ROUNDS = Number(process.env.PB_BENCH_ROUNDS || 3);
+const ANALYZERS = [{ label: '', root: ROOT }, ...(process.env.PB_BENCH_BASELINE ? [{ label: 'baseline', root: path.resolve(process.env.PB_BENCH_BASELINE) }] : [])];
 
 // Wall and CPU seconds of a command (the CPU of its children included).
 function timed(cmd, args) {
@@ -37,7 +40,7 @@ const spread = (v, digits) => `${median(v).toFixed(digits)} (${Math.min(...v).to
 async function main() {
   const work = fs.mkdtempSync(path.join(process.env.PB_STATE || os.tmpdir(), 'pb-bench-'));
   console.log(`${ROUNDS} rounds each, median (min-max). gzip -dc: each engine's .tar.gz, then each stream log in it, one after the other.`);
-  console.log('messages   archive MB  gzip -dc s          MB/s    CPU s   analyzer s          MB/s    CPU s   ratio %            CPU ratio %        peak RSS MB');
+  console.log('messages   archive MB  gzip -dc s          MB/s    CPU s   analyzer s          MB/s    CPU s                ratio %            CPU ratio %        peak RSS MB');
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
   if (sizes.length === 0) sizes.push(100_000, 500_000, 2_000_000);
   const rows = [];
@@ -51,32 +54,41 @@ async function main() {
     `lowest ratio ${Math.min(...rows.map((r) => r.ratioPercent)).toFixed(0)}% by wall, ${Math.min(...rows.map((r) => r.cpuRatioPercent)).toFixed(0)}% by CPU (goal >= 50%)`);
 }
 
-// One size: the run made, timed ROUNDS times, one line printed; returns the medians.
+// One size: the run made, timed ROUNDS times, one line printed per analyzer; returns the first's medians.
 async function measure(work, n) {
   const runDir = path.join(work, `run-${n}`);
   const { archives, logs, cycles, threads } = await makeStreamRun(runDir, n);
-  const probe = `require(${JSON.stringify(path.join(ROOT, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
+  const probe = (root) => `require(${JSON.stringify(path.join(root, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
     '.then((c) => { process.stderr.write("MAXRSS " + process.resourceUsage().maxRSS + "\\n"); process.exitCode = c; })';
   const floor = [];
-  const ana = [];
+  const ana = ANALYZERS.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     floor.push(timed('bash', ['-c', 'for f in "$@"; do gzip -dc "$f" > /dev/null || exit 1; done', 'bench', ...archives, ...logs]));
-    ana.push(timed(process.execPath, ['-e', probe]));
+    ANALYZERS.forEach((a, i) => {
+      ana[i].push(timed(process.execPath, ['-e', probe(a.root)]));
+      const summary = JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8'));
+      if (summary.tripTime?.comet?.records !== cycles * threads) {
+        throw new Error(`analyzer ${a.root} timed ${summary.tripTime?.comet?.records} comet records of ${cycles * threads}`);
+      }
+    });
   }
-  const summary = JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8'));
-  const seen = summary.tripTime?.comet?.records;
-  if (seen !== cycles * threads) throw new Error(`analyzer timed ${seen} comet records of ${cycles * threads}`);
   const mb = archives.reduce((s, f) => s + fs.statSync(f).size, 0) / 1e6;
+  const rows = ANALYZERS.map((a, i) => row(cycles * threads, a.label, mb, floor, ana[i]));
+  fs.rmSync(runDir, { recursive: true, force: true });
+  return { messages: cycles * threads, archiveMB: mb, ...rows[0] };
+}
+
+// One printed line: the floor's and one analyzer's rounds; returns its medians.
+function row(messages, label, mb, floor, ana) {
   const rss = ana.map((a) => Number(/MAXRSS (\d+)/.exec(a.stderr)[1]) / 1024);
   const ratio = floor.map((f, i) => (100 * f.seconds) / ana[i].seconds);   // each round against its own floor
   const cpuRatio = floor.map((f, i) => (100 * f.cpu) / ana[i].cpu);
   const speed = (list) => list.map((x) => mb / x.seconds);
-  console.log(`${String(seen).padEnd(10)} ${mb.toFixed(1).padStart(9)}  ${spread(floor.map((x) => x.seconds), 2).padEnd(18)} ${median(speed(floor)).toFixed(0).padStart(5)}` +
+  console.log(`${String(messages).padEnd(10)} ${mb.toFixed(1).padStart(9)}  ${spread(floor.map((x) => x.seconds), 2).padEnd(18)} ${median(speed(floor)).toFixed(0).padStart(5)}` +
     `  ${median(floor.map((x) => x.cpu)).toFixed(2).padStart(6)}   ${spread(ana.map((x) => x.seconds), 2).padEnd(18)} ${median(speed(ana)).toFixed(0).padStart(5)}` +
-    `  ${median(ana.map((x) => x.cpu)).toFixed(2).padStart(6)}   ${spread(ratio, 0).padEnd(18)} ${spread(cpuRatio, 0).padEnd(18)} ${spread(rss, 0)}`);
-  fs.rmSync(runDir, { recursive: true, force: true });
-  return { messages: seen, archiveMB: mb, gzipMBps: median(speed(floor)), analyzerMBps: median(speed(ana)), ratioPercent: median(ratio),
-    cpuRatioPercent: median(cpuRatio), peakRssMB: median(rss) };
+    `  ${spread(ana.map((x) => x.cpu), 2).padEnd(18)}   ${spread(ratio, 0).padEnd(18)} ${spread(cpuRatio, 0).padEnd(18)} ${spread(rss, 0).padEnd(18)} ${label}`);
+  return { gzipMBps: median(speed(floor)), analyzerMBps: median(speed(ana)), ratioPercent: median(ratio), cpuRatioPercent: median(cpuRatio),
+    peakRssMB: median(rss) };
 }
 
 if (require.main === module) main().catch((err) => { console.error(err); process.exitCode = 1; });

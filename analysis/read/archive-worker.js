@@ -20,19 +20,25 @@ const { BatchWriter } = require('./archive-batches');
 const MAX_IN_FLIGHT = 6;
 
 // Each chunk a gunzip hands out is copied into a batch at once and is garbage after: hundreds of MB over a
-// large run, held outside the V8 heap, which V8 frees only in a full collection, started when some 64 MB
-// of it has piled up. A full collection of this thread's small heap every SPENT_PER_GC bytes of inflated
-// output keeps that pile small whatever the archive's size (docs/trip-time.md, "Analyzer speed and memory").
-// gc() is V8's own, exposed by the flag to contexts made after it (the flag is per process; the main thread's
-// context, made before, does not get it).
-const SPENT_PER_GC = 8e6;
+// large run, held outside the V8 heap, where V8 does not see it fill anything: by itself it collects those
+// chunks only when some 64 MB of them have piled up. So this thread collects by the inflated bytes: a
+// young-generation collection every MINOR_GC_BYTES (it frees the chunks of the last few MB), a full one
+// every FULL_GC_BYTES (it frees those that were still in use at a young collection and outlived it). The pile
+// then stays small whatever the archive's size, at no CPU cost that bench/analyzer.js can see (docs/trip-time.md,
+// "Analyzer speed and memory"). gc() is V8's own, exposed by the flag to the contexts made after it (the
+// flag is per process; the main thread's context, made before, does not get it).
+const MINOR_GC_BYTES = 4e6;
+const FULL_GC_BYTES = 32e6;
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc');
-let spentSinceGc = 0;
+const inflated = { sinceMinor: 0, sinceFull: 0 };
 function spent(bytes) {
-  spentSinceGc += bytes;
-  if (spentSinceGc < SPENT_PER_GC) return;
-  spentSinceGc = 0;
+  inflated.sinceMinor += bytes;
+  if (inflated.sinceMinor < MINOR_GC_BYTES) return;
+  inflated.sinceFull += inflated.sinceMinor;
+  inflated.sinceMinor = 0;
+  if (inflated.sinceFull < FULL_GC_BYTES) { collectGarbage({ type: 'minor' }); return; }
+  inflated.sinceFull = 0;
   collectGarbage();
 }
 

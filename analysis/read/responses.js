@@ -21,7 +21,7 @@ const WORKER = path.join(__dirname, 'archive-worker.js');
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 // The worker's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
 // at 500k / 2M responses (bench/analyzer.js). Gunzip's spent output chunks, which only full collections
-// free, are bounded in the worker itself (archive-worker.js SPENT_PER_GC).
+// free, are bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
 // A 32 MB cap is faster on small archives and climbs to ~200 MB at 4M.
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
