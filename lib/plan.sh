@@ -42,12 +42,15 @@ plan_limits_given() {
 }
 
 # plan_limits_read: PLAN_SOFT/PLAN_HARD read on each host, or exit 3 naming the host that did not answer.
+# remote_open runs here, not in $(...), so remote_close_all knows the connections it opened.
+PLAN_ERR=''
 plan_limits_read() {
   local i out
-  trap remote_close_all EXIT
+  PLAN_ERR=$(mktemp)
+  trap 'remote_close_all; rm -f "$PLAN_ERR"' EXIT
   for i in "${!H_NAME[@]}"; do
-    if ! out=$(remote_open "$i" 2>&1) || ! out=$(remote_run "$i" host/host-check.sh limits 2>&1); then
-      printf 'run.sh: cannot read the open-file limits of %s: %s\n' "$(hosts_describe "$i")" "$out" >&2
+    if ! remote_open "$i" >"$PLAN_ERR" 2>&1 || ! out=$(remote_run "$i" host/host-check.sh limits 2>"$PLAN_ERR"); then
+      printf 'run.sh: cannot read the open-file limits of %s: %s\n' "$(hosts_describe "$i")" "$(<"$PLAN_ERR")" >&2
       exit 3
     fi
     { read -r "PLAN_SOFT[i]"; read -r "PLAN_HARD[i]"; } <<<"$out"
