@@ -15,7 +15,8 @@
 #
 # Per held connection = (live heap with <large> threads - with <small> threads) / (large - small), at the
 # same record count: the JVM and the plan, the same in both runs, cancel out. Per record = the growth of
-# that figure between r1 and r2, divided by r2 - r1. Connections per GB = 2^30 B / (per held connection at
+# that figure between r1 and r2, divided by r2 - r1 (for the HTTP sampler it depends on where its
+# doubling response buffer stood at r1 and r2). Connections per GB = 2^30 B / (per held connection at
 # r2): the live set only, so a real engine needs headroom above it for the collector, for either sampler.
 # Records are counted from the emit cycle at which every stream was open, so a stream may hold up to one
 # ramp-up's worth (1 s, 1000 / --interval) more. Defaults: 20,220 threads, records 150,600, 3 repeats.
@@ -128,14 +129,14 @@ awk -v small="$small" -v large="$large" -v repeats="$repeats" '
   function range(a, n,   i, lo, hi) { lo = hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
     return sprintf("%.0f-%.0f", lo, hi) }
   END {
-    printf "\n%-5s %6s %20s %20s %18s %22s\n", "", "repeat", "KB/conn at r1", "KB/conn at r2", "B/record", "conn per GB at r2"
+    printf "\n%-5s %6s %20s %20s %18s %22s\n", "", "repeat", "KB/conn at r1", "KB/conn at r2", "B/record r1->r2", "conn per GB at r2"
     for (s = 1; s <= 2; s++) {
       sampler = s == 1 ? "http" : "push"
       for (rep = 1; rep <= repeats; rep++) {
         c1 = (live[sampler, large, rep, 1] - live[sampler, small, rep, 1]) / (large - small)
         c2 = (live[sampler, large, rep, 2] - live[sampler, small, rep, 2]) / (large - small)
         dr = recs[sampler, large, rep, 2] - recs[sampler, large, rep, 1]
-        k1[sampler, rep] = c1 / 1024; k2[sampler, rep] = c2 / 1024; per[sampler, rep] = (c2 - c1) / dr; gb[sampler, rep] = 2^30 / c2
+        k1[sampler, rep] = c1 / 1024; k2[sampler, rep] = c2 / 1024; per[sampler, rep] = int((c2 - c1) / dr + 0.5); gb[sampler, rep] = 2^30 / c2
         printf "%-5s %6d %20.1f %20.1f %18.0f %22.0f   (records %d, %d)\n", sampler, rep, k1[sampler, rep], k2[sampler, rep], per[sampler, rep], gb[sampler, rep], recs[sampler, large, rep, 1], recs[sampler, large, rep, 2]
       }
     }
@@ -143,7 +144,7 @@ awk -v small="$small" -v large="$large" -v repeats="$repeats" '
     for (s = 1; s <= 2; s++) {
       sampler = s == 1 ? "http" : "push"
       for (rep = 1; rep <= repeats; rep++) { a[rep] = k2[sampler, rep]; b[rep] = per[sampler, rep]; c[rep] = gb[sampler, rep] }
-      printf "%s: %.1f KB per held connection at r2 (range %s), %.0f B per record (range %s), %.0f connections per GB of live heap (range %s)\n", sampler, median(a, repeats), range(a, repeats), median(b, repeats), range(b, repeats), median(c, repeats), range(c, repeats)
+      printf "%s: %.1f KB per held connection at r2 (range %s), %.0f B more per record from r1 to r2 (range %s), %.0f connections per GB of live heap (range %s)\n", sampler, median(a, repeats), range(a, repeats), median(b, repeats), range(b, repeats), median(c, repeats), range(c, repeats)
     }
     for (rep = 1; rep <= repeats; rep++) ratio[rep] = gb["push", rep] / gb["http", rep]
     printf "push / http connections per GB (same repeat): median %.2fx, range %.2f-%.2fx (goal >= 3x)\n", median(ratio, repeats), min_of(ratio), max_of(ratio)
