@@ -195,7 +195,7 @@ test('sweep.sh --check reaches every host over ssh and splits the fit over both 
   }
   // 15,000 fit (7,500 per engine); 25,000 would fit the engines (12,500 each) but not the one server process.
   assert.match(r.stdout, /2 selected: 0 done before, 1 to run, 1 skipped/);
-  assert.match(r.stdout, /skipped: \.\/run\.sh node 30 600 25000 comet #1: does not fit: the server process on sut sut/);
+  assert.match(r.stdout, /skipped: \.\/run\.sh node 30 600 25000 comet #1: does not fit: sut sut: open files: the node server \(one process holds every connection\) needs 25000 connections/);
 });
 
 test('an engine whose sshd is down: exit 3 before anything starts', async () => {
