@@ -22,13 +22,14 @@
 // A quarter of the delay still tells the trip time apart from its likely faults: the delay lost (shift 0,
 // e.g. an offset taken without the round trip's half), half of it (an offset taken from the sample's start
 // or end instead of the send) or doubled (the round trip instead of the one way).
-// Measured: 100 ms gave comet +103.2 ms and poll +110.2 ms (offsets -0.7/-1.7 and -7.1/-0.3 ms, within
-// their bounds). Earlier, 40 ms with a 10 ms bound at a machine load of ~25 (other suites and benches)
-// gave comet +23.5 and poll +5.1 and +50.0 ms: a baseline run's p50 rose to 54 ms (4-19 ms otherwise), so
-// under such load this test can still fail; the figures of every run are printed.
+// Measured, three passes with 100 ms: comet +103.2, +99.4, +99.7 ms; poll +110.2, +102.4, +97.2 ms (every
+// offset within its bound, the largest -7.1 ± 8.8 ms). Earlier, 40 ms with a 10 ms bound at a machine
+// load of ~25 (other suites and benches) gave comet +23.5 and poll +5.1 and +50.0 ms: a baseline run's p50
+// rose to 54 ms (3-19 ms otherwise), so under such load this test can still fail; every run's figures are
+// printed.
 
-// Needs root, openssh-server, JMeter (load/install-jmeter.sh) and Node. Takes 5-7 minutes: four run.sh runs over
-// ssh of 15 s of load each, ~80 s each with the engines' start, the archives and the analysis.
+// Needs root, openssh-server, JMeter (load/install-jmeter.sh) and Node. Takes 3-7 minutes: four run.sh
+// runs over ssh of 15 s of load each, 40-80 s each with the engines' start, the archives and the analysis.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
