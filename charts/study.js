@@ -42,7 +42,9 @@ function addBands(figure, result, runsByDir) {
       const rawFirst = describe(arrays.map((a) => a.find((v) => v !== null && v !== undefined))).mean;
       const shownFirst = line.values.find((v) => v !== null);
       const shift = metric.alignStart && rawFirst !== null && shownFirst !== undefined ? shownFirst - rawFirst : 0;
-      const at = (v) => (v === null ? null : Math.round((v + shift) * 100) / 100);
+      // every metric drawn is non-negative, and a percentage with a fixed top (CPU) cannot pass it: the band is cut there
+      const top = metric.yMax ?? Infinity;
+      const at = (v) => (v === null ? null : Math.round(Math.min(top, Math.max(0, v + shift)) * 100) / 100);
       const colour = line.colour;
       extra.push({ type: 'line', colour, values: low.map(at), width: 0, text: `${line.name} 95% band`, 'pb-band': 'low', 'dot-style': { type: 'dot', colour, 'dot-size': 0 } });
       extra.push({ type: 'line', colour, values: high.map(at), width: 0, text: `${line.name} 95% band`, 'pb-band': 'high', 'dot-style': { type: 'dot', colour, 'dot-size': 0 } });
