@@ -197,14 +197,15 @@ function cycleRows(kind, cycles) {
 // CHIRON's trip time of long polls answered by an event (analysis/measure/trip-time.js).
 function tripRows(t, s) {
   if (!t) return [];
-  const rows = [row('Poll trip time: answers timed', t.polls)];
+  const kind = s.parameters?.type === 'pull' ? 'Pull' : 'Poll';   // the answers timed: to long polls or to pulls
+  const rows = [row(`${kind} trip time: answers timed`, t.polls)];
   if (t.polls) {
-    rows.push(row('Poll trip time p50 / p90 / p99 (ms)', `${fmt(t.p50Ms)} / ${fmt(t.p90Ms)} / ${fmt(t.p99Ms)}`),
-      row('Poll trip time mean / max (ms)', `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`),
+    rows.push(row(`${kind} trip time p50 / p90 / p99 (ms)`, `${fmt(t.p50Ms)} / ${fmt(t.p90Ms)} / ${fmt(t.p99Ms)}`),
+      row(`${kind} trip time mean / max (ms)`, `${fmt(t.meanMs)} / ${fmt(t.maxMs)}`),
       row(`Event answers timed per second${windowLabel(s)}`, t.ratePerSecond ?? null));
   }
-  if (t.polls) rows.push(row('Poll trip time: clock offset error bound (\u00b1 ms)', t.errorBoundMs), ...cycleRows('Poll', t.cycles));
-  if (t.unmatched) rows.push(row('Poll answers without their JMeter sample', t.unmatched));
+  if (t.polls) rows.push(row(`${kind} trip time: clock offset error bound (\u00b1 ms)`, t.errorBoundMs), ...cycleRows(kind, t.cycles));
+  if (t.unmatched) rows.push(row(`${kind} answers without their JMeter sample`, t.unmatched));
   const c = t.comet;   // comet records stamped on arrival by the push sampler
   if (c?.records) {
     rows.push(row('Comet trip time: records timed', c.records),

@@ -43,7 +43,8 @@ const CHARTS = {
       { name: 'Timeouts (timeout records)', values: d.series.timeouts }] },
   'emit-duration': { ...SERIES.emitDuration, lines: (d) => [{ name: 'Emit duration per cycle', values: d.series.emitDuration }] },
   'requests-per-cycle': { ...SERIES.requestsPerCycle, lines: (d) => [{ name: 'Requests per emit cycle', values: d.series.requestsPerCycle }] },
-  'trip-time': { name: 'Long Poll Trip Time', y: 'Emit cycle start to answer received (ms)',
+  'trip-time': { name: 'Trip Time',   // answers to long polls and pulls; the run title names the type
+    y: 'Emit cycle start to answer received (ms)',
     lines: (d) => [{ name: 'Mean per second', values: d.series.tripMean }, { name: 'Max per second', values: d.series.tripMax }] },
   'trip-time-spectrum': { name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
     y: 'Emit cycle start to arrival (ms)', xLabels: (d) => spectrumLabels(d.tripSpectrum),

@@ -29,9 +29,12 @@ function eventPart(run) {
   return 'No Events';
 }
 
-// "Node.js – Comet – With Events – 10 Second Emit Interval – 5,000 Requests"
+// "Node.js – Comet – With Events – 10 Second Emit Interval – 5,000 Requests"; a pull run names its interval
+// after the type ("Node.js – Pull – Every 1 Second – With Events – …")
 function runTitle(run) {
-  const parts = [serverName(run.server), typeName(run.type), eventPart(run)];
+  const parts = [serverName(run.server), typeName(run.type)];
+  if (run.type === 'pull' && run.pullInterval) parts.push(`Every ${seconds(run.pullInterval)}`);
+  parts.push(eventPart(run));
   if (run.threads) parts.push(`${thousands(run.threads)} Requests`);
   return parts.join(DASH);
 }
