@@ -118,14 +118,7 @@ validate_arguments() {
   bad=$(settings_problems) || args_fail "bad settings (lib/config.sh; nothing was started):"$'\n'"$bad"
   settings=$(args_parse "$@") || exit 2
   while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
-  case ${RUN[server]} in
-    node) RUN[port]=$PB_PORT_NODE ;;
-    tc6) RUN[port]=$PB_PORT_TC6 ;;
-    tc7) RUN[port]=$PB_PORT_TC7 ;;
-    node-cluster) RUN[port]=$PB_PORT_NODE_CLUSTER ;;
-    tc6-bio) RUN[port]=$PB_PORT_TC6_BIO ;;
-    tc7-bio) RUN[port]=$PB_PORT_TC7_BIO ;;
-  esac
+  RUN[port]=$(pb_server_port "${RUN[server]}")
   args_server_settings "${RUN[server]}" "${RUN[connections]}"
 }
 

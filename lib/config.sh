@@ -30,6 +30,10 @@ PB_MAX_EMITTERS=${PB_MAX_EMITTERS:-16}
 PB_PORT_TC6_BIO=${PB_PORT_TC6_BIO:-8096}
 PB_PORT_TC7_BIO=${PB_PORT_TC7_BIO:-8097}
 
+# pb_server_port <server type>: the port that server type listens on, PB_PORT_<TYPE> (- as _), as
+# servers/control.sh reads it; empty for an unknown type.
+pb_server_port() { local v=PB_PORT_${1^^}; v=${v//-/_}; printf '%s' "${!v:-}"; }
+
 # node-cluster: worker processes, "auto" (one per core of the SUT host) or a whole number >= 1.
 PB_NODE_CLUSTER_WORKERS=${PB_NODE_CLUSTER_WORKERS:-auto}
 

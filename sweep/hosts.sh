@@ -36,9 +36,6 @@ problems() { # <host description> <host-check output>
   done <<<"$2"
 }
 
-server_port() {
-  case $1 in node) echo "$PB_PORT_NODE" ;; tc6) echo "$PB_PORT_TC6" ;; tc7) echo "$PB_PORT_TC7" ;; esac
-}
 
 for i in "${!H_NAME[@]}"; do
   status=ok soft=0 hard=0 free=0 msg=''
@@ -58,7 +55,7 @@ for i in "${!H_NAME[@]}"; do
   # fit is run.sh --plan's answer per permutation, from the limits above.)
   if [[ ${H_ROLE[i]} == sut ]]; then
     for server in "$@"; do
-      out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(server_port "$server")" 2>&1) ||
+      out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(pb_server_port "$server")" 2>&1) ||
         problems "$(hosts_describe "$i") [$server]" "$out"
     done
   else
