@@ -101,7 +101,11 @@ describe('run.sh, local runs', () => {
 
       const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data/summary.json'), 'utf8'));
       assert.ok(summary.totals.responsesSent > 0, 'no responses in the analysis');
-      assert.ok(summary.peakConnections >= THREADS * 0.9 && summary.peakConnections <= THREADS,
+      // A client holds one connection at a time; a long poll's next request may be counted by a Tomcat
+      // (another thread) before the answer it follows is counted as finished: up to one such overlap per
+      // ten clients.
+      const overlap = type === 'poll' ? Math.ceil(THREADS / 10) : 0;
+      assert.ok(summary.peakConnections >= THREADS * 0.9 && summary.peakConnections <= THREADS + overlap,
         `peak connections ${summary.peakConnections}, threads ${THREADS}`);
       // Every long poll answered by an event found its JMeter sample and got a trip time (CHIRON).
       if (type === 'poll' && extra[1]) {
