@@ -27,8 +27,8 @@ function gzipTrailerSize(file) {
 }
 
 class ArchiveReader {
-  // sink: { open, data, close } (above); spent(bytes): told of every inflated chunk once the sink has had it
-  // (archive-worker.js collects garbage by it)
+  // sink: { open, data, close } (above); spent(bytes): told of every chunk the archive's own gunzip inflates
+  // (the tar's bytes; archive-worker.js collects garbage by them)
   constructor(file, sink, { spent = () => {} } = {}) {
     this.file = file;
     this.sink = sink;
@@ -155,7 +155,7 @@ class ArchiveReader {
       entryEnded = true;
       if (innerDone) settle(); else inner.end();
     };
-    inner.on('data', (chunk) => { size += chunk.length; this.sink.data(chunk); this.spent(chunk.length); });
+    inner.on('data', (chunk) => { size += chunk.length; this.sink.data(chunk); });
     inner.on('end', () => { innerDone = true; settle(); });
     inner.on('error', (err) => {
       damage = `zlib: ${err.message}`;

@@ -11,9 +11,9 @@ const { ArchiveVisit, engineOf } = require('../read/responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
 
 const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
-// A worker's young generation, capped so peak RSS stays bounded whatever the archive's size
-// (bench/analyzer.js). Gunzip's spent output chunks, which only full collections free, are bounded in the
-// worker itself (archive-worker.js FULL_GC_BYTES).
+// A worker's young generation, capped so peak RSS stays bounded whatever the archive's size (bench/analyzer.js;
+// 32 MB cost 16-20 MB more at 500k messages for no CPU that the bench could tell). Gunzip's spent output
+// chunks, which only full collections free, are bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // files: the archives; baseMs: the first time the time lines keep (stage/clock.js timelineBase);
