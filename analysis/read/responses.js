@@ -55,18 +55,26 @@ class ArchiveVisit {
   }
 
   // Lines are cut at "\n" bytes before decoding: in UTF-8 that byte never occurs inside a character, so
-  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once.
+  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once. A line split
+  // across chunks is joined alone (not the whole chunk), and its start is kept as a copy, so that no chunk
+  // outlives its own parsing (archive-worker.js: the collections).
   data(chunk) {
     const st = this.current;
-    let buf = chunk;
-    if (st.pending !== null) { buf = Buffer.concat([st.pending, chunk]); st.pending = null; }
     let start = 0;
-    let nl;
-    while ((nl = buf.indexOf(10, start)) !== -1) {
-      if (nl > start) this.line(st, buf.toString('utf8', start, nl), false);
+    if (st.pending !== null) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) { st.pending = Buffer.concat([st.pending, chunk]); return; }
+      const head = Buffer.concat([st.pending, chunk.subarray(0, nl)]);
+      st.pending = null;
+      this.line(st, head.toString('utf8'), false);
       start = nl + 1;
     }
-    if (start < buf.length) st.pending = buf.subarray(start);
+    let nl;
+    while ((nl = chunk.indexOf(10, start)) !== -1) {
+      if (nl > start) this.line(st, chunk.toString('utf8', start, nl), false);
+      start = nl + 1;
+    }
+    if (start < chunk.length) st.pending = Buffer.from(chunk.subarray(start));
   }
 
   close(cut) {
