@@ -128,3 +128,20 @@ test('a cut archive and a file that is no archive among good ones: counted, the 
   assert.ok(merged.col.counts.events > whole.col.counts.events, 'the cut archive\'s records count');
   assert.ok(merged.col.counts.events < run.cycles * run.threads, 'but not those after the cut');
 });
+
+test('a trip-time histogram rebuilt from its partial gives the same buckets and figures, below zero and past its first range too', () => {
+  const { SignedHistogram } = require('../measure/trip-time');
+  const cycleSettings = { bitBucketSize: 32, numberOfSignificantValueDigits: 2, lowestDiscernibleValue: 100, highestTrackableValue: 100_000, autoResize: true };
+  const runSettings = { bitBucketSize: 32, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true };
+  for (const settings of [cycleSettings, runSettings]) {
+    const h = new SignedHistogram(settings);
+    for (let i = 0; i < 5000; i++) h.record(((i * 7919) % 20011) * 13.7 - 3000);   // -3 ms to +271 ms
+    h.record(5_000_000, 3);                                                        // 5 s: past the cycle histogram's first range
+    const back = SignedHistogram.fromPartial(structuredClone(h.partial()), settings);
+    const buckets = (x) => { const out = []; x.forEach((v, n) => out.push([v, n])); return out; };
+    assert.deepEqual(buckets(back), buckets(h));
+    for (const p of [0, 1, 10, 50, 90, 99, 99.9, 100]) assert.equal(back.valueAt(p), h.valueAt(p), `p${p}`);
+    assert.equal(back.count, h.count);
+    assert.equal(back.countBelow(0), h.countBelow(0));
+  }
+});
