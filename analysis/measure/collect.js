@@ -121,7 +121,7 @@ class Collector {
     const c = this.cycleOf(ev);
     if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
     if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
-    if (Number.isFinite(created) && !(c.eventCreated <= created)) c.eventCreated = created;
+    if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
     if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
     const place = ev.connections?.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
@@ -204,7 +204,7 @@ class Collector {
       if (theirs.total > c.total) c.total = theirs.total;
       const created = theirs.eventCreated;
       if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
-      if (Number.isFinite(created) && !(c.eventCreated <= created)) c.eventCreated = created;
+      if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
     }
     const places = this.places;
     p.places.count.forEach((n, i) => {

@@ -145,3 +145,40 @@ test('a trip-time histogram rebuilt from its partial gives the same buckets and 
     assert.equal(back.countBelow(0), h.countBelow(0));
   }
 });
+
+test('an emit cycle in two partials: requests add up, its start is what one collector would give, pull first sights included', () => {
+  const { Collector } = require('../measure/collect');
+  // one response of one record: an event record, or a pull answer with one event
+  const event = (cycle, created, duration) => ({ type: 'event', obj: { response: { event: { name: 'e', cycle, timings: { created, duration },
+    connections: { total: 7, place: 2 } } }, request: { type: 'comet', events: ['e'] }, timings: { sent: created + 10, created: 0 } } });
+  const pull = (cycle, created) => ({ type: 'pull', obj: { response: { pull: { events: [{ name: 'e', cycle, timings: { created } }],
+    cursor: { e: cycle } } }, request: { type: 'pull', cursor: { e: cycle - 1 } }, timings: { sent: created + 10, created: 0 } } });
+  const feed = (collector, engine, records) => records.forEach(({ type, obj }, i) => {
+    const st = { name: `request_${i}`, kind: 'request', engine, thread: 't1', records: 1 };
+    collector.record(obj, type, st);
+    collector.endStream(st);
+  });
+  const a = [event(1, 1000, 3), pull(3, 500), event(4, 400, 1)];
+  const b = [event(1, 900, 5), event(3, 450, 2), pull(4, 300), event(2, 2000, 1)];
+  const one = new Collector(0);
+  feed(one, 'e1', a);
+  feed(one, 'e2', b);
+  const merged = new Collector(0);
+  const left = new Collector(0);
+  feed(left, 'e1', a);
+  const right = new Collector(0);
+  feed(right, 'e2', b);
+  merged.merge(structuredClone(left.partial()));
+  merged.merge(structuredClone(right.partial()));
+  const cycles = (c) => [...c.result().cycles.values()];
+  assert.deepEqual(cycles(merged), cycles(one));
+  const byCycle = new Map(cycles(one).map((c) => [c.cycle, c]));
+  assert.equal(byCycle.get(1).created, 900);    // the later archive's earlier event record
+  assert.equal(byCycle.get(3).created, 450);    // a pull's first sight, then an event record's earlier start
+  assert.equal(byCycle.get(4).created, 400);    // a pull's start after an event record's does not count
+  assert.equal(byCycle.get(1).requests, 2);
+  assert.equal(byCycle.get(1).duration, 5);
+  const { timelines: _t, cycles: _c, ...rest } = merged.result();
+  const { timelines: _t1, cycles: _c1, ...restOne } = one.result();
+  assert.deepEqual(rest, restOne);
+});
