@@ -7,7 +7,7 @@
 // compression, one after the other). Speed = archive MB (10^6 bytes, the .tar.gz files) / wall seconds.
 // Ratio = analyzer speed / gzip -dc speed (goal >= 50%), by wall seconds; CPU ratio = gzip -dc CPU s /
 // analyzer CPU s, the steadier of the two on a shared machine. Peak RSS = the analyzer process's maximum resident
-// set (main thread and its reader thread), which must stay flat as the run grows. Each is timed
+// set (all its threads: the main one and one worker per archive), which must stay flat as the run grows. Each is timed
 // PB_BENCH_ROUNDS times (default 3), interleaved so a burst of other work on this shared machine hits both
 // alike; printed as the median and the spread (min-max) of the rounds. CPU s = user + system seconds.
 //   node bench/analyzer.js [messages...]          default: 100000 500000 2000000

@@ -2,7 +2,9 @@
 // The archive visitor: folds every record of every saved response into time lines, emit-cycle and
 // queue-place tables and per-stream message counts, keeping only what stays small (no per-response lists
 // for polls, one small summary per comet stream). Study 3.4.1: every data set of a run but the monitors'
-// comes from these.
+// comes from these. The analysis runs one collector per archive, each in its own worker thread, and merges
+// their partial results (partial, merge) into one, which gives what one collector over every archive, one
+// after the other, would (stage/archives.js).
 const { Timeline } = require('./timeline');
 const { createPullCounter, pullEvents } = require('./pull-messages');
 const { SeenCycles } = require('./seen-cycles');
@@ -10,17 +12,23 @@ const { SeenCycles } = require('./seen-cycles');
 const MAX_PLACE = 10_000_000;   // a larger place in the queue is a broken record
 
 class Collector {
-  // baseMs: the first time (server clock) the time lines keep, or null (stage/clock.js timelineBase)
-  constructor(baseMs) {
+  // baseMs: the first time (server clock) the time lines keep, or null (stage/clock.js timelineBase);
+  // bases: the first time of each time line by name where one is already fixed (a time line without a base
+  // anchors on its first value: see bases())
+  constructor(baseMs, bases = {}) {
+    const line = (name, mode) => new Timeline(bases[name] ?? baseMs, mode);
     this.t = {
-      records: new Timeline(baseMs, 'sum'),       // every record written, at timings.sent
-      events: new Timeline(baseMs, 'sum'),
-      timeouts: new Timeline(baseMs, 'sum'),
-      clears: new Timeline(baseMs, 'sum'),
-      requests: new Timeline(baseMs, 'sum'),      // requests received (a comet stream is one), at timings.created
-      connections: new Timeline(baseMs, 'max'),   // connections.start at timings.created, .finish at timings.sent
+      records: line('records', 'sum'),            // every record written, at timings.sent
+      events: line('events', 'sum'),
+      timeouts: line('timeouts', 'sum'),
+      clears: line('clears', 'sum'),
+      requests: line('requests', 'sum'),          // requests received (a comet stream is one), at timings.created
+      connections: line('connections', 'max'),    // connections.start at timings.created, .finish at timings.sent
     };
-    this.cycles = new Map();                      // "name#cycle" -> { name, cycle, created, duration, requests, total }
+    // "name#cycle" -> { name, cycle, created, duration, requests, total, eventCreated }; created: the cycle's
+    // start (its first sight's, then the earliest of its event records'); eventCreated: the earliest of its
+    // event records' here (what a merge needs)
+    this.cycles = new Map();
     this.places = { sum: [], max: [], count: [] };   // index = place - 1
     this.cometStreams = [];
     this.poll = { responses: 0, received: 0, unique: 0 };
@@ -99,7 +107,7 @@ class Collector {
     const key = ev.name + '#' + ev.cycle;
     let c = this.cycles.get(key);
     if (!c) {
-      c = { name: ev.name, cycle: ev.cycle, created: ev.timings?.created, duration: -Infinity, requests: 0, total: 0 };
+      c = { name: ev.name, cycle: ev.cycle, created: ev.timings?.created, duration: -Infinity, requests: 0, total: 0, eventCreated: null };
       this.cycles.set(key, c);
     }
     c.requests++;
@@ -113,6 +121,7 @@ class Collector {
     const c = this.cycleOf(ev);
     if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
     if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
+    if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
     if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
     const place = ev.connections?.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
@@ -165,20 +174,65 @@ class Collector {
       firstServer: Number.isFinite(this.firstServer) ? this.firstServer : null,
       lastServer: Number.isFinite(this.lastServer) ? this.lastServer : null };
   }
+
+  // The first time of each time line, where fixed: a collector of later archives given these (constructor)
+  // files its values in the same slots as this one.
+  bases() {
+    return Object.fromEntries(Object.entries(this.t).map(([name, t]) => [name, t.base]));
+  }
+
+  // Plain data of everything collected so far (structured-clone-able: a worker's partial result).
+  partial() {
+    return { timelines: Object.fromEntries(Object.entries(this.t).map(([name, t]) => [name, t.partial()])),
+      cycles: [...this.cycles.values()], places: this.places, cometStreams: this.cometStreams, poll: this.poll,
+      pull: this.pull.partial(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
+      firstServer: this.firstServer, lastServer: this.lastServer };
+  }
+
+  // Adds the partial of a collector over later archives (partial()): afterwards this holds what one collector
+  // would hold had it read this one's archives and then the partial's. Sums add, peaks and last times take
+  // the larger, first times the smaller, lists follow on; a cycle seen on both sides reaches both sides'
+  // requests and starts at the earlier of this side's start and the other side's event records.
+  merge(p) {
+    for (const [name, t] of Object.entries(p.timelines)) this.t[name].merge(t);
+    for (const theirs of p.cycles) {
+      const key = theirs.name + '#' + theirs.cycle;
+      const c = this.cycles.get(key);
+      if (!c) { this.cycles.set(key, { ...theirs }); continue; }
+      c.requests += theirs.requests;
+      if (theirs.duration > c.duration) c.duration = theirs.duration;
+      if (theirs.total > c.total) c.total = theirs.total;
+      const created = theirs.eventCreated;
+      if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
+      if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
+    }
+    const places = this.places;
+    p.places.count.forEach((n, i) => {
+      while (places.count.length <= i) { places.count.push(0); places.sum.push(0); places.max.push(0); }
+      places.count[i] += n;
+      places.sum[i] += p.places.sum[i];
+      if (p.places.max[i] > places.max[i]) places.max[i] = p.places.max[i];
+    });
+    // (uniqueByEvent is keyed by event names: no prototype, as request() made it, which a clone loses)
+    for (const s of p.cometStreams) this.cometStreams.push({ ...s, uniqueByEvent: Object.assign(Object.create(null), s.uniqueByEvent) });
+    for (const k of Object.keys(this.poll)) this.poll[k] += p.poll[k];
+    this.pull.merge(p.pull);
+    for (const k of Object.keys(this.counts)) this.counts[k] += p.counts[k];
+    for (const ts of p.timestamps) this.timestamps.push(ts);
+    for (const c of p.controls) this.controls.push(c);
+    if (p.firstServer < this.firstServer) this.firstServer = p.firstServer;
+    if (p.lastServer > this.lastServer) this.lastServer = p.lastServer;
+  }
+
+  // read/responses.js's visitor, feeding this collector.
+  get visitor() {
+    return {
+      record: (obj, type, st) => this.record(obj, type, st),
+      endStream: (st) => this.endStream(st),
+      timestamp: (obj, st) => this.timestamp(obj, st),
+      control: (kind, obj) => this.control(kind, obj),
+    };
+  }
 }
 
-// { visitor (read/responses.js's), result() }.
-function createCollector(baseMs) {
-  const c = new Collector(baseMs);
-  return {
-    visitor: {
-      record: (obj, type, st) => c.record(obj, type, st),
-      endStream: (st) => c.endStream(st),
-      timestamp: (obj, st) => c.timestamp(obj, st),
-      control: (kind, obj) => c.control(kind, obj),
-    },
-    result: () => c.result(),
-  };
-}
-
-module.exports = { createCollector };
+module.exports = { Collector };

@@ -54,7 +54,30 @@ function createPullCounter() {
       receivedPercent: expected > 0 ? (100 * (expected - missed)) / expected : null };
   }
 
-  return { answer, result };
+  // Plain data of the counts so far (a worker's partial result, stage/archives.js).
+  function partial() {
+    return { totals: { ...totals }, clients: [...clients].map(([key, names]) => [key, [...names].map(([name, w]) => [name, { ...w }])]) };
+  }
+
+  // Adds a partial (partial()) of other answers. A client is one engine's thread, and each engine's answers
+  // come in one archive, so two partials hold different clients; one held by both (answers of one thread read
+  // apart) gets the window of both and the higher cycle, its unique messages counted as each side counted them.
+  function merge(p) {
+    for (const k of Object.keys(totals)) totals[k] += p.totals[k];
+    for (const [key, theirs] of p.clients) {
+      let names = clients.get(key);
+      if (!names) clients.set(key, (names = new Map()));
+      for (const [name, w] of theirs) {
+        const mine = names.get(name);
+        if (!mine) { names.set(name, { ...w }); continue; }
+        mine.first = Math.min(mine.first, w.first);
+        mine.last = Math.max(mine.last, w.last);
+        mine.highest = Math.max(mine.highest, w.highest);
+      }
+    }
+  }
+
+  return { answer, result, partial, merge };
 }
 
 module.exports = { createPullCounter, pullEvents };

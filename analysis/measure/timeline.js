@@ -33,6 +33,27 @@ class Timeline {
     this.values = next;
   }
 
+  // Plain data of what this time line holds (for a worker's partial result, stage/archives.js): values
+  // cloned or moved to another thread, and merged there into a time line of the same base (merge).
+  partial() {
+    return { base: this.base, mode: this.mode, values: this.values.slice(0, this.used), outOfRange: this.outOfRange };
+  }
+
+  // Adds a partial (partial()) of a time line of the same mode: its sums are added, its peaks taken where
+  // higher. Both must count from the same base (a time line not yet anchored takes the partial's).
+  merge(p) {
+    if (p.mode !== this.mode) throw new Error(`merging a ${p.mode} time line into a ${this.mode} one`);
+    this.outOfRange += p.outOfRange;
+    if (p.values.length === 0) return;
+    if (this.base === null) this.base = p.base;
+    if (p.base !== this.base) throw new Error(`merging a time line from ${p.base} into one from ${this.base}`);
+    if (p.values.length > this.values.length) this.grow(p.values.length);
+    const v = this.values;
+    if (this.mode === 'max') { for (let i = 0; i < p.values.length; i++) if (p.values[i] > v[i]) v[i] = p.values[i]; }
+    else for (let i = 0; i < p.values.length; i++) v[i] += p.values[i];
+    if (p.values.length > this.used) this.used = p.values.length;
+  }
+
   // Per-second array over [0, seconds): slot times are shifted by -shiftMs (server -> client clock) and
   // measured from startMs. 'max' seconds with no value are null; 'sum' seconds are 0.
   toSeconds(startMs, seconds, shiftMs = 0) {

@@ -53,6 +53,18 @@ class SampleEnds {
     return true;
   }
 
+  // The sample ends get() reads for <engine>'s entries (a Float64Array), or null.
+  endsOf(engine) {
+    return this.byEngine.get(engine) ?? (this.byEngine.size === 1 ? this.byEngine.get('') : null) ?? null;
+  }
+
+  // Sample ends that hold only one engine's (endsOf's): what a worker reading that engine's archive needs.
+  static ofEngine(engine, ends) {
+    const s = new SampleEnds();
+    if (ends) s.byEngine.set(engine, ends);
+    return s;
+  }
+
   // The end of the sample that saved archive entry <entryName> on <engine>, or null. Paths of another shape than
   // run.sh's (engine unknown) match only while there is one engine.
   get(engine, entryName) {
@@ -120,6 +132,23 @@ class SignedHistogram {
     return -this.neg.lowestEquivalentValue(this.neg.getValueAtPercentile((100 * (below - rank + 1)) / below));
   }
 
+  // Plain data of what this holds (a worker's partial result): each histogram in HdrHistogram's own
+  // compressed encoding.
+  partial() {
+    const encode = (h) => (h ? hdr.encodeIntoCompressedBase64(h) : null);
+    return { count: this.count, pos: encode(this.pos), neg: encode(this.neg) };
+  }
+
+  // The histogram a partial (partial()) was made of: the same counts in the same buckets.
+  static fromPartial(p, settings) {
+    const h = new SignedHistogram(settings);
+    const decode = (text) => (text === null ? null : hdr.decodeFromCompressedBase64(text, settings.bitBucketSize, false));
+    h.pos = decode(p.pos);
+    h.neg = decode(p.neg);
+    h.count = p.count;
+    return h;
+  }
+
   // How many values lie below `us`, to the histogram's precision.
   countBelow(us) {
     let n = 0;
@@ -171,6 +200,26 @@ class EngineTrips {
     this.reference = Math.floor(Math.min(...this.waiting.map(([raw]) => raw)));
     for (const [raw, key] of this.waiting) this.record(raw, key);
     this.waiting = [];
+  }
+
+  // Plain data of what this holds (a worker's partial result); fixes the reference first.
+  partial() {
+    this.settle();
+    return { reference: this.reference, count: this.count, total: this.total, min: this.min, max: this.max,
+      run: this.run.partial(), byCycle: [...this.byCycle].map(([key, h]) => [key, h.partial()]),
+      sum: this.sum.partial(), n: this.n.partial(), peak: this.peak.partial() };
+  }
+
+  // The engine's trip times a partial (partial()) was made of.
+  static fromPartial(p, baseMs) {
+    const e = new EngineTrips(baseMs);
+    Object.assign(e, { reference: p.reference, count: p.count, total: p.total, min: p.min, max: p.max });
+    e.run = SignedHistogram.fromPartial(p.run, RUN_HISTOGRAM);
+    e.byCycle = new Map(p.byCycle.map(([key, h]) => [key, SignedHistogram.fromPartial(h, CYCLE_HISTOGRAM)]));
+    e.sum.merge(p.sum);
+    e.n.merge(p.n);
+    e.peak.merge(p.peak);
+    return e;
   }
 
   record(raw, key) {
@@ -231,6 +280,23 @@ class TripTimes {
       if (!this.cycles.has(key)) this.cycles.set(key, { event: event.name, cycle: event.cycle, createdMs });
     }
     e.add(endMs, Math.round((endMs - createdMs) * 1000) / 1000, key);
+  }
+
+  // Plain data of what this holds (a worker's partial result, stage/archives.js).
+  partial() {
+    return { unmatched: this.unmatched, cycles: [...this.cycles], engines: [...this.engines].map(([name, e]) => [name, e.partial()]) };
+  }
+
+  // Adds the partial of the trip times of other engines (partial()): afterwards this holds what one
+  // TripTimes would hold had it been given this one's values and then the partial's. An engine's trip
+  // times come from its one archive: an engine on both sides is a mistake of the caller.
+  merge(p) {
+    this.unmatched += p.unmatched;
+    for (const [key, c] of p.cycles) if (!this.cycles.has(key)) this.cycles.set(key, c);
+    for (const [name, e] of p.engines) {
+      if (this.engines.has(name)) throw new Error(`trip times of engine '${name}' from two partials`);
+      this.engines.set(name, EngineTrips.fromPartial(e, this.baseMs));
+    }
   }
 
   // offsetMs: the run's offset (server - client), for engines without their own; engineOffsets: Map

@@ -1,6 +1,6 @@
 // Reads one engine's response archive (responses/<engine>.tar.gz) straight from the tar stream: no
-// extraction to disk, no whole-archive buffering. A worker thread (archive-worker.js) does the gunzip and
-// tar parsing and hands over the bodies of saved responses in batches; this thread parses them. Each saved
+// extraction to disk, no whole-archive buffering. archive-reader.js does the gunzip and tar parsing and hands
+// over the bodies of saved responses; this module parses them (ArchiveVisit), on the same thread. Each saved
 // response is classified by its file-name prefix (the sampler label, run-layout.md) and its body parsed
 // line by line: a poll or control answer is one JSON line, a comet stream one JSON record per line
 // (protocol.md), read by record-text.js (JSON.parse's object, faster for event records). The visitor gets
@@ -10,20 +10,14 @@
 // engine-clock µs of its arrival), E (it ended). Each sample becomes one saved response for the visitor,
 // named <label>_<id>.push, its records carrying arrivalMs on the stream object; a time-stamp sample goes
 // to the visitor at its E line, with the µs its request was sent (sentUs) and its answer arrived (arrivalUs).
+// The analysis reads each archive in a worker thread of its own (archive-worker.js, stage/archives.js).
 const path = require('node:path');
-const { Worker } = require('node:worker_threads');
 
 const { KINDS, kindOf } = require('./response-kinds');
-const { replay, recycled } = require('./archive-batches');
+const { ArchiveReader } = require('./archive-reader');
 const { parseRecord } = require('./record-text');
 
-const WORKER = path.join(__dirname, 'archive-worker.js');
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
-// The worker's young generation, capped so peak RSS stays bounded whatever the archive's size: 89 / 128 MB
-// at 500k / 2M responses (bench/analyzer.js). Gunzip's spent output chunks, which only full collections
-// free, are bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
-// A 32 MB cap is faster on small archives and climbs to ~200 MB at 4M.
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
 function recordType(obj) {
@@ -38,7 +32,7 @@ function recordType(obj) {
   return null;
 }
 
-// One archive's saved responses as the worker hands them over: replay() calls open / data / close per entry;
+// One archive's saved responses as archive-reader.js hands them over: open / data / close per entry;
 // lines go to the visitor, and what could not be read is counted in `stats`.
 // visitor: { record(obj, type, stream), endStream(stream), timestamp(obj, stream), control(kind, obj, stream),
 // errorBody(text, stream) } (all optional). stream = { name, kind, engine, records, ... } lives for one saved response.
@@ -61,19 +55,26 @@ class ArchiveVisit {
   }
 
   // Lines are cut at "\n" bytes before decoding: in UTF-8 that byte never occurs inside a character, so
-  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once.
+  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once. A line split
+  // across chunks is joined alone (not the whole chunk), and its start is kept as a copy, so that no chunk
+  // outlives its own parsing (archive-worker.js: the collections).
   data(chunk) {
     const st = this.current;
-    let buf = chunk;
-    if (st.pending !== null) { buf = Buffer.concat([st.pending, chunk]); st.pending = null; }
     let start = 0;
-    let nl;
-    while ((nl = buf.indexOf(10, start)) !== -1) {
-      if (nl > start) this.line(st, buf.toString('utf8', start, nl), false);
+    if (st.pending !== null) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) { st.pending = Buffer.concat([st.pending, chunk]); return; }
+      const head = Buffer.concat([st.pending, chunk.subarray(0, nl)]);
+      st.pending = null;
+      this.line(st, head.toString('utf8'), false);
       start = nl + 1;
     }
-    // (a view, not a copy, until the batch's buffer goes back to the worker: see readArchive)
-    if (start < buf.length) st.pending = buf.subarray(start);
+    let nl;
+    while ((nl = chunk.indexOf(10, start)) !== -1) {
+      if (nl > start) this.line(st, chunk.toString('utf8', start, nl), false);
+      start = nl + 1;
+    }
+    if (start < chunk.length) st.pending = Buffer.from(chunk.subarray(start));
   }
 
   close(cut) {
@@ -183,9 +184,9 @@ class ArchiveVisit {
     else if (st.kind === 'timestamp' && st.stamp) this.visitor.timestamp?.(st.stamp, st);
   }
 
-  // The end of the archive: what is still open was cut. Returns the stats with the worker's own counts.
-  finish(workerStats) {
-    if (this.current) {        // only when the worker failed: it closes every entry it opened otherwise
+  // The end of the archive: what is still open was cut. Returns the stats with the reader's own counts.
+  finish(readerStats) {
+    if (this.current) {        // only when the reader failed: it closes every entry it opened otherwise
       this.stats.truncatedEntries++;
       this.endEntry(this.current, true);
       this.current = null;
@@ -197,40 +198,18 @@ class ArchiveVisit {
       if (st.kind === 'request') this.visitor.endStream?.(st);
     }
     this.samples.clear();
-    return Object.assign(this.stats, workerStats);
+    return Object.assign(this.stats, readerStats);
   }
 }
 
-// Reads one archive through the worker; resolves to its stats (never rejects: a failing worker is
-// counted as a problem with what was read so far).
-function readArchive(file, visitor = {}, { engine = path.basename(file).replace(/\.tar\.gz$|\.tgz$/, '') } = {}) {
+// The engine an archive belongs to: its file name without .tar.gz or .tgz.
+const engineOf = (file) => path.basename(file).replace(/\.tar\.gz$|\.tgz$/, '');
+
+// Reads one archive on this thread; resolves to its stats (never rejects: an unreadable or cut archive
+// is counted as a problem with what was read before it).
+async function readArchive(file, visitor = {}, { engine = engineOf(file), spent } = {}) {
   const visit = new ArchiveVisit(file, engine, visitor);
-  return new Promise((resolve) => {
-    let finished = false;
-    const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: WORKER_LIMITS });
-    const finish = (workerStats) => {
-      if (finished) return;
-      finished = true;
-      const stats = visit.finish(workerStats);
-      worker.terminate().then(() => resolve(stats), () => resolve(stats));
-    };
-    worker.on('message', (msg) => {
-      if (msg.batch) {
-        replay(msg.batch, visit);
-        // The batch's buffers go back to the worker for its next batches: an unfinished line of the
-        // entry still open must not stay a view of them.
-        if (visit.current?.pending) visit.current.pending = Buffer.from(visit.current.pending);
-        worker.postMessage(...recycled(msg.batch));   // also tells the worker it may send another batch
-      } else if (msg.done) finish(msg.done);
-    });
-    // The worker itself failing is a bug, not bad input; still, what was read so far counts.
-    const failed = (problem) => {
-      const readSome = Object.values(visit.stats.byKind).some((n) => n > 0);
-      finish({ problem, unreadable: !readSome, truncated: readSome });
-    };
-    worker.on('error', (err) => failed(`archive reader failed: ${err.message}`));
-    worker.on('exit', (code) => failed(`archive reader stopped (exit code ${code})`));
-  });
+  return visit.finish(await new ArchiveReader(file, visit, { spent }).read());
 }
 
-module.exports = { readArchive, kindOf, recordType, KINDS };
+module.exports = { readArchive, ArchiveVisit, engineOf, kindOf, recordType, KINDS };

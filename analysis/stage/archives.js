@@ -1,33 +1,85 @@
 'use strict';
-// Stage 2, archives: every engine's response archive (read/responses.js), one after the other through one
-// collector (measure/collect.js), which folds each record into time lines, emit cycles and message
-// counts. Each record that carries an event also gives a trip time (measure/trip-time.js): from its
-// arrival where the push sampler stamped one, else from the end of its JMeter sample (polls only).
-// Study 3.4.1.
-const { readArchive } = require('../read/responses');
-const { createCollector } = require('../measure/collect');
-const { TripTimes } = require('../measure/trip-time');
-const { pullEvents } = require('../measure/pull-messages');
+// Stage 2, archives: every engine's response archive read and measured in a worker thread of its own
+// (read/archive-worker.js: the records folded into time lines, emit cycles and message counts by a
+// collector, and into trip times; measure/archive-measures.js), as many at once as the machine has cores;
+// their partial results are merged in archive order into what one collector over all of them, one after the
+// other, would give. Study 3.4.1. docs/trip-time.md ("Analyzer speed and memory") gives the layout's reasons.
+const os = require('node:os');
+const path = require('node:path');
+const { Worker } = require('node:worker_threads');
+const { ArchiveVisit, engineOf } = require('../read/responses');
+const { ArchiveMeasures } = require('../measure/archive-measures');
+
+const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
+// A worker's young generation, capped so peak RSS stays bounded whatever the archive's size (bench/analyzer.js;
+// 32 MB cost 16-20 MB more at 500k messages for no CPU that the bench could tell). Gunzip's spent output
+// chunks, which only full collections free, are bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 // files: the archives; baseMs: the first time the time lines keep (stage/clock.js timelineBase);
 // sampleEnds: the request samples' ends (stage/samples.js), or null.
 // Returns { col (the collector's result), trips (long polls and pulls), cometTrips, stats (one per archive) }.
+// Without a base (no run start known) each time line anchors on its first value, in archive order: the
+// archives are then read one after the other, each worker given the bases fixed before it.
 async function readArchives(files, { baseMs, sampleEnds }) {
-  const collector = createCollector(baseMs);
-  const trips = new TripTimes(baseMs);
-  const cometTrips = new TripTimes(baseMs);
-  const sampleEnd = (st) => (sampleEnds ? sampleEnds.get(st.engine, st.name) : null);
-  const visitor = { ...collector.visitor, record(obj, type, st) {
-    collector.visitor.record(obj, type, st);
-    if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created, { engine: st.engine, event: e });
-    if (type !== 'event') return;
-    const trip = { engine: st.engine, event: obj.response.event };   // whose clock, which emit cycle
-    if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created, trip);
-    else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), obj.response.event.timings?.created, trip);
-  } };
+  const measures = new ArchiveMeasures(baseMs);
+  const engines = new Map();   // engine -> its archive: an engine's trip times come from one archive
+  const jobs = files.map((file) => {
+    const engine = engineOf(file);
+    const other = engines.get(engine);
+    if (other === undefined) engines.set(engine, file);
+    return { file, engine, twin: other,
+      sampleEnds: sampleEnds ? { ends: sampleEnds.endsOf(engine) } : null };
+  });
+  const read = (job, bases) => (job.twin !== undefined
+    ? Promise.resolve(notRead(job, `engine '${job.engine}' has another archive, ${path.basename(job.twin)}: this one is not read`))
+    : measureArchive({ file: job.file, engine: job.engine, baseMs, bases, sampleEnds: job.sampleEnds }));
   const stats = [];
-  for (const file of files) stats.push(await readArchive(file, visitor));
-  return { col: collector.result(), trips, cometTrips, stats };
+  const add = ({ stats: s, partial }) => {
+    stats.push(s);
+    if (partial) measures.merge(partial);
+  };
+  if (baseMs === null) {
+    for (const job of jobs) add(await read(job, measures.collector.bases()));
+  } else {
+    for (const done of atMost(os.availableParallelism(), jobs.map((job) => () => read(job, {})))) add(await done);
+  }
+  return { ...measures.result(), stats };
 }
+
+// Starts the tasks (functions returning a promise that never rejects), at most n at once, in order;
+// returns their promises.
+function atMost(n, tasks) {
+  const settle = [];
+  const done = tasks.map(() => new Promise((resolve) => settle.push(resolve)));
+  let next = 0;
+  const start = () => {
+    if (next >= tasks.length) return;
+    const i = next++;
+    tasks[i]().then((value) => { settle[i](value); start(); });
+  };
+  for (let k = 0; k < Math.max(1, n); k++) start();
+  return done;
+}
+
+// One archive through its worker; resolves to { stats, partial } (never rejects: a worker that fails is
+// a bug, not bad input; its archive is counted as unreadable, with the problem, and nothing of it measured).
+function measureArchive(data) {
+  return new Promise((resolve) => {
+    let finished = false;
+    const worker = new Worker(WORKER, { workerData: data, resourceLimits: WORKER_LIMITS });
+    const finish = (result) => {
+      if (finished) return;
+      finished = true;
+      worker.terminate().then(() => resolve(result), () => resolve(result));
+    };
+    worker.once('message', finish);
+    worker.on('error', (err) => finish(notRead(data, `archive reader failed: ${err.message}`)));
+    worker.on('exit', (code) => finish(notRead(data, `archive reader stopped (exit code ${code})`)));
+  });
+}
+
+// The stats of an archive that gave nothing: { stats, partial: null }.
+const notRead = ({ file, engine }, problem) => ({ stats: new ArchiveVisit(file, engine, {}).finish({ problem, unreadable: true }), partial: null });
 
 module.exports = { readArchives };

@@ -1,0 +1,50 @@
+'use strict';
+// What the analysis takes from the response archives (study 3.4.1): a collector (collect.js) of every
+// record, and the trip times (trip-time.js) of long polls and pulls and those of comet streams. Each record
+// that carries an event gives a trip time: from its arrival where the push sampler stamped one, else from
+// the end of its JMeter sample (polls only). Fed by read/responses.js's visitor; one per archive, each in a
+// worker thread (read/archive-worker.js), their partial results merged in archive order (stage/archives.js).
+const { Collector } = require('./collect');
+const { TripTimes } = require('./trip-time');
+const { pullEvents } = require('./pull-messages');
+
+class ArchiveMeasures {
+  // baseMs: the first time the time lines keep (stage/clock.js timelineBase); sampleEnds: the request
+  // samples' ends (trip-time.js SampleEnds), or null; bases: the collector's time lines' bases already fixed
+  // (collect.js bases)
+  constructor(baseMs, { sampleEnds = null, bases = {} } = {}) {
+    const collector = new Collector(baseMs, bases);
+    const trips = new TripTimes(baseMs);
+    const cometTrips = new TripTimes(baseMs);
+    Object.assign(this, { collector, trips, cometTrips });
+    const sampleEnd = (st) => (sampleEnds ? sampleEnds.get(st.engine, st.name) : null);
+    const collect = collector.visitor;
+    this.visitor = { ...collect, record(obj, type, st) {
+      collect.record(obj, type, st);
+      if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created, { engine: st.engine, event: e });
+      if (type !== 'event') return;
+      const trip = { engine: st.engine, event: obj.response.event };   // whose clock, which emit cycle
+      if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created, trip);
+      else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), obj.response.event.timings?.created, trip);
+    } };
+  }
+
+  // Plain data of everything so far (structured-clone-able).
+  partial() {
+    return { collector: this.collector.partial(), trips: this.trips.partial(), cometTrips: this.cometTrips.partial() };
+  }
+
+  // Adds the partial of later archives (partial()).
+  merge(p) {
+    this.collector.merge(p.collector);
+    this.trips.merge(p.trips);
+    this.cometTrips.merge(p.cometTrips);
+  }
+
+  // { col (the collector's result), trips (long polls and pulls), cometTrips }
+  result() {
+    return { col: this.collector.result(), trips: this.trips, cometTrips: this.cometTrips };
+  }
+}
+
+module.exports = { ArchiveMeasures };
