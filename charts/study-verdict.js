@@ -10,7 +10,8 @@
 //   Fewer than two runs on a side: 'too few'.
 // - a check holds when every comparison it makes holds; one reversed comparison reverses it.
 // - the runs: only valid runs (sweep/validity.js) when each side has at least two; otherwise all runs, and
-//   the verdict is marked provisional with the verdicts of the runs it rests on.
+//   the verdict is marked provisional with the verdicts of the runs it rests on. A figure's line or a
+//   table's row (one permutation) follows the same rule alone (usableRuns).
 // - a check's verdict: 'not run yet' (no runs for it); 'not comparable' when the study's effect needs a
 //   scale the runs do not reach (minThreads), depends on the study's machine (machine), answers a question
 //   the study left open (noStudyResult), when every run
@@ -146,6 +147,12 @@ function chooseRuns(sides) {
   return { sides, provisional: bad.length ? formatCounts(bad) : null };
 }
 
+// The runs one permutation's line or row rests on: its valid runs when at least MIN_REPEATS are, else all.
+function usableRuns(runs) {
+  const valid = runs.filter((r) => isValid(verdictOf(r.summary)));
+  return valid.length >= MIN_REPEATS ? valid : runs;
+}
+
 const values = (runs, metric) => runs.map((r) => metricValue(metric, r)).filter((v) => v !== null);
 
 // The comparisons a check makes over `runs`: [{ label, a, b, outcome, ... }] and the runs it used.
@@ -220,5 +227,5 @@ function evaluateFinding(finding, runs) {
   return { finding, checks, ...findingVerdict(checks) };
 }
 
-module.exports = { judge, judgeThreshold, combine, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding, comparisons,
+module.exports = { judge, judgeThreshold, combine, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding, comparisons, usableRuns,
   conditionLabel, VERDICTS, TOLERANCE, KEEPS_UP_SHARE };

@@ -17,7 +17,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { FINDINGS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
-const { evaluateFinding, conditionLabel } = require('./study-verdict');
+const { evaluateFinding, conditionLabel, usableRuns } = require('./study-verdict');
 const { describe, band } = require('./study-stats');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../sweep/validity');
 
@@ -110,15 +110,14 @@ function throughputTable(spec, runs) {
   const top = Math.max(0, ...chosen.map((r) => r.params.threads));
   const rows = spec.rows.map((row) => {
     const mine = chosen.filter((r) => r.params.server === row.server && r.params.threads === top);
-    const valid = mine.filter((r) => isValid(verdictOf(r.summary)));
-    const use = valid.length >= 2 ? valid : mine;
+    const use = usableRuns(mine);
     const rate = describe(use.map((r) => metricValue('responsesPerSecond', r)));
     return [
       `<td>${escapeHtml(valueName('server', row.server))}</td>`,
       `<td class="num">${row.total === null ? `<span class="none">${escapeHtml(row.note)}</span>` : fmt(row.total)}</td>`,
       `<td class="num">${row.perSecond === null ? '' : fmt(row.perSecond)}</td>`,
       `<td class="num">${mine.length ? fmt(top) : ''}</td>`,
-      `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${mine.length && use !== valid ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
+      `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${mine.length && use === mine && !mine.every((r) => isValid(verdictOf(r.summary))) ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
     ];
   });
   return table(rows, { head: ['Server', { text: 'Study: responses sent (600 s, 20,000 conn.)', num: true }, { text: 'Study: per second', num: true },
@@ -232,7 +231,11 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   // depend on where the repository lies
   for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
-  const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, runs), runsByDir)]));
+  // each permutation's lines rest on its valid runs when it has two or more, as the verdicts do
+  const byPermutation = new Map();
+  for (const r of runs) byPermutation.set(permutationKey(r.params), [...(byPermutation.get(permutationKey(r.params)) ?? []), r]);
+  const figureRuns = [...byPermutation.values()].flatMap(usableRuns);
+  const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
   const evaluated = FINDINGS.map((f) => evaluateFinding(f, runs));
   const charts = [];
   const drawnFigures = new Set();

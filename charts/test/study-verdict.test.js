@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { t975, describe, welch, band } = require('../study-stats');
-const { judge, judgeThreshold, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding } = require('../study-verdict');
+const { judge, judgeThreshold, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding, usableRuns } = require('../study-verdict');
 const { FINDINGS } = require('../study-findings');
 const { STUDY_METRICS } = require('../study-metrics');
 
@@ -118,6 +118,15 @@ test('a compare check pairs runs per condition and uses valid runs only when eac
   const reversed = [...runs.slice(0, 6), ...repeats({ type: 'poll', maxDuration: 180000, threads: 400 }, [1, 2, 3]), ...runs.slice(9, 12)];
   assert.equal(evaluateCheck(check, reversed).verdict, 'not confirmed');
   assert.equal(evaluateCheck(check, []).verdict, 'not run yet');
+});
+
+test('a permutation\'s line rests on its valid runs when two or more are valid, else on all of them', () => {
+  const valid = repeats({}, [10, 11]);
+  const disturbed = repeats({}, [90, 95, 99], { verdict: 'disturbed' });
+  assert.deepEqual(usableRuns([...disturbed, ...valid]), valid);
+  const oneValid = [...disturbed, valid[0]];
+  assert.deepEqual(usableRuns(oneValid), oneValid);
+  assert.deepEqual(usableRuns([]), []);
 });
 
 test('trend, scale, load kept up, threshold and crash checks', () => {
