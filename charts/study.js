@@ -117,7 +117,7 @@ function throughputTable(spec, runs) {
       `<td class="num">${row.total === null ? `<span class="none">${escapeHtml(row.note)}</span>` : fmt(row.total)}</td>`,
       `<td class="num">${row.perSecond === null ? '' : fmt(row.perSecond)}</td>`,
       `<td class="num">${mine.length ? fmt(top) : ''}</td>`,
-      `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${mine.length && use === mine && !mine.every((r) => isValid(verdictOf(r.summary))) ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
+      `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${use.some((r) => !isValid(verdictOf(r.summary))) ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
     ];
   });
   return table(rows, { head: ['Server', { text: 'Study: responses sent (600 s, 20,000 conn.)', num: true }, { text: 'Study: per second', num: true },
@@ -126,12 +126,22 @@ function throughputTable(spec, runs) {
 
 // ---- the scale the runs were made at ----
 
+// The runs of each permutation (collect-runs.js permutationKey -> its runs, in the order given).
+function byPermutation(runs) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = permutationKey(r.params);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  return groups;
+}
+
 function scaleOf(runs) {
   const list = (key, f = (v) => v) => [...new Set(runs.map((r) => r.params[key]).filter((v) => v !== null && v !== undefined))]
     .sort((a, b) => (typeof a === 'number' ? a - b : String(a).localeCompare(String(b)))).map(f);
-  const perms = new Map();
-  for (const r of runs) perms.set(permutationKey(r.params), (perms.get(permutationKey(r.params)) ?? 0) + 1);
-  const repeats = [...perms.values()];
+  const perms = byPermutation(runs);
+  const repeats = [...perms.values()].map((g) => g.length);
   const hosts = [...new Set(runs.map((r) => r.params.hostSet ?? 'unknown hosts'))];
   const commits = [...new Set(runs.map((r) => r.provenance?.pushbench).filter((p) => p?.commit)
     .map((p) => `${p.commit.slice(0, 10)}${p.dirty ? ' (with uncommitted changes)' : ''}`))];
@@ -151,13 +161,7 @@ function scaleOf(runs) {
 // ---- repeats: every permutation's headline metrics with their spread ----
 
 function repeatsTable(runs) {
-  const groups = new Map();
-  for (const r of runs) {
-    const key = permutationKey(r.params);
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(r);
-  }
-  const ordered = [...groups.values()].sort((a, b) => permutationKey(a[0].params).localeCompare(permutationKey(b[0].params), 'en', { numeric: true }));
+  const ordered = [...byPermutation(runs).values()].sort((a, b) => permutationKey(a[0].params).localeCompare(permutationKey(b[0].params), 'en', { numeric: true }));
   const cvs = Object.fromEntries(HEADLINE.map((k) => [k, []]));
   const rows = ordered.map((g) => {
     const p = g[0].params;
@@ -232,9 +236,7 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
   // each permutation's lines rest on its valid runs when it has two or more, as the verdicts do
-  const byPermutation = new Map();
-  for (const r of runs) byPermutation.set(permutationKey(r.params), [...(byPermutation.get(permutationKey(r.params)) ?? []), r]);
-  const figureRuns = [...byPermutation.values()].flatMap(usableRuns);
+  const figureRuns = [...byPermutation(runs).values()].flatMap(usableRuns);
   const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
   const evaluated = FINDINGS.map((f) => evaluateFinding(f, runs));
   const charts = [];

@@ -11,6 +11,21 @@ const { SeenCycles } = require('./seen-cycles');
 
 const MAX_PLACE = 10_000_000;   // a larger place in the queue is a broken record
 
+// An event record's emit-cycle start (ms, server clock) seen for cycle c: the cycle starts at the earliest
+// of its event records' (or where it was first seen, if earlier), and eventCreated keeps the earliest of the
+// event records' alone (what a merge takes from the other side).
+function noteEventStart(c, created) {
+  if (!Number.isFinite(created)) return;
+  if (!(c.created <= created)) c.created = created;
+  if (c.eventCreated === null || created < c.eventCreated) c.eventCreated = created;
+}
+
+// The emit-duration-by-place table with slots up to index i; returns it.
+function placeSlots(places, i) {
+  while (places.count.length <= i) { places.count.push(0); places.sum.push(0); places.max.push(0); }
+  return places;
+}
+
 class Collector {
   // baseMs: the first time (server clock) the time lines keep, or null (stage/clock.js timelineBase);
   // bases: the first time of each time line by name where one is already fixed (a time line without a base
@@ -120,8 +135,7 @@ class Collector {
     const duration = ev.timings?.duration;
     const c = this.cycleOf(ev);
     if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
-    if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
-    if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
+    noteEventStart(c, created);
     if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
     const place = ev.connections?.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
@@ -135,8 +149,7 @@ class Collector {
 
   // Emit duration by place in the queue (index = place - 1).
   placed(i, duration) {
-    const p = this.places;
-    while (p.count.length <= i) { p.count.push(0); p.sum.push(0); p.max.push(0); }
+    const p = placeSlots(this.places, i);
     p.count[i]++;
     p.sum[i] += duration;
     if (duration > p.max[i]) p.max[i] = duration;
@@ -202,13 +215,10 @@ class Collector {
       c.requests += theirs.requests;
       if (theirs.duration > c.duration) c.duration = theirs.duration;
       if (theirs.total > c.total) c.total = theirs.total;
-      const created = theirs.eventCreated;
-      if (Number.isFinite(created) && !(c.created <= created)) c.created = created;
-      if (Number.isFinite(created) && (c.eventCreated === null || created < c.eventCreated)) c.eventCreated = created;
+      noteEventStart(c, theirs.eventCreated);
     }
-    const places = this.places;
     p.places.count.forEach((n, i) => {
-      while (places.count.length <= i) { places.count.push(0); places.sum.push(0); places.max.push(0); }
+      const places = placeSlots(this.places, i);
       places.count[i] += n;
       places.sum[i] += p.places.sum[i];
       if (p.places.max[i] > places.max[i]) places.max[i] = p.places.max[i];

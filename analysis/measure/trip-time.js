@@ -70,8 +70,7 @@ class SampleEnds {
   get(engine, entryName) {
     const n = sampleNumber(String(entryName).split('/').pop());
     if (n === null) return null;
-    let ends = this.byEngine.get(engine);
-    if (!ends && this.byEngine.size === 1) ends = this.byEngine.get('');
+    const ends = this.endsOf(engine);
     const end = ends && n < ends.length ? ends[n] : NaN;
     return Number.isNaN(end) ? null : end;
   }
