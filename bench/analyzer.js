@@ -22,6 +22,7 @@ const { makeStreamRun } = require('../analysis/tools/stream-run');
 
 const ROOT = path.join(__dirname, '..');
 const ROUNDS = Number(process.env.PB_BENCH_ROUNDS || 3);
+const GOAL_FROM = 500_000;   // the speed goal's sizes: 500k and 2M messages
 const ANALYZERS = [{ label: '', root: ROOT }, ...(process.env.PB_BENCH_BASELINE ? [{ label: 'baseline', root: path.resolve(process.env.PB_BENCH_BASELINE) }] : [])];
 
 // Wall and CPU seconds of a command (the CPU of its children included).
@@ -50,8 +51,11 @@ async function main() {
     fs.rmSync(work, { recursive: true, force: true });
   }
   const rss = rows.map((r) => r.peakRssMB);
+  // the goal's sizes: 500k messages and more (below that the analyzer's fixed start dominates)
+  const goal = rows.some((r) => r.messages >= GOAL_FROM) ? rows.filter((r) => r.messages >= GOAL_FROM) : rows;
   console.log(`peak RSS from ${rows[0].messages} to ${rows[rows.length - 1].messages} messages: ${Math.min(...rss).toFixed(0)}-${Math.max(...rss).toFixed(0)} MB; ` +
-    `lowest ratio ${Math.min(...rows.map((r) => r.ratioPercent)).toFixed(0)}% by wall, ${Math.min(...rows.map((r) => r.cpuRatioPercent)).toFixed(0)}% by CPU (goal >= 50%)`);
+    `lowest ratio from ${goal[0].messages} messages: ${Math.min(...goal.map((r) => r.ratioPercent)).toFixed(0)}% by wall, ` +
+    `${Math.min(...goal.map((r) => r.cpuRatioPercent)).toFixed(0)}% by CPU (goal >= 50% by wall)`);
 }
 
 // One size: the run made, timed ROUNDS times, one line printed per analyzer; returns the first's medians.

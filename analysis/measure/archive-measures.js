@@ -19,14 +19,17 @@ class ArchiveMeasures {
     Object.assign(this, { collector, trips, cometTrips });
     const sampleEnd = (st) => (sampleEnds ? sampleEnds.get(st.engine, st.name) : null);
     const collect = collector.visitor;
-    this.visitor = { ...collect, record(obj, type, st) {
-      collect.record(obj, type, st);
-      if (type === 'pull') for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created, { engine: st.engine, event: e });
-      if (type !== 'event') return;
-      const trip = { engine: st.engine, event: obj.response.event };   // whose clock, which emit cycle
-      if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, obj.response.event.timings?.created, trip);
-      else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), obj.response.event.timings?.created, trip);
-    } };
+    this.visitor = { ...collect,
+      event(f, st) {
+        collect.event(f, st);
+        if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, f.eventCreated, st.engine, f.name, f.cycle);
+        else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), f.eventCreated, st.engine, f.name, f.cycle);
+      },
+      record(obj, type, st) {
+        collect.record(obj, type, st);
+        if (type !== 'pull') return;
+        for (const e of pullEvents(obj)) trips.add(st.arrivalMs ?? sampleEnd(st), e.timings?.created, st.engine, e.name, e.cycle);
+      } };
   }
 
   // Plain data of everything so far (structured-clone-able).

@@ -44,6 +44,7 @@ class Collector {
     // start (its first sight's, then the earliest of its event records'); eventCreated: the earliest of its
     // event records' here (what a merge needs)
     this.cycles = new Map();
+    this.index = new Map();    // name -> cycle -> the cycle's entry in `cycles` (cycleOf)
     this.places = { sum: [], max: [], count: [] };   // index = place - 1
     this.cometStreams = [];
     this.poll = { responses: 0, received: 0, unique: 0 };
@@ -60,38 +61,58 @@ class Collector {
     if (ms > this.lastServer) this.lastServer = ms;
   }
 
-  // One record of a saved response (read/responses.js recordType gives its type); st: the response's stream.
-  record(obj, type, st) {
-    const t = this.t;
-    this.counts.records++;
-    const sent = obj.timings?.sent;
-    if (st.records === 1) this.request(obj, st);   // first record of this response: the request itself
-    if (Number.isFinite(sent)) {
-      st.end = sent;
-      this.seen(sent);
-      t.records.add(sent);
-      if (Number.isFinite(obj.connections?.finish)) t.connections.add(sent, obj.connections.finish);
+  // One event record of a saved response (read/record-bytes.js EventFields); st: the response's stream.
+  event(f, st) {
+    this.written(st, f.request, f.created, f.start, f.sent, f.finish);
+    this.counts.events++;
+    if (Number.isFinite(f.sent)) this.t.events.add(f.sent);
+    st.received++;
+    const c = this.cycleOf(f.name, f.cycle, f.eventCreated);
+    const duration = f.eventDuration;
+    if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
+    noteEventStart(c, f.eventCreated);
+    if (Number.isFinite(f.total) && f.total > c.total) c.total = f.total;
+    const place = f.place;
+    if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
+    // unique per stream: a comet stream remembers which cycles it saw until it ends, one bit each
+    if (st.seenCycles === null) st.seenCycles = new SeenCycles();
+    if (st.seenCycles.add(f.name, f.cycle)) {
+      st.uniqueByEvent[f.name] = (st.uniqueByEvent[f.name] || 0) + 1;
+      st.unique++;
     }
-    if (type === 'event') {
-      this.counts.events++;
-      if (Number.isFinite(sent)) t.events.add(sent);
-      this.eventRecord(obj.response.event, st);
-    } else if (type === 'timeout') {
+  }
+
+  // One record of another type (read/responses.js recordType: timeout, clear, pull); st: the response's stream.
+  record(obj, type, st) {
+    const sent = obj.timings?.sent;
+    this.written(st, obj.request, obj.timings?.created, obj.connections?.start, sent, obj.connections?.finish);
+    if (type === 'timeout') {
       this.counts.timeouts++;
-      if (Number.isFinite(sent)) t.timeouts.add(sent);
+      if (Number.isFinite(sent)) this.t.timeouts.add(sent);
     } else if (type === 'clear') {
       this.counts.clears++;
-      if (Number.isFinite(sent)) t.clears.add(sent);
+      if (Number.isFinite(sent)) this.t.clears.add(sent);
     } else if (type === 'pull') {
       this.pullAnswer(obj, st, sent);
     }
   }
 
+  // What every record tells: that it was written (at sent, with finish connections open after it); the
+  // first of a response also the request it answers (request, received at created with start connections).
+  written(st, request, created, start, sent, finish) {
+    this.counts.records++;
+    if (st.records === 1) this.request(st, request, created, start);
+    if (!Number.isFinite(sent)) return;
+    st.end = sent;
+    this.seen(sent);
+    this.t.records.add(sent);
+    if (Number.isFinite(finish)) this.t.connections.add(sent, finish);
+  }
+
   // The request a response answers, from its first record: its type, events, when it was received.
-  request(obj, st) {
-    const created = obj.timings?.created;
-    st.type = obj.request?.type;
-    st.events = Array.isArray(obj.request?.events) ? obj.request.events : [];
+  request(st, request, created, start) {
+    st.type = request?.type;
+    st.events = Array.isArray(request?.events) ? request.events : [];
     st.created = created;
     st.received = 0;
     st.uniqueByEvent = Object.create(null);
@@ -100,8 +121,8 @@ class Collector {
     if (Number.isFinite(created)) this.t.requests.add(created);
     if (st.type === 'comet') this.counts.comet++; else if (st.type === 'poll') this.counts.poll++;
     else if (st.type === 'pull') this.counts.pull++; else this.counts.unknownType++;
-    if (Number.isFinite(created) && Number.isFinite(obj.connections?.start)) {
-      this.t.connections.add(created, obj.connections.start);
+    if (Number.isFinite(created) && Number.isFinite(start)) {
+      this.t.connections.add(created, start);
       this.seen(created);
     }
   }
@@ -112,39 +133,29 @@ class Collector {
     this.counts.events += events.length;
     for (const ev of events) {
       if (Number.isFinite(sent)) this.t.events.add(sent);
-      this.cycleOf(ev);   // the cycle's start; a pull's delay is no emit duration, so none is taken
+      this.cycleOf(ev.name, ev.cycle, ev.timings?.created);   // the cycle's start; a pull's delay is no emit duration, so none is taken
     }
     this.pull.answer(obj, st);
   }
 
-  // The emit cycle of an event (created on first sight), counted as reaching one more request.
-  cycleOf(ev) {
-    const key = ev.name + '#' + ev.cycle;
-    let c = this.cycles.get(key);
-    if (!c) {
-      c = { name: ev.name, cycle: ev.cycle, created: ev.timings?.created, duration: -Infinity, requests: 0, total: 0, eventCreated: null };
-      this.cycles.set(key, c);
+  // The emit cycle `cycle` of event `name` (created on first sight, starting at `created`), counted as
+  // reaching one more request. The cycles are kept by "name#cycle"; `index` finds them by name and cycle
+  // without making that text for every record.
+  cycleOf(name, cycle, created) {
+    let byCycle = this.index.get(name);
+    if (byCycle === undefined) { byCycle = new Map(); this.index.set(name, byCycle); }
+    let c = byCycle.get(cycle);
+    if (c === undefined) {
+      const key = name + '#' + cycle;
+      c = this.cycles.get(key);
+      if (c === undefined) {
+        c = { name, cycle, created, duration: -Infinity, requests: 0, total: 0, eventCreated: null };
+        this.cycles.set(key, c);
+      }
+      byCycle.set(cycle, c);
     }
     c.requests++;
     return c;
-  }
-
-  eventRecord(ev, st) {
-    st.received++;
-    const created = ev.timings?.created;
-    const duration = ev.timings?.duration;
-    const c = this.cycleOf(ev);
-    if (Number.isFinite(duration) && duration > c.duration) c.duration = duration;
-    noteEventStart(c, created);
-    if (Number.isFinite(ev.connections?.total) && ev.connections.total > c.total) c.total = ev.connections.total;
-    const place = ev.connections?.place;
-    if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
-    // unique per stream: a comet stream remembers which cycles it saw until it ends, one bit each
-    if (st.seenCycles === null) st.seenCycles = new SeenCycles();
-    if (st.seenCycles.add(ev.name, ev.cycle)) {
-      st.uniqueByEvent[ev.name] = (st.uniqueByEvent[ev.name] || 0) + 1;
-      st.unique++;
-    }
   }
 
   // Emit duration by place in the queue (index = place - 1).
@@ -237,6 +248,7 @@ class Collector {
   // read/responses.js's visitor, feeding this collector.
   get visitor() {
     return {
+      event: (f, st) => this.event(f, st),
       record: (obj, type, st) => this.record(obj, type, st),
       endStream: (st) => this.endStream(st),
       timestamp: (obj, st) => this.timestamp(obj, st),

@@ -18,6 +18,7 @@
 const hdr = require('hdr-histogram-js');
 const { Timeline } = require('./timeline');
 const { responseFilePlace } = require('../read/jmeter-csv');
+const { collectGarbage } = require('./garbage');
 
 const MAX_SAMPLE_NUMBER = 200_000_000;   // 1.6 GB of sample ends: beyond that a file name is taken as broken
 
@@ -156,6 +157,61 @@ class SignedHistogram {
   }
 }
 
+// The per-emit-cycle histograms of one engine (cycle key -> SignedHistogram of CYCLE_HISTOGRAM). A run
+// holds a cycle per emit interval (900 in 15 minutes at 1 s), and a cycle's records come within its emit
+// loop, so only the OPEN_CYCLES cycles opened last are kept as histograms (a few KB each); an older one is
+// kept in its compressed encoding (partial(): ~100-300 bytes), which is what a worker sends anyway, and
+// opened again should a late record come for it. Memory then stays flat however long the run.
+const OPEN_CYCLES = 16;
+const CYCLES_PER_COLLECTION = 100;   // TripTimes.result
+
+class CycleHistograms {
+  constructor() {
+    this.open = new Map();     // key -> SignedHistogram, oldest opened first
+    this.closed = new Map();   // key -> its partial()
+  }
+
+  record(key, us) {
+    let h = this.open.get(key);
+    if (h === undefined) {
+      const p = this.closed.get(key);
+      if (p === undefined) h = new SignedHistogram(CYCLE_HISTOGRAM);
+      else { h = SignedHistogram.fromPartial(p, CYCLE_HISTOGRAM); this.closed.delete(key); }
+      this.open.set(key, h);
+      if (this.open.size > OPEN_CYCLES) {
+        const [oldest, oh] = this.open.entries().next().value;
+        this.open.delete(oldest);
+        this.closed.set(oldest, oh.partial());
+      }
+    }
+    h.record(us);
+  }
+
+  keys() {
+    return [...this.closed.keys(), ...this.open.keys()];
+  }
+
+  // The histogram of a cycle (a fresh one decoded from its encoding when closed), or undefined.
+  get(key) {
+    const h = this.open.get(key);
+    if (h !== undefined) return h;
+    const p = this.closed.get(key);
+    return p === undefined ? undefined : SignedHistogram.fromPartial(p, CYCLE_HISTOGRAM);
+  }
+
+  // Plain data: [key, SignedHistogram partial] of every cycle.
+  partial() {
+    return [...this.closed, ...[...this.open].map(([key, h]) => [key, h.partial()])];
+  }
+
+  // The histograms a partial (partial()) was made of, all kept encoded until asked for (get).
+  static fromPartial(list) {
+    const c = new CycleHistograms();
+    for (const [key, p] of list) c.closed.set(key, p);
+    return c;
+  }
+}
+
 // Values of one engine are recorded relative to a reference of its own, the smallest of its first
 // REFERENCE_VALUES raw trip times (arrival - created, engine and server clocks mixed: the offset is known
 // only once every archive is read). Recorded values are then about the trip time itself, whatever the
@@ -170,7 +226,7 @@ class EngineTrips {
     this.reference = null;
     this.waiting = [];   // [raw, cycle key] until the reference is fixed
     this.run = new SignedHistogram(RUN_HISTOGRAM);
-    this.byCycle = new Map();   // cycle key -> SignedHistogram
+    this.byCycle = new CycleHistograms();
     this.count = 0;
     this.total = 0;
     this.min = Infinity;
@@ -205,7 +261,7 @@ class EngineTrips {
   partial() {
     this.settle();
     return { reference: this.reference, count: this.count, total: this.total, min: this.min, max: this.max,
-      run: this.run.partial(), byCycle: [...this.byCycle].map(([key, h]) => [key, h.partial()]),
+      run: this.run.partial(), byCycle: this.byCycle.partial(),
       sum: this.sum.partial(), n: this.n.partial(), peak: this.peak.partial() };
   }
 
@@ -214,7 +270,7 @@ class EngineTrips {
     const e = new EngineTrips(baseMs);
     Object.assign(e, { reference: p.reference, count: p.count, total: p.total, min: p.min, max: p.max });
     e.run = SignedHistogram.fromPartial(p.run, RUN_HISTOGRAM);
-    e.byCycle = new Map(p.byCycle.map(([key, h]) => [key, SignedHistogram.fromPartial(h, CYCLE_HISTOGRAM)]));
+    e.byCycle = CycleHistograms.fromPartial(p.byCycle);
     e.sum.merge(p.sum);
     e.n.merge(p.n);
     e.peak.merge(p.peak);
@@ -224,10 +280,7 @@ class EngineTrips {
   record(raw, key) {
     const us = (raw - this.reference) * 1000;
     this.run.record(us);
-    if (key === '') return;
-    let h = this.byCycle.get(key);
-    if (!h) { h = new SignedHistogram(CYCLE_HISTOGRAM); this.byCycle.set(key, h); }
-    h.record(us);
+    if (key !== '') this.byCycle.record(key, us);
   }
 }
 
@@ -263,22 +316,33 @@ class TripTimes {
     this.baseMs = baseMs;
     this.engines = new Map();   // engine name -> EngineTrips
     this.cycles = new Map();    // cycle key -> { event, cycle, createdMs }
+    this.keys = new Map();      // name -> cycle -> its cycle key (cycleKey)
     this.unmatched = 0;   // poll answers with an event whose JMeter sample was not found
   }
 
   // endMs: the arrival, or the sample's end (engine clock), or null; createdMs: the emit cycle's start
-  // (server clock); engine: whose clock endMs is on; event: the record's event ({ name, cycle }), for
-  // the figures per emit cycle.
-  add(endMs, createdMs, { engine = '', event = null } = {}) {
+  // (server clock); engine: whose clock endMs is on; name, cycle: the record's event and emit cycle, for the
+  // figures per emit cycle (none when either is undefined).
+  add(endMs, createdMs, engine = '', name = undefined, cycle = undefined) {
     if (endMs === null || endMs === undefined || !Number.isFinite(createdMs)) { this.unmatched++; return; }
     let e = this.engines.get(engine);
     if (!e) { e = new EngineTrips(this.baseMs); this.engines.set(engine, e); }
-    let key = '';
-    if (event && event.name !== undefined && event.cycle !== undefined) {
-      key = `${event.name}#${event.cycle}`;
-      if (!this.cycles.has(key)) this.cycles.set(key, { event: event.name, cycle: event.cycle, createdMs });
-    }
+    const key = name === undefined || cycle === undefined ? '' : this.cycleKey(name, cycle, createdMs);
     e.add(endMs, Math.round((endMs - createdMs) * 1000) / 1000, key);
+  }
+
+  // The key "name#cycle" of an emit cycle, noted in `cycles` at its first sight; one string for every
+  // record of the cycle, found by name and cycle (keys) without making it again.
+  cycleKey(name, cycle, createdMs) {
+    let byCycle = this.keys.get(name);
+    if (byCycle === undefined) { byCycle = new Map(); this.keys.set(name, byCycle); }
+    let key = byCycle.get(cycle);
+    if (key === undefined) {
+      key = `${name}#${cycle}`;
+      if (!this.cycles.has(key)) this.cycles.set(key, { event: name, cycle, createdMs });
+      byCycle.set(cycle, key);
+    }
+    return key;
   }
 
   // Plain data of what this holds (a worker's partial result, stage/archives.js).
@@ -333,11 +397,11 @@ class TripTimes {
     // reference and offset added), or those of several engines moved and merged.
     const parts = engines.map(({ e, offset, errorBoundMs: bound }) => ({ h: e.run, shiftUs: (e.reference + offset) * 1000, errorBoundMs: bound }));
     const run = merged(parts, RUN_HISTOGRAM);
-    const perCycle = new Map();   // key -> [{ h, shiftUs, errorBoundMs }], one per engine
+    const perCycle = new Map();   // key -> the indexes of the engines that have the cycle
     engines.forEach(({ e }, i) => {
-      for (const [key, h] of e.byCycle) {
+      for (const key of e.byCycle.keys()) {
         if (!perCycle.has(key)) perCycle.set(key, []);
-        perCycle.get(key).push({ ...parts[i], h });
+        perCycle.get(key).push(i);
       }
     });
     const minMs = round2(Math.min(...engines.map(({ e, offset }) => e.min + offset)));
@@ -374,7 +438,12 @@ class TripTimes {
       summary.byEngine = engines.map(({ name, e, offset, errorBoundMs: b }) => ({ engine: name, count: e.count,
         offsetMs: round2(offset), errorBoundMs: b }));
     }
-    const cycles = [...perCycle].map(([key, cycleParts]) => {
+    // (each cycle's histograms taken one cycle at a time: decoded, merged, read, let go, and collected every
+    // CYCLES_PER_COLLECTION cycles: ~1 MB of typed arrays, measure/garbage.js)
+    let sinceCollection = 0;
+    const cycles = [...perCycle].map(([key, held]) => {
+      if (++sinceCollection % CYCLES_PER_COLLECTION === 0) collectGarbage('minor');
+      const cycleParts = held.map((i) => ({ ...parts[i], h: engines[i].e.byCycle.get(key) }));
       const c = this.cycles.get(key);
       const { h, shiftUs } = merged(cycleParts, CYCLE_HISTOGRAM);
       return { event: c.event, cycle: c.cycle, createdSecond: round2((c.createdMs - offsetMs - startMs) / 1000), count: h.count,
@@ -404,4 +473,4 @@ function cycleDigest(cycles) {
   return { count: cycles.length, worstP99: worst };
 }
 
-module.exports = { SampleEnds, TripTimes, SignedHistogram, sampleNumber, percentile, percentileSpectrum, REFERENCE_VALUES };
+module.exports = { SampleEnds, TripTimes, SignedHistogram, CycleHistograms, OPEN_CYCLES, CYCLE_HISTOGRAM, sampleNumber, percentile, percentileSpectrum, REFERENCE_VALUES };

@@ -3,19 +3,23 @@
 // over the bodies of saved responses; this module parses them (ArchiveVisit), on the same thread. Each saved
 // response is classified by its file-name prefix (the sampler label, run-layout.md) and its body parsed
 // line by line: a poll or control answer is one JSON line, a comet stream one JSON record per line
-// (protocol.md), read by record-text.js (JSON.parse's object, faster for event records). The visitor gets
-// every parsed item; this module only counts what it could not read.
+// (protocol.md). An event record in the servers' own layout is read from its bytes into flat fields
+// (record-bytes.js); every other line is decoded and given to JSON.parse, and an event record read so is
+// turned into the same fields (eventFields). The visitor gets every event record as fields, every other
+// record, answer and body as it was parsed; this module only counts what it could not read.
 // An engine's stream log (push-<n>.tsv.gz, the push sampler's; docs/run-layout.md) holds the samples of
 // every thread interleaved, one line per fact: B (a sample began), R (one record of its answer, with the
 // engine-clock µs of its arrival), E (it ended). Each sample becomes one saved response for the visitor,
 // named <label>_<id>.push, its records carrying arrivalMs on the stream object; a time-stamp sample goes
 // to the visitor at its E line, with the µs its request was sent (sentUs) and its answer arrived (arrivalUs).
+// An R line of the usual form (whole-number µs and sample id) is split on its bytes; any other line is
+// decoded first, and reads the same.
 // The analysis reads each archive in a worker thread of its own (archive-worker.js, stage/archives.js).
 const path = require('node:path');
 
 const { KINDS, kindOf } = require('./response-kinds');
 const { ArchiveReader } = require('./archive-reader');
-const { parseRecord } = require('./record-text');
+const { EventFields, EventRecordReader, eventFields } = require('./record-bytes');
 
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 
@@ -34,8 +38,11 @@ function recordType(obj) {
 
 // One archive's saved responses as archive-reader.js hands them over: open / data / close per entry;
 // lines go to the visitor, and what could not be read is counted in `stats`.
-// visitor: { record(obj, type, stream), endStream(stream), timestamp(obj, stream), control(kind, obj, stream),
-// errorBody(text, stream) } (all optional). stream = { name, kind, engine, records, ... } lives for one saved response.
+// visitor: { event(fields, stream), record(obj, type, stream), endStream(stream), timestamp(obj, stream),
+// control(kind, obj, stream), errorBody(text, stream) } (all optional). event: an event record's fields
+// (record-bytes.js EventFields, one object refilled for every record: read it, do not keep it); record: a
+// record of another type (timeout, clear, pull; recordType). stream = { name, kind, engine, records, ... }
+// lives for one saved response.
 class ArchiveVisit {
   constructor(file, engine, visitor) {
     this.engine = engine;
@@ -45,8 +52,10 @@ class ArchiveVisit {
       errorBodies: 0, badLines: 0, halfLines: 0, truncatedEntries: 0, truncated: false, unreadable: false, problem: null,
       damagedStreamLogs: 0, streamLogProblems: [], unendedSamples: 0,
     };
-    this.current = null;         // the saved response being read; it may span batches
-    this.samples = new Map();    // stream logs: sample id -> its saved response, from its B line to its E line
+    this.current = null;         // the saved response being read; it may span chunks
+    this.samples = new Map();    // stream logs: sample key (sampleKey) -> its saved response, from its B line to its E line
+    this.reader = new EventRecordReader();
+    this.fields = new EventFields();
   }
 
   open(name, kind) {
@@ -54,10 +63,10 @@ class ArchiveVisit {
     this.current = { name, kind, engine: this.engine, records: 0, lines: 0, pending: null, isErrorText: false };
   }
 
-  // Lines are cut at "\n" bytes before decoding: in UTF-8 that byte never occurs inside a character, so
-  // a chunk boundary cannot split one, and most bodies arrive in one chunk and are decoded once. A line split
-  // across chunks is joined alone (not the whole chunk), and its start is kept as a copy, so that no chunk
-  // outlives its own parsing (archive-worker.js: the collections).
+  // Lines are cut at "\n" bytes and read from the bytes where they can be (lineBytes): in UTF-8 that byte
+  // never occurs inside a character, so a chunk boundary cannot split one. A line split across chunks is
+  // joined alone (not the whole chunk), and its start is kept as a copy, so that no chunk outlives its own
+  // parsing (archive-worker.js: the collections).
   data(chunk) {
     const st = this.current;
     let start = 0;
@@ -66,15 +75,32 @@ class ArchiveVisit {
       if (nl === -1) { st.pending = Buffer.concat([st.pending, chunk]); return; }
       const head = Buffer.concat([st.pending, chunk.subarray(0, nl)]);
       st.pending = null;
-      this.line(st, head.toString('utf8'), false);
+      this.lineBytes(st, head, 0, head.length);
       start = nl + 1;
     }
     let nl;
     while ((nl = chunk.indexOf(10, start)) !== -1) {
-      if (nl > start) this.line(st, chunk.toString('utf8', start, nl), false);
+      if (nl > start) this.lineBytes(st, chunk, start, nl);
       start = nl + 1;
     }
     if (start < chunk.length) st.pending = Buffer.from(chunk.subarray(start));
+  }
+
+  // One whole line of a saved response, buf[from, to): an event record of a request's answer read from its
+  // bytes, a stream log's line split on its bytes (streamLineBytes), any other decoded and read by line().
+  lineBytes(st, buf, from, to) {
+    if (st.kind === 'stream') this.streamLineBytes(buf, from, to);
+    else if (st.kind !== 'request' || st.isErrorText || !this.reader.read(buf, from, to, this.fields)) this.line(st, buf.toString('utf8', from, to), false);
+    else {
+      st.lines++;
+      this.event(st, this.fields);
+    }
+  }
+
+  // An event record of st, read into fields.
+  event(st, fields) {
+    st.records++;
+    this.visitor.event?.(fields, st);
   }
 
   close(cut) {
@@ -106,12 +132,13 @@ class ArchiveVisit {
     }
     st.lines++;
     let obj;
-    try { obj = parseRecord(text); } catch {
+    try { obj = JSON.parse(text); } catch {
       if (last) this.stats.halfLines++; else this.stats.badLines++;
       return;
     }
     if (st.kind !== 'request') { this.controlAnswer(obj, text, st); return; }
     const type = recordType(obj);
+    if (type === 'event') { this.event(st, eventFields(obj, this.fields)); return; }
     if (type === null) { this.stats.badLines++; return; }
     if (type === 'error') { this.errorBody(text, st); return; }
     st.records++;
@@ -130,17 +157,30 @@ class ArchiveVisit {
     this.visitor.errorBody?.(text, st);
   }
 
+  // One whole line of a stream log, buf[from, to): an R line whose µs and sample id are whole numbers is
+  // split here on its bytes and its record read by lineBytes; any other line is decoded (streamLine).
+  streamLineBytes(buf, from, to) {
+    const micros = buf[from] === 82 && buf[from + 1] === 9 ? wholeNumber(buf, from + 2, to, 16) : null;   // 'R', tab
+    const id = micros === null ? null : wholeNumber(buf, micros.end + 1, to, 15);
+    if (id === null || micros.value > Number.MAX_SAFE_INTEGER) { this.streamLine(buf.toString('utf8', from, to), false); return; }
+    const st = this.samples.get(id.value);
+    if (!st) { this.stats.badLines++; return; }
+    st.arrivalMs = micros.value / 1000;
+    if (st.kind === 'timestamp') this.stamp(st, micros.value, buf.toString('utf8', id.end + 1, to));
+    else this.lineBytes(st, buf, id.end + 1, to);
+  }
+
   // One line of a stream log (B / R / E, tab-separated; docs/run-layout.md).
   streamLine(line, last) {
     if (last) { this.stats.halfLines++; return; }   // a log cut inside a line
     const a = line.indexOf('\t', 2);
     const b = a === -1 ? -1 : line.indexOf('\t', a + 1);
-    const micros = a === -1 ? NaN : Number(line.slice(2, a));
+    const micros = a > 2 ? Number(line.slice(2, a)) : NaN;   // (Number('') is 0)
     if (line[1] !== '\t' || b === -1 || !Number.isFinite(micros)) {
       if (line.trim() !== '') this.stats.badLines++;
       return;
     }
-    const id = line.slice(a + 1, b);
+    const id = sampleKey(line.slice(a + 1, b));
     const tag = line[0];
     if (tag === 'R') this.streamRecord(id, micros, line.slice(b + 1));
     else if (tag === 'B') this.sampleBegan(id, micros, line.split('\t'));
@@ -153,12 +193,14 @@ class ArchiveVisit {
     const st = this.samples.get(id);
     if (!st) { this.stats.badLines++; return; }
     st.arrivalMs = micros / 1000;
-    if (st.kind === 'timestamp') {
-      st.arrivalUs = micros;
-      try { st.stamp = JSON.parse(record); } catch { this.stats.badLines++; }
-      return;
-    }
-    this.line(st, record, false);
+    if (st.kind === 'timestamp') this.stamp(st, micros, record);
+    else this.line(st, record, false);
+  }
+
+  // The answer of a time-stamp sample, arrived at `micros` (engine clock): given to the visitor at its E line.
+  stamp(st, micros, record) {
+    st.arrivalUs = micros;
+    try { st.stamp = JSON.parse(record); } catch { this.stats.badLines++; }
   }
 
   // B: a sample began; it becomes one saved response named <label>_<id>.push.
@@ -200,6 +242,23 @@ class ArchiveVisit {
     this.samples.clear();
     return Object.assign(this.stats, readerStats);
   }
+}
+
+// A sample id of a stream log as the key of its sample: a whole number as that number (what
+// streamLineBytes reads from the bytes), any other text as it is.
+function sampleKey(id) {
+  return /^(0|[1-9][0-9]{0,14})$/.test(id) ? Number(id) : id;
+}
+
+// The whole number of at most maxDigits digits (no sign, no leading zero) at buf[from, ...) ended by a tab
+// before `to`: { value, end (the tab) }, or null.
+function wholeNumber(buf, from, to, maxDigits) {
+  let value = 0;
+  let i = from;
+  for (let c = buf[i]; i < to && c >= 48 && c <= 57; c = buf[++i]) value = value * 10 + (c - 48);
+  const digits = i - from;
+  if (digits === 0 || digits > maxDigits || (digits > 1 && buf[from] === 48) || i >= to || buf[i] !== 9) return null;
+  return { value, end: i };
 }
 
 // The engine an archive belongs to: its file name without .tar.gz or .tgz.

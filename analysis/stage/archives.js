@@ -11,10 +11,12 @@ const { ArchiveVisit, engineOf } = require('../read/responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
 
 const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
-// A worker's young generation, capped so peak RSS stays bounded whatever the archive's size (bench/analyzer.js;
-// 32 MB cost 16-20 MB more at 500k messages for no CPU that the bench could tell). Gunzip's spent output
-// chunks, which only full collections free, are bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
+// A worker's young generation, small: the record reader makes next to no garbage of its own (read/record-bytes.js),
+// so the young collections come by the stream log's spent gunzip chunks, freed at each one; a larger young
+// generation lets more of them pile up (bench/analyzer.js at 2M messages, full collections every 8 MB: 143-148 MB peak RSS at
+// 3 MB, 159-167 at 12, for about the same CPU). The tar's chunks, which only full collections free, are
+// bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 3 };
 
 // files: the archives; baseMs: the first time the time lines keep (stage/clock.js timelineBase);
 // sampleEnds: the request samples' ends (stage/samples.js), or null.

@@ -148,6 +148,7 @@ test('a trip-time histogram rebuilt from its partial gives the same buckets and 
 
 test('an emit cycle in two partials: requests add up, its start is what one collector would give, pull first sights included', () => {
   const { Collector } = require('../measure/collect');
+  const { eventFields } = require('../read/record-bytes');
   // one response of one record: an event record, or a pull answer with one event
   const event = (cycle, created, duration) => ({ type: 'event', obj: { response: { event: { name: 'e', cycle, timings: { created, duration },
     connections: { total: 7, place: 2 } } }, request: { type: 'comet', events: ['e'] }, timings: { sent: created + 10, created: 0 } } });
@@ -155,7 +156,7 @@ test('an emit cycle in two partials: requests add up, its start is what one coll
     cursor: { e: cycle } } }, request: { type: 'pull', cursor: { e: cycle - 1 } }, timings: { sent: created + 10, created: 0 } } });
   const feed = (collector, engine, records) => records.forEach(({ type, obj }, i) => {
     const st = { name: `request_${i}`, kind: 'request', engine, thread: 't1', records: 1 };
-    collector.record(obj, type, st);
+    if (type === 'event') collector.event(eventFields(obj), st); else collector.record(obj, type, st);
     collector.endStream(st);
   });
   const a = [event(1, 1000, 3), pull(3, 500), event(4, 400, 1)];

@@ -48,7 +48,8 @@ async function archiveOf(members) {
 function visitor() {
   const got = { records: [], streams: [], timestamps: [], errors: [] };
   return { got, visitor: {
-    record: (o, type, st) => got.records.push({ type, name: st.name, arrivalMs: st.arrivalMs, cycle: o.response.event?.cycle }),
+    event: (f, st) => got.records.push({ type: 'event', name: st.name, arrivalMs: st.arrivalMs, cycle: f.cycle }),
+    record: (o, type, st) => got.records.push({ type, name: st.name, arrivalMs: st.arrivalMs }),
     endStream: (st) => got.streams.push({ name: st.name, records: st.records, cut: st.cut, thread: st.thread }),
     timestamp: (o, st) => got.timestamps.push({ server: o.timestamp.server, sentUs: st.sentUs, arrivalUs: st.arrivalUs }),
     errorBody: (text) => got.errors.push(text),
@@ -108,6 +109,22 @@ test('corrupt bytes in a stream log: read up to the damage, counted; bad lines s
   assert.equal(stats.damagedStreamLogs, 1, 'the corrupt log');
   assert.equal(stats.badLines, 3, 'the three bad lines of the second log');
   assert.equal(got.records.length >= 3, true, 'the second log is read whole');
+});
+
+test('sample ids of any text: whole numbers read from the bytes, others decoded first, both alike', async () => {
+  // ids 0, 12, 007 and s-4, the same samples; an R line with no µs, or a sample never begun, is a bad line
+  const ids = ['0', '12', '007', 's-4'];
+  const lines = ids.flatMap((id, i) => [['B', us(T0 + i), id, `Request 1-${i}`, 'request'], ['R', us(T0 + 1000 + i), id, rec(1, T0 + 1000)],
+    ['R', us(T0 + 2000 + i), id, rec(2, T0 + 2000)], ['E', us(T0 + 2100), id, '200', '1', '2', '900', '0', us(T0 + 1), 'OK']]);
+  lines.push(['R', '', '12', rec(3, T0 + 3000)], ['R', us(T0 + 3000), '13', rec(3, T0 + 3000)]);
+  const file = await archiveOf({ 'push-1.tsv.gz': zlib.gzipSync(lines.map((f) => f.join('\t') + '\n').join('')) });
+  const { got, visitor: v } = visitor();
+  const stats = await readArchive(file, v);
+  assert.deepEqual(got.streams.map((s) => [s.name, s.records, s.cut]), ids.map((id) => [`request_${id}.push`, 2, false]));
+  assert.deepEqual(got.records.map((r) => [r.name, r.cycle, r.arrivalMs]),
+    ids.flatMap((id, i) => [[`request_${id}.push`, 1, T0 + 1000 + i], [`request_${id}.push`, 2, T0 + 2000 + i]]));
+  assert.equal(stats.badLines, 2);
+  assert.equal(stats.unendedSamples, 0);
 });
 
 test('repeated µs exchanges: the shortest round trip of each half wins, their difference is the drift', () => {

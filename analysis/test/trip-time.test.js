@@ -1,7 +1,8 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { SampleEnds, TripTimes, SignedHistogram, sampleNumber, percentile, REFERENCE_VALUES } = require('../measure/trip-time');
+const { SampleEnds, TripTimes, SignedHistogram, CycleHistograms, OPEN_CYCLES, CYCLE_HISTOGRAM, sampleNumber, percentile, REFERENCE_VALUES } =
+  require('../measure/trip-time');
 
 // HdrHistogram's precision (measure/trip-time.js, docs/trip-time.md): a percentile is within 0.2% of the exact
 // one (two roundings to 3 significant digits), plus the 0.01 ms the summary rounds to.
@@ -125,7 +126,7 @@ test('HdrHistogram percentiles of 100,000 spread trip times stay within 0.2% of 
     const trip = i % 1000 === 0 ? -random() * 2 : i % 97 === 0 ? 100 + random() * 2900 : 1 + random() * 59;
     const created = 1_000_000 + i;
     const end = Math.round((created + trip - 40) * 1000) / 1000;   // this engine's clock is 40 ms behind the server's
-    trips.add(end, created, { engine: 'gen1' });
+    trips.add(end, created, 'gen1');
     exact.push(Math.round((end + 40 - created) * 1000) / 1000);
   }
   exact.sort((a, b) => a - b);
@@ -154,8 +155,8 @@ test('each engine\'s trips use its own offset; figures per emit cycle merge the 
   for (let c = 1; c <= 3; c++) {
     const created = T0 + 1000 * c;
     for (let k = 1; k <= 10; k++) {
-      trips.add(created + k - 2.5, created, { engine: 'gen1', event: { name: 'event1', cycle: c } });
-      trips.add(created + 10 + k + 7, created, { engine: 'gen2', event: { name: 'event1', cycle: c } });
+      trips.add(created + k - 2.5, created, 'gen1', 'event1', c);
+      trips.add(created + 10 + k + 7, created, 'gen2', 'event1', c);
     }
   }
   const { summary, cycles } = trips.result(0, T0, 10, 5, null, offsets);
@@ -178,7 +179,7 @@ test('each engine\'s trips use its own offset; figures per emit cycle merge the 
   assert.equal(summary.cycles.count, 3);
   // an engine without an exchange of its own takes the run's offset and bound
   const lone = new TripTimes(T0 - 60_000);
-  for (let k = 0; k < REFERENCE_VALUES + 5; k++) lone.add(T0 + 12, T0, { engine: 'gen3', event: { name: 'event1', cycle: 1 } });
+  for (let k = 0; k < REFERENCE_VALUES + 5; k++) lone.add(T0 + 12, T0, 'gen3', 'event1', 1);
   const { summary: s3, cycles: c3 } = lone.result(1, T0, 10, 0.5, null, offsets);
   assert.equal(s3.minMs, 13);
   near(s3.p50Ms, 13, 'p50 with the run offset');
@@ -197,4 +198,30 @@ test('the trip-time distribution chart: one line per kind of answer, labelled by
   const c = charts['trip-time-spectrum'];
   assert.deepEqual(c.x_axis.labels.labels, ['0%', '50%', '75%', '87.5%', '93.75%']);
   assert.deepEqual(c.elements.map((e) => [e.text, e.values]), [['Long polls', [0, 10, 20]], ['Comet records', [0, 10, 20, 30, 40]]]);
+});
+
+test('per-cycle histograms: only the last cycles stay open, a late record reopens its cycle, nothing is lost', () => {
+  const cycles = new CycleHistograms();
+  const plain = new Map();   // the same values, every cycle a histogram of its own
+  const record = (key, us) => {
+    cycles.record(key, us);
+    if (!plain.has(key)) plain.set(key, new SignedHistogram(CYCLE_HISTOGRAM));
+    plain.get(key).record(us);
+  };
+  const n = OPEN_CYCLES * 3;
+  for (let c = 1; c <= n; c++) for (let k = 0; k < 50; k++) record(`e#${c}`, ((c * 7919 + k * 104729) % 300_000) - 2000);
+  assert.equal(cycles.open.size, OPEN_CYCLES, 'the cycles opened last stay open');
+  assert.equal(cycles.closed.size, n - OPEN_CYCLES, 'the others are kept encoded');
+  record('e#1', 123_456);   // a late record: its cycle is opened again, the oldest open one closed
+  record('e#2', -5_000);
+  assert.equal(cycles.open.size, OPEN_CYCLES);
+  const buckets = (h) => { const out = []; h.forEach((v, count) => out.push([v, count])); return out; };
+  const back = CycleHistograms.fromPartial(structuredClone(cycles.partial()));
+  assert.deepEqual(back.keys().sort(), [...plain.keys()].sort());
+  for (const [key, h] of plain) {
+    assert.deepEqual(buckets(cycles.get(key)), buckets(h), key);
+    assert.deepEqual(buckets(back.get(key)), buckets(h), `${key} through a partial`);
+    assert.equal(back.get(key).count, h.count);
+  }
+  assert.equal(cycles.get('e#0'), undefined);
 });

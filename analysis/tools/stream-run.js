@@ -114,4 +114,4 @@ async function makeStreamRun(runDir, messages, options = {}) {
   return { archives, logs, cycles, threads: o.threads };
 }
 
-module.exports = { makeStreamRun, DEFAULT_DELAY };
+module.exports = { makeStreamRun, record, DEFAULT_DELAY };
