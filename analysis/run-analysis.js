@@ -40,7 +40,7 @@ async function analyzeRun(runDir) {
   const messages = deliveredMessages(col);
   const network = networkCost(runDir, { run, col, clock, axis });
   const loadGenerator = await readLoadGenerator(runDir, run, clock.t0, axis.seconds);
-  const judged = judgeRun({ run, csv, t0: clock.t0, axis, series, cycles: emit.cycles, sutCores: sut.pidstat.cores ?? null, loadGenerator });
+  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, loadGenerator });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
     hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,

@@ -6,12 +6,14 @@
 const { r2 } = require('../measure/per-second');
 
 // col: the archives' collector result; clock: { t0, offset }; seconds: the time axis' length.
-// Returns { cycles (in time order), emitDuration, requestsPerCycle, places }.
+// Returns { cycles (in time order), startsMs (each cycle's start on the client clock, ms, unrounded), emitDuration,
+// requestsPerCycle, places }.
 function emitCycles(col, { t0, offset }, seconds) {
-  const cycles = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
-    .sort((a, b) => a.created - b.created || a.cycle - b.cycle)
-    .map((c) => ({ event: c.name, cycle: c.cycle, createdSecond: r2((c.created - offset - t0) / 1000),
-      duration: Number.isFinite(c.duration) ? c.duration : null, requests: c.requests, total: c.total }));
+  const created = [...col.cycles.values()].filter((c) => Number.isFinite(c.created))
+    .sort((a, b) => a.created - b.created || a.cycle - b.cycle);
+  const startsMs = created.map((c) => c.created - offset);
+  const cycles = created.map((c) => ({ event: c.name, cycle: c.cycle, createdSecond: r2((c.created - offset - t0) / 1000),
+    duration: Number.isFinite(c.duration) ? c.duration : null, requests: c.requests, total: c.total }));
   const emitDuration = new Array(seconds).fill(null);
   const requestsPerCycle = new Array(seconds).fill(null);
   for (const c of cycles) {
@@ -25,7 +27,7 @@ function emitCycles(col, { t0, offset }, seconds) {
     maxDuration: col.places.count.map((n, i) => (n ? col.places.max[i] : null)),
     count: col.places.count,
   };
-  return { cycles, emitDuration, requestsPerCycle, places };
+  return { cycles, startsMs, emitDuration, requestsPerCycle, places };
 }
 
 module.exports = { emitCycles };

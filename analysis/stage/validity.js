@@ -5,24 +5,35 @@
 // (reference 001) names what this guards against a threat to validity.
 const { measureWorkload } = require('../measure/workload');
 const { assessValidity, thresholds: validityThresholds } = require('../measure/validity');
+const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
 
 // The period of a thread's requests when no event paces them: a long poll without events asks again
 // every max-duration, a pull every pull-interval.
 const requestPeriod = (run) => (run.type === 'poll' && !run.event ? run.maxDuration : run.type === 'pull' ? run.pullInterval : null);
 
-// run; csv: stage/samples.js'; t0: the run start; axis: { seconds, window }; series: stage/series.js';
-// cycles: stage/cycles.js'; sutCores: the SUT's cores (pidstat); loadGenerator: stage/monitors.js
-// readLoadGenerator's. Returns { workload, validity, notes }.
-function judgeRun({ run, csv, t0, axis: { window }, series, cycles, sutCores, loadGenerator }) {
-  const cycleStartsClient = cycles.map((c) => t0 + c.createdSecond * 1000).sort((a, b) => a - b);
+// How far apart an engine's stamp (results.csv: whole ms) and an emit cycle's start (the server's whole ms,
+// moved to the client clock by the run's offset) can be and still be the same instant: the whole-ms stamps'
+// resolution, plus the offset's error bound, or, with several engines, the largest of an engine's own
+// error bound plus how far its offset lies from the run's. clock: stage/clock.js runClock's.
+function stampMarginMs({ offset, best, byEngine }) {
+  const engines = [...(byEngine?.values() ?? [])].map((e) => Math.abs(e.offset - offset) + (e.errorBoundMs ?? 0));
+  return STAMP_RESOLUTION_MS + Math.max(best?.errorBoundMs ?? 0, ...engines);
+}
+
+// run; csv: stage/samples.js'; clock: stage/clock.js runClock's; axis: { seconds, window }; series:
+// stage/series.js'; emit: stage/cycles.js'; sutCores: the SUT's cores (pidstat); loadGenerator:
+// stage/monitors.js readLoadGenerator's. Returns { workload, validity, notes }.
+function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, loadGenerator }) {
+  const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
-    { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, cycleStartsClient, requestPeriod(run)) : null;
+    { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
+    requestPeriod(run), stampMarginMs(clock)) : null;
   const { thresholds, problems } = validityThresholds();
-  const workload = measureWorkload({ run, window, series, cycles, client, engines: loadGenerator.engines, sutCores,
+  const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores,
     controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });
   const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds,
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });
   return { workload, validity, notes: problems };
 }
 
-module.exports = { judgeRun };
+module.exports = { judgeRun, stampMarginMs };

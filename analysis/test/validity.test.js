@@ -8,6 +8,10 @@ const { assessValidity, thresholds, DEFAULTS } = require('../measure/validity');
 const { steadyWindow, measureWorkload } = require('../measure/workload');
 const { ClientThreads, countBetween } = require('../measure/client-threads');
 const { parseGcLogText, pausePerSecond } = require('../read/gc-log');
+const { stampMarginMs } = require('../stage/validity');
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
 
 const T = DEFAULTS;
 const fill = (n, v) => new Array(n).fill(v);
@@ -157,6 +161,69 @@ test('client threads: last start, re-poll gaps and the emit cycles that fell int
   assert.equal(countBetween([1, 2, 3], 1, 3), 1);
 });
 
+test('client threads: a thread\'s samples are taken in time order, whatever order results.csv lists them in', () => {
+  const samples = [['A', 0, 1000], ['B', 400, 1600], ['A', 1001, 999], ['A', 2500, 500], ['B', 2002, 998], ['B', 3100, 900]];
+  const inOrder = new ClientThreads();
+  for (const s of samples) inOrder.add(...s);
+  const shuffled = new ClientThreads();
+  for (const i of [2, 5, 0, 4, 3, 1]) shuffled.add(...samples[i]);     // A's 1001 before its 0, B's 3100 first
+  const window = { fromMs: 0, toMs: 10000 };
+  const r = shuffled.result(0, window, [2200, 2400, 5000]);
+  assert.deepEqual(r, inOrder.result(0, window, [2200, 2400, 5000]));
+  assert.deepEqual([r.gaps.count, r.gaps.maxMs, r.missedCycles, r.lastStartSecond], [4, 500, 2, 0.4]);
+  const overlap = new ClientThreads();
+  overlap.add('A', 0, 1000);
+  overlap.add('A', 900, 500);                                            // began before A's answer came
+  assert.deepEqual([overlap.result(0, window).gaps.overlapping, overlap.result(0, window).gaps.count], [1, 0]);
+});
+
+test('client threads: a cycle counts as missed only when it began inside a gap by more than the stamps\' margin', () => {
+  const c = new ClientThreads();
+  c.add('A', 0, 1000);
+  c.add('A', 1040, 960);                                                 // gap 1000-1040
+  const window = { fromMs: 0, toMs: 10000 };
+  assert.equal(c.result(0, window, [1000.4], null, 0).missedCycles, 1);
+  assert.equal(c.result(0, window, [1000.4], null, 1.2).missedCycles, 0); // within 1.2 ms of the answer
+  assert.equal(c.result(0, window, [1039.5], null, 1.2).missedCycles, 0); // within 1.2 ms of the next request
+  assert.equal(c.result(0, window, [1020], null, 1.2).missedCycles, 1);
+});
+
+test('the stamps\' margin: 1 ms of whole-ms stamps plus the offset\'s error bound, or an engine\'s distance from it', () => {
+  assert.equal(stampMarginMs({ offset: 0, best: null, byEngine: new Map() }), 1);
+  assert.equal(stampMarginMs({ offset: -0.4, best: { errorBoundMs: 0.25 }, byEngine: new Map() }), 1.25);
+  const byEngine = new Map([['e1', { offset: -0.4, errorBoundMs: 0.25 }], ['e2', { offset: 1.6, errorBoundMs: 0.5 }]]);
+  assert.equal(stampMarginMs({ offset: -0.4, best: { errorBoundMs: 0.25 }, byEngine }), 1 + 2 + 0.5);
+});
+
+// Captured: the request samples of a real long-poll run (./run.sh tc7 5 20 400 poll 180000 event1 1000, one
+// local engine), in results.csv's own order, and its emit cycles' start stamps from the response archive.
+// Read in file order, 132 samples came before an earlier one of their thread, which made ~1 s gaps out of
+// two polls and judged the run generator-bound.
+test('captured long-poll run: results.csv out of thread order, gaps and missed cycles as the threads made them', () => {
+  const dir = path.join(__dirname, 'fixtures', 'captured');
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, 'poll-order.json'), 'utf8'));
+  const rows = zlib.gunzipSync(fs.readFileSync(path.join(dir, 'poll-order.csv.gz'))).toString('utf8').trim().split('\n').slice(1)
+    .map((l) => { const [t, e, name] = l.split(','); return [name, Number(t), Number(e)]; });
+  const lastStart = new Map();
+  let before = 0;
+  for (const [name, t] of rows) { if (t < (lastStart.get(name) ?? -Infinity)) before++; lastStart.set(name, t); }
+  assert.equal(before, 132);
+  const t0 = meta.startedAt;
+  const window = { fromMs: t0 + meta.steadyWindow.fromSecond * 1000, toMs: t0 + meta.steadyWindow.toSecond * 1000 };
+  const starts = meta.cycleCreatedMs.map((ms) => ms - meta.clockOffset.ms);
+  const margin = stampMarginMs({ offset: meta.clockOffset.ms, best: { errorBoundMs: meta.clockOffset.errorBoundMs }, byEngine: new Map() });
+  const judge = (order) => {
+    const c = new ClientThreads();
+    for (const r of order) c.add(...r);
+    return c.result(t0, window, starts, null, margin);
+  };
+  const r = judge(rows);
+  assert.deepEqual(r, judge([...rows].sort((a, b) => a[1] - b[1])));
+  assert.deepEqual([r.threads, r.gaps.overlapping, r.missedCycles], [400, 0, 0]);
+  assert.ok(r.gaps.count > 5000);
+  assert.ok(r.gaps.maxMs < meta.emitIntervalMs / 2, `longest gap ${r.gaps.maxMs} ms`);
+});
+
 test('GC log: pause lines give their end time and length; other lines pass; broken pause lines are counted', () => {
   const log = [
     '[1795442931715ms][5ms] Using Parallel',
@@ -190,7 +257,7 @@ test('no request sample at all: the generator did not run, whatever the server d
 });
 
 test('docs/validity.md lists every threshold with its default', () => {
-  const doc = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'docs', 'validity.md'), 'utf8');
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'validity.md'), 'utf8');
   for (const [name, value] of Object.entries(DEFAULTS)) {
     assert.match(doc, new RegExp(`\\| \`${name}\` \\| ${String(value).replace('.', '\\.')} \\|`), name);
   }
