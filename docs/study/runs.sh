@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The runs behind docs/study (issue #25): real sweeps of the study's permutations (section 4.2) at small
 # connection levels, each repeat in its own pass over the selection so that the repeats are spread over the
-# sitting. Two sets: `pilot` (1 s events at 100 and 400 connections, no events and comet with 10 s events
+# sitting. Three sets: `pilot` (1 s events at 100 and 400 connections, no events and comet with 10 s events
 # at 400: 21 permutations) and `coverage` (what the pilot left out, so that every finding has runs: 32
-# permutations, the blocking Tomcats and Node.js on all cores among them). Raw run directories go to
+# permutations, the blocking Tomcats and Node.js on all cores among them), and `polls` (the 12 long-poll
+# permutations with events of both, run again once re-poll gaps were read in each thread's order). Raw run directories go to
 # PB_STUDY_RAW (default /tmp/study-raw), never into the repository; charts/study-collect.js then copies
 # what the page needs.
 #
 #   docs/study/runs.sh                        the pilot set, passes 1-3 (~14 min a pass on a quiet 2-core machine)
 #   docs/study/runs.sh 2                      only pass 2 (resumes it where it was cut short)
 #   docs/study/runs.sh --set coverage 1 2 3   the coverage set, three passes (~36 min a pass)
+#   docs/study/runs.sh --set polls 7 8 9      the polls set, three passes (~8 min a pass)
 #
 # PB_STUDY_TREE: the checkout whose sweep.sh runs (default: this one). The ports are moved out of the test
 # slots' ranges (./test.sh uses 18080-19897 and 11000-12900) so the pilot can run beside other suites.
@@ -34,7 +36,7 @@ if [[ ${1:-} == --set ]]; then
   set_name=${2:-}
   shift 2 || true
 fi
-[[ $set_name == pilot || $set_name == coverage ]] || { echo "runs.sh: --set is pilot or coverage, not '$set_name'" >&2; exit 2; }
+[[ $set_name == pilot || $set_name == coverage || $set_name == polls ]] || { echo "runs.sh: --set is pilot, coverage or polls, not '$set_name'" >&2; exit 2; }
 
 pilot() { # pilot <pass>
   local pass=$1
@@ -62,6 +64,16 @@ coverage() { # coverage <pass>
   sweep "cover$pass-cluster" --servers node-cluster --levels 400 --filter 'poll 180000 event1 1000$' --duration 20
 }
 
+polls() { # polls <pass>
+  local pass=$1
+  # every long poll with events again, judged by the analyzer that reads each thread's samples in time order
+  # (results.csv is in the order the controller received them) and each emit cycle's start to the ms
+  sweep "polls$pass-events-1s" --levels 100,400 --filter 'poll 180000 event1 1000$' --duration 20
+  sweep "polls$pass-bio" --servers tc6-bio,tc7-bio --levels 400 --filter 'poll 180000 event1 1000$' --duration 20
+  sweep "polls$pass-cluster" --servers node-cluster --levels 400 --filter 'poll 180000 event1 1000$' --duration 20
+  sweep "polls$pass-poll-10s" --levels 400 --filter 'poll 180000 event1 10000$' --duration 30
+}
+
 passes=("$@")
 [[ ${#passes[@]} -gt 0 ]] || passes=(1 2 3)
 for pass in "${passes[@]}"; do
@@ -69,6 +81,7 @@ for pass in "${passes[@]}"; do
   case $set_name in
     pilot) pilot "$pass" ;;
     coverage) coverage "$pass" ;;
+    polls) polls "$pass" ;;
   esac
 done
 exit "$status"
