@@ -4,9 +4,9 @@
 # sitting. Three sets: `pilot` (1 s events at 100 and 400 connections, no events and comet with 10 s events
 # at 400: 21 permutations) and `coverage` (what the pilot left out, so that every finding has runs: 32
 # permutations, the blocking Tomcats and Node.js on all cores among them), and `polls` (the 12 long-poll
-# permutations with events of both, run again once re-poll gaps were read in each thread's order). Raw run directories go to
-# PB_STUDY_RAW (default /tmp/study-raw), never into the repository; charts/study-collect.js then copies
-# what the page needs.
+# permutations with events of both, run again once re-poll gaps were read in each thread's order). Raw run
+# directories go to PB_STUDY_RAW (default /tmp/study-raw), never into the repository;
+# charts/study-collect.js then copies what the page needs.
 #
 #   docs/study/runs.sh                        the pilot set, passes 1-3 (~14 min a pass on a quiet 2-core machine)
 #   docs/study/runs.sh 2                      only pass 2 (resumes it where it was cut short)
