@@ -18,7 +18,8 @@
 // besides the delay: the proxy's timers firing late (its event loop: ~1 ms on a quiet machine, more when
 // other suites run), the run-to-run spread of the p50 of a few hundred trip times on this shared 2-core
 // machine, and the clock offset's estimate (the namespaces share one clock, so its true value is 0: the
-// test checks that the reported offset lies within its own error bound, half the shortest round trip).
+// test checks that the reported offset lies within its own error bound: half the best round trip plus half
+// of the server's whole-ms stamp).
 // A quarter of the delay still tells the trip time apart from its likely faults: the delay lost (shift 0,
 // e.g. an offset taken without the round trip's half), half of it (an offset taken from the sample's start
 // or end instead of the send) or doubled (the round trip instead of the one way).

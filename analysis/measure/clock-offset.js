@@ -1,25 +1,38 @@
 'use strict';
 // Clock offset between a load engine and the server (protocol.md, "Time stamper"). The server read its
-// clock about half-way through the round trip JMeter measured, so
+// clock about half-way through the round trip the engine measured, so
 //   offset = server - client - elapsed / 2
 // and a server time t corresponds to the client time t - offset.
+// Stamps in whole ms stand for the ms they name: a server time s was read in [s, s + 1), so s + 0.5 is
+// used, and the error bound is half the round trip plus half of each whole-ms stamp's resolution. The
+// server's times are always whole ms (protocol.md); the engine's are whole ms from JMeter (__time(),
+// results.csv's elapsed), µs from the push sampler (clientResolutionMs 0).
+const SERVER_RESOLUTION_MS = 1;
 
-function clockOffset({ server, client, elapsed }) {
-  return server - client - (elapsed || 0) / 2;
+function clockOffset({ server, client, elapsed, clientResolutionMs = 0 }) {
+  return server + SERVER_RESOLUTION_MS / 2 - (client + clientResolutionMs / 2) - (elapsed || 0) / 2;
+}
+
+// How far the true offset can lie from clockOffset's (ms, to the µs the finest stamps carry): null while
+// the round trip is unknown.
+function offsetErrorBound({ elapsed, clientResolutionMs = 0 }) {
+  if (elapsed == null) return null;
+  return Math.round((elapsed / 2 + (SERVER_RESOLUTION_MS + clientResolutionMs) / 2) * 1000) / 1000;
 }
 
 function serverToClient(serverMs, offset) {
   return serverMs - offset;
 }
 
-// Picks the best of several time-stamp measurements: the one with the shortest round trip has the
-// smallest error bound (elapsed / 2).
+// Picks the best of several time-stamp measurements: the one with the smallest error bound (the shortest
+// round trip, stamps alike).
 function bestOffset(measurements) {
   const usable = measurements.filter((m) => Number.isFinite(m.server) && Number.isFinite(m.client));
   if (usable.length === 0) return null;
-  usable.sort((a, b) => (a.elapsed ?? Infinity) - (b.elapsed ?? Infinity));
+  const bound = (m) => offsetErrorBound(m) ?? Infinity;
+  usable.sort((a, b) => bound(a) - bound(b));
   const m = usable[0];
-  return { offset: clockOffset(m), elapsed: m.elapsed ?? null, errorBoundMs: m.elapsed == null ? null : m.elapsed / 2,
+  return { offset: clockOffset(m), elapsed: m.elapsed ?? null, errorBoundMs: offsetErrorBound(m),
     engine: m.engine ?? null, measurements: usable.length };
 }
 
@@ -72,4 +85,4 @@ function offsetDrift(measurements) {
   return out.length ? out : null;
 }
 
-module.exports = { clockOffset, serverToClient, bestOffset, offsetsByEngine, engineOffsets, offsetDrift };
+module.exports = { SERVER_RESOLUTION_MS, clockOffset, offsetErrorBound, serverToClient, bestOffset, offsetsByEngine, engineOffsets, offsetDrift };

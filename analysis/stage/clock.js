@@ -27,8 +27,8 @@ function clientStart(run, csv) {
 // Pairs each time-stamp answer from an archive with its JMeter sample to learn the round trip: same file
 // name, saved by the same engine (the engine in the sample's responseFile path, as for the trip time:
 // two engines on one address both save timestamp_1). Samples whose path has another shape fall back on
-// the engine's address in the thread name, then on the first of that name. The push sampler's exchange
-// carries its own round trip, stamped in µs (read/responses.js).
+// the engine's address in the thread name, then on the first of that name; its stamps are whole ms. The
+// push sampler's exchange carries its own round trip, stamped in µs (read/responses.js).
 function offsetMeasurements(timestamps, rows, engines) {
   return timestamps.map((ts) => {
     if (ts.sentUs !== undefined) {
@@ -42,7 +42,7 @@ function offsetMeasurements(timestamps, rows, engines) {
     const row = candidates.find((r) => r.engine !== '' && r.engine === ts.engine)
       ?? unplaced.find((r) => address && r.threadName.includes(address)) ?? unplaced[0];
     const client = Number.isFinite(ts.client) ? ts.client : row?.timeStamp;
-    return { server: ts.server, client, elapsed: row ? row.elapsed : null, engine: ts.engine };
+    return { server: ts.server, client, elapsed: row ? row.elapsed : null, clientResolutionMs: 1, engine: ts.engine };
   });
 }
 

@@ -47,7 +47,7 @@ test('two engines on one address, both saving timestamp_3.json: each answer gets
   const { summary } = await analyzeRun(run);
   assert.equal(summary.clockOffset.engine, 'local2');
   assert.equal(summary.clockOffset.ms, 1000);
-  assert.equal(summary.clockOffset.errorBoundMs, 1);
+  assert.equal(summary.clockOffset.errorBoundMs, 2);   // half the 2 ms round trip, half of each whole-ms stamp
 });
 
 test('offsetMeasurements: a sample placed on another engine is never used; unplaced samples fall back on the address', () => {
