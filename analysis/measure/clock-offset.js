@@ -85,4 +85,4 @@ function offsetDrift(measurements) {
   return out.length ? out : null;
 }
 
-module.exports = { SERVER_RESOLUTION_MS, clockOffset, offsetErrorBound, serverToClient, bestOffset, offsetsByEngine, engineOffsets, offsetDrift };
+module.exports = { clockOffset, offsetErrorBound, serverToClient, bestOffset, offsetsByEngine, engineOffsets, offsetDrift };

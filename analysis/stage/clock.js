@@ -6,6 +6,7 @@
 const path = require('node:path');
 const { bestOffset, offsetsByEngine, offsetDrift } = require('../measure/clock-offset');
 const { steadyWindow } = require('../measure/workload');
+const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
 
 const MAX_SECONDS = 48 * 3600;
 // Server times are kept from an hour before the run start: engine and server clocks need not agree.
@@ -42,7 +43,7 @@ function offsetMeasurements(timestamps, rows, engines) {
     const row = candidates.find((r) => r.engine !== '' && r.engine === ts.engine)
       ?? unplaced.find((r) => address && r.threadName.includes(address)) ?? unplaced[0];
     const client = Number.isFinite(ts.client) ? ts.client : row?.timeStamp;
-    return { server: ts.server, client, elapsed: row ? row.elapsed : null, clientResolutionMs: 1, engine: ts.engine };
+    return { server: ts.server, client, elapsed: row ? row.elapsed : null, clientResolutionMs: STAMP_RESOLUTION_MS, engine: ts.engine };
   });
 }
 
