@@ -139,7 +139,7 @@ read_hosts() {
   remote_init "$PB_STATE_EXPLICIT"
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
-    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}") ||
+    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}" "$PB_REQUEST_SAMPLER") ||
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
     say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
@@ -242,7 +242,7 @@ launch_engines() {
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
-      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" \
+      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
       >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
@@ -327,6 +327,7 @@ request.type=${RUN[type]}
 request.events=${RUN[event]}
 request.duration=${RUN[maxdur]:-0}
 pull.interval=${RUN[pull]:-0}
+request.sampler=$PB_REQUEST_SAMPLER
 EOF
 }
 

@@ -1,16 +1,18 @@
 'use strict';
 // The run analysis (study 3.4): one run directory -> data sets (data/*.json) and charts (charts/*.json).
 // analyzeRun runs the stages of stage/ in order, each a function from the values before it to one value:
-//   samples -> archives -> clock -> monitors -> time axis -> cycles -> series -> messages -> validity
-//   -> summary, and the run charts (chart/run-charts.js) from the data sets.
+//   samples -> archives -> answers -> clock -> monitors -> time axis -> cycles -> series -> messages
+//   -> validity -> summary, and the run charts (chart/run-charts.js) from the data sets.
+// The answers are results.csv's request samples, or, with the mux engine, the stream logs' (folded in the
+// archives' workers, joined to results.csv's other samples: stage/samples.js joinAnswers).
 // Every input is optional: what is missing or unreadable is listed in data/summary.json and the rest is
 // still analysed. docs/architecture.md shows the stages and the files between them.
 const fs = require('node:fs');
 const path = require('node:path');
 const { findInputs, readRun } = require('./read/run-inputs');
-const { answerCriterionOfCsv } = require('./measure/answer-criterion');
+const { answerCriterionOfCsv, answerCriterionOfStreamLogs, withinSeconds } = require('./measure/answer-criterion');
 const { buildRunCharts } = require('./chart/run-charts');
-const { readSamples } = require('./stage/samples');
+const { readSamples, joinAnswers, answerTotals } = require('./stage/samples');
 const { readArchives } = require('./stage/archives');
 const { timelineBase, clientStart, runClock, timeAxis } = require('./stage/clock');
 const { readSutMonitors, readLoadGenerator } = require('./stage/monitors');
@@ -26,10 +28,11 @@ async function analyzeRun(runDir) {
   const { run, problem: runProblem } = readRun(inputs.runJson);
   const resultsCsv = present('resultsCsv') ? inputs.resultsCsv : null;
   const samples = await readSamples(resultsCsv, timelineBase(Number.isFinite(run.startedAt) ? run.startedAt : null));
-  const { csv } = samples;
-  const start = clientStart(run, csv);
-  const archives = await readArchives(archiveFiles, { baseMs: timelineBase(start.t0), sampleEnds: csv?.sampleEnds ?? null });
+  const start = clientStart(run, samples.csv);
+  const archives = await readArchives(archiveFiles, { baseMs: timelineBase(start.t0), sampleEnds: samples.csv?.sampleEnds ?? null,
+    answers: { errorsBaseMs: samples.csv?.errorTimeline.base ?? null, criterion: { run, seconds: withinSeconds().seconds } } });
   const { col } = archives;
+  const { csv, source: answerSource } = joinAnswers(samples.csv, archives.answers);
   const clock = runClock({ t0: start.t0, timestamps: col.timestamps, firstServer: col.firstServer,
     timestampRows: csv?.timestampRows ?? [], engines: run.hosts?.engines ?? [] });
   const sut = await readSutMonitors(inputs, present);
@@ -46,9 +49,10 @@ async function analyzeRun(runDir) {
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
-    cometTrip, cycles: emit.cycles, messages, network, judged,
+    cometTrip, cycles: emit.cycles, messages, network, judged, answerSource, answerTotals: answerTotals(csv, archives.answers),
     // reference 003's capacity criterion: 95% of answers within T s (measure/answer-criterion.js)
-    capacityCriterion: await answerCriterionOfCsv(resultsCsv, run),
+    capacityCriterion: answerSource === 'stream logs' ? answerCriterionOfStreamLogs(archives.answers.criterion, run)
+      : await answerCriterionOfCsv(resultsCsv, run),
     notes: [...start.notes, ...clock.notes, ...sut.notes, ...seriesNotes, ...judged.notes],
     problems: [runProblem, samples.problem].filter(Boolean) });
   const { charts, skipped } = buildRunCharts(datasets, run);

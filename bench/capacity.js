@@ -254,7 +254,10 @@ async function measure(o) {
   const port = cfg.port[o.server];
   const { seconds } = withinSeconds();
   const runDirFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-capacity-')), 'run-dir');
-  const env = { ...process.env, PB_RUN_DIR_FILE: runDirFile };
+  // The live watch reads each answer's sample from results.csv as it is written, so the run has a JMeter
+  // sample per answer: the thread-per-connection push sampler, unless PB_REQUEST_SAMPLER says otherwise
+  // (docs/capacity.md).
+  const env = { PB_REQUEST_SAMPLER: 'push', ...process.env, PB_RUN_DIR_FILE: runDirFile };
   const args = runArgs(o);
   console.log(`capacity: ./run.sh ${args.join(' ')}  (${o.rate} connections/s up to ${o.max}, T = ${seconds} s)`);
   const child = spawn(path.join(ROOT, 'run.sh'), args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });

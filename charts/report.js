@@ -138,7 +138,8 @@ function totalsCard(s) {
   const rows = [
     row('Responses sent (records)', t.responsesSent), row(`Responses per second${windowLabel(s)}`, s.responsesPerSecond),
     row('Event records', t.events), row('Timeout records', t.timeouts), row('Clear records', t.clears),
-    row('Error bodies', t.errorBodies), row('JMeter samples', t.samples), row('Failed samples', t.failedSamples),
+    row('Error bodies', t.errorBodies),
+    row(t.answersFrom ? 'Samples (answers from the stream logs)' : 'JMeter samples', t.samples), row('Failed samples', t.failedSamples),
     row('Errors (failed, not timeout)', t.errors), row('Peak connections', s.peakConnections),
     row('Emit cycles', t.emitCycles), row('Peak emit duration (ms)', s.peakEmitDuration),
     row('Duration analysed (s)', s.durationSeconds),

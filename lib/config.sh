@@ -54,11 +54,18 @@ PB_TOMCAT_BIO_JVM_THREADS=${PB_TOMCAT_BIO_JVM_THREADS:-60}      # the JVM's own 
 PB_TOMCAT_BIO_THREAD_KB=${PB_TOMCAT_BIO_THREAD_KB:-128}         # resident memory per held connection (docs/limits.md)
 
 # JMeter engines.
-# Engine heap: "auto" sizes each engine's -Xmx from its threads and, for comet, the records its streams
-# hold (lib/jmeter-heap.sh); or a fixed size such as 3g for every engine.
+# The engine's request sampler (testplan.jmx request.sampler): mux, many connections per JMeter thread
+# through one selector each (docs/engine.md); push, a JMeter thread per connection (the plan's push
+# sampler); http, JMeter's own HTTP sampler, a thread per connection and a file per answer.
+PB_REQUEST_SAMPLER=${PB_REQUEST_SAMPLER:-mux}
+PB_MUX_CONNECTIONS_PER_THREAD=${PB_MUX_CONNECTIONS_PER_THREAD:-5000}   # a mux thread (selector) per this many, at most one per core
+# Engine heap: "auto" sizes each engine's -Xmx from its connections (lib/jmeter-heap.sh); or a fixed size
+# such as 3g for every engine.
 PB_JMETER_HEAP=${PB_JMETER_HEAP:-auto}
-PB_JMETER_HEAP_BASE_MB=${PB_JMETER_HEAP_BASE_MB:-512}            # the JVM and the plan
+PB_JMETER_HEAP_BASE_MB=${PB_JMETER_HEAP_BASE_MB:-512}            # the JVM and the plan, a thread per connection
 PB_JMETER_HEAP_PER_THREAD_KB=${PB_JMETER_HEAP_PER_THREAD_KB:-512}  # a held poll thread (docs/limits.md)
+PB_JMETER_MUX_HEAP_BASE_MB=${PB_JMETER_MUX_HEAP_BASE_MB:-256}     # the JVM and the plan, mux
+PB_JMETER_MUX_HEAP_PER_CONNECTION_KB=${PB_JMETER_MUX_HEAP_PER_CONNECTION_KB:-16}  # a held mux connection with its garbage (docs/engine.md)
 # The collector of every JMeter JVM (engines, controller, --local), split on spaces. Parallel, not G1:
 # held polls live 10 s, and G1 chasing its pause goal with thousands of thread stacks keeps the young
 # generation small, promotes them and then spends ~30% of the machine marking the old one (docs/limits.md).
@@ -103,7 +110,7 @@ export PB_ROOT PB_BUILD PB_STATE PB_RESULTS JMETER_VERSION TC6_VERSION TC7_VERSI
   JMETER_HOME TC6_HOME TC7_HOME PB_PORT_NODE PB_PORT_TC6 PB_PORT_TC7 PB_SERVER_ADDRESS \
   PB_TOMCAT_HEAP PB_TOMCAT_XSS PB_TOMCAT_MAX_THREADS PB_TOMCAT_MAX_CONNECTIONS \
   PB_TOMCAT_ACCEPT_COUNT PB_TOMCAT_CONNECTION_TIMEOUT PB_TOMCAT_EXTRA_OPTS \
-  PB_JMETER_HEAP PB_JMETER_HEAP_BASE_MB PB_JMETER_HEAP_PER_THREAD_KB PB_JMETER_GC PB_JMETER_RMI_PORT PB_JMETER_RMI_LOCALPORT PB_JMETER_CLIENT_LOCALPORT PB_JMETER_RMI_SSL PB_RMI_KEYSTORE_DIR PB_JMETER_CONTROLLER_HEAP PB_PLAN PB_ENGINE_CPUS PB_FD_RESERVE PB_SSH_OPTS PB_SSH_NEW_HOST_KEYS \
+  PB_REQUEST_SAMPLER PB_MUX_CONNECTIONS_PER_THREAD PB_JMETER_HEAP PB_JMETER_HEAP_BASE_MB PB_JMETER_HEAP_PER_THREAD_KB PB_JMETER_MUX_HEAP_BASE_MB PB_JMETER_MUX_HEAP_PER_CONNECTION_KB PB_JMETER_GC PB_JMETER_RMI_PORT PB_JMETER_RMI_LOCALPORT PB_JMETER_CLIENT_LOCALPORT PB_JMETER_RMI_SSL PB_RMI_KEYSTORE_DIR PB_JMETER_CONTROLLER_HEAP PB_PLAN PB_ENGINE_CPUS PB_FD_RESERVE PB_SSH_OPTS PB_SSH_NEW_HOST_KEYS \
   PB_START_TIMEOUT_NODE PB_START_TIMEOUT_TOMCAT PB_START_TIMEOUT_TC6 PB_START_TIMEOUT_TC7 PB_STOP_TIMEOUT \
   PB_PORT_NODE_CLUSTER PB_PORT_TC6_BIO PB_PORT_TC7_BIO PB_NODE_CLUSTER_WORKERS PB_MAX_EMITTERS \
   PB_TOMCAT_BIO_THREADS PB_TOMCAT_BIO_THREAD_MARGIN PB_TOMCAT_BIO_XSS PB_TOMCAT_BIO_JVM_THREADS PB_TOMCAT_BIO_THREAD_KB \

@@ -1,17 +1,24 @@
 # shellcheck shell=bash
-# How much heap one JMeter engine gets (-Xmx), from the threads it will run. Sourced after lib/config.sh.
+# How big one JMeter engine is: its heap (-Xmx) and, with the mux engine, its selector threads, from the
+# connections it will drive. Sourced after lib/config.sh. The one place these sizes are decided.
 #
-#   jmeter_heap_mb <threads>
-#       prints the heap in MB for an engine running <threads> of this run's Request threads:
-#       PB_JMETER_HEAP_BASE_MB for the JVM and the plan, PB_JMETER_HEAP_PER_THREAD_KB per thread (its
-#       copy of the plan, its connection and buffers, and the old generation's share of dead polls).
-#       Nothing grows with a stream's records: the push sampler (what run.sh runs) keeps a held stream's
-#       counters and its first and last record, and writes every record to the stream log as it arrives
-#       (bench/engine-heap.sh: the same ~100 KB live per held comet connection after 150 and after 600
-#       records). JMeter's HTTP sampler (request.sampler=http, only when the plan is run by hand) keeps a
-#       whole stream in heap until it ends: size such an engine yourself with PB_JMETER_HEAP
-#       (docs/limits.md, the JMeter heap row, gives its bytes per record).
+#   jmeter_heap_mb <connections> [<sampler>]
+#       prints the heap in MB for an engine driving <connections> of this run's connections with <sampler>
+#       (testplan.jmx request.sampler; default PB_REQUEST_SAMPLER):
+#       mux:        PB_JMETER_MUX_HEAP_BASE_MB + PB_JMETER_MUX_HEAP_PER_CONNECTION_KB per connection: a held
+#                   connection's state (~1 KB live, docs/engine.md) and the garbage of its answers between
+#                   two young collections, so the collector runs seldom;
+#       push, http: PB_JMETER_HEAP_BASE_MB + PB_JMETER_HEAP_PER_THREAD_KB per connection (a JMeter thread
+#                   each: its copy of the plan, its connection and buffers, and the old generation's share
+#                   of dead polls). The push sampler keeps a held stream's counters and its first and last
+#                   record and writes every record to the stream log as it arrives; JMeter's HTTP sampler
+#                   keeps a whole stream in heap until it ends: size such an engine yourself with
+#                   PB_JMETER_HEAP (docs/limits.md, the JMeter heap row, gives its bytes per record).
 #       PB_JMETER_HEAP set to a size (e.g. 3g) overrides the estimate; "auto" (the default) keeps it.
+#
+#   jmeter_mux_threads <connections>
+#       prints the mux engine's threads (one selector each; testplan.jmx mux.threads): one per
+#       PB_MUX_CONNECTIONS_PER_THREAD connections, at least 1, at most one per core of this host.
 #
 #   jmeter_jvm_options
 #       prints, one a line, the options every JMeter JVM (engine, controller, --local) gets besides its
@@ -20,14 +27,27 @@
 # Why it matters: an engine out of heap does not fail, it spends its CPU in the garbage collector and
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
 
-jmeter_heap_mb() { # <threads>
-  [[ $# == 1 && $1 =~ ^[0-9]+$ ]] || { echo "usage: jmeter_heap_mb <threads> (got: $*)" >&2; return 2; }
-  local threads=$1
+jmeter_heap_mb() { # <connections> [<sampler>]
+  [[ ($# == 1 || $# == 2) && $1 =~ ^[0-9]+$ ]] || { echo "usage: jmeter_heap_mb <connections> [<sampler>] (got: $*)" >&2; return 2; }
+  local connections=$1 sampler=${2:-$PB_REQUEST_SAMPLER}
   if [[ $PB_JMETER_HEAP != auto ]]; then
     jmeter_size_mb "$PB_JMETER_HEAP"
     return
   fi
-  echo $((PB_JMETER_HEAP_BASE_MB + (threads * PB_JMETER_HEAP_PER_THREAD_KB + 1023) / 1024))
+  case $sampler in
+    mux) echo $((PB_JMETER_MUX_HEAP_BASE_MB + (connections * PB_JMETER_MUX_HEAP_PER_CONNECTION_KB + 1023) / 1024)) ;;
+    push | http) echo $((PB_JMETER_HEAP_BASE_MB + (connections * PB_JMETER_HEAP_PER_THREAD_KB + 1023) / 1024)) ;;
+    *) echo "jmeter_heap_mb: unknown sampler '$sampler' (mux, push or http)" >&2; return 2 ;;
+  esac
+}
+
+jmeter_mux_threads() { # <connections>
+  local connections=$1 cores threads
+  cores=$(nproc 2>/dev/null || echo 1)
+  threads=$(((connections + PB_MUX_CONNECTIONS_PER_THREAD - 1) / PB_MUX_CONNECTIONS_PER_THREAD))
+  ((threads > cores)) && threads=$cores
+  ((threads < 1)) && threads=1
+  echo "$threads"
 }
 
 # jmeter_size_mb <size>: a JVM size (512m, 3g, 2048) in MB; exit 1 on anything else.

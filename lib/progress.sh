@@ -4,10 +4,11 @@
 #
 #   progress_reset                 before a run
 #   progress_update <csv>          sets PROGRESS[size] (bytes read), PROGRESS[samples] and PROGRESS[errors]
-#                                  (success == false)
+#                                  (success == false); a row with a SampleCount column (the mux engine's
+#                                  summaries) counts SampleCount answers and ErrorCount errors
 
 declare -A PROGRESS=()
-progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [success_col]=0); }
+progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]=''); }
 
 # awk: count complete rows of a chunk; a last row without its newline is left for the next call.
 # The chunk is followed by a line "\001END" so the end is recognisable. Fields are split CSV-style
@@ -29,16 +30,21 @@ function field(line, n,    i, c, q, k, f) {
 $0 == "\001END" { next }
 /\001END$/ { partial = length($0) - 4; next }
 {
-  if (col == 0) {   # the header row: find the success column
+  if (cols == "") {   # the header row: find the success, SampleCount and ErrorCount columns
     nh = split($0, h, ",")
-    for (j = 1; j <= nh; j++) if (h[j] == "success") col = j
-    if (col == 0) col = -1
+    sc = -1; ec = -1; col = -1
+    for (j = 1; j <= nh; j++) { if (h[j] == "success") col = j; if (h[j] == "SampleCount") sc = j; if (h[j] == "ErrorCount") ec = j }
+    cols = col ":" sc ":" ec
     next
+  }
+  if (sc > 0) {   # a summary sample counts its answers (SampleCount) and failed ones (ErrorCount)
+    rows += field($0, sc); if (ec > 0) errors += field($0, ec); next
   }
   rows++
   if (col > 0 && field($0, col) == "false") errors++
 }
-END { printf "%d %d %d %d\n", rows + 0, errors + 0, partial + 0, col }'
+BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3] } }
+END { printf "%d %d %d %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols) }'
 
 progress_update() { # <csv>
   local csv=$1 size len rows errors partial col
@@ -49,10 +55,10 @@ progress_update() { # <csv>
   ((len > 0)) || return 0
   read -r rows errors partial col < <(
     { tail -c +"$((PROGRESS[offset] + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
-      LC_ALL=C awk -v col="${PROGRESS[success_col]}" "$PROGRESS_AWK"
+      LC_ALL=C awk -v cols="${PROGRESS[columns]}" "$PROGRESS_AWK"
   )
   PROGRESS[samples]=$((PROGRESS[samples] + rows))
   PROGRESS[errors]=$((PROGRESS[errors] + errors))
   PROGRESS[offset]=$((PROGRESS[offset] + len - partial))
-  PROGRESS[success_col]=$col
+  [[ $col == - ]] || PROGRESS[columns]=$col
 }

@@ -6,7 +6,7 @@
 #   load/controller.sh --local --run-dir <dir> [--props <file>] [--set <key>=<value>]...
 #
 # Distributed (default): the engines (load/engine.sh) run the plan; the plan's properties from <file>
-#   and --set go to every engine with -G, except threads.num, log.dir.res, init.threads and
+#   and --set go to every engine with -G, except threads.num, mux.threads, log.dir.res, init.threads and
 #   cleanup.threads, which are each engine's own (given to load/engine.sh) and are dropped here. The
 #   file actually sent is <dir>/jmeter/global.properties. Engines call the controller back on <address>
 #   (default: this host's source address towards the first engine) at ports PB_JMETER_CLIENT_LOCALPORT
@@ -87,8 +87,11 @@ if $local_mode; then
   args+=(-Jserver.rmi.ssl.disable=true)   # one JVM: no RMI
   threads=$(given_value threads.num) || true
   [[ $threads =~ ^[0-9]+$ ]] || threads=0
-  jvm=(-Xmx"$(jmeter_heap_mb "$threads")m" "${jvm[@]}")
+  sampler=$(given_value request.sampler) || sampler=mux   # the plan's default
+  [[ $sampler == push || $sampler == http ]] || sampler=mux
+  jvm=(-Xmx"$(jmeter_heap_mb "$threads" "$sampler")m" "${jvm[@]}")
   [[ -z $props ]] || args+=(-q "$props")
+  is_given mux.threads || args+=(-Jmux.threads="$(jmeter_mux_threads "$threads")")
   for s in "${sets[@]}"; do args+=(-J"$s"); done
   is_given log.dir.res || args+=(-Jlog.dir.res="$run_dir/responses/local")
 else
@@ -102,7 +105,7 @@ else
   jvm=(-Xmx"$PB_JMETER_CONTROLLER_HEAP" "${jvm[@]}" -Djava.rmi.server.hostname="$address")
   # The global properties, without the per-engine ones (each engine got its own with -J at start: a -G
   # value would override them on every engine).
-  per_engine='^[[:space:]]*(threads\.num|log\.dir\.res|init\.threads|cleanup\.threads)[[:space:]]*[=:]'
+  per_engine='^[[:space:]]*(threads\.num|mux\.threads|log\.dir\.res|init\.threads|cleanup\.threads)[[:space:]]*[=:]'
   global=$out_dir/global.properties
   {
     echo "# sent to every engine by load/controller.sh (-G)"
@@ -111,7 +114,7 @@ else
   } >"$global"
   if { [[ -n $props ]] && grep -Eq "$per_engine" "$props"; } ||
     { ((${#sets[@]} > 0)) && printf '%s\n' "${sets[@]}" | grep -Eq "$per_engine"; }; then
-    echo "controller: note: threads.num, log.dir.res, init.threads and cleanup.threads are per engine" \
+    echo "controller: note: threads.num, mux.threads, log.dir.res, init.threads and cleanup.threads are per engine" \
       "(load/engine.sh); not sent" >&2
   fi
   rmi_text=$(jmeter_rmi_args) || exit 2

@@ -3,7 +3,7 @@
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
 #                        --threads <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
-#                        [--gc-log <file>]
+#                        [--gc-log <file>] [--sampler mux|push|http]
 #   load/engine.sh stop --name <n>
 #   load/engine.sh status --name <n>
 #
@@ -18,7 +18,9 @@
 #        engine is bound in its RMI registry on <ip>:<port> (PB_ENGINE_START_TIMEOUT s) or fails with
 #        the logs' tails.
 #        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
-#        <N> held poll threads, committed at start (-Xms too); more JVM options: JVM_ARGS.
+#        <N> connections driven by --sampler (the plan's request.sampler, default PB_REQUEST_SAMPLER),
+#        committed at start (-Xms too); more JVM options: JVM_ARGS. mux.threads=lib/jmeter-heap.sh's
+#        jmeter_mux_threads for <N> (the mux engine's selector threads; unused by the other samplers).
 #        --gc-log: the JVM logs every collection there (-Xlog:gc, epoch-ms and uptime decorators), for
 #        the run's GC pause time per second. PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or 0-3) pins the
 #        JVM to those CPUs; empty (the default) leaves it free.
@@ -49,7 +51,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap='' gc_log=''
+name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
   case $1 in
@@ -62,6 +64,7 @@ while [[ $# -gt 0 ]]; do
     --init) init=$2 ;;
     --cleanup) cleanup=$2 ;;
     --heap) heap=$2 ;;
+    --sampler) sampler=$2 ;;
     --gc-log) gc_log=$2 ;;
     *) usage ;;
   esac
@@ -88,10 +91,10 @@ show_logs() {
 }
 
 start() {
-  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ ]] || usage
+  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ && $sampler =~ ^(mux|push|http)$ ]] || usage
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
   if [[ -z $heap ]]; then
-    heap=$(jmeter_heap_mb "$threads")m
+    heap=$(jmeter_heap_mb "$threads" "$sampler")m
   else
     jmeter_size_mb "$heap" >/dev/null || usage
   fi
@@ -125,7 +128,7 @@ start() {
   setsid "${pin[@]}" java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     "${rmi[@]}" -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
-    -Jthreads.num="$threads" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
+    -Jthreads.num="$threads" -Jmux.threads="$(jmeter_mux_threads "$threads")" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
     >"$out" 2>&1 </dev/null &
   local pid=$!
   procs_record "$pid" "$pidfile"

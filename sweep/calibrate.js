@@ -8,8 +8,8 @@
 // While it runs, the engine JVM's CPU time (utime + stime of /proc/<pid>/stat, read every second) is
 // sampled; afterwards the steady window (from the ramp-up's end + SETTLE_MS to the load's end -
 // SETTLE_MS) gives
-//   cpuUsPerSample = engine CPU microseconds in the window / request samples ending in the window
-// (results.csv); cores are the machine's, or those PB_ENGINE_CPUS pins the engine to. Stored as
+//   cpuUsPerSample = engine CPU microseconds in the window / answers ending in the window
+// (results.csv: request samples, or the mux engine's summary samples' SampleCount); cores are the machine's, or those PB_ENGINE_CPUS pins the engine to. Stored as
 // <calibration dir>/<this host>.json (capacity.js: calibrationDir):
 //   { host, cores, cpuUsPerSample, measuredAt, jmeterVersion, settings, measured }
 // The run directory is deleted afterwards; only the JSON stays.
@@ -19,7 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 
-const { readResultsCsv } = require('../analysis/read/jmeter-csv');
+const { readResultsCsv, SUMMARY_LABEL } = require('../analysis/read/jmeter-csv');
 const capacity = require('./capacity');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -97,10 +97,13 @@ function ticksAt(readings, t) {
 async function measure(resultsCsv, readings, settings, ticksPerSecond) {
   const ends = [];
   let firstStart = Infinity;
+  // An answer ends at its sample's end; a summary sample of the mux engine stands for the SampleCount
+  // answers that ended in its interval, counted at the interval's end.
   await readResultsCsv(resultsCsv, (s) => {
-    if (s.label !== 'request') return;
+    if (s.label !== 'request' && s.label !== SUMMARY_LABEL) return;
     firstStart = Math.min(firstStart, s.timeStamp);
-    ends.push(s.timeStamp + s.elapsed);
+    const n = s.label === SUMMARY_LABEL ? s.sampleCount ?? 0 : 1;
+    for (let i = 0; i < n; i++) ends.push(s.timeStamp + s.elapsed);
   });
   if (!ends.length) throw new Error(`no request samples in ${resultsCsv}`);
   const from = firstStart + settings.rampup * 1000 + SETTLE_MS;

@@ -1,10 +1,11 @@
 'use strict';
 // Reference 003's capacity criterion ("Comparing Tomcat performance across platforms"): a server holds a
 // load while at least 95% of its answers come within T seconds and no more than 5% of them are errors.
-// Judged on every run from JMeter's request samples (results.csv), and by bench/capacity.js second by
-// second while it adds connections (docs/capacity.md).
+// Judged on every run from its request samples (results.csv's, or the stream logs' when the mux engine
+// logged its answers there alone: measure/stream-answers.js), and by bench/capacity.js second by second
+// while it adds connections (docs/capacity.md).
 //
-// An answer is one request sample (one /request of one JMeter thread). Its answer time is what it took
+// An answer is one request sample (one /request of one connection). Its answer time is what it took
 // past the wait the protocol itself asks of a healthy server, because push holds answers on purpose:
 //   long poll with events     elapsed - emit interval (a poll waits at most one interval for the next event)
 //   long poll without events  elapsed - max-duration (the poll is answered by its timeout, on purpose)
@@ -87,6 +88,19 @@ class AnswerCriterion {
     return null;   // more than 5% errors: 95% never came
   }
 
+  // Plain data of the counts (structured-clone-able: a worker's, measure/stream-answers.js).
+  partial() {
+    return { answers: this.answers, onTime: this.onTime, errors: this.errors, histogram: [...this.histogram] };
+  }
+
+  // Adds the counts of a criterion over other answers of the same run and T (partial()).
+  merge(p) {
+    this.answers += p.answers;
+    this.onTime += p.onTime;
+    this.errors += p.errors;
+    for (const [bucket, n] of p.histogram) this.histogram.set(bucket, (this.histogram.get(bucket) ?? 0) + n);
+  }
+
   result() {
     const share = this.answers ? round(this.onTime / this.answers) : null;
     const errorShare = this.answers ? round(this.errors / this.answers) : null;
@@ -102,6 +116,9 @@ class AnswerCriterion {
 
 const round = (v) => Math.round(v * 10000) / 10000;
 
+// The criterion's figures with the problems met on the way (`problem`: null without one).
+const judged = (c, problems) => ({ ...c.result(), problem: problems.length ? problems.join('; ') : null });
+
 // The criterion of one run from its results.csv (null: no file): a second pass over the file, so that
 // the analysis keeps one call for it. An unreadable file gives answers 0 and the reason in `problem`.
 async function answerCriterionOfCsv(file, run, env = process.env) {
@@ -113,7 +130,17 @@ async function answerCriterionOfCsv(file, run, env = process.env) {
   } else {
     problems.push('no results.csv: no answers to judge');
   }
-  return { ...c.result(), problem: problems.length ? problems.join('; ') : null };
+  return judged(c, problems);
 }
 
-module.exports = { AnswerCriterion, answerCriterionOfCsv, withinSeconds, allowance, WITHIN_SECONDS_DEFAULT, QUANTILE, MAX_ERROR_SHARE };
+// The criterion of a run whose answers only its stream logs hold (measure/stream-answers.js folded them,
+// with T read here: withinSeconds). A comet stream is judged on the time to its head (the E line's 12th
+// field); a log without it leaves no comet answer to judge, and `problem` says so.
+function answerCriterionOfStreamLogs(c, run, env = process.env) {
+  const { problem } = withinSeconds(env);
+  const problems = problem ? [problem] : [];
+  if (run.type === 'comet' && c.answers === 0) problems.push('the stream logs do not record when a comet stream\'s head came: its answers are not judged');
+  return judged(c, problems);
+}
+
+module.exports = { AnswerCriterion, answerCriterionOfCsv, answerCriterionOfStreamLogs, withinSeconds, allowance, WITHIN_SECONDS_DEFAULT, QUANTILE, MAX_ERROR_SHARE };

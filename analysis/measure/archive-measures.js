@@ -1,25 +1,33 @@
 'use strict';
 // What the analysis takes from the response archives (study 3.4.1): a collector (collect.js) of every
-// record, and the trip times (trip-time.js) of long polls and pulls and those of comet streams. Each record
-// that carries an event gives a trip time: from its arrival where the push sampler stamped one, else from
-// the end of its JMeter sample (polls only). Fed by read/responses.js's visitor; one per archive, each in a
-// worker thread (read/archive-worker.js), their partial results merged in archive order (stage/archives.js).
+// record, the trip times (trip-time.js) of long polls and pulls and those of comet streams, and the answers
+// that only the stream logs record (stream-answers.js: the mux engine's). Each record that carries an event
+// gives a trip time: from its arrival where the push sampler stamped one, else from the end of its JMeter
+// sample (polls only). Fed by read/responses.js's visitor; one per archive, each in a worker thread
+// (read/archive-worker.js), their partial results merged in archive order (stage/archives.js).
 const { Collector } = require('./collect');
 const { TripTimes } = require('./trip-time');
 const { pullEvents } = require('./pull-messages');
+const { StreamAnswers } = require('./stream-answers');
 
 class ArchiveMeasures {
   // baseMs: the first time the time lines keep (stage/clock.js timelineBase); sampleEnds: the request
-  // samples' ends (trip-time.js SampleEnds), or null; bases: the collector's time lines' bases already fixed
-  // (collect.js bases)
-  constructor(baseMs, { sampleEnds = null, bases = {} } = {}) {
+  // samples' ends (trip-time.js SampleEnds), or null; bases: the time lines' bases already fixed (bases()):
+  // the collector's by name, answerErrors the answers' errors' (without one, baseMs); criterion: { run,
+  // seconds } of the capacity criterion (stream-answers.js)
+  constructor(baseMs, { sampleEnds = null, bases = {}, criterion = {} } = {}) {
     const collector = new Collector(baseMs, bases);
     const trips = new TripTimes(baseMs);
     const cometTrips = new TripTimes(baseMs);
-    Object.assign(this, { collector, trips, cometTrips });
+    const answers = new StreamAnswers(bases.answerErrors ?? baseMs, criterion);
+    Object.assign(this, { collector, trips, cometTrips, answers });
     const sampleEnd = (st) => (sampleEnds ? sampleEnds.get(st.engine, st.name) : null);
     const collect = collector.visitor;
     this.visitor = { ...collect,
+      endStream(st) {
+        collect.endStream(st);
+        answers.ended(st);
+      },
       event(f, st) {
         collect.event(f, st);
         if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, f.eventCreated, st.engine, f.name, f.cycle);
@@ -32,9 +40,15 @@ class ArchiveMeasures {
       } };
   }
 
+  // The time lines' bases fixed so far: what the measures of a later archive are given (constructor).
+  bases() {
+    return { ...this.collector.bases(), answerErrors: this.answers.samples.errorTimeline.base };
+  }
+
   // Plain data of everything so far (structured-clone-able).
   partial() {
-    return { collector: this.collector.partial(), trips: this.trips.partial(), cometTrips: this.cometTrips.partial() };
+    return { collector: this.collector.partial(), trips: this.trips.partial(), cometTrips: this.cometTrips.partial(),
+      answers: this.answers.partial() };
   }
 
   // Adds the partial of later archives (partial()).
@@ -42,11 +56,12 @@ class ArchiveMeasures {
     this.collector.merge(p.collector);
     this.trips.merge(p.trips);
     this.cometTrips.merge(p.cometTrips);
+    this.answers.merge(p.answers);
   }
 
-  // { col (the collector's result), trips (long polls and pulls), cometTrips }
+  // { col (the collector's result), trips (long polls and pulls), cometTrips, answers (stream-answers.js) }
   result() {
-    return { col: this.collector.result(), trips: this.trips, cometTrips: this.cometTrips };
+    return { col: this.collector.result(), trips: this.trips, cometTrips: this.cometTrips, answers: this.answers };
   }
 }
 

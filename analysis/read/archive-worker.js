@@ -4,8 +4,9 @@
 // measures them (measure/archive-measures.js: the collector and the trip times) here, beside the other
 // archives' workers; no bytes cross to the main thread. The one message it sends is { stats, partial }: the
 // archive's read statistics and the plain data of its measures, which the main thread merges.
-// workerData: { file, engine, baseMs, bases (the collector's time-line bases already fixed), sampleEnds
-// (null without results.csv, else { ends: this engine's sample ends, a Float64Array, or null }) }.
+// workerData: { file, engine, baseMs, bases (the time-line bases already fixed: ArchiveMeasures bases()),
+// sampleEnds (null without results.csv, else { ends: this engine's sample ends, a Float64Array, or null }),
+// criterion ({ run, seconds } of the capacity criterion, for the answers only the stream logs record) }.
 const { parentPort, workerData } = require('node:worker_threads');
 const { readArchive } = require('./responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
@@ -29,8 +30,8 @@ function spent(bytes) {
   collectGarbage('major');
 }
 
-async function main({ file, engine, baseMs, bases, sampleEnds }) {
-  const measures = new ArchiveMeasures(baseMs, { bases, sampleEnds: sampleEnds && SampleEnds.ofEngine(engine, sampleEnds.ends) });
+async function main({ file, engine, baseMs, bases, sampleEnds, criterion }) {
+  const measures = new ArchiveMeasures(baseMs, { bases, criterion, sampleEnds: sampleEnds && SampleEnds.ofEngine(engine, sampleEnds.ends) });
   const stats = await readArchive(file, measures.visitor, { engine, spent });
   parentPort.postMessage({ stats, partial: measures.partial() });
 }

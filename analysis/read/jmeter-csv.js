@@ -1,6 +1,7 @@
 'use strict';
 // Streams JMeter's results.csv (Request Data Writer, header row) and hands each sample to a callback with
-// the columns the analyzer uses, read by header name. Unknown columns are ignored.
+// the columns the analyzer uses, read by header name. Unknown columns are ignored; columns a run's JMeter
+// did not write (SampleCount, ErrorCount in older runs) read as null.
 //
 // Damage never costs more than the damaged row (docs/faults.md): a row is one line unless a quoted field
 // runs on (JMeter quotes fields holding a comma, quote or line end), and a quoted field that does not close
@@ -32,8 +33,16 @@ function toSample(row) {
     bytes: num(row.bytes),
     latency: num(row.Latency),   // ms to the first bytes of the answer
     responseFile: file ?? null,
+    // JMeter's batch-sample fields (newer runs' results.csv; null in older ones): 1 and 0 or 1 in an ordinary
+    // sample; in a summary sample (SUMMARY_LABEL) the answers that ended in its interval and the failed ones
+    sampleCount: num(row.SampleCount),
+    errorCount: num(row.ErrorCount),
   };
 }
+
+// The label of the mux engine's summary samples (docs/run-layout.md "Stream logs"): one per engine
+// thread per second, counting the answers that ended in it; no answer of its own (measure/sample-fold.js).
+const SUMMARY_LABEL = 'request-summary';
 
 // Where a saved response lives: run.sh's layout (run-layout.md) puts it at <...>/<engine>/responses/<file>,
 // so the path names the engine that saved it. Either slash; engine '' when the path has another shape.
@@ -207,4 +216,4 @@ function damageProblem(damage) {
   return `results.csv: ${damage.rows} damaged row(s) skipped: ${kinds.join('; ')} (first at line(s) ${damage.lines.join(', ')})`;
 }
 
-module.exports = { readResultsCsv, toSample, responseFilePlace, splitRow, damageProblem, isTimeoutAssertion };
+module.exports = { readResultsCsv, toSample, responseFilePlace, splitRow, damageProblem, isTimeoutAssertion, SUMMARY_LABEL };

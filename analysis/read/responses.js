@@ -9,7 +9,8 @@
 // record, answer and body as it was parsed; this module only counts what it could not read.
 // An engine's stream log (push-<n>.tsv.gz, the push sampler's; docs/run-layout.md) holds the samples of
 // every thread interleaved, one line per fact: B (a sample began), R (one record of its answer, with the
-// engine-clock µs of its arrival), E (it ended). Each sample becomes one saved response for the visitor,
+// engine-clock µs of its arrival), E (it ended; with the mux engine, with the answer's verdict: st.ok,
+// st.failure, taken by measure/stream-answers.js). Each sample becomes one saved response for the visitor,
 // named <label>_<id>.push, its records carrying arrivalMs on the stream object; a time-stamp sample goes
 // to the visitor at its E line, with the µs its request was sent (sentUs) and its answer arrived (arrivalUs).
 // An R line of the usual form (whole-number µs and sample id) is split on its bytes; any other line is
@@ -212,7 +213,10 @@ class ArchiveVisit {
       isErrorText: false, thread: f[3], beganUs: micros });
   }
 
-  // E: the sample ended, with the µs its request was sent and whether its answer was cut.
+  // E: the sample ended, with the µs its request was sent and whether its answer was cut; the mux engine
+  // adds an 11th field, the answer's failure against the plan's assertions ('' when it passed): then ok is
+  // its verdict (st.ok, st.failure; st.failure stays undefined on a 10-field line, whose verdict is in
+  // results.csv); and a 12th, the µs its head was read (st.headersUs, JMeter's latency).
   sampleEnded(id, micros, f) {
     const st = f.length >= 10 ? this.samples.get(id) : null;
     if (!st) { this.stats.badLines++; return; }
@@ -221,7 +225,13 @@ class ArchiveVisit {
     st.sentUs = Number(f[8]);
     st.responseCode = f[3];
     st.cut = Number(f[7]) > 0;
-    if (f[3].startsWith('Non HTTP')) this.errorBody(f.slice(9).join('\t'), st);   // JMeter's words for why no (whole) answer came
+    if (f.length >= 11) {
+      st.ok = f[4] === '1';
+      st.failure = f[10];
+      const headers = f.length >= 12 ? Number(f[11]) : 0;   // the 12th: µs the answer's head was read, 0 when never
+      if (headers > 0) st.headersUs = headers;
+    }
+    if (f[3].startsWith('Non HTTP')) this.errorBody(f[9], st);   // JMeter's words for why no (whole) answer came
     if (st.kind === 'request') this.visitor.endStream?.(st);
     else if (st.kind === 'timestamp' && st.stamp) this.visitor.timestamp?.(st.stamp, st);
   }

@@ -1,9 +1,10 @@
 'use strict';
 // Stage 2, archives: every engine's response archive read and measured in a worker thread of its own
 // (read/archive-worker.js: the records folded into time lines, emit cycles and message counts by a
-// collector, and into trip times; measure/archive-measures.js), as many at once as the machine has cores;
-// their partial results are merged in archive order into what one collector over all of them, one after the
-// other, would give. Study 3.4.1. docs/trip-time.md ("Analyzer speed and memory") gives the layout's reasons.
+// collector, and into trip times, and the answers only the stream logs record into samples;
+// measure/archive-measures.js), as many at once as the machine has cores; their partial results are merged
+// in archive order into what one collector over all of them, one after the other, would give. Study 3.4.1.
+// docs/trip-time.md ("Analyzer speed and memory") gives the layout's reasons.
 const os = require('node:os');
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
@@ -19,12 +20,17 @@ const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 3 };
 
 // files: the archives; baseMs: the first time the time lines keep (stage/clock.js timelineBase);
-// sampleEnds: the request samples' ends (stage/samples.js), or null.
-// Returns { col (the collector's result), trips (long polls and pulls), cometTrips, stats (one per archive) }.
+// sampleEnds: the request samples' ends (stage/samples.js), or null; answers: { errorsBaseMs (the base of
+// the error time line the stream logs' answers are to join: stage/samples.js's, or null for baseMs),
+// criterion ({ run, seconds }: measure/stream-answers.js) }.
+// Returns { col (the collector's result), trips (long polls and pulls), cometTrips, answers (the stream
+// logs' answers: measure/stream-answers.js), stats (one per archive) }.
 // Without a base (no run start known) each time line anchors on its first value, in archive order: the
 // archives are then read one after the other, each worker given the bases fixed before it.
-async function readArchives(files, { baseMs, sampleEnds }) {
-  const measures = new ArchiveMeasures(baseMs);
+async function readArchives(files, { baseMs, sampleEnds, answers = {} }) {
+  const fixed = answers.errorsBaseMs == null ? {} : { answerErrors: answers.errorsBaseMs };
+  const criterion = answers.criterion ?? {};
+  const measures = new ArchiveMeasures(baseMs, { bases: fixed, criterion });
   const engines = new Map();   // engine -> its archive: an engine's trip times come from one archive
   const jobs = files.map((file) => {
     const engine = engineOf(file);
@@ -35,16 +41,16 @@ async function readArchives(files, { baseMs, sampleEnds }) {
   });
   const read = (job, bases) => (job.twin !== undefined
     ? Promise.resolve(notRead(job, `engine '${job.engine}' has another archive, ${path.basename(job.twin)}: this one is not read`))
-    : measureArchive({ file: job.file, engine: job.engine, baseMs, bases, sampleEnds: job.sampleEnds }));
+    : measureArchive({ file: job.file, engine: job.engine, baseMs, bases, sampleEnds: job.sampleEnds, criterion }));
   const stats = [];
   const add = ({ stats: s, partial }) => {
     stats.push(s);
     if (partial) measures.merge(partial);
   };
   if (baseMs === null) {
-    for (const job of jobs) add(await read(job, measures.collector.bases()));
+    for (const job of jobs) add(await read(job, measures.bases()));
   } else {
-    for (const done of atMost(os.availableParallelism(), jobs.map((job) => () => read(job, {})))) add(await done);
+    for (const done of atMost(os.availableParallelism(), jobs.map((job) => () => read(job, fixed)))) add(await done);
   }
   return { ...measures.result(), stats };
 }

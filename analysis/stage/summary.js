@@ -10,9 +10,10 @@ const { engineOffsets } = require('../measure/clock-offset');
 
 const sumOf = (stats, key) => stats.reduce((n, a) => n + a[key], 0);
 
-// What the reading stages flagged: archives unreadable or cut off, lines and files skipped, problems
-// (the earlier stages' first, then the archives', then results.csv's damage). Returns the summary's flags.
-function flagsOf({ run, missing, csv, sut, archiveStats, problems }) {
+// What the reading stages flagged: archives unreadable or cut off, lines and files skipped, answers lost
+// (a run with the engines' summary samples: stage/samples.js answerTotals), problems (the earlier stages'
+// first, then the archives', then results.csv's damage, then the answers' totals). Returns the summary's flags.
+function flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals }) {
   const names = (pick) => archiveStats.filter(pick).map((a) => path.basename(a.file));
   const linesSkipped = { vmstat: sut.vmstat.skipped, pidstat: sut.pidstat.skipped, memoryLog: sut.memoryLog.skipped,
     resultsCsv: csv?.badRows ?? 0, responseLines: sumOf(archiveStats, 'badLines'), halfWrittenLines: sumOf(archiveStats, 'halfLines') };
@@ -21,6 +22,7 @@ function flagsOf({ run, missing, csv, sut, archiveStats, problems }) {
   for (const a of archiveStats) for (const p of a.streamLogProblems ?? []) all.push(`${path.basename(a.file)}: stream log ${p}`);
   const csvDamage = damageProblem(csv?.damage);
   if (csvDamage) all.push(csvDamage);
+  if (answerTotals?.problem) all.push(answerTotals.problem);
   return {
     serverCrashed: run.serverCrashed === true,
     status: run.status,
@@ -35,14 +37,17 @@ function flagsOf({ run, missing, csv, sut, archiveStats, problems }) {
     linesSkipped: Object.values(linesSkipped).reduce((a, b) => a + b, 0),
     linesSkippedBy: linesSkipped,
     ...(csv?.damage?.rows ? { resultsCsvDamage: csv.damage } : {}),   // only when results.csv was damaged
+    ...(answerTotals ? { lostAnswers: answerTotals.agree === false,    // only with the engines' summary samples
+      answerTotals: { summaries: answerTotals.summaries, streamLogs: answerTotals.streamLogs } } : {}),
     problems: all,
   };
 }
 
-// Records by type (the collector's counts), saved request responses, error bodies, JMeter's samples and
-// failures, emit cycles.
-function totalsOf({ col, csv, archiveStats, cycles }) {
+// Records by type (the collector's counts), saved request responses, error bodies, the samples and
+// failures (answers from the stream logs among them when answerSource says so), emit cycles.
+function totalsOf({ col, csv, archiveStats, cycles, answerSource }) {
   return {
+    ...(answerSource === 'stream logs' ? { answersFrom: answerSource } : {}),   // only when results.csv does not hold them
     requestResponses: archiveStats.reduce((n, a) => n + a.byKind.request, 0), responsesSent: col.counts.records,
     events: col.counts.events, timeouts: col.counts.timeouts, clears: col.counts.clears, cometStreams: col.counts.comet,
     pollResponses: col.counts.poll, errorBodies: sumOf(archiveStats, 'errorBodies'),
@@ -60,12 +65,12 @@ const withDrift = (drift) => (drift ? { drift } : {});   // only runs with repea
 // Everything the earlier stages gave, as data/summary.json (without `charts`, which the pipeline adds).
 // notes and problems: the earlier stages', in stage order; the summary adds its own.
 function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, axis, series, tripTime, cometTrip, cycles,
-  messages, network, capacityCriterion, judged, notes, problems }) {
+  messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null }) {
   const { window } = axis;
   const { best } = clock;
   const outOfRange = Object.values(col.timelines).reduce((n, t) => n + t.outOfRange, 0);
   const allNotes = outOfRange ? [...notes, `${outOfRange} record times lay outside the run and were left out of the time series`] : notes;
-  const flags = flagsOf({ run, missing, csv, sut, archiveStats, problems });
+  const flags = flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals });
   return {
     id: run.id ?? path.basename(path.resolve(runDir)),
     title: runTitle(run),
@@ -81,7 +86,7 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
       measurements: best?.measurements ?? 0, ...engineOffsets(clock.byEngine), ...withDrift(clock.drift) },
     memTotalMB: sut.memTotalMB === null ? null : r2(sut.memTotalMB),
     memorySource: sut.memorySource,
-    totals: totalsOf({ col, csv, archiveStats, cycles }),
+    totals: totalsOf({ col, csv, archiveStats, cycles, answerSource }),
     // records sent per second of the steady window
     responsesPerSecond: window.seconds ? r2(series.responses.slice(window.fromSecond, window.toSecond).reduce((a, b) => a + b, 0) / window.seconds) : null,
     peakConnections: maxOf(series.connections),

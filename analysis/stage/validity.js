@@ -11,13 +11,14 @@ const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
 // every max-duration, a pull every pull-interval.
 const requestPeriod = (run) => (run.type === 'poll' && !run.event ? run.maxDuration : run.type === 'pull' ? run.pullInterval : null);
 
-// How far apart an engine's stamp (results.csv: whole ms) and an emit cycle's start (the server's whole ms,
-// moved to the client clock by the run's offset) can be and still be the same instant: the whole-ms stamps'
-// resolution, plus the offset's error bound, or, with several engines, the largest of an engine's own
-// error bound plus how far its offset lies from the run's. clock: stage/clock.js runClock's.
-function stampMarginMs({ offset, best, byEngine }) {
+// How far apart an engine's stamp and an emit cycle's start (the server's whole ms, moved to the client
+// clock by the run's offset) can be and still be the same instant: the stamps' resolution (results.csv:
+// whole ms; the stream logs: µs, measure/client-threads.js), plus the offset's error bound, or, with
+// several engines, the largest of an engine's own error bound plus how far its offset lies from the run's.
+// clock: stage/clock.js runClock's.
+function stampMarginMs({ offset, best, byEngine }, resolutionMs = STAMP_RESOLUTION_MS) {
   const engines = [...(byEngine?.values() ?? [])].map((e) => Math.abs(e.offset - offset) + (e.errorBoundMs ?? 0));
-  return STAMP_RESOLUTION_MS + Math.max(best?.errorBoundMs ?? 0, ...engines);
+  return resolutionMs + Math.max(best?.errorBoundMs ?? 0, ...engines);
 }
 
 // run; csv: stage/samples.js'; clock: stage/clock.js runClock's; axis: { seconds, window }; series:
@@ -27,7 +28,7 @@ function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, l
   const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
-    requestPeriod(run), stampMarginMs(clock)) : null;
+    requestPeriod(run), stampMarginMs(clock, csv.clientThreads.resolutionMs)) : null;
   const { thresholds, problems } = validityThresholds();
   const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores,
     controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });

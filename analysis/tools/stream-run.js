@@ -4,7 +4,7 @@
 // push-1.tsv.gz gzipped at the fastest level and sync-flushed once a second of records as the sampler does,
 // packed by host/archive.sh's own tar command. Used by bench/analyzer.js (millions of messages) and the
 // comparison-figure test (charts/test/trip-figure.test.js); the records are the Node.js server's
-// (docs/protocol.md "Records").
+// (docs/protocol.md "Records"). packArchive is host/archive.sh's tar (tools/mux-run.js uses it too).
 //   makeStreamRun(runDir, messages, options) -> { archives, logs (the stream logs, kept beside), cycles, threads }
 // options: threads (streams, over the engines), engines ([{ name, offsetMs: server - engine clock }]),
 // server, intervalMs, delayMs(cycle, place): each record's delivery delay (ms, server clock).
@@ -83,6 +83,14 @@ async function writeStreamLog(file, engine, places, start, cycles, o) {
   return rows;
 }
 
+// Packs every file under src into the archive as host/archive.sh does: the sorted file list, gzip -1
+// around the (already gzipped) stream logs.
+function packArchive(src, archive) {
+  const tar = spawnSync('bash', ['-c', 'cd "$1" && find . -type f -printf "%P\\n" | LC_ALL=C sort | tar -c --use-compress-program="gzip -1" -f "$2" --no-recursion -T -',
+    'stream-run', src, archive], { encoding: 'utf8' });
+  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+}
+
 async function makeStreamRun(runDir, messages, options = {}) {
   const o = { ...DEFAULTS, ...options };
   const cycles = Math.ceil(messages / o.threads);
@@ -102,10 +110,7 @@ async function makeStreamRun(runDir, messages, options = {}) {
     rows.push(...await writeStreamLog(path.join(src, 'push-1.tsv.gz'), engine, places, start, cycles, o));
     fs.writeFileSync(path.join(src, 'logging_1.json'), '{"logging":{"enabled":false}}');
     const archive = path.join(runDir, 'responses', `${engine.name}.tar.gz`);
-    // host/archive.sh's tar: the sorted file list, gzip -1 around stream logs
-    const tar = spawnSync('bash', ['-c', 'cd "$1" && find . -type f -printf "%P\\n" | LC_ALL=C sort | tar -c --use-compress-program="gzip -1" -f "$2" --no-recursion -T -',
-      'stream-run', src, archive], { encoding: 'utf8' });
-    if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+    packArchive(src, archive);
     archives.push(archive);
     logs.push(path.join(src, 'push-1.tsv.gz'));
   }
@@ -114,4 +119,4 @@ async function makeStreamRun(runDir, messages, options = {}) {
   return { archives, logs, cycles, threads: o.threads };
 }
 
-module.exports = { makeStreamRun, record, DEFAULT_DELAY };
+module.exports = { makeStreamRun, packArchive, record, DEFAULT_DELAY };

@@ -58,7 +58,8 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     'ThreadGroup ThreadGroupGui Timestamp', 'PushSampler TestBeanGUI timestamp', 'HTTPSamplerProxy HttpTestSampleGui timestamp',
     'ThreadGroup ThreadGroupGui Request', 'PushSampler TestBeanGUI request', 'HTTPSamplerProxy HttpTestSampleGui request',
     'UserParameters UserParametersGui Response File Name',
-    'ResponseAssertion AssertionGui not error', 'JSR223Assertion TestBeanGUI not timeout',
+    'ResponseAssertion AssertionGui not error', 'ResponseAssertion AssertionGui not timeout',
+    'ThreadGroup ThreadGroupGui Request (mux)', 'MuxSampler TestBeanGUI request',
     'ResultCollector SimpleDataWriter Request Data Writer', 'ResultCollector SummaryReport Summary Report',
     'ThreadGroup ThreadGroupGui Clean Up', 'HTTPSamplerProxy HttpTestSampleGui clear',
     'ConstantTimer ConstantTimerGui Constant Timer',
@@ -73,11 +74,13 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
   ]);
   assert.ok(fs.statSync(resaved).size > 1000);
 
-  // No script runs per sample unless an event is set: the only JSR223 elements are the not-timeout
-  // assertions of the two With Event branches; the Without Event branches send the same request without it.
-  const scripts = elements.filter((l) => / JSR223\w* /.test(l));   // the class (or a name) says JSR223
-  assert.deepEqual(scripts.map(where), ['pushbench/Request/With Event (push)/request',
-    'pushbench/Request/With Event (HTTP)/request'], scripts.join('\n'));
+  // No script runs per sample: the not-timeout assertions are built-in Response Assertions, and the mux
+  // engine asserts inside its sampler.
+  assert.deepEqual(elements.filter((l) => / JSR223\w* /.test(l)), []);
+  assert.deepEqual(elements.filter((l) => l.startsWith('element ResponseAssertion AssertionGui not timeout\t')).map(where),
+    ['pushbench/Request/With Event (push)/request', 'pushbench/Request/With Event (HTTP)/request']);
+  assert.deepEqual(elements.filter((l) => l.startsWith('element MuxSampler TestBeanGUI request\t')).map(where),
+    ['pushbench/Request (mux)']);
   assert.deepEqual(elements.filter((l) => l.startsWith('element PushSampler TestBeanGUI request\t')).map(where),
     ['pushbench/Request/With Event (push)', 'pushbench/Request/Without Event (push)', 'pushbench/Request/Pull']);
   assert.deepEqual(elements.filter((l) => l.startsWith('element HTTPSamplerProxy HttpTestSampleGui request\t')).map(where),
@@ -93,7 +96,15 @@ const BRANCH_CHECK = `
 def xml = new groovy.xml.XmlSlurper().parse(new File(args[0]))
 def branches = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text().startsWith('BRANCH_') }
   .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
-for (sampler in ['push', 'http', 'HTTP']) for (event in ['true', 'false']) for (type in ['comet', 'poll', 'pull']) {
+def derived = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text() in ['REQUEST_THREADS', 'MUX_THREADS', 'MUX_BODY'] }
+  .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
+def run = { value, bindings -> new GroovyShell(new Binding(bindings)).evaluate(value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')) }
+for (sampler in ['mux', 'push', 'http', 'HTTP', 'other']) for (mt in ['3', '']) {
+  def props = new Properties(); if (mt) props.setProperty('mux.threads', mt)
+  def b = [vars: [REQUEST_SAMPLER: sampler, NUMTHREADS: '250', REQUEST_TYPE: 'pull', PULL_BODY_HEAD: 'HEAD', REQUEST_BODY: 'BODY'], props: props]
+  println "threads \${sampler} \${mt ?: '-'}: \${run(derived.REQUEST_THREADS, b)} \${run(derived.MUX_THREADS, b)} \${run(derived.MUX_BODY, b)}"
+}
+for (sampler in ['mux', 'push', 'http', 'HTTP']) for (event in ['true', 'false']) for (type in ['comet', 'poll', 'pull']) {
   def on = branches.findAll { name, value ->
     def code = value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')
     new GroovyShell(new Binding([vars: [REQUEST_SAMPLER: sampler, EVENT_SET_ENABLED: event, REQUEST_TYPE: type]])).evaluate(code) == 'true'
@@ -125,8 +136,15 @@ test('the Request group\'s five branches exclude each other; the same request in
   const lib = path.join(h.JMETER_HOME, 'lib');
   const r = h.sh(['java', '-cp', `${lib}/*`, 'groovy.ui.GroovyMain', '-e', BRANCH_CHECK, PLAN], { timeout: 120000 });
   assert.equal(r.status, 0, r.stderr);
-  // Exactly one branch for every setting: pull always the push sampler's Pull branch.
-  const want = [];
+  // A thread per connection with push and http, mux.threads selector threads (at least 1) with mux (and
+  // any other word); the mux body for pull is the body head.
+  const want = ['mux 3', 'mux -', 'push 3', 'push -', 'http 3', 'http -', 'HTTP 3', 'HTTP -', 'other 3', 'other -'].map((k) => {
+    const mux = /^(mux|other)/.test(k);
+    return `threads ${k}: ${mux ? 0 : 250} ${mux ? (k.endsWith('3') ? 3 : 1) : 0} HEAD`;
+  });
+  // Exactly one branch for every thread-per-connection setting, pull always the push sampler's Pull
+  // branch; none with mux (its own group).
+  for (const event of ['true', 'false']) for (const type of ['comet', 'poll', 'pull']) want.push(`mux ${event} ${type}: `);
   for (const [sampler, s] of [['push', 'PUSH'], ['http', 'HTTP'], ['HTTP', 'HTTP']]) {
     for (const event of ['true', 'false']) {
       for (const type of ['comet', 'poll', 'pull']) {
@@ -134,5 +152,5 @@ test('the Request group\'s five branches exclude each other; the same request in
       }
     }
   }
-  assert.deepEqual(r.stdout.trim().split('\n'), want);
+  assert.deepEqual(r.stdout.split('\n').filter(Boolean).map((l) => l.trimEnd()), want.map((l) => l.trimEnd()));
 });

@@ -5,12 +5,26 @@ package pushbench.jmeter;
 // PB rotate size), instead of one file per sample. One line per fact, tab-separated, UTF-8:
 //   B <µs> <sample id> <thread> <label>         a sample began (µs: its start, before any connect)
 //   R <µs> <sample id> <record>                 one record of its answer arrived (µs: the read that ended it)
-//   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message>
+//   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message> [<failure> <headers µs>]
 //                                               the sample ended; sent µs: just before its request's first
-//                                               byte was written (0: never sent), for the clock offset
+//                                               byte was written (0: never sent), for the clock offset;
+//                                               written by the mux engine only: failure (11th field), empty
+//                                               when the answer passed its assertions, else why it failed,
+//                                               and headers µs (12th), when the answer's head was read (0:
+//                                               never), what JMeter calls a sample's latency
 // µs are the engine clock's microseconds since the epoch; a sample id is unique per engine and test. The
-// thread of a record is its sample's (B line). Lines are flushed (a gzip sync point) once a second, so a
-// killed engine leaves a file readable up to its last second.
+// thread of a record is its sample's (B line).
+//
+// Mechanism: producers never compress and never wait for the file. Each producer thread formats lines into
+// its own Batch (a byte buffer) and submits it whole (a line is never split across submits) to the log's
+// bounded queue; one writer thread per log takes the chunks in order, deflates them (gzip, BEST_SPEED),
+// rotates between chunks only, and sync-flushes once a second, so a killed engine leaves a file readable up
+// to its last second. A full queue (QUEUE_CHUNKS chunks: the disk or the deflater cannot keep up) blocks the
+// submitting producer until the writer has room: the load slows rather than the heap growing without bound.
+// begin/record/end on the log itself format into one shared batch under a short lock (the per-thread
+// PushSampler); that batch is submitted at each E line or once it holds SHARED_SUBMIT_BYTES, and the writer
+// takes what it holds at each flush. A write failure (a full disk) is kept: later lines are dropped and
+// counted, the load goes on.
 
 import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;
@@ -20,9 +34,16 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
@@ -30,23 +51,42 @@ public final class StreamLog {
   /** Compressed bytes after which the next file begins. */
   static final long DEFAULT_ROTATE_BYTES = 256L << 20;
   static final long FLUSH_EVERY_MS = 1000;
+  /** Chunks the queue holds before a producer waits. */
+  static final int QUEUE_CHUNKS = 1024;
+  /** A batch's buffer; a longer line gets a buffer of its own size. */
+  static final int BATCH_BYTES = 1 << 16;
+  /** The shared batch (begin/record/end) is submitted once it holds this much, and at each E line. */
+  static final int SHARED_SUBMIT_BYTES = 16384;
 
   private static final Map<Path, StreamLog> OPEN = new HashMap<>();
-  private static Thread flusher;
+  private static final Chunk END = new Chunk(new byte[0], 0, 0);
 
   private final Path dir;
   private final long rotateBytes;
   private final AtomicLong sampleIds = new AtomicLong();
-  private final byte[] digits = new byte[20];
+  private final BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(QUEUE_CHUNKS);
+  private final ReentrantLock sharedLock = new ReentrantLock();
+  private final Batch shared = new Batch(BATCH_BYTES);
+  private final AtomicLong dropped = new AtomicLong();
+  private final Thread writer;
+  private volatile boolean closed;
+  private volatile IOException failure;   // the first write failure: later lines are dropped, counted
+
+  // The writer thread's own state.
   private Counting counting;
   private OutputStream out;
   private int fileIndex;
-  private IOException failure;   // the first write failure: later writes are dropped, counted
-  private long dropped;
+  private boolean unflushed;
+
+  /** Bytes of whole lines, as one producer submitted them. */
+  private record Chunk(byte[] bytes, int length, int lines) { }
 
   private StreamLog(Path dir, long rotateBytes) {
     this.dir = dir;
     this.rotateBytes = rotateBytes;
+    writer = new Thread(this::writeLoop, "pushbench-stream-log " + dir.getFileName());
+    writer.setDaemon(true);
+    writer.start();
   }
 
   /** The log of this directory (created on first use), shared by every thread of the engine. */
@@ -56,68 +96,281 @@ public final class StreamLog {
     if (log == null) {
       log = new StreamLog(key, rotateBytes > 0 ? rotateBytes : DEFAULT_ROTATE_BYTES);
       OPEN.put(key, log);
-      startFlusher();
     }
     return log;
   }
 
-  /** Ends every open log (the test ended): the gzip trailers are written, the next test starts new files. */
-  public static synchronized void closeAll() {
-    for (StreamLog log : OPEN.values()) log.close();
-    OPEN.clear();
-  }
-
-  private static void startFlusher() {
-    if (flusher != null && flusher.isAlive()) return;
-    flusher = new Thread(() -> {
-      try {
-        for (;;) {
-          Thread.sleep(FLUSH_EVERY_MS);
-          StreamLog[] logs;
-          synchronized (StreamLog.class) { logs = OPEN.values().toArray(new StreamLog[0]); }
-          for (StreamLog log : logs) log.flush();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "pushbench-stream-log-flush");
-    flusher.setDaemon(true);
-    flusher.start();
+  /**
+   * Ends every open log (the test ended): each writer drains its queue, writes the gzip trailer and is
+   * joined; the next test starts new files. Lines submitted to a closed log are dropped and counted.
+   */
+  public static void closeAll() {
+    List<StreamLog> logs;
+    synchronized (StreamLog.class) {
+      logs = new ArrayList<>(OPEN.values());
+      OPEN.clear();
+    }
+    for (StreamLog log : logs) log.close();
   }
 
   public long nextSampleId() {
     return sampleIds.incrementAndGet();
   }
 
-  public synchronized void begin(long micros, long id, String thread, String label) {
-    if (!ready()) return;
+  /** A batch for one producer thread (not thread-safe); its lines reach the file when it is submitted. */
+  public Batch batch() {
+    return new Batch(BATCH_BYTES);
+  }
+
+  public void begin(long micros, long id, String thread, String label) {
+    sharedLock.lock();
     try {
-      out.write('B');
+      shared.begin(micros, id, thread, label);
+      if (shared.size() >= SHARED_SUBMIT_BYTES) shared.submit();
+    } finally {
+      sharedLock.unlock();
+    }
+  }
+
+  public void record(long micros, long id, byte[] b, int off, int len) {
+    sharedLock.lock();
+    try {
+      shared.record(micros, id, b, off, len);
+      if (shared.size() >= SHARED_SUBMIT_BYTES) shared.submit();
+    } finally {
+      sharedLock.unlock();
+    }
+  }
+
+  public void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
+                  long sentMicros, String message) {
+    sharedLock.lock();
+    try {
+      shared.end(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message);
+      shared.submit();
+    } finally {
+      sharedLock.unlock();
+    }
+  }
+
+  /** Lines that could not be written (a full disk, a closed log), and why; 0 and null when all went well. */
+  public long dropped() { return dropped.get(); }
+
+  public IOException failure() { return failure; }
+
+  public Path directory() { return dir; }
+
+  // ---- producers' side ------------------------------------------------------------------------------------
+
+  // Hands a chunk to the writer; waits while the queue is full (the documented back-pressure).
+  private void enqueue(Chunk c) {
+    if (closed || failure != null) {
+      dropped.addAndGet(c.lines);
+      return;
+    }
+    try {
+      while (!queue.offer(c, 100, TimeUnit.MILLISECONDS)) {
+        if (closed || !writer.isAlive()) {
+          dropped.addAndGet(c.lines);
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      dropped.addAndGet(c.lines);
+    }
+  }
+
+  // Called once, by closeAll: the writer finishes what was queued, then the file; queued leftovers of a
+  // producer that raced the close are counted as dropped.
+  private void close() {
+    closed = true;
+    try {
+      while (writer.isAlive() && !queue.offer(END, 100, TimeUnit.MILLISECONDS)) { /* the writer drains */ }
+      writer.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Chunk c; (c = queue.poll()) != null; ) dropped.addAndGet(c.lines);
+  }
+
+  // ---- the writer thread ----------------------------------------------------------------------------------
+
+  private void writeLoop() {
+    try {
+      long nextFlush = monoMillis() + FLUSH_EVERY_MS;
+      boolean ending = false;
+      while (!ending) {
+        long wait = nextFlush - monoMillis();
+        Chunk c = wait > 0 ? queue.poll(wait, TimeUnit.MILLISECONDS) : queue.poll();
+        if (c == END) break;
+        if (c != null) write(c);
+        if (monoMillis() >= nextFlush) {
+          ending = flushTick(false);
+          nextFlush = monoMillis() + FLUSH_EVERY_MS;
+        }
+      }
+      flushTick(true);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      finishFile();
+    }
+  }
+
+  // Writes what is queued, then what the shared batch holds (in this order: the shared batch's earlier
+  // chunks are queued), then sync-flushes. Returns whether the close marker was among the queued chunks.
+  // While the test runs the shared lock is only tried: a producer holding it may be waiting for room in
+  // the queue, which only this thread makes.
+  private boolean flushTick(boolean closing) {
+    if (closing) sharedLock.lock(); else if (!sharedLock.tryLock()) { flush(); return false; }
+    boolean ending = false;
+    try {
+      List<Chunk> queued = new ArrayList<>();
+      queue.drainTo(queued);
+      for (Chunk c : queued) {
+        if (c == END) ending = true; else write(c);
+      }
+      Chunk rest = shared.take();
+      if (rest != null) write(rest);
+    } finally {
+      sharedLock.unlock();
+    }
+    flush();
+    return ending;
+  }
+
+  private void write(Chunk c) {
+    if (c.length == 0) return;
+    if (failure != null) {
+      dropped.addAndGet(c.lines);
+      return;
+    }
+    try {
+      if (out == null) openFile();
+      out.write(c.bytes, 0, c.length);
+      unflushed = true;
+      if (counting.count >= rotateBytes) finishFile();   // the next chunk opens push-<n+1>
+    } catch (IOException e) {
+      failed(e);
+      dropped.addAndGet(c.lines);
+    }
+  }
+
+  private void openFile() throws IOException {
+    Files.createDirectories(dir);
+    Path file;
+    do { file = dir.resolve("push-" + (++fileIndex) + ".tsv.gz"); } while (Files.exists(file));
+    counting = new Counting(new BufferedOutputStream(new FileOutputStream(file.toFile()), 1 << 16));
+    out = new FastGzip(counting);
+    unflushed = false;
+  }
+
+  private void flush() {
+    if (out == null || !unflushed) return;
+    try {
+      out.flush();   // a gzip sync point: everything written so far can be read back
+      unflushed = false;
+    } catch (IOException e) {
+      failed(e);
+    }
+  }
+
+  private void finishFile() {
+    if (out == null) return;
+    try {
+      out.close();   // the gzip trailer
+    } catch (IOException e) {
+      if (failure == null) failure = e;
+    }
+    out = null;
+    counting = null;
+  }
+
+  private void failed(IOException e) {
+    if (failure == null) failure = e;
+    try { if (out != null) out.close(); } catch (IOException ignored) { /* already failing */ }
+    out = null;
+    counting = null;
+  }
+
+  private static long monoMillis() {
+    return System.nanoTime() / 1_000_000;
+  }
+
+  // ---- batches --------------------------------------------------------------------------------------------
+
+  /**
+   * The lines of one producer thread, formatted into its own buffer (not thread-safe). A line is never
+   * split: when the next one does not fit, what the batch holds is submitted first, and a line longer
+   * than the buffer gets a buffer of its size. submit() hands the lines to the log's writer.
+   */
+  public final class Batch {
+    private final int capacity;
+    private final byte[] digits = new byte[20];
+    private byte[] buf;
+    private int len;
+    private int lines;
+
+    Batch(int capacity) {
+      this.capacity = capacity;
+      this.buf = new byte[capacity];
+    }
+
+    /** B: a sample began. */
+    public void begin(long micros, long id, String thread, String label) {
+      ensure(64 + maxText(thread) + maxText(label));
+      put('B');
       field(micros);
       field(id);
       text(thread);
       text(label);
-      out.write('\n');
-    } catch (IOException e) { failed(e); }
-  }
+      endLine();
+    }
 
-  public synchronized void record(long micros, long id, byte[] b, int off, int len) {
-    if (!ready()) return;
-    try {
-      out.write('R');
+    /** B with the thread named threadPrefix + threadNumber (no string built per sample). */
+    public void begin(long micros, long id, String threadPrefix, long threadNumber, String label) {
+      ensure(84 + maxText(threadPrefix) + maxText(label));
+      put('B');
       field(micros);
       field(id);
-      out.write('\t');
-      out.write(b, off, len);
-      out.write('\n');
-    } catch (IOException e) { failed(e); }
-  }
+      text(threadPrefix);
+      number(threadNumber);
+      text(label);
+      endLine();
+    }
 
-  public synchronized void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
-                               long sentMicros, String message) {
-    if (!ready()) return;
-    try {
-      out.write('E');
+    /** R: one record (its bytes as they came, without the "\n"). */
+    public void record(long micros, long id, byte[] b, int off, int n) {
+      ensure(48 + n);
+      put('R');
+      field(micros);
+      field(id);
+      put('\t');
+      System.arraycopy(b, off, buf, len, n);
+      len += n;
+      endLine();
+    }
+
+    /** E with the ten fields of the per-thread sampler. */
+    public void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
+                    long sentMicros, String message) {
+      endLine(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, null, 0);
+    }
+
+    /**
+     * E with the mux engine's two more fields: failure (the 11th, empty when the answer passed its assertions)
+     * and headers µs (the 12th, when the answer's head was read; 0 when none was).
+     */
+    public void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
+                    long sentMicros, String message, String failure, long headersMicros) {
+      endLine(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, failure == null ? "" : failure, headersMicros);
+    }
+
+    private void endLine(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
+                         long sentMicros, String message, String failure, long headersMicros) {
+      ensure(200 + maxText(code) + maxText(message) + maxText(failure));
+      put('E');
       field(micros);
       field(id);
       text(code);
@@ -127,69 +380,94 @@ public final class StreamLog {
       field(cutBytes);
       field(sentMicros);
       text(message);
-      out.write('\n');
-    } catch (IOException e) { failed(e); }
-    if (counting != null && counting.count >= rotateBytes) close();   // the next line opens push-<n+1>
-  }
+      if (failure != null) {
+        text(failure);
+        field(headersMicros);
+      }
+      endLine();
+    }
 
-  /** Lines that could not be written (a full disk), and why; 0 and null when all went well. */
-  public synchronized long dropped() { return dropped; }
+    /** Bytes held. */
+    public int size() { return len; }
 
-  public synchronized IOException failure() { return failure; }
+    /** Lines held. */
+    public int lines() { return lines; }
 
-  public Path directory() { return dir; }
+    /** Hands the lines held to the log's writer (waits while its queue is full) and starts empty. */
+    public void submit() {
+      Chunk c = take();
+      if (c != null) enqueue(c);
+    }
 
-  private boolean ready() {
-    if (failure != null) { dropped++; return false; }
-    if (out != null) return true;
-    try {
-      Files.createDirectories(dir);
-      Path file;
-      do { file = dir.resolve("push-" + (++fileIndex) + ".tsv.gz"); } while (Files.exists(file));
-      counting = new Counting(new FileOutputStream(file.toFile()));
-      out = new BufferedOutputStream(new FastGzip(counting), 1 << 16);
-      return true;
-    } catch (IOException e) {
-      failed(e);
-      dropped++;
-      return false;
+    // The lines held as a chunk (the buffer itself when it is at least half full, else a copy); null if none.
+    Chunk take() {
+      if (len == 0) return null;
+      Chunk c;
+      if (len >= buf.length / 2) {
+        c = new Chunk(buf, len, lines);
+        buf = new byte[capacity];
+      } else {
+        c = new Chunk(Arrays.copyOf(buf, len), len, lines);
+        if (buf.length > capacity) buf = new byte[capacity];
+      }
+      len = 0;
+      lines = 0;
+      return c;
+    }
+
+    // Room for a line of at most n bytes: what is held goes first when it would not fit.
+    private void ensure(int n) {
+      if (len + n <= buf.length) return;
+      if (len > 0) submit();
+      if (n > buf.length) buf = new byte[n];
+    }
+
+    private void put(char c) {
+      buf[len++] = (byte) c;
+    }
+
+    private void endLine() {
+      buf[len++] = '\n';
+      lines++;
+    }
+
+    private void field(long v) {
+      buf[len++] = '\t';
+      number(v);
+    }
+
+    private void number(long v) {
+      if (v == 0) { buf[len++] = '0'; return; }
+      boolean negative = v < 0;
+      int i = digits.length;
+      long x = negative ? -v : v;
+      while (x > 0) { digits[--i] = (byte) ('0' + (x % 10)); x /= 10; }
+      if (negative) digits[--i] = '-';
+      System.arraycopy(digits, i, buf, len, digits.length - i);
+      len += digits.length - i;
+    }
+
+    // A text field: tabs and line ends would break the line format, so they become spaces.
+    private void text(String s) {
+      buf[len++] = '\t';
+      if (s == null) return;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {   // beyond ASCII: the rest as UTF-8
+          byte[] rest = s.substring(i).replace('\t', ' ').replace('\n', ' ').replace('\r', ' ')
+              .getBytes(StandardCharsets.UTF_8);
+          System.arraycopy(rest, 0, buf, len, rest.length);
+          len += rest.length;
+          return;
+        }
+        buf[len++] = (byte) (c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
+      }
     }
   }
 
-  private void failed(IOException e) {
-    if (failure == null) failure = e;
-    try { if (out != null) out.close(); } catch (IOException ignored) { /* already failing */ }
-    out = null;
-  }
-
-  synchronized void flush() {
-    if (out == null) return;
-    try { out.flush(); } catch (IOException e) { failed(e); }
-  }
-
-  synchronized void close() {
-    if (out == null) return;
-    try { out.close(); } catch (IOException e) { if (failure == null) failure = e; }
-    out = null;
-    counting = null;
-  }
-
-  private void field(long v) throws IOException {
-    out.write('\t');
-    if (v == 0) { out.write('0'); return; }
-    boolean negative = v < 0;
-    int i = digits.length;
-    long x = negative ? -v : v;
-    while (x > 0) { digits[--i] = (byte) ('0' + (x % 10)); x /= 10; }
-    if (negative) digits[--i] = '-';
-    out.write(digits, i, digits.length - i);
-  }
-
-  // A text field: tabs and line ends would break the line format, so they become spaces.
-  private void text(String s) throws IOException {
-    out.write('\t');
-    if (s == null) return;
-    out.write(s.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ').getBytes(StandardCharsets.UTF_8));
+  // The most bytes a text field of s can take (UTF-8: three per char at most).
+  private static int maxText(String s) {
+    return s == null ? 1 : 1 + 3 * s.length();
   }
 
   /** gzip at the fastest level (the engine's CPU belongs to the load), sync-flushed on flush(). */

@@ -1,0 +1,73 @@
+'use strict';
+// The table of bench/engine-cost.sh: its runs (JSON lines, one a run) grouped by level, type and sampler,
+// each figure as the median and the range over the repeats, and per group the ratio mux / push of the
+// engine's CPU per answer (repeat by repeat, when both ran in that repeat).
+//   node bench/engine-cost-table.js <runs.jsonl>
+const fs = require('node:fs');
+
+const FIGURES = [
+  ['engineMicrosPerAnswer', 'engine µs/answer'],
+  ['serverMicrosPerAnswer', 'server µs/answer'],
+  ['ratio', 'engine/server'],
+  ['answersShare', 'answers achieved/expected'],
+  ['engineCpuPercent', 'engine CPU %'],
+  ['serverCpuPercent', 'server CPU %'],
+  ['kbPerConnection', 'live KB/conn'],
+  ['threads', 'OS threads'],
+  ['openedPerSecond', 'opened/s'],
+  ['maxPauseMs', 'max pause ms'],
+];
+
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// "median (min-max)" of the numbers among values, or "-".
+function spread(values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x));
+  if (v.length === 0) return '-';
+  const fmt = (x) => (Math.abs(x) >= 100 ? String(Math.round(x)) : String(Math.round(x * 100) / 100));
+  return v.length === 1 ? fmt(v[0]) : `${fmt(median(v))} (${fmt(Math.min(...v))}-${fmt(Math.max(...v))})`;
+}
+
+function table(runs) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = `${r.level} ${r.type} ${r.sampler}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const lines = [];
+  const head = ['level', 'type', 'sampler', 'runs', 'verdicts', ...FIGURES.map(([, name]) => name)];
+  lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  for (const [key, rs] of groups) {
+    const verdicts = rs.map((r) => r.verdict ?? `exit ${r.exit}`).join(', ');
+    lines.push(`| ${key.split(' ').join(' | ')} | ${rs.length} | ${verdicts} | ${FIGURES.map(([f]) => spread(rs.map((r) => r[f]))).join(' | ')} |`);
+  }
+  const ratios = [];
+  for (const r of runs.filter((x) => x.sampler === 'mux')) {
+    const push = runs.find((x) => x.sampler === 'push' && x.repeat === r.repeat && x.level === r.level && x.type === r.type);
+    if (push?.engineMicrosPerAnswer && r.engineMicrosPerAnswer != null) {
+      ratios.push({ key: `${r.level} ${r.type}`, ratio: r.engineMicrosPerAnswer / push.engineMicrosPerAnswer });
+    }
+  }
+  const byKey = new Map();
+  for (const { key, ratio } of ratios) byKey.set(key, [...(byKey.get(key) ?? []), ratio]);
+  if (byKey.size) {
+    lines.push('', 'engine µs per answer, mux / push, pair by pair within a repeat:');
+    for (const [key, rs] of byKey) lines.push(`  ${key}: ${spread(rs)} over ${rs.length} pair(s)`);
+  }
+  return lines.join('\n');
+}
+
+if (require.main === module) {
+  const file = process.argv[2];
+  if (!file) { console.error('usage: node bench/engine-cost-table.js <runs.jsonl>'); process.exit(2); }
+  const runs = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  console.log(table(runs));
+}
+
+module.exports = { table, spread, median };

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# What the load engine costs beside the server it measures (issue #34; the study's section 3.2 load at its
+# scale): JMeter with a thread per connection (request.sampler=push) against the multiplexing engine
+# (request.sampler=mux, docs/engine.md), side by side in one invocation, repeated. Each run is a real
+# ./run.sh against the Node.js server on this machine (one engine, the local default), long poll with 1 s
+# events (`poll 180000 event1 1000`: every connection is answered once a second) and comet with 1 s events
+# (`comet - event1 1000`: every stream gets a record a second).
+#
+#   bench/engine-cost.sh [--levels 1000,5000,15000] [--types poll,comet] [--samplers push,mux]
+#                        [--repeats 3] [--rampup <s>] [--duration <s>] [--out <file>]
+#
+# Defaults: the three levels, both types, both samplers, 3 repeats, rampup 10 s, duration 60 s. Within a
+# repeat every (level, type) runs each sampler one after the other, so a pair shares the machine's state.
+# Per run (each figure over the run's steady window, analysis/measure/workload.js):
+#   engine µs/answer   the engine JVM's CPU (pidstat, % of a core) / answers per second (a long-poll
+#                      answer, or a comet record: the workload's achieved answers) x 10^6
+#   server µs/answer   the same for the server process; ratio = engine / server
+#   answers %          achieved / expected answers (threads x emit cycles started in the window)
+#   KB/conn            (live heap while loaded - live heap of the idle engine) / connections: jcmd
+#                      GC.class_histogram's total (a full collection first), taken 3/4 into the window
+#   threads            the engine JVM's most OS threads (/proc/<pid>/status, sampled every second)
+#   opened/s           connections / the second the last one started (workload.rampup), so with the
+#                      default 10 s ramp-up at most level / 10 per second is asked
+#   max pause ms       the engine's longest GC pause (its gc.log, -Xlog:gc)
+#   verdict            the run's validity verdict (docs/validity.md)
+# Every run's figures go to --out (JSON lines, default under TMPDIR); the table at the end gives, per
+# (level, type, sampler), the median and range over the repeats, and the engine/server ratio.
+# Goals (issue #34): engine <= 50 µs per answer and <= half the server's; <= 16 KB per held connection;
+# <= 100 OS threads at 15,000; >= 5,000 connections opened per second; no engine pause over 50 ms.
+# The live-heap histograms pause the engine once (a full collection) 3/4 into the window: its pause shows
+# in "max pause ms" only when it is the longest, and the table says so (pause of the histogram itself).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib/config.sh
+source "$root/lib/config.sh"
+
+usage() { echo "usage: bench/engine-cost.sh [--levels 1000,5000,15000] [--types poll,comet] [--samplers push,mux] [--repeats 3] [--rampup <s>] [--duration <s>] [--out <file>]" >&2; exit 2; }
+levels=1000,5000,15000 types=poll,comet samplers=push,mux repeats=3 rampup=10 duration=60 out=''
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --levels) levels=${2:-}; shift 2 || usage ;;
+    --types) types=${2:-}; shift 2 || usage ;;
+    --samplers) samplers=${2:-}; shift 2 || usage ;;
+    --repeats) repeats=${2:-}; shift 2 || usage ;;
+    --rampup) rampup=${2:-}; shift 2 || usage ;;
+    --duration) duration=${2:-}; shift 2 || usage ;;
+    --out) out=${2:-}; shift 2 || usage ;;
+    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage ;;
+  esac
+done
+[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || usage
+[[ $types =~ ^(poll|comet)(,(poll|comet))?$ ]] || { echo "engine-cost: --types wants poll, comet or both" >&2; exit 2; }
+[[ $samplers =~ ^(push|mux)(,(push|mux))?$ ]] || { echo "engine-cost: --samplers wants push, mux or both" >&2; exit 2; }
+[[ $repeats =~ ^[1-9]$ && $rampup =~ ^[0-9]+$ && $duration =~ ^[1-9][0-9]*$ ]] || usage
+((duration >= rampup + 20)) || { echo "engine-cost: --duration must be at least --rampup + 20 s" >&2; exit 2; }
+command -v jcmd >/dev/null || { echo "engine-cost: jcmd (the JDK's) is needed" >&2; exit 2; }
+IFS=, read -ra level_list <<<"$levels"
+IFS=, read -ra type_list <<<"$types"
+IFS=, read -ra sampler_list <<<"$samplers"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pb-engine-cost.XXXXXX")
+[[ -n $out ]] || out=$work/runs.jsonl
+: >"$out"
+echo "engine-cost: work directory $work; runs to $out"
+watcher=''
+cleanup() { [[ -z $watcher ]] || kill "$watcher" 2>/dev/null || true; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+live_bytes() { jcmd "$1" GC.class_histogram 2>/dev/null | awk '$1 == "Total" { print $3 }'; }
+
+# watch <state dir> <figures file>: while the run lasts, the engine JVM's most threads, its live heap idle
+# (once bound) and loaded (3/4 into the steady window), written to <figures file> as key=value lines.
+watch_engine() {
+  local state=$1 file=$2 pid='' idle='' loaded='' threads=0 t started='' at
+  while true; do
+    if [[ -z $pid ]]; then
+      [[ -s $state/engine-local.pid ]] && read -r pid _ <"$state/engine-local.pid"
+      sleep 0.5; continue
+    fi
+    [[ -d /proc/$pid ]] || break
+    t=$(awk '$1 == "Threads:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+    ((t > threads)) && threads=$t
+    if [[ -z $idle ]] && grep -q 'Bound to RMI' "$state/engine-local.log" 2>/dev/null; then
+      idle=$(live_bytes "$pid")
+    fi
+    if [[ -z $started ]] && grep -q 'threads for group Request' "$state/engine-local.log" 2>/dev/null; then
+      started=$SECONDS
+    fi
+    at=$((rampup + (duration - rampup) * 3 / 4))
+    if [[ -n $started && -z $loaded ]] && ((SECONDS - started >= at)); then
+      loaded=$(live_bytes "$pid")
+    fi
+    printf 'threads=%s\nidle=%s\nloaded=%s\n' "$threads" "$idle" "$loaded" >"$file"
+    sleep 1
+  done
+}
+
+# One run; appends its JSON line to $out.
+one_run() { # <repeat> <level> <type> <sampler>
+  local repeat=$1 level=$2 type=$3 sampler=$4 id=r$1-$2-$3-$4 figures rc=0 dir
+  local -a args=(node "$rampup" "$duration" "$level" poll 180000 event1 1000)
+  [[ $type == comet ]] && args=(node "$rampup" "$duration" "$level" comet - event1 1000)
+  figures=$work/$id.figures
+  mkdir -p "$work/$id/state"
+  watch_engine "$work/$id/state" "$figures" & watcher=$!
+  PB_REQUEST_SAMPLER=$sampler PB_STATE=$work/$id/state PB_RESULTS=$work/$id/results \
+    "$root/run.sh" "${args[@]}" >"$work/$id/run.out" 2>&1 || rc=$?
+  kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=''
+  dir=$(find "$work/$id/results" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  node - "$dir" "$figures" "$repeat" "$level" "$type" "$sampler" "$rc" >>"$out" <<'EOF'
+const fs = require('node:fs');
+const path = require('node:path');
+const [dir, figuresFile, repeat, level, type, sampler, rc] = process.argv.slice(2);
+const figures = Object.fromEntries((fs.existsSync(figuresFile) ? fs.readFileSync(figuresFile, 'utf8') : '')
+  .split('\n').filter(Boolean).map((l) => l.split('=')));
+let s = null;
+try { s = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8')); } catch { /* reported as null */ }
+const w = s?.workload;
+const perSecond = w?.answers?.achievedPerSecond ?? null;
+const micros = (cpuPercent) => (cpuPercent == null || !perSecond ? null : Math.round((cpuPercent / 100) * 1e6 / perSecond * 10) / 10);
+const engine = micros(w?.engines?.[0]?.jvmCpuMean);
+const server = micros(w?.server?.cpuMean);
+let maxPause = null;
+try {
+  for (const line of fs.readFileSync(path.join(dir, 'engines', 'local', 'gc.log'), 'utf8').split('\n')) {
+    const m = / Pause .* (\d+(?:\.\d+)?)ms$/.exec(line);
+    if (m) maxPause = Math.max(maxPause ?? 0, Number(m[1]));
+  }
+} catch { /* no gc.log: null */ }
+const idle = Number(figures.idle), loaded = Number(figures.loaded);
+const last = w?.rampup?.lastThreadStartSecond;
+console.log(JSON.stringify({ repeat: Number(repeat), level: Number(level), type, sampler, exit: Number(rc), run: dir,
+  verdict: s?.validity?.verdict ?? null, answersPerSecond: perSecond, answersShare: w?.answers?.share ?? null,
+  engineCpuPercent: w?.engines?.[0]?.jvmCpuMean ?? null, serverCpuPercent: w?.server?.cpuMean ?? null,
+  engineMicrosPerAnswer: engine, serverMicrosPerAnswer: server, ratio: engine != null && server ? Math.round(engine / server * 100) / 100 : null,
+  kbPerConnection: idle > 0 && loaded > 0 ? Math.round((loaded - idle) / Number(level) / 1024 * 100) / 100 : null,
+  threads: Number(figures.threads) || null, openedPerSecond: last > 0 ? Math.round(Number(level) / last) : null,
+  maxPauseMs: maxPause }));
+EOF
+  echo "engine-cost: $(tail -n 1 "$out")"
+}
+
+for ((r = 1; r <= repeats; r++)); do
+  for level in "${level_list[@]}"; do
+    for type in "${type_list[@]}"; do
+      for sampler in "${sampler_list[@]}"; do one_run "$r" "$level" "$type" "$sampler"; done
+    done
+  done
+done
+
+node "$root/bench/engine-cost-table.js" "$out"

@@ -1,0 +1,105 @@
+package pushbench.jmeter;
+
+// One connection of the multiplexing engine (MuxEngine) and the answer in flight on it: only state, so
+// thousands fit in a small heap. The body is not kept: every record goes to the engine (stream log) as the
+// parser cuts it, and the plan's two assertions are decided on the fly from two flags, what the first
+// record held and what the latest one held (the per-thread sampler's digest is the first and, from two
+// records on, the last record, each up to PushClient.KEEP_LINE bytes). A pull connection also keeps the
+// cursor its next request sends.
+
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+
+final class MuxConnection implements PushClient.RecordSink {
+  // Flags of a record.
+  static final int HAS_ERROR = 1;
+  static final int HAS_TIMEOUT = 2;
+  private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TIMEOUT = "timeout".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CURSOR = "\"cursor\":{".getBytes(StandardCharsets.US_ASCII);
+
+  // States.
+  static final int IDLE = 0;         // no request in flight; the channel may be open (kept alive)
+  static final int CONNECTING = 1;   // a request waits for its connection
+  static final int SENDING = 2;      // the request is being written
+  static final int READING = 3;      // the request is written, the answer is being read
+  static final int WAITING = 4;      // idle until wakeAt (backoff, pull interval), in the engine's timers
+
+  final MuxEngine engine;
+  /** The engine-wide connection index i (0-based). */
+  final int index;
+  final AnswerParser parser = new AnswerParser(false);
+  SocketChannel channel;
+  SelectionKey key;
+  int state = IDLE;
+  /** Monotonic ms of the latest progress (connect start, bytes written or read): the silence clock. */
+  long since;
+  long wakeAt;
+  int backoffMs;
+  /** The request went out on a kept-alive connection (a stale one is replaced once, as PushClient does). */
+  boolean reused;
+  long id;
+  long beginMicros;
+  long sendMicros;
+  byte[] request;
+  int written;
+  int firstFlags;
+  int lastFlags;
+  /** Pull: the cursor sent next ({} before the first answer), and whether this answer gave one already. */
+  String cursor;
+  boolean cursorSeen;
+
+  MuxConnection(MuxEngine engine, int index) {
+    this.engine = engine;
+    this.index = index;
+  }
+
+  boolean inFlight() {
+    return state == CONNECTING || state == SENDING || state == READING;
+  }
+
+  /** Resets the per-answer state for a new request. */
+  void startAnswer(boolean headRequest) {
+    parser.start(this, headRequest);
+    firstFlags = 0;
+    lastFlags = 0;
+    cursorSeen = false;
+    written = 0;
+    sendMicros = 0;
+  }
+
+  /** The flags the plan's assertions would see: the first record's and, from two records on, the last's. */
+  int digestFlags() {
+    return firstFlags | (parser.records >= 2 ? lastFlags : 0);
+  }
+
+  @Override
+  public void record(long micros, byte[] b, int off, int len) {
+    int scan = off + Math.min(len, PushClient.KEEP_LINE);
+    int flags = (AnswerParser.containsWord(b, off, scan, ERROR) ? HAS_ERROR : 0)
+        | (engine.checksTimeout() && AnswerParser.containsWord(b, off, scan, TIMEOUT) ? HAS_TIMEOUT : 0);
+    if (parser.records == 1) firstFlags = flags; else lastFlags = flags;
+    if (cursor != null && !cursorSeen) {
+      String c = cursorOf(b, off, off + len);
+      if (c != null) {
+        cursor = c;
+        cursorSeen = true;
+      }
+    }
+    engine.onRecord(this, micros, b, off, len);
+  }
+
+  /** The first match of "cursor":(\{[^}]*\}) in b[from, to): the group, or null. */
+  static String cursorOf(byte[] b, int from, int to) {
+    int last = to - CURSOR.length;
+    outer:
+    for (int i = from; i <= last; i++) {
+      for (int j = 0; j < CURSOR.length; j++) if (b[i + j] != CURSOR[j]) continue outer;
+      int open = i + CURSOR.length - 1;
+      int close = AnswerParser.indexOf(b, open + 1, to, (byte) '}');
+      return close < 0 ? null : new String(b, open, close + 1 - open, StandardCharsets.UTF_8);
+    }
+    return null;
+  }
+}

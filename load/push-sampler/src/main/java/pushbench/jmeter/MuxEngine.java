@@ -1,0 +1,500 @@
+package pushbench.jmeter;
+
+// The multiplexing engine of one mux thread (MuxSampler): one java.nio Selector drives this thread's share
+// of the engine's connections (i ≡ shard mod shards), non-blocking, one shared 64 KB read buffer. Rules:
+// - connection i opens at start + rampup * i / connections; a request's B line is written when it is about
+//   to be written (for a new connection: before the connect);
+// - comet: a stream that ends (or fails) before the duration is requested again; poll: the next request
+//   follows each answer at once on the kept-alive connection (a new one if the server closed it); pull: the
+//   next request follows pullInterval ms after an answer, carrying the answer's cursor;
+// - no request starts at or after start + duration; requests in flight go on until they end; the engine is
+//   finished when none is left after the duration, or at the hard deadline start + duration +
+//   responseTimeout + deadlineGrace, where whatever is open ends as an error ("engine deadline");
+// - a connect longer than connectTimeout, or a silence longer than responseTimeout on a connection with a
+//   request in flight, ends that request failed and closes its connection;
+// - a network error ends that connection's request (E line with the exception) and the connection tries
+//   again after a backoff (100 ms doubling to 5 s, back to 100 ms after a good answer); so does an answer
+//   the server refused (a status outside 2xx/3xx, or `error` in it), so a refusing server is not hammered;
+//   a "not timeout" failure (a poll that timed out although an event was set) is an answer like any other,
+//   the next request follows at once;
+// - a request on a kept-alive connection that fails before any byte of its answer (the server closed the
+//   idle connection) is sent once more on a new connection under the same sample, as PushClient does;
+// - an answer read to its end fails on the first of: "not error" (`error` in its first or, from two records
+//   on, its last record: NOT_ERROR), "not timeout" (`timeout` there, only with failOnTimeout: NOT_TIMEOUT),
+//   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
+// Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
+// with an E line carrying its outcome and failure (MuxSampler's assertions). The batch is submitted after
+// each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary).
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.PriorityQueue;
+
+final class MuxEngine implements Closeable {
+  static final int READ_BUFFER = 1 << 16;
+  static final int BACKOFF_FIRST_MS = 100;
+  static final int BACKOFF_MAX_MS = 5000;
+  static final String NOT_ERROR = "Test failed: text expected not to contain /error/";
+  static final String NOT_TIMEOUT = "response contains timeout although an event was set";
+  private static final int READS_PER_WAKEUP = 4;
+
+  /** Counters of one summary interval. */
+  static final class Interval {
+    long startMillis;
+    long endMillis;
+    int answers;
+    int errors;
+    long records;
+    long bytes;
+    long sentBytes;
+    int opened;
+    int backoffs;
+    int open;
+    String firstFailure;
+  }
+
+  private final MuxConfig cfg;
+  private final int shard;
+  private final int shards;
+  private final long start;            // monotonic ms, engine-wide
+  private final long endAt;            // no request starts from here on
+  private final long hardDeadline;
+  private final long sweepEveryMs;
+  private final StreamLog log;
+  private final StreamLog.Batch batch;
+  private final Selector selector;
+  private final ByteBuffer readBuffer = ByteBuffer.allocate(READ_BUFFER);
+  private final InetSocketAddress address;
+  private final byte[] sharedRequest;  // comet and poll: every request is the same bytes
+  private final boolean headRequest;
+  private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
+  private final PriorityQueue<MuxConnection> timers =
+      new PriorityQueue<>((a, b) -> Long.compare(a.wakeAt, b.wakeAt));
+  private int nextOpen;                // j of the next connection to open
+  private int active;                  // requests in flight
+  private int openChannels;
+  private long nextSweep;
+  private long localIds;
+  private boolean finished;
+  private volatile boolean stopRequested;
+  private Interval iv = new Interval();
+
+  /** start: the engine-wide start instant on System.nanoTime()'s clock, in ms. log may be null. */
+  MuxEngine(MuxConfig cfg, int shard, int shards, long start, StreamLog log) throws IOException {
+    if (shards < 1 || shard < 0 || shard >= shards) throw new IllegalArgumentException("shard " + shard + " of " + shards);
+    this.cfg = cfg;
+    this.shard = shard;
+    this.shards = shards;
+    this.start = start;
+    this.endAt = start + cfg.durationMs;
+    this.hardDeadline = endAt + cfg.responseTimeoutMs + cfg.deadlineGraceMs;
+    int shortest = Math.min(positiveOr(cfg.connectTimeoutMs), positiveOr(cfg.responseTimeoutMs));
+    this.sweepEveryMs = Math.max(5, Math.min(250, shortest / 10));
+    this.log = log;
+    this.batch = log == null ? null : log.batch();
+    this.address = new InetSocketAddress(cfg.host, cfg.port);
+    this.sharedRequest = cfg.type == MuxConfig.Type.PULL ? null : cfg.request(cfg.body);
+    this.headRequest = "HEAD".equals(cfg.method);
+    int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
+    this.conns = new MuxConnection[owned];
+    this.selector = Selector.open();
+  }
+
+  private static int positiveOr(int ms) {
+    return ms > 0 ? ms : Integer.MAX_VALUE;
+  }
+
+  boolean finished() { return finished; }
+
+  boolean checksTimeout() { return cfg.failOnTimeout; }
+
+  /** Connections of this thread with an open channel. */
+  int openChannels() { return openChannels; }
+
+  /** Ends the current interval early and finishes the engine (JMeter stops the test); any thread. */
+  void stop() {
+    stopRequested = true;
+    selector.wakeup();
+  }
+
+  /** Runs the selector loop for at most maxMs (less when the engine finishes) and returns its counters. */
+  Interval runFor(long maxMs) {
+    iv = new Interval();
+    iv.startMillis = System.currentTimeMillis();
+    long until = mono() + maxMs;
+    while (!finished) {
+      long now = mono();
+      step(now);
+      if (finished || now >= until) break;
+      if (stopRequested) {
+        finished = true;
+        break;
+      }
+      select(Math.min(until, nextEvent(now)) - now);
+      submitLines();
+    }
+    submitLines();
+    iv.open = openChannels;
+    iv.endMillis = Math.max(iv.startMillis, System.currentTimeMillis());
+    return iv;
+  }
+
+  // ---- the loop's steps ------------------------------------------------------------------------------------
+
+  // What is due at now: the hard deadline, connections to open, timers, timeouts, the end.
+  private void step(long now) {
+    if (now >= hardDeadline) {
+      endAll("engine deadline");
+      finished = true;
+      return;
+    }
+    openDue(now);
+    while (!timers.isEmpty() && timers.peek().wakeAt <= now) {
+      MuxConnection c = timers.poll();
+      c.state = MuxConnection.IDLE;
+      startRequest(c);
+    }
+    if (now >= nextSweep) {
+      sweep(now);
+      nextSweep = now + sweepEveryMs;
+    }
+    if (now >= endAt && active == 0) {
+      closeIdle();
+      timers.clear();
+      finished = true;
+    }
+  }
+
+  private long openAt(int j) {
+    long i = shard + (long) j * shards;
+    return start + cfg.rampupMs * i / cfg.connections;
+  }
+
+  private void openDue(long now) {
+    while (nextOpen < conns.length && openAt(nextOpen) <= now) {
+      if (openAt(nextOpen) >= endAt) {   // opens at or after the duration: never
+        nextOpen = conns.length;
+        return;
+      }
+      MuxConnection c = new MuxConnection(this, shard + nextOpen * shards);
+      c.backoffMs = BACKOFF_FIRST_MS;
+      if (cfg.type == MuxConfig.Type.PULL) c.cursor = "{}";
+      conns[nextOpen++] = c;
+      startRequest(c);
+    }
+  }
+
+  // Connect and silence timeouts; after the duration, idle kept-alive connections are closed.
+  private void sweep(long now) {
+    for (int j = 0; j < nextOpen; j++) {
+      MuxConnection c = conns[j];
+      if (c == null) continue;
+      if (c.inFlight()) {
+        boolean connecting = c.state == MuxConnection.CONNECTING;
+        int limit = connecting ? cfg.connectTimeoutMs : cfg.responseTimeoutMs;
+        if (limit > 0 && now - c.since >= limit) {
+          failed(c, new SocketTimeoutException(connecting ? "Connect timed out" : "Read timed out"));
+        }
+      } else if (now >= endAt && c.channel != null) {
+        closeChannel(c);
+      }
+    }
+  }
+
+  private long nextEvent(long now) {
+    long next = Math.min(hardDeadline, nextSweep);
+    if (now < endAt) next = Math.min(next, endAt);
+    if (nextOpen < conns.length) next = Math.min(next, openAt(nextOpen));
+    if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);
+    return next;
+  }
+
+  private void select(long waitMs) {
+    try {
+      if (waitMs <= 0) selector.selectNow(this::onKey); else selector.select(this::onKey, waitMs);
+    } catch (IOException e) {
+      throw new IllegalStateException("selector failed", e);
+    }
+  }
+
+  private void submitLines() {
+    if (batch != null && batch.size() > 0) batch.submit();
+  }
+
+  // ---- requests ----------------------------------------------------------------------------------------------
+
+  private void startRequest(MuxConnection c) {
+    if (mono() >= endAt || stopRequested) {   // no new request after the duration
+      c.state = MuxConnection.IDLE;
+      closeChannel(c);
+      return;
+    }
+    c.id = log != null ? log.nextSampleId() : ++localIds;
+    c.beginMicros = PushClient.nowMicros();
+    if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
+    c.request = sharedRequest != null ? sharedRequest : cfg.request(cfg.body + c.cursor + "}");
+    c.startAnswer(headRequest);
+    active++;
+    if (c.channel != null) {
+      c.reused = true;
+      beginSend(c);
+    } else {
+      c.reused = false;
+      connect(c);
+    }
+  }
+
+  private void connect(MuxConnection c) {
+    c.state = MuxConnection.CONNECTING;
+    c.since = mono();
+    try {
+      if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
+      SocketChannel ch = SocketChannel.open();
+      c.channel = ch;
+      openChannels++;
+      ch.configureBlocking(false);
+      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      boolean now = ch.connect(address);
+      c.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
+      if (now) connected(c);
+    } catch (IOException e) {
+      failed(c, e);
+    } catch (UnresolvedAddressException e) {
+      failed(c, new UnknownHostException(cfg.host));
+    }
+  }
+
+  private void connected(MuxConnection c) throws IOException {
+    if (!c.channel.finishConnect()) return;
+    iv.opened++;
+    c.key.interestOps(SelectionKey.OP_READ);
+    beginSend(c);
+  }
+
+  private void beginSend(MuxConnection c) {
+    c.state = MuxConnection.SENDING;
+    c.since = mono();
+    c.sendMicros = PushClient.nowMicros();
+    c.written = 0;
+    try {
+      writeMore(c);
+    } catch (IOException e) {
+      failed(c, e);
+    }
+  }
+
+  private void writeMore(MuxConnection c) throws IOException {
+    int n = c.channel.write(ByteBuffer.wrap(c.request, c.written, c.request.length - c.written));
+    c.written += n;
+    iv.sentBytes += n;
+    if (n > 0) c.since = mono();
+    boolean all = c.written == c.request.length;
+    if (all && c.state == MuxConnection.SENDING) c.state = MuxConnection.READING;
+    c.key.interestOps(all ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+  }
+
+  // ---- events ------------------------------------------------------------------------------------------------
+
+  private void onKey(SelectionKey k) {
+    MuxConnection c = (MuxConnection) k.attachment();
+    try {
+      if (!k.isValid()) return;
+      int ready = k.readyOps();
+      if ((ready & SelectionKey.OP_CONNECT) != 0) {
+        connected(c);
+        return;
+      }
+      if ((ready & SelectionKey.OP_WRITE) != 0 && c.state == MuxConnection.SENDING) writeMore(c);
+      if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) readable(c);
+    } catch (CancelledKeyException e) {
+      // closed by an earlier event of this wake-up: nothing left to do
+    } catch (IOException e) {
+      if (c.inFlight()) failed(c, e); else closeChannel(c);
+    }
+  }
+
+  private void readable(MuxConnection c) throws IOException {
+    byte[] b = readBuffer.array();
+    for (int round = 0; round < READS_PER_WAKEUP; round++) {
+      readBuffer.clear();
+      int n = c.channel.read(readBuffer);
+      if (n == 0) return;
+      if (n < 0) {
+        ended(c);
+        return;
+      }
+      iv.bytes += n;
+      if (!c.inFlight()) {   // an idle connection the server writes to: not ours to guess at
+        closeChannel(c);
+        return;
+      }
+      c.since = mono();
+      int used = c.parser.feed(b, 0, n, PushClient.nowMicros());
+      if (c.parser.done()) {
+        answered(c, used < n);
+        return;
+      }
+      if (n < b.length) return;
+    }
+  }
+
+  // The server closed the connection: the end of a body read to the close, a broken answer, or an idle
+  // kept-alive connection's end.
+  private void ended(MuxConnection c) throws IOException {
+    if (!c.inFlight()) {
+      closeChannel(c);
+      return;
+    }
+    c.parser.endOfInput(c.parser.lastMicros != 0 ? c.parser.lastMicros : PushClient.nowMicros());
+    answered(c, true);
+  }
+
+  void onRecord(MuxConnection c, long micros, byte[] b, int off, int len) {
+    iv.records++;
+    if (batch != null) batch.record(micros, c.id, b, off, len);
+  }
+
+  // ---- ends of answers ---------------------------------------------------------------------------------------
+
+  // The answer was read to its end: its outcome, then the connection's next request.
+  private void answered(MuxConnection c, boolean mustClose) {
+    AnswerParser p = c.parser;
+    boolean httpOk = p.status >= 200 && p.status <= 399;
+    int flags = c.digestFlags();
+    String failure;
+    if ((flags & MuxConnection.HAS_ERROR) != 0) failure = NOT_ERROR;
+    else if ((flags & MuxConnection.HAS_TIMEOUT) != 0) failure = NOT_TIMEOUT;
+    else if (!httpOk) failure = "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason);
+    else failure = "";
+    boolean ok = failure.isEmpty();
+    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING;   // answered mid-request
+    writeEnd(c, p.lastMicros, String.valueOf(p.status), ok, p.reason, failure);
+    if (close) closeChannel(c);
+    if (!httpOk || (flags & MuxConnection.HAS_ERROR) != 0) {   // refused by the server: back off, do not spin
+      backOff(c);
+      return;
+    }
+    c.backoffMs = BACKOFF_FIRST_MS;
+    if (cfg.type == MuxConfig.Type.PULL) {
+      schedule(c, cfg.pullIntervalMs);
+    } else {
+      c.state = MuxConnection.IDLE;
+      startRequest(c);
+    }
+  }
+
+  // A request failed on the network (or timed out): E line with the exception, the connection closed, the
+  // next attempt after the backoff. A kept-alive connection that failed before any answer byte is replaced
+  // once, under the same sample.
+  private void failed(MuxConnection c, IOException e) {
+    c.parser.abort();
+    closeChannel(c);
+    if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
+      c.startAnswer(headRequest);
+      c.reused = false;
+      connect(c);
+      return;
+    }
+    String message = "Non HTTP response message: " + e.getMessage();
+    writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false, message, e.toString());
+    backOff(c);
+  }
+
+  // The connection's next attempt after its backoff, which doubles up to BACKOFF_MAX_MS (counted); a pull
+  // waits at least its pull interval.
+  private void backOff(MuxConnection c) {
+    iv.backoffs++;
+    schedule(c, cfg.type == MuxConfig.Type.PULL ? Math.max(c.backoffMs, cfg.pullIntervalMs) : c.backoffMs);
+    c.backoffMs = Math.min(BACKOFF_MAX_MS, c.backoffMs * 2);
+  }
+
+  private void writeEnd(MuxConnection c, long micros, String code, boolean ok, String message, String failure) {
+    AnswerParser p = c.parser;
+    if (batch != null) {
+      batch.end(micros, c.id, code, ok, p.records, p.bodyBytes, p.cutBytes, c.sendMicros, message, failure, p.headersMicros);
+    }
+    active--;
+    iv.answers++;
+    if (!ok) {
+      iv.errors++;
+      if (iv.firstFailure == null) iv.firstFailure = failure;
+    }
+    c.state = MuxConnection.IDLE;
+  }
+
+  private void schedule(MuxConnection c, long delayMs) {
+    long at = mono() + delayMs;
+    if (at >= endAt || stopRequested) {   // the next request would start after the duration
+      c.state = MuxConnection.IDLE;
+      closeChannel(c);
+      return;
+    }
+    c.state = MuxConnection.WAITING;
+    c.wakeAt = at;
+    timers.add(c);
+  }
+
+  private void closeChannel(MuxConnection c) {
+    if (c.channel == null) return;
+    if (c.key != null) c.key.cancel();
+    try {
+      c.channel.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+    c.channel = null;
+    c.key = null;
+    openChannels--;
+  }
+
+  private void closeIdle() {
+    for (int j = 0; j < nextOpen; j++) {
+      if (conns[j] != null && !conns[j].inFlight()) closeChannel(conns[j]);
+    }
+  }
+
+  // Ends every request in flight as an error with this message (E lines), closes every channel.
+  private void endAll(String why) {
+    for (int j = 0; j < nextOpen; j++) {
+      MuxConnection c = conns[j];
+      if (c == null) continue;
+      if (c.inFlight()) {
+        c.parser.abort();
+        InterruptedIOException e = new InterruptedIOException(why);
+        writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false,
+            "Non HTTP response message: " + why, e.toString());
+      }
+      closeChannel(c);
+    }
+    timers.clear();
+  }
+
+  /** Ends what is still in flight ("engine stopped"), closes every channel and the selector. */
+  @Override
+  public void close() {
+    iv = new Interval();   // the last summary was returned: what ends now is in the log only
+    endAll("engine stopped");
+    submitLines();
+    finished = true;
+    try {
+      selector.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
+  private static long mono() {
+    return System.nanoTime() / 1_000_000;
+  }
+}

@@ -1,0 +1,232 @@
+package pushbench.jmeter;
+
+// The multiplexing sampler: one JMeter thread drives thousands of connections with one Selector
+// (MuxEngine), instead of one connection per thread (PushSampler). Plan usage: a thread group of K threads
+// (no scheduler, loop forever) with this sampler; the engine's `connections` are shared out, connection i
+// to thread i mod K. Each call of sample() runs the thread's selector loop for at most summaryInterval ms
+// and returns ONE summary sample of that interval (label <name>-summary, sampleCount = answers ended,
+// errorCount = failed ones); per-answer results exist only as the stream log's B/R/E lines. When the
+// thread's work is done (duration over, every answer ended, or the hard deadline) the summary stops the
+// thread. A bad property gives one failed sample naming it and stops the thread.
+// Engine-wide state (the start instant every thread's ramp-up counts from, the stream logs) is reset at
+// testEnded, so a second test in the same JVM starts clean.
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.jmeter.samplers.AbstractSampler;
+import org.apache.jmeter.samplers.Entry;
+import org.apache.jmeter.samplers.Interruptible;
+import org.apache.jmeter.samplers.SampleResult;
+import org.apache.jmeter.samplers.StatisticalSampleResult;
+import org.apache.jmeter.services.FileServer;
+import org.apache.jmeter.testbeans.TestBean;
+import org.apache.jmeter.testelement.TestStateListener;
+import org.apache.jmeter.testelement.ThreadListener;
+import org.apache.jmeter.threads.AbstractThreadGroup;
+import org.apache.jmeter.threads.JMeterContext;
+import org.apache.jmeter.threads.JMeterContextService;
+
+public class MuxSampler extends AbstractSampler implements TestBean, TestStateListener, ThreadListener, Interruptible {
+  private static final long serialVersionUID = 1L;
+  private static final long UNSET = Long.MIN_VALUE;
+  /** The engine-wide start (System.nanoTime() in ms): set by the first sample() of any thread of a test. */
+  private static final AtomicLong START = new AtomicLong(UNSET);
+
+  private String host = "127.0.0.1";
+  private String port = "8080";
+  private String method = "POST";
+  private String path = "/request";
+  private String contentType = "application/json";
+  private String body = "";
+  private String connectTimeout = "30000";
+  private String responseTimeout = "60000";
+  private String streamDir = "";
+  private String rotateMegabytes = "";
+  private String connections = "1";
+  private String rampup = "0";
+  private String duration = "60";
+  private String requestType = "comet";
+  private String pullInterval = "1000";
+  private String failOnTimeout = "false";
+  private String summaryInterval = "1000";
+
+  private transient MuxEngine engine;
+  private transient MuxConfig config;
+  private transient boolean done;
+  private transient int shard = -1;
+  private transient int shards = -1;
+
+  @Override
+  public SampleResult sample(Entry entry) {
+    if (done) return stopped();
+    if (engine == null) {
+      try {
+        config = MuxConfig.parse(getName(), host, port, method, path, contentType, body, connectTimeout,
+            responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval);
+        StreamLog log = streamLog();
+        resolveShard();
+        engine = new MuxEngine(config, shard, shards, engineStart(), log);
+      } catch (Exception e) {   // a bad property, or no selector: the thread cannot run
+        done = true;
+        return invalid(e);
+      }
+    }
+    MuxEngine.Interval iv = engine.runFor(config.summaryIntervalMs);
+    SampleResult res = summary(iv);
+    if (engine.finished()) {
+      res.setStopThread(true);
+      engine.close();
+      engine = null;
+      done = true;
+    }
+    return res;
+  }
+
+  /** For tests outside JMeter: this thread's share, thread k of K. */
+  void setShard(int k, int of) {
+    shard = k;
+    shards = of;
+  }
+
+  // Thread k of K: JMeter's thread number in its group and the group's size; alone outside JMeter.
+  private void resolveShard() {
+    if (shards > 0) return;
+    JMeterContext ctx = JMeterContextService.getContext();
+    AbstractThreadGroup group = ctx.getThreadGroup();
+    int of = group == null ? 1 : Math.max(1, group.getNumThreads());
+    int k = ctx.getThreadNum();
+    shards = of;
+    shard = k >= 0 && k < of ? k : Math.floorMod(k, of);
+  }
+
+  private static long engineStart() {
+    START.compareAndSet(UNSET, System.nanoTime() / 1_000_000);
+    return START.get();
+  }
+
+  private SampleResult summary(MuxEngine.Interval iv) {
+    StatisticalSampleResult res = new StatisticalSampleResult(iv.startMillis, iv.endMillis - iv.startMillis);
+    res.setSampleLabel(getName() + "-summary");
+    res.setThreadName(Thread.currentThread().getName());
+    res.setSampleCount(iv.answers);
+    res.setErrorCount(iv.errors);
+    res.setBytes(iv.bytes);
+    res.setSentBytes(iv.sentBytes);
+    res.setResponseCode("200");
+    res.setSuccessful(iv.errors == 0);
+    String message = "answers " + iv.answers + ", errors " + iv.errors + ", open " + iv.open + ", records " + iv.records
+        + ", opened " + iv.opened + ", backoffs " + iv.backoffs
+        + (iv.firstFailure == null ? "" : ", first failure: " + iv.firstFailure);
+    res.setResponseMessage(message);   // no response data: JMeter would count its length as the bytes
+    res.setDataType(SampleResult.TEXT);
+    res.setSamplerData(config.type.name().toLowerCase(java.util.Locale.ROOT) + " " + config.method + " " + config.path + ", connections "
+        + config.connections + " (thread " + (shard + 1) + " of " + shards + ")\n\n" + config.body);
+    return res;
+  }
+
+  private SampleResult invalid(Exception e) {
+    SampleResult res = new SampleResult();
+    res.setSampleLabel(getName() + "-summary");
+    res.sampleStart();
+    res.sampleEnd();
+    res.setResponseCode("Non HTTP response code: " + e.getClass().getName());
+    res.setResponseMessage("Non HTTP response message: " + e.getMessage());
+    res.setSuccessful(false);
+    res.setStopThread(true);
+    return res;
+  }
+
+  // Called again after the thread was told to stop: an empty summary that stops it again.
+  private SampleResult stopped() {
+    StatisticalSampleResult res = new StatisticalSampleResult(System.currentTimeMillis(), 0);
+    res.setSampleLabel(getName() + "-summary");
+    res.setResponseCode("200");
+    res.setResponseMessage("done");
+    res.setSuccessful(true);
+    res.setStopThread(true);
+    return res;
+  }
+
+  private StreamLog streamLog() {
+    String dir = streamDir == null ? "" : streamDir.trim();
+    if (dir.isEmpty()) return null;
+    Path p = Paths.get(dir);
+    if (!p.isAbsolute()) {
+      String base = FileServer.getFileServer().getBaseDir();
+      if (base != null) p = Paths.get(base).resolve(p);
+    }
+    String mb = rotateMegabytes == null ? "" : rotateMegabytes.trim();
+    long rotate = mb.isEmpty() ? 0 : MuxConfig.whole("rotateMegabytes", mb, 1, 1L << 20) << 20;
+    return StreamLog.of(p, rotate);
+  }
+
+  // ---- test and thread life ----------------------------------------------------------------------------
+
+  @Override public void testStarted() { START.set(UNSET); }
+
+  @Override public void testStarted(String host) { testStarted(); }
+
+  @Override
+  public void testEnded() {
+    START.set(UNSET);
+    StreamLog.closeAll();
+  }
+
+  @Override public void testEnded(String host) { testEnded(); }
+
+  @Override public void threadStarted() { /* the engine starts with the first sample */ }
+
+  @Override
+  public void threadFinished() {
+    MuxEngine e = engine;
+    engine = null;
+    if (e != null) e.close();
+  }
+
+  /** JMeter stops the test: the running interval ends at once and its summary stops the thread. */
+  @Override
+  public boolean interrupt() {
+    MuxEngine e = engine;
+    if (e != null) e.stop();
+    return e != null;
+  }
+
+  // ---- TestBean properties (MuxSamplerBeanInfo) --------------------------------------------------------
+
+  public String getHost() { return host; }
+  public void setHost(String v) { host = v; }
+  public String getPort() { return port; }
+  public void setPort(String v) { port = v; }
+  public String getMethod() { return method; }
+  public void setMethod(String v) { method = v; }
+  public String getPath() { return path; }
+  public void setPath(String v) { path = v; }
+  public String getContentType() { return contentType; }
+  public void setContentType(String v) { contentType = v; }
+  public String getBody() { return body; }
+  public void setBody(String v) { body = v == null ? "" : v; }
+  public String getConnectTimeout() { return connectTimeout; }
+  public void setConnectTimeout(String v) { connectTimeout = v; }
+  public String getResponseTimeout() { return responseTimeout; }
+  public void setResponseTimeout(String v) { responseTimeout = v; }
+  public String getStreamDir() { return streamDir; }
+  public void setStreamDir(String v) { streamDir = v; }
+  public String getRotateMegabytes() { return rotateMegabytes; }
+  public void setRotateMegabytes(String v) { rotateMegabytes = v; }
+  public String getConnections() { return connections; }
+  public void setConnections(String v) { connections = v; }
+  public String getRampup() { return rampup; }
+  public void setRampup(String v) { rampup = v; }
+  public String getDuration() { return duration; }
+  public void setDuration(String v) { duration = v; }
+  public String getRequestType() { return requestType; }
+  public void setRequestType(String v) { requestType = v; }
+  public String getPullInterval() { return pullInterval; }
+  public void setPullInterval(String v) { pullInterval = v; }
+  public String getFailOnTimeout() { return failOnTimeout; }
+  public void setFailOnTimeout(String v) { failOnTimeout = v; }
+  public String getSummaryInterval() { return summaryInterval; }
+  public void setSummaryInterval(String v) { summaryInterval = v; }
+}

@@ -1,0 +1,118 @@
+package pushbench.jmeter;
+
+// JUnit of the push-style answer parser: the same records whatever the slicing of the bytes (every split
+// into two and three pieces, byte by byte), for chunked answers with an interim 100, chunk extensions and
+// trailers, Content-Length and read-to-close bodies; bytes beyond an answer are left; a premature end
+// counts the cut bytes; a parser waiting between reads holds no buffer once a spanning record ended.
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class AnswerParserTest {
+  private static final String CHUNKED = "HTTP/1.1 100 Continue\r\n\r\n"
+      + "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\ntransfer-encoding:  Chunked \r\n\r\n"
+      + "a;ext=1\r\n{\"a\":1}\r\n{\r\n" + "7\r\n\"b\":2}\n\r\n" + "3\r\n\n\n\n\r\n" + "6\r\n{\"c\":3\r\n" + "1\r\n}\r\n"
+      + "0\r\nTrailer: x\r\n\r\n";
+  private static final List<String> CHUNKED_RECORDS = List.of("{\"a\":1}", "{\"b\":2}", "{\"c\":3}");
+
+  private final List<String> records = new ArrayList<>();
+
+  private AnswerParser parser() {
+    AnswerParser p = new AnswerParser(false);
+    records.clear();
+    p.start((micros, b, off, len) -> records.add(new String(b, off, len, StandardCharsets.UTF_8)), false);
+    return p;
+  }
+
+  // Feeds the pieces in order; returns the bytes the parser left after the answer's end.
+  private static int feed(AnswerParser p, byte[] all, int... cuts) throws IOException {
+    int from = 0;
+    for (int i = 0; i <= cuts.length; i++) {
+      int to = i < cuts.length ? cuts[i] : all.length;
+      int used = p.feed(all, from, to - from, i);
+      if (p.done()) return all.length - from - used;
+      from = to;
+    }
+    return 0;
+  }
+
+  @Test
+  void everySplitGivesTheSameRecords() throws IOException {
+    byte[] all = CHUNKED.getBytes(StandardCharsets.ISO_8859_1);
+    for (int a = 0; a <= all.length; a++) {
+      for (int b = a; b <= all.length; b++) {
+        AnswerParser p = parser();
+        assertEquals(0, feed(p, all, a, b));
+        assertTrue(p.done(), "done at " + a + "/" + b);
+        assertEquals(CHUNKED_RECORDS, records, "split at " + a + "/" + b);
+        assertEquals(200, p.status);
+        assertEquals("application/x-ndjson", p.contentType);
+        assertEquals(27, p.bodyBytes);
+      }
+    }
+    int[] everyByte = new int[all.length - 1];
+    for (int i = 0; i < everyByte.length; i++) everyByte[i] = i + 1;
+    AnswerParser p = parser();
+    feed(p, all, everyByte);
+    assertEquals(CHUNKED_RECORDS, records, "byte by byte");
+  }
+
+  @Test
+  void contentLengthAnswerLeavesTheBytesBeyondIt() throws IOException {
+    byte[] all = "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\":1}HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
+    AnswerParser p = parser();
+    assertEquals(8, feed(p, all));
+    assertEquals(List.of("{\"a\":1}"), records, "a last record without \\n is complete at the body's end");
+    assertTrue(!p.closeAfter);
+  }
+
+  @Test
+  void readToCloseBodyEndsAtTheConnectionsEnd() throws IOException {
+    AnswerParser p = parser();
+    feed(p, "HTTP/1.0 200 OK\r\n\r\n{\"a\":1}\n{\"b\"".getBytes(StandardCharsets.ISO_8859_1));
+    assertTrue(!p.done());
+    p.endOfInput(5);
+    assertTrue(p.done() && p.closeAfter);
+    assertEquals(List.of("{\"a\":1}", "{\"b\""), records);
+  }
+
+  @Test
+  void prematureEndCountsTheCutRecord() throws IOException {
+    AnswerParser p = parser();
+    feed(p, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"a\":1}\n{\"b\"".getBytes(StandardCharsets.ISO_8859_1));
+    EOFException e = assertThrows(EOFException.class, () -> p.endOfInput(5));
+    assertEquals("Premature end of chunk coded message body", e.getMessage());
+    assertEquals(4, p.cutBytes);
+    assertEquals(1, p.records);
+  }
+
+  @Test
+  void badFramingIsAnError() {
+    assertThrows(IOException.class, () -> feed(parser(), "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
+        .getBytes(StandardCharsets.ISO_8859_1)));
+    assertThrows(IOException.class, () -> feed(parser(), "SSH-2.0\r\n".getBytes(StandardCharsets.ISO_8859_1)));
+    assertThrows(IOException.class, () -> feed(parser(), "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n"
+        .getBytes(StandardCharsets.ISO_8859_1)));
+  }
+
+  @Test
+  void aRecordLongerThanTheBoundBreaksTheAnswer() throws IOException {
+    AnswerParser p = parser();
+    feed(p, "HTTP/1.1 200 OK\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    byte[] piece = new byte[64 * 1024];
+    java.util.Arrays.fill(piece, (byte) 'x');
+    IOException e = assertThrows(IOException.class, () -> {
+      for (int i = 0; i < 20; i++) p.feed(piece, 0, piece.length, i);
+    });
+    assertTrue(e.getMessage().startsWith("record longer than"), e.getMessage());
+  }
+}

@@ -1,0 +1,71 @@
+package pushbench.jmeter;
+
+// Reading stream logs back in tests: every push-<n>.tsv.gz of a directory in file order, gunzipped and
+// split into tab-separated fields, and the B/R/E lines grouped by sample id.
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+
+final class Logs {
+  private Logs() { }
+
+  /** The log files of dir, push-1 first. */
+  static List<Path> files(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().matches("push-\\d+\\.tsv\\.gz"))
+          .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getFileName().toString().replaceAll("\\D", ""))))
+          .collect(Collectors.toList());
+    }
+  }
+
+  /** Every line of every (closed) log file of dir. */
+  static List<String[]> lines(Path dir) throws IOException {
+    List<String[]> out = new ArrayList<>();
+    for (Path f : files(dir)) out.addAll(lines(f, false));
+    return out;
+  }
+
+  /**
+   * The lines of one file. unfinished: a file without its trailer (a killed engine's), read up to the end
+   * of its data and cut to its last complete line.
+   */
+  static List<String[]> lines(Path file, boolean unfinished) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
+      byte[] b = new byte[8192];
+      for (int n; (n = in.read(b)) > 0; ) bytes.write(b, 0, n);
+    } catch (EOFException e) {
+      if (!unfinished) throw e;
+    }
+    String text = bytes.toString(StandardCharsets.UTF_8);
+    int end = text.lastIndexOf('\n');
+    List<String[]> out = new ArrayList<>();
+    if (end < 0) return out;
+    for (String line : text.substring(0, end).split("\n", -1)) out.add(line.split("\t", -1));
+    return out;
+  }
+
+  /** The lines of each sample id, in log order. */
+  static Map<String, List<String[]>> bySample(List<String[]> lines) {
+    Map<String, List<String[]>> out = new LinkedHashMap<>();
+    for (String[] l : lines) out.computeIfAbsent(l[2], k -> new ArrayList<>()).add(l);
+    return out;
+  }
+
+  static List<String[]> kind(List<String[]> lines, String kind) {
+    return lines.stream().filter(l -> l[0].equals(kind)).collect(Collectors.toList());
+  }
+}
