@@ -1,7 +1,8 @@
 'use strict';
 // Minimal HTTP helpers for black-box protocol tests: one fresh connection per request (no keep-alive
 // reuse, so one test's broken connection cannot leak into the next) unless a test passes its own keep-alive
-// agent, and a comet stream reader that records each line with its arrival time.
+// agent, a comet stream reader that records each line with its arrival time, raw TCP exchanges and a
+// client that sends its body a byte at a time.
 
 const http = require('node:http');
 const net = require('node:net');
@@ -108,20 +109,66 @@ function sendAndHold(base, body) {
   });
 }
 
-// Sends raw bytes on a new TCP connection; resolves with everything the server sent until it closed
-// (or until timeoutMs).
+// Sends raw bytes on a new TCP connection (an array: its parts PART_GAP_MS apart, so the server reads
+// them separately); resolves with everything the server sent until it closed (or until timeoutMs).
+const PART_GAP_MS = 100;
 function rawExchange(base, bytes, timeoutMs = 3000) {
   const url = new URL(base);
+  const parts = Array.isArray(bytes) ? bytes : [bytes];
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port || 80), url.hostname);
     const chunks = [];
     const done = () => { clearTimeout(timer); socket.destroy(); resolve(Buffer.concat(chunks).toString('utf8')); };
     const timer = setTimeout(done, timeoutMs);
-    socket.on('connect', () => socket.write(bytes));
+    const send = (i) => {
+      if (i >= parts.length || socket.destroyed) return;
+      socket.write(parts[i]);
+      setTimeout(() => send(i + 1), PART_GAP_MS);
+    };
+    socket.on('connect', () => send(0));
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('end', done);
     socket.on('close', done);
     socket.on('error', done);
+  });
+}
+
+// A client that sends a request's head, then its body one byte every intervalMs (declared: its
+// Content-Length), and never finishes it. Resolves once the server answered and closed, or after giveUpMs:
+// { status (or null), text, answeredMs, closedMs (or null: still open), bytesSent }.
+function trickle(base, { path = '/request', declared = 200, intervalMs = 500, giveUpMs = 30000 } = {}) {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 80), url.hostname);
+    const started = Date.now();
+    const chunks = [];
+    let answeredMs = null;
+    let bytesSent = 0;
+    let ticker = null;
+    const finish = (closed) => {
+      clearInterval(ticker);
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      resolve({ status: status ? Number(status[1]) : null, text, answeredMs, closedMs: closed ? Date.now() - started : null, bytesSent });
+    };
+    const timer = setTimeout(() => finish(false), giveUpMs);
+    socket.on('connect', () => {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: pb\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+      ticker = setInterval(() => {
+        if (bytesSent < declared - 1 && socket.writable) {
+          socket.write(' ');
+          bytesSent++;
+        }
+      }, intervalMs);
+    });
+    socket.on('data', (chunk) => {
+      if (answeredMs === null) answeredMs = Date.now() - started;
+      chunks.push(chunk);
+    });
+    socket.on('close', () => finish(true));
+    socket.on('error', () => {});
   });
 }
 
@@ -141,4 +188,4 @@ function waitUntil(condition, timeoutMs, what) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { request, openStream, sendAndHold, rawExchange, waitUntil, sleep };
+module.exports = { request, openStream, sendAndHold, rawExchange, trickle, waitUntil, sleep };

@@ -7,13 +7,15 @@
 // Tests run one after another and each ends with POST /event/clear, so they never see each other's
 // emitters or requests. Timing tolerances: env PB_CONFORMANCE_SLACK_MS (default 1500) for "about
 // N ms", PB_CONFORMANCE_CLOCK_MS (default 5000) for "the server's clock is close to ours". The cap on
-// emitters the server must enforce: env PB_MAX_EMITTERS (default 16), as the server was started with.
+// emitters the server must enforce: env PB_MAX_EMITTERS (default 16), and its body deadline:
+// PB_BODY_DEADLINE_MS (default 10000), as the server was started with.
 
 const { describe, test, before, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
 const { registerPullTests } = require('./pull');
+const { registerBrokenClientTests } = require('./broken-clients');
 const { request, openStream, sendAndHold, rawExchange, waitUntil, sleep } = require('./http-client');
 
 const SLACK = Number(process.env.PB_CONFORMANCE_SLACK_MS) || 1500;
@@ -516,6 +518,8 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         await stillServing();
       });
     });
+
+    registerBrokenClientTests({ group, base, status, stillServing, SLACK });
   });
 }
 

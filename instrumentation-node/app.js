@@ -16,8 +16,12 @@ const validate = require('./validate');
 
 const bad = (message) => ({ status: 400, body: errorBody(400, message) });
 
-function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
+// bodyDeadlineMs: a POST body must arrive whole within it (docs/protocol.md, "Request bodies").
+function createApp({ log, batchSize, onCycleEnd, cluster = null, bodyDeadlineMs = Infinity } = {}) {
   const pool = new RequestPool();
+  // Requests refused for their body, for /status: late (408); refused (503) never happens on Node, whose
+  // event loop waits for no body.
+  const bodies = { late: 0, refused: 0 };
   // Every cycle started is kept for pulls (pull.js); node-cluster's workers record the primary's cycles.
   const history = new PullHistory();
   const writeToPool = localRunner({ pool, log, batchSize });
@@ -51,7 +55,7 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
       log.setEnabled(enabled);
       return log.enabled;
     },
-    status: () => ({ requests: pool.counts(), logging: log.enabled, events: events.status() }),
+    status: () => ({ requests: pool.counts(), logging: log.enabled, events: events.status(), bodies: { ...bodies } }),
   };
   const control = cluster ? cluster.control : localControl;
 
@@ -124,9 +128,9 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null } = {}) {
     '/event/clear': { POST: eventClear },
     '/request': { POST: request },
     '/status': { GET: status },
-  });
+  }, { bodyDeadlineMs, onLate: () => { bodies.late++; } });
 
-  return { pool, events, history, log, dispatch, completeAll };
+  return { pool, events, history, log, dispatch, completeAll, bodies };
 }
 
 module.exports = { createApp };

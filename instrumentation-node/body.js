@@ -1,12 +1,15 @@
 'use strict';
-// Bounded request-body reading: at most 16 KiB (docs/protocol.md), else the caller answers 413.
-// A declared Content-Length over the limit is refused before reading a byte; a chunked body stops being
-// kept as soon as it passes the limit, so an oversized body never costs more than the limit in memory.
+// Bounded request-body reading (docs/protocol.md, "Request bodies"): at most 16 KiB, else the caller
+// answers 413, and whole within the body deadline, else 408. A declared Content-Length over the limit is
+// refused before reading a byte; a chunked body stops being kept as soon as it passes the limit, so an
+// oversized body never costs more than the limit in memory. The event loop never waits for a body: the
+// deadline only bounds how long a slow client keeps its socket and its bytes.
 
 const MAX_BODY_BYTES = 16384;
 
-// Resolves { text } or { tooLarge: true }; rejects only if the request stream itself fails.
-function readBody(req, limit = MAX_BODY_BYTES) {
+// Resolves { text }, { tooLarge: true } or { late: true } (not whole within deadlineMs of this call);
+// rejects only if the request stream itself fails.
+function readBody(req, { limit = MAX_BODY_BYTES, deadlineMs = Infinity } = {}) {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -16,12 +19,15 @@ function readBody(req, limit = MAX_BODY_BYTES) {
     const chunks = [];
     let size = 0;
     let settled = false;
+    let timer = null;
     const settle = (fn, value) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       req.removeListener('data', onData);
       fn(value);
     };
+    if (Number.isFinite(deadlineMs)) timer = setTimeout(() => settle(resolve, { late: true }), deadlineMs);
     const onData = (chunk) => {
       size += chunk.length;
       if (size > limit) {

@@ -1,10 +1,12 @@
 'use strict';
 // Dispatch by path and method, with the protocol's generic answers: 400 a request target that is no URL
-// path (`//`), 404 unknown path, 405 (with Allow) wrong method, 413 oversized body, 400 malformed JSON. POST bodies are read (bounded) and parsed here,
-// so handlers only see parsed JSON.
+// path (`//`) or has a dot segment, 404 unknown path, 405 (with Allow) wrong method, 413 oversized body,
+// 408 a body not whole within the body deadline, 400 malformed JSON. POST bodies are read (bounded) and
+// parsed here, so handlers only see parsed JSON.
 //
 // routes: { "/path": { GET: handler, POST: handler } }. A handler gets { req, res, url, body } and returns
 // { status, body } to send as JSON (or a promise of it), or null when it answers itself (a held request).
+// options: bodyDeadlineMs (a POST body must arrive whole within it), onLate() (counts each such 408).
 
 const { readBody, parseJson } = require('./body');
 const { errorBody } = require('./records');
@@ -24,8 +26,17 @@ function sendError(res, status, message, extraHeaders) {
   sendJson(res, status, errorBody(status, message), extraHeaders);
 }
 
-function createRouter(routes) {
+// A path segment that is "." or "..", each dot also as %2e: the client must name the path itself, not one
+// a server would reach by resolving it (servers differ in whether they resolve).
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)(?:\.|%2e)?(?=\/|$)/i;
+
+function createRouter(routes, { bodyDeadlineMs = Infinity, onLate = () => {} } = {}) {
   return async function dispatch(req, res) {
+    if (DOT_SEGMENT.test(req.url.split('?')[0])) {
+      req.resume();
+      sendError(res, 400, 'path has a dot segment (. or .., also as %2e)');
+      return;
+    }
     let url;
     try {
       url = new URL(req.url, 'http://localhost');
@@ -51,9 +62,16 @@ function createRouter(routes) {
     if (method === 'POST') {
       let read;
       try {
-        read = await readBody(req);
+        read = await readBody(req, { deadlineMs: bodyDeadlineMs });
       } catch {
         res.destroy(); // the client went away while sending its body: nobody to answer
+        return;
+      }
+      if (read.late) {
+        // The connection ends with this answer: a slow client keeps no socket past the deadline.
+        onLate();
+        sendError(res, 408, `request body not received whole within ${bodyDeadlineMs} ms (PB_BODY_DEADLINE_MS)`,
+          { Connection: 'close' });
         return;
       }
       if (read.tooLarge) {

@@ -3,6 +3,8 @@
 // Entry point of the Node.js server under test: `node server.js [port]` (default: env PB_PORT_NODE, 8080).
 // Env PB_EMIT_BATCH: requests written per emit batch before yielding (default 1000).
 // Env PB_NODE_LOGGING=1 starts with per-request logging on (the protocol starts with it off).
+// Env PB_BODY_DEADLINE_MS: a request body must arrive whole within this many ms of its head, else 408
+// (docs/protocol.md, "Request bodies"; default 10000).
 // Run by cluster.js as a node:cluster worker, it shares the emitters, logging and /status through the
 // primary (cluster-worker.js); on its own it is the single-process `node` server.
 
@@ -23,7 +25,9 @@ const batchSize = Number(process.env.PB_EMIT_BATCH) > 0 ? Number(process.env.PB_
 const log = createLog();
 if (process.env.PB_NODE_LOGGING === '1') log.setEnabled(true);
 const bridge = cluster.isWorker ? require('./cluster-worker').createWorkerBridge({ log, batchSize }) : null;
-const app = createApp({ log, batchSize, cluster: bridge });
+const bodyDeadlineMs = /^[1-9]\d{0,8}$/.test(process.env.PB_BODY_DEADLINE_MS || '')
+  ? Number(process.env.PB_BODY_DEADLINE_MS) : 10000;
+const app = createApp({ log, batchSize, cluster: bridge, bodyDeadlineMs });
 
 const requestTimeoutMs = /^[1-9]\d{0,8}$/.test(process.env.PB_NODE_REQUEST_TIMEOUT_MS || '')
   ? Number(process.env.PB_NODE_REQUEST_TIMEOUT_MS) : 60000;

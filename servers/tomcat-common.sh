@@ -77,6 +77,12 @@ pb_tomcat_exec() {
     "-Dpb.maxConnections=$PB_TOMCAT_MAX_CONNECTIONS"
     "-Dpb.acceptCount=$PB_TOMCAT_ACCEPT_COUNT"
     "-Dpb.connectionTimeout=$PB_TOMCAT_CONNECTION_TIMEOUT"
+    # The JVM's collections and safepoints (its pauses), one file never rotated: run.sh brings it back as
+    # sut/gc.log (docs/run-layout.md).
+    "-Xlog:gc,safepoint:file=$base/logs/gc.log:timemillis,uptimemillis:filecount=0"
+    # Read by the WAR (pushbench.core.Bodies): a request body must arrive whole within this many ms
+    # (docs/protocol.md, "Request bodies"); empty or not a whole number: its default, 10000.
+    "-Dpb.bodyDeadlineMs=${PB_BODY_DEADLINE_MS:-}"
   )
   local -a extra=()
   # Word splitting is the point: PB_TOMCAT_EXTRA_OPTS holds several options.

@@ -1,6 +1,6 @@
 'use strict';
 // The app's routes over a real in-process HTTP server on an ephemeral port: the generic answers
-// (404, 405, 413, 400) and the request lifecycle that needs real sockets (a client leaving, shutdown).
+// (404, 405, 413, 400, 408) and the request lifecycle that needs real sockets (a client leaving, shutdown).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -8,8 +8,8 @@ const net = require('node:net');
 const { createApp } = require('../app');
 const { quietLog, sleep } = require('./helpers');
 
-async function startApp(t) {
-  const app = createApp({ log: quietLog() });
+async function startApp(t, options = {}) {
+  const app = createApp({ log: quietLog(), ...options });
   const server = http.createServer((req, res) => app.dispatch(req, res));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => { app.events.clear(); app.completeAll('shutdown'); server.closeAllConnections(); server.close(); });
@@ -42,6 +42,35 @@ test('generic answers: 404, 405 with Allow, 413, 400 for malformed JSON', async 
   const malformed = await call(port, 'POST', '/event/set', '{"name":');
   assert.equal(malformed.status, 400);
   assert.deepEqual(JSON.parse(malformed.text), { error: { status: 400, message: 'body is not valid JSON' } });
+});
+
+test('a path with a dot segment is 400, whatever it would resolve to', async (t) => {
+  const { port } = await startApp(t);
+  for (const path of ['/../timestamp', '/./status', '/%2e%2e/timestamp', '/%2E/status', '/a/../timestamp', '/timestamp/..']) {
+    const answer = await call(port, 'GET', path);
+    assert.equal(answer.status, 400, path);
+    assert.match(JSON.parse(answer.text).error.message, /dot segment/, path);
+  }
+  assert.equal((await call(port, 'GET', '/.x')).status, 404, 'a dot inside a segment is no dot segment');
+  assert.equal((await call(port, 'GET', '/timestamp?client=../1')).status, 200, 'the query is not the path');
+});
+
+test('a body not whole within the body deadline is 408, the connection closed, and counted in /status', async (t) => {
+  const { port } = await startApp(t, { bodyDeadlineMs: 200 });
+  const socket = net.connect(port, '127.0.0.1');
+  let reply = '';
+  socket.on('data', (chunk) => { reply += chunk; });
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  const started = Date.now();
+  socket.write('POST /request HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n{"type":');
+  const trickle = setInterval(() => socket.writable && socket.write(' '), 50);
+  await closed;
+  clearInterval(trickle);
+  const waited = Date.now() - started;
+  assert.ok(waited >= 200 && waited < 1000, `answered and closed after ${waited} ms`);
+  assert.match(reply, /^HTTP\/1\.1 408 /);
+  assert.match(reply, /"status":408/);
+  assert.deepEqual(JSON.parse((await call(port, 'GET', '/status')).text).bodies, { late: 1, refused: 0 });
 });
 
 test('a comet client that disconnects is removed from the pool', async (t) => {

@@ -1,6 +1,6 @@
 package pushbench.core;
 
-/** A request the protocol rejects; carries the HTTP status (400, 404, 409, 413) and the message for the body. */
+/** A request the protocol rejects; carries the HTTP status (400, 404, 408, 409, 413, 503) and the message for the body. */
 public final class BadInput extends Exception {
     private static final long serialVersionUID = 1L;
 

@@ -39,11 +39,6 @@ public final class BodyBuffer {
         return new byte[contentLength > 0 && contentLength < 4096 ? contentLength : 4096];
     }
 
-    /** The 408 answer every handler sends for a body not received whole within the connection timeout. */
-    public static BadInput timeoutError() {
-        return new BadInput(408, "request body not received whole within the connection timeout (PB_TOMCAT_CONNECTION_TIMEOUT)");
-    }
-
     /** The 413 answer every handler sends for an oversized body. */
     public static BadInput tooLargeError() {
         return new BadInput(413, "body larger than " + LIMIT + " bytes");

@@ -41,10 +41,13 @@ public enum Endpoint {
     }
 
     /**
-     * Routing shared by both handlers: the endpoint for a method and path, or the 404/405 answer.
-     * Exactly one of the two fields of the result is set.
+     * Routing shared by both handlers: the endpoint for a method and path (the request target's path as
+     * sent, not decoded), or the 400/404/405 answer. Exactly one of the two fields of the result is set.
      */
     public static Route route(String method, String path) {
+        if (hasDotSegment(path)) {
+            return new Route(null, Answer.error(400, "path has a dot segment (. or .., also as %2e): " + path));
+        }
         Endpoint endpoint = of(path);
         if (endpoint == null) {
             return new Route(null, Answer.error(404, "no such path: " + path));
@@ -53,6 +56,23 @@ public enum Endpoint {
             return new Route(null, Answer.methodNotAllowed(endpoint.method));
         }
         return new Route(endpoint, null);
+    }
+
+    /**
+     * True if a segment of the path is "." or "..", each dot also written %2e or %2E: a client must name the
+     * path itself, not one a server would reach by resolving it (servers differ in whether they resolve).
+     */
+    static boolean hasDotSegment(String path) {
+        if (path.indexOf('.') < 0 && path.indexOf('%') < 0) {
+            return false; // every protocol path: no work on the hot path
+        }
+        for (String segment : path.split("/", -1)) {
+            String dots = segment.replaceAll("(?i)%2e", ".");
+            if (dots.equals(".") || dots.equals("..")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static final class Route {

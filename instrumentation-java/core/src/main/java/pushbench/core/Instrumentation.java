@@ -3,6 +3,7 @@ package pushbench.core;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -28,6 +29,7 @@ public final class Instrumentation {
     private final ScheduledThreadPoolExecutor timerThreads;
     private final EventManager events;
     private final RequestManager requests;
+    private final Bodies bodies;
 
     public Instrumentation() {
         this(Clock.SYSTEM);
@@ -38,7 +40,12 @@ public final class Instrumentation {
     }
 
     public Instrumentation(Clock clock, int maxEmitters) {
+        this(clock, maxEmitters, Bodies.fromSystemProperties());
+    }
+
+    public Instrumentation(Clock clock, int maxEmitters, Bodies bodies) {
         this.clock = clock;
+        this.bodies = bodies;
         emitterThreads = executor(EMITTER_THREADS, "pushbench-emitter");
         timerThreads = executor(TIMER_THREADS, "pushbench-timer");
         Subscriptions subscriptions = new Subscriptions();
@@ -80,6 +87,11 @@ public final class Instrumentation {
         return requests;
     }
 
+    /** The rules for receiving request bodies, and their counts. */
+    public Bodies bodies() {
+        return bodies;
+    }
+
     /**
      * The answer of every endpoint but REQUEST. {@code clientParam} is /timestamp's query parameter
      * (may be null), {@code body} the request body (empty for GET).
@@ -114,6 +126,32 @@ public final class Instrumentation {
     /** Validates a POST /request body; the handler then prepares its response and calls {@link #open}. */
     public PushSpec pushSpec(byte[] body) throws BadInput {
         return Validation.pushRequest(body);
+    }
+
+    /** The container's part of holding a POST /request: prepare its response, then {@link #open} it. */
+    public interface Holder {
+        void hold(PushSpec spec) throws IOException;
+    }
+
+    /**
+     * Every endpoint once its body is read: the answer to send, or null when the request is held (a valid
+     * comet or poll, handed to {@code holder}). A pull, and a POST /request the rules refuse, are answered.
+     */
+    public Answer handle(Endpoint endpoint, String clientParam, byte[] body, Holder holder) throws IOException {
+        if (endpoint != Endpoint.REQUEST) {
+            return answer(endpoint, clientParam, body);
+        }
+        PushSpec spec;
+        try {
+            spec = pushSpec(body);
+        } catch (BadInput e) {
+            return e.toAnswer();
+        }
+        if (spec.isPull()) {
+            return requests.pull(spec);
+        }
+        holder.hold(spec);
+        return null;
     }
 
     public PushRequest open(PushSpec spec, RequestObserver observer) {
@@ -210,6 +248,7 @@ public final class Instrumentation {
         status.add("requests", counts);
         status.addProperty("logging", log.enabled());
         status.add("events", list);
+        status.add("bodies", bodies.status());
         return status;
     }
 

@@ -140,8 +140,9 @@ class RecordsTest {
         inst.open(inst.pushSpec(b("{\"type\":\"comet\",\"events\":[\"b\"]}")), new FakeObserver());
         inst.events().emitter("b").emit();
         JsonObject status = parse(inst.answer(Endpoint.STATUS, null, new byte[0]).body());
-        assertKeys(status, "requests", "logging", "events");
+        assertKeys(status, "requests", "logging", "events", "bodies");
         assertEquals(parse("{\"open\":1,\"comet\":1,\"poll\":0}"), status.get("requests"));
+        assertEquals(parse("{\"late\":0,\"refused\":0}"), status.get("bodies"));
         assertFalse(status.get("logging").getAsBoolean());
         JsonObject a = status.getAsJsonArray("events").get(0).getAsJsonObject();
         JsonObject bEvent = status.getAsJsonArray("events").get(1).getAsJsonObject();

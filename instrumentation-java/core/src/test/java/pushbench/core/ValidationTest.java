@@ -162,4 +162,17 @@ class ValidationTest {
         assertEquals("GET", Endpoint.route("POST", "/status").rejection.allow());
         assertEquals(404, Endpoint.route("GET", "/timestamp/").rejection.status());
     }
+
+    @Test
+    void aPathWithADotSegmentIs400WhateverItWouldResolveTo() {
+        for (String path : new String[] {"/../timestamp", "/./timestamp", "/%2e%2e/timestamp", "/%2E%2e/status",
+            "/%2e/timestamp", "/a/../timestamp", "/timestamp/..", "/event/./set", "/."}) {
+            Answer refused = Endpoint.route("GET", path).rejection;
+            assertEquals(400, refused == null ? 200 : refused.status(), path);
+            assertTrue(refused.body().contains("dot segment"), path);
+        }
+        for (String path : new String[] {"/.x", "/...", "/a.b", "/%2ex", "/timestamp%2e"}) {
+            assertEquals(404, Endpoint.route("GET", path).rejection.status(), path + " is no dot segment");
+        }
+    }
 }

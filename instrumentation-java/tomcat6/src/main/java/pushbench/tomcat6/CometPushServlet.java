@@ -2,22 +2,26 @@ package pushbench.tomcat6;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.SocketTimeoutException;
+import java.net.Socket;
 import javax.servlet.ServletException;
-import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.apache.catalina.CometEvent;
 import org.apache.catalina.CometProcessor;
+import pushbench.core.Answer;
 import pushbench.core.BadInput;
+import pushbench.core.Bodies;
 import pushbench.core.BodyBuffer;
 import pushbench.core.Endpoint;
-import pushbench.core.Instrumentation;
+import pushbench.core.PushServlet;
 import pushbench.core.PushSpec;
+import pushbench.core.ReadWait;
+import pushbench.core.TomcatReach;
 
 /**
- * The Tomcat 6 request handler (study section 3.1.1.1): a CometProcessor mapped to /*. With the NIO
- * connector every request to a Comet servlet arrives through {@link #event}, never service(), so:
+ * The Tomcat 6 request handler (study section 3.1.1.1): a CometProcessor mapped to /*, routing through the
+ * core's {@link PushServlet}. With the NIO connector every request to a Comet servlet arrives through
+ * {@link #event}, never service(), so:
  * <ul>
  * <li>BEGIN: route; GET endpoints (and bodiless POSTs) are answered and closed at once;</li>
  * <li>READ: the POST body arrives, possibly in pieces; once complete, control endpoints are answered and
@@ -25,29 +29,19 @@ import pushbench.core.PushSpec;
  * <li>END / ERROR: the request is over for the container (client gone, closed, server stopping); END may
  *     arrive twice after a close from another thread, so everything here is idempotent. A TIMEOUT error on
  *     a held poll is its timeout, answered in that event so the connection stays open (see
- *     {@link Exchange#hold}); on a held comet stream it is ignored, as streams have none.</li>
+ *     {@link Exchange#hold}); on a held comet stream it is ignored, as streams have none. While the body
+ *     is still awaited, a TIMEOUT is its deadline (408) and any other ERROR a body the connector could
+ *     not read (400).</li>
  * </ul>
  */
-public final class CometPushServlet extends HttpServlet implements CometProcessor {
+public final class CometPushServlet extends PushServlet implements CometProcessor {
     private static final long serialVersionUID = 1L;
     static final String EXCHANGE = "pushbench.exchange";
-    private static final byte[] EMPTY = new byte[0];
-
-    private transient Instrumentation inst;
-
-    @Override
-    public void init() throws ServletException {
-        inst = new Instrumentation();
-    }
-
-    /** Used by tests to drive the servlet without a container. */
-    void init(Instrumentation instrumentation) {
-        inst = instrumentation;
-    }
+    private static final TomcatReach.Step SOCKET = TomcatReach.field("socket");
 
     @Override
     public void destroy() {
-        inst.shutdown();
+        super.destroy();
         Exchange.stopTimers();
     }
 
@@ -56,7 +50,7 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
         HttpServletRequest request = event.getHttpServletRequest();
         Exchange exchange = (Exchange) request.getAttribute(EXCHANGE);
         if (exchange == null) {
-            exchange = new Exchange(event, inst.log());
+            exchange = new Exchange(event, instrumentation().log());
             request.setAttribute(EXCHANGE, exchange);
         }
         exchange.enterEvent();
@@ -83,16 +77,14 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
     }
 
     private void begin(Exchange exchange, HttpServletRequest request) throws IOException {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        Endpoint.Route route = Endpoint.route(request.getMethod(), path);
+        Endpoint.Route route = route(request);
         if (route.rejection != null) {
             exchange.answer(route.rejection);
             return;
         }
         Endpoint endpoint = route.endpoint;
         if (!endpoint.hasBody()) {
-            String client = endpoint == Endpoint.TIMESTAMP ? request.getParameter("client") : null;
-            exchange.answer(inst.answer(endpoint, client, EMPTY));
+            exchange.answer(instrumentation().answer(endpoint, clientOf(request, endpoint), EMPTY));
             return;
         }
         int length = request.getContentLength();
@@ -104,8 +96,10 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
         boolean chunked = "chunked".equalsIgnoreCase(request.getHeader("Transfer-Encoding"));
         if (length == 0 || (length < 0 && !chunked)) {
             process(exchange, EMPTY); // no body will come, so no READ event either
+            return;
         }
         // Otherwise the body comes with READ events (Tomcat fires one at once if it is already here).
+        exchange.awaitBodyWithin(instrumentation().bodies());
     }
 
     private void read(Exchange exchange, HttpServletRequest request) throws IOException {
@@ -121,24 +115,32 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
                     break;
                 }
                 if (n > 0 && exchange.awaitingBody() && !exchange.body().append(chunk, 0, n)) {
-                    exchange.bodyDone();
-                    exchange.answer(BodyBuffer.tooLargeError().toAnswer());
+                    refuseBody(exchange, BodyBuffer.tooLargeError());
                     return;
                 }
                 // Bytes after the body (a held request's client should send none) are read and dropped.
             } while (in.available() > 0);
         } catch (IOException e) {
+            if (exchange.awaitingBody()) {
+                // A body the connector cannot decode (malformed chunked encoding), or a client that reset.
+                refuseBody(exchange, Bodies.malformed(String.valueOf(e.getMessage())));
+                return;
+            }
             eof = true; // the client reset the connection
         }
         if (exchange.awaitingBody()) {
             // With a Content-Length, -1 before the whole body only means "nothing more yet": Tomcat fires a
             // READ right after BEGIN whenever a body is announced, even if it has not arrived. A client that
-            // leaves here is ended by the ERROR event of the connection timeout.
+            // stalls or trickles here is answered 408 at the body deadline: by the connector's TIMEOUT, a READ
+            // past the deadline, or the core's timer (Exchange.fallBackAtDeadline), whichever comes first.
             boolean done = exchange.expected() >= 0 ? exchange.bodyComplete() : eof;
-            if (done) {
-                exchange.bodyDone();
+            if (!done) {
+                awaitRest(exchange);
+            } else if (exchange.endBody()) {
                 process(exchange, exchange.body().toByteArray());
             }
+        } else if (exchange.answeredByTimer()) {
+            exchange.close(); // the client's next byte or hang-up after its late body's 408: on this thread
         } else if (eof) {
             // The poller saw the client close its end while its request was held: it is gone.
             exchange.containerEnded();
@@ -146,28 +148,35 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
         }
     }
 
+    /** A body still incomplete after a READ: 408 if its deadline has passed, else wait for the rest. */
+    private void awaitRest(Exchange exchange) throws IOException {
+        Bodies bodies = instrumentation().bodies();
+        if (exchange.awaitBodyWithin(bodies)) {
+            exchange.fallBackAtDeadline(bodies);
+        } else {
+            refuseBody(exchange, bodies.late());
+        }
+    }
+
+    /** Answers a body that is not read to its end: the answer closes the connection, as every answer here does. */
+    private static void refuseBody(Exchange exchange, BadInput refusal) throws IOException {
+        if (exchange.endBody()) {
+            exchange.answer(refusal.toAnswer());
+        }
+    }
+
     private void process(Exchange exchange, byte[] body) throws IOException {
-        Endpoint endpoint = exchange.endpoint();
-        if (endpoint != Endpoint.REQUEST) {
-            exchange.answer(inst.answer(endpoint, null, body));
-            return;
+        Answer answer = instrumentation().handle(exchange.endpoint(), null, body, spec -> {
+            exchange.hold(spec);
+            exchange.attach(instrumentation().open(spec, exchange));
+        });
+        if (answer != null) {
+            exchange.answer(answer);
         }
-        PushSpec spec;
-        try {
-            spec = inst.pushSpec(body);
-        } catch (BadInput e) {
-            exchange.answer(e.toAnswer());
-            return;
-        }
-        if (spec.isPull()) {
-            exchange.answer(inst.requests().pull(spec));
-            return;
-        }
-        exchange.hold(spec);
-        exchange.attach(inst.open(spec, exchange));
     }
 
     private void end(Exchange exchange, CometEvent.EventSubType subType) {
+        exchange.endBody();
         if (subType == CometEvent.EventSubType.SERVER_SHUTDOWN || subType == CometEvent.EventSubType.WEBAPP_RELOAD) {
             exchange.shutdown();
         } else {
@@ -178,83 +187,46 @@ public final class CometPushServlet extends HttpServlet implements CometProcesso
 
     private void error(Exchange exchange, CometEvent.EventSubType subType) throws IOException {
         if (subType == CometEvent.EventSubType.TIMEOUT && exchange.awaitingBody()) {
-            // A body that stops coming: the connection timeout ends the wait with a 408.
-            exchange.bodyDone();
-            exchange.answer(BodyBuffer.timeoutError().toAnswer());
+            // A body not whole by its deadline (awaitBodyWithin set this timeout): 408.
+            refuseBody(exchange, instrumentation().bodies().late());
+            return;
+        }
+        if (exchange.awaitingBody()) {
+            // The connector could not read the body: CoyoteAdapter turns the chunked decoder's exception
+            // (malformed chunked encoding) into this event, as CLIENT_DISCONNECT, instead of a READ. A client
+            // that really reset mid-body gets the answer nowhere, which is harmless.
+            refuseBody(exchange, Bodies.malformed("the connector failed to read it"));
             return;
         }
         if (subType == CometEvent.EventSubType.TIMEOUT && exchange.containerTimeout()) {
             return; // see the class comment: the connection stays open
         }
+        exchange.endBody();
         exchange.containerEnded();
         exchange.close();
     }
 
     /**
      * Without the NIO connector (tc6-bio: the blocking Http11Protocol) Tomcat calls service() instead of
-     * event(). Control endpoints are answered as usual; POST /request is held on this container thread
-     * ({@link BlockingHold}) until the core completes it, so the protocol is the same on both connectors.
+     * event(), and the core's routing answers as usual; a POST /request to hold is held on this container
+     * thread ({@link BlockingHold}) until the core completes it, so the protocol is the same on both
+     * connectors.
      */
+    /** tc6-bio: the blocking connector's socket (Http11Processor.socket), whose SO_TIMEOUT each body read waits. */
     @Override
-    protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        Endpoint.Route route = Endpoint.route(request.getMethod(), path);
-        if (route.rejection != null) {
-            Exchange.send(response, route.rejection);
-            return;
+    protected ReadWait readWaitOf(HttpServletRequest request) {
+        try {
+            return ReadWait.of((Socket) SOCKET.from(TomcatReach.processorOf(request)));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
-        byte[] body = EMPTY;
-        if (route.endpoint.hasBody()) {
-            BodyBuffer buffer = new BodyBuffer();
-            if (request.getContentLength() > BodyBuffer.LIMIT) {
-                buffer = null;
-            } else {
-                byte[] chunk = BodyBuffer.chunkFor(request.getContentLength());
-                InputStream in = request.getInputStream();
-                try {
-                    for (int n = in.read(chunk); n >= 0 && buffer != null; n = in.read(chunk)) {
-                        if (!buffer.append(chunk, 0, n)) {
-                            buffer = null;
-                        }
-                    }
-                } catch (SocketTimeoutException e) {
-                    // A body that stops coming: the connector's read timeout (connectionTimeout) ends the wait.
-                    response.setHeader("Connection", "close");
-                    Exchange.send(response, BodyBuffer.timeoutError().toAnswer());
-                    return;
-                }
-            }
-            if (buffer == null) {
-                response.setHeader("Connection", "close"); // the unread rest of the body is not worth draining
-                Exchange.send(response, BodyBuffer.tooLargeError().toAnswer());
-                return;
-            }
-            body = buffer.toByteArray();
-        }
-        if (route.endpoint == Endpoint.REQUEST) {
-            holdOnThisThread(response, body);
-            return;
-        }
-        String client = route.endpoint == Endpoint.TIMESTAMP ? request.getParameter("client") : null;
-        Exchange.send(response, inst.answer(route.endpoint, client, body));
     }
 
-    private void holdOnThisThread(HttpServletResponse response, byte[] body) throws IOException {
-        PushSpec spec;
-        try {
-            spec = inst.pushSpec(body);
-        } catch (BadInput e) {
-            Exchange.send(response, e.toAnswer());
-            return;
-        }
-        if (spec.isPull()) {
-            Exchange.send(response, inst.requests().pull(spec));
-            return;
-        }
-        BlockingHold hold = new BlockingHold(response, spec);
-        if (spec.isComet()) {
-            hold.beginStream();
-        }
-        hold.await(inst.open(spec, hold));
+    @Override
+    protected void hold(HttpServletRequest request, HttpServletResponse response, PushSpec spec) throws IOException {
+        BlockingHold hold = new BlockingHold(response);
+        hold.begin(spec);
+        hold.attach(instrumentation().open(spec, hold));
+        hold.await();
     }
 }

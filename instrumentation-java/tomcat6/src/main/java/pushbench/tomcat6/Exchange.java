@@ -1,31 +1,33 @@
 package pushbench.tomcat6;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import javax.servlet.ServletOutputStream;
 import javax.servlet.http.HttpServletResponse;
 import org.apache.catalina.CometEvent;
 import pushbench.core.Answer;
+import pushbench.core.Bodies;
 import pushbench.core.BodyBuffer;
 import pushbench.core.Endpoint;
+import pushbench.core.HeldResponse;
 import pushbench.core.LogManager;
 import pushbench.core.PushRequest;
+import pushbench.core.PushServlet;
 import pushbench.core.PushSpec;
-import pushbench.core.RequestObserver;
 
 /**
- * One Comet connection's state across its events, and the core's observer for it once it is held.
+ * One Comet connection's state across its events, and (through the core's {@link HeldResponse}, which
+ * writes the records) the core's observer for it once it is held.
  *
  * Threads: the container calls event() on its threads; emitters, timers and other connections' container
- * threads (POST /event/clear) call write()/complete() on theirs. Tomcat 6 recycles this connection's
+ * threads (POST /event/clear) call write()/complete() on theirs, and the body deadline's timer answers a
+ * late body on its own ({@link #fallBackAtDeadline}). Tomcat 6 recycles this connection's
  * Request, Response and Http11NioProcessor for the next connection as soon as its own handling of an
  * END/ERROR (or of our close) returns: CoyoteAdapter.event() recycles them in its finally block when
  * {@code error || response.isClosed() || !request.isComet()}, and Http11NioProtocol's handler puts the
@@ -33,8 +35,8 @@ import pushbench.core.RequestObserver;
  * whichever connection got those objects next (seen as a chunked answer body without headers on a fresh
  * connection). So:
  * <ul>
- * <li>{@code responseLock} serializes every write with the container's END/ERROR, after which nothing is
- *     written ({@code ended}), and with the close itself, after which nothing is written either.</li>
+ * <li>The core's {@code lock} serializes every write with the container's END/ERROR, after which nothing is
+ *     written, and with the close itself, after which nothing is written either ({@code finished}).</li>
  * <li>CometEvent.close() runs once. On this connection's own event thread it runs at once. From any other
  *     thread (a container thread busy with another connection, e.g. POST /event/clear, included) it runs
  *     either at the end of the event in progress (by that event's thread), or, when no event is in
@@ -58,8 +60,7 @@ import pushbench.core.RequestObserver;
  *     for the next request. A poll answered from any other thread says Connection: close.</li>
  * </ul>
  */
-final class Exchange implements RequestObserver {
-    static final String NDJSON = "application/x-ndjson";
+final class Exchange extends HeldResponse {
     /** Seconds an answered poll's client has to hang up before the server closes the connection. */
     static final long ANSWERED_POLL_CLOSE_SECONDS = 10;
     /**
@@ -78,7 +79,7 @@ final class Exchange implements RequestObserver {
     static final long FALLBACK_TICK_MILLIS = 250;
     /** The longest a TIMEOUT that came before the poll's duration was up waits for the rest of it. */
     private static final long EARLY_TIMEOUT_WAIT_LIMIT_MILLIS = 1000;
-    private static ScheduledExecutorService timers; // guarded by Exchange.class
+    private static ScheduledThreadPoolExecutor timers; // guarded by Exchange.class
 
     /** Events started per container thread: a change tells that thread's previous dispatch is over. */
     private static final Map<Thread, AtomicLong> EVENTS_STARTED = Collections.synchronizedMap(new WeakHashMap<>());
@@ -88,17 +89,15 @@ final class Exchange implements RequestObserver {
     private final CometEvent event;
     private final HttpServletResponse response;
     private final LogManager log;
-    private final Object responseLock = new Object();
     private final BodyBuffer body = new BodyBuffer();
     private Endpoint endpoint; // container threads only
     private int expected = -1;
-    private boolean awaitingBody;
-    private PushSpec spec; // guarded by responseLock
-    private PushRequest push; // guarded by responseLock
-    private boolean ended; // guarded by responseLock: the container ended the request (END/ERROR)
-    private boolean finished; // guarded by responseLock: close() was called, nothing more is written
-    private boolean containerTimesOut; // guarded by responseLock: the connector's TIMEOUT ends this poll
-    private ServletOutputStream out; // guarded by responseLock
+    private boolean awaitingBody; // guarded by lock: from BEGIN until the body is complete or refused
+    private long bodyStartNanos;
+    private ScheduledFuture<?> bodyFallback; // guarded by lock: the core's 408 at the body deadline
+    private boolean answeredByTimer; // guarded by lock: that 408 went out; the next event closes
+    private boolean finished; // guarded by lock: close() was called, nothing more is written
+    private boolean containerTimesOut; // guarded by lock: the connector's TIMEOUT ends this poll
     private int eventDepth; // guarded by this
     private Thread eventThread; // guarded by this: the container thread inside event() for this connection
     private boolean closed; // guarded by this: close() has been called
@@ -108,17 +107,46 @@ final class Exchange implements RequestObserver {
     private long lastEventNumber; // guarded by this: that thread's events started, as it left ours
 
     Exchange(CometEvent event, LogManager log) {
+        super(event.getHttpServletResponse());
         this.event = event;
         this.response = event.getHttpServletResponse();
         this.log = log;
     }
 
-    // ---- body, on container threads ----
+    // ---- body, on container threads (and the core's timer at its deadline) ----
 
     void expectBody(Endpoint endpoint, int contentLength) {
         this.endpoint = endpoint;
         this.expected = contentLength;
-        this.awaitingBody = true;
+        this.bodyStartNanos = System.nanoTime();
+        synchronized (lock) {
+            awaitingBody = true;
+        }
+    }
+
+    private long bodyMillisLeft(Bodies bodies) {
+        return bodies.deadlineMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - bodyStartNanos);
+    }
+
+    /**
+     * A body still arriving in READ events (no thread waits for it): sets the Comet timeout to what is
+     * left of the body deadline, at most the connector's own. The connector counts it from the last READ,
+     * and each READ sets it again, so the TIMEOUT event comes at the deadline for a client that stalls and
+     * for one that trickles alike.
+     *
+     * @return false if the deadline has already passed (the caller answers 408)
+     */
+    boolean awaitBodyWithin(Bodies bodies) {
+        long left = bodyMillisLeft(bodies);
+        if (left <= 0) {
+            return false;
+        }
+        try {
+            event.setTimeout(Bodies.waitMillis(left, bodies.connectorWaitMillis()));
+        } catch (Exception e) { // UnsupportedOperationException where the connector has no comet timeouts
+            log.info("could not set the comet timeout for a body: " + e);
+        }
+        return true;
     }
 
     Endpoint endpoint() {
@@ -126,11 +154,70 @@ final class Exchange implements RequestObserver {
     }
 
     boolean awaitingBody() {
-        return awaitingBody;
+        synchronized (lock) {
+            return awaitingBody;
+        }
     }
 
-    void bodyDone() {
-        awaitingBody = false;
+    /**
+     * Ends the wait for the body, once: true for the one caller that ends it (its READ completed it, a
+     * refusal, the container's end, or the core's timer), which then answers it; false for any other.
+     */
+    boolean endBody() {
+        synchronized (lock) {
+            if (!awaitingBody) {
+                return false;
+            }
+            awaitingBody = false;
+            if (bodyFallback != null) {
+                bodyFallback.cancel(false);
+            }
+            return true;
+        }
+    }
+
+    /**
+     * A body still incomplete after a READ: the core's timer answers it 408 at its deadline, plus the
+     * {@link #CONTAINER_TIMEOUT_GRACE_MILLIS} the connector's own TIMEOUT has to come first, unless a READ
+     * or that TIMEOUT ended it. The connector looks for due timeouts only after its selector waited idle,
+     * which it never does while other clients (trickling ones too) keep it busy; as for a poll, the timer
+     * bounds how late a body's 408 can be.
+     */
+    void fallBackAtDeadline(Bodies bodies) {
+        synchronized (lock) {
+            if (bodyFallback == null && awaitingBody) {
+                long delay = Math.max(0, bodyMillisLeft(bodies)) + CONTAINER_TIMEOUT_GRACE_MILLIS;
+                bodyFallback = schedule(() -> answerLate(bodies), delay);
+            }
+        }
+    }
+
+    /**
+     * The timer's 408, written as an answered poll is (see {@link #complete}): flushed with Connection:
+     * close, and closed by the container thread of the client's next event (its hang-up, its next byte),
+     * or after {@link #ANSWERED_POLL_CLOSE_SECONDS}; never once the container has ended or closed it.
+     */
+    private void answerLate(Bodies bodies) {
+        synchronized (lock) {
+            if (finished || ended() || !endBody()) {
+                return;
+            }
+            answeredByTimer = true;
+            try {
+                response.setHeader("Connection", "close");
+                PushServlet.send(response, bodies.late().toAnswer());
+                response.flushBuffer();
+            } catch (IOException | RuntimeException e) {
+                log.info("a late body's 408 could not be written: " + e);
+            }
+        }
+        schedule(this::closeIfStillOpen, TimeUnit.SECONDS.toMillis(ANSWERED_POLL_CLOSE_SECONDS));
+    }
+
+    boolean answeredByTimer() {
+        synchronized (lock) {
+            return answeredByTimer;
+        }
     }
 
     BodyBuffer body() {
@@ -148,24 +235,12 @@ final class Exchange implements RequestObserver {
     // ---- answers of control endpoints, on container threads ----
 
     void answer(Answer answer) throws IOException {
-        synchronized (responseLock) {
+        synchronized (lock) {
             // Closed in BEGIN or READ (status OPEN), Tomcat 6 ends the connection: the client must not reuse it.
             response.setHeader("Connection", "close");
-            send(response, answer);
+            PushServlet.send(response, answer);
         }
         close();
-    }
-
-    /** Writes a whole answer: status, type, Allow if any, Content-Length and body. */
-    static void send(HttpServletResponse response, Answer answer) throws IOException {
-        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
-        response.setStatus(answer.status());
-        response.setContentType(answer.contentType());
-        if (answer.allow() != null) {
-            response.setHeader("Allow", answer.allow());
-        }
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
     }
 
     // ---- a held request ----
@@ -178,19 +253,11 @@ final class Exchange implements RequestObserver {
      * timer stays as the fallback, {@link #CONTAINER_TIMEOUT_GRACE_MILLIS} later.
      */
     void hold(PushSpec spec) throws IOException {
-        synchronized (responseLock) {
-            this.spec = spec;
-            if (spec.isComet()) {
-                response.setHeader("Connection", "close");
-                response.setStatus(HttpServletResponse.SC_OK);
-                response.setContentType(NDJSON);
-                response.flushBuffer();
-            }
-        }
+        begin(spec);
         int timeout = spec.isComet() ? Integer.MAX_VALUE : (int) Math.min(spec.duration(), Integer.MAX_VALUE);
         try {
             event.setTimeout(timeout);
-            synchronized (responseLock) {
+            synchronized (lock) {
                 containerTimesOut = !spec.isComet();
             }
         } catch (Exception e) { // UnsupportedOperationException where the connector has no comet timeouts
@@ -200,7 +267,7 @@ final class Exchange implements RequestObserver {
 
     @Override
     public long timeoutGraceMillis() {
-        synchronized (responseLock) {
+        synchronized (lock) {
             return containerTimesOut ? CONTAINER_TIMEOUT_GRACE_MILLIS : 0;
         }
     }
@@ -219,14 +286,11 @@ final class Exchange implements RequestObserver {
      * @return true if the request is taken care of; false if it is no longer held, and is to be ended
      */
     boolean containerTimeout() {
-        PushRequest request;
-        synchronized (responseLock) {
-            request = push;
-        }
+        PushRequest request = request();
         if (request == null || !request.isOpen()) {
             return false;
         }
-        if (spec.isComet()) {
+        if (spec().isComet()) {
             return true;
         }
         long early = Math.min(request.remainingMillis(), EARLY_TIMEOUT_WAIT_LIMIT_MILLIS);
@@ -236,48 +300,20 @@ final class Exchange implements RequestObserver {
         return request.expire();
     }
 
-    void attach(PushRequest request) {
-        boolean alreadyEnded;
-        synchronized (responseLock) {
-            push = request;
-            alreadyEnded = ended;
-        }
-        if (alreadyEnded) {
-            request.abandon();
-        }
+    /** A comet stream always ends its connection; a poll answered from another thread than its own event's does. */
+    @Override
+    protected boolean closesConnection() {
+        return spec().isComet() || !onEventThread();
     }
 
     @Override
-    public void write(String text) throws IOException {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        synchronized (responseLock) {
-            if (ended || finished) {
-                throw new IOException("the container has ended this request");
-            }
-            if (out == null) {
-                if (!spec.isComet()) {
-                    response.setStatus(HttpServletResponse.SC_OK);
-                    response.setContentType("application/json");
-                    response.setContentLength(bytes.length);
-                    if (!onEventThread()) {
-                        // Answered from another thread (an event, a clear, the fallback timer): the close
-                        // that follows ends the connection, so its client must not reuse it.
-                        response.setHeader("Connection", "close");
-                    }
-                }
-                out = response.getOutputStream();
-            }
-            out.write(bytes);
-            out.flush();
-        }
+    protected boolean writable() {
+        return !finished;
     }
 
     @Override
     public void complete() {
-        boolean answeredPoll;
-        synchronized (responseLock) {
-            answeredPoll = spec != null && !spec.isComet() && out != null && !ended;
-        }
+        boolean answeredPoll = pollAnswered();
         synchronized (this) {
             if (eventThread == Thread.currentThread()) {
                 answeredPoll = false; // on this connection's own event (server shutdown): close at once
@@ -294,41 +330,22 @@ final class Exchange implements RequestObserver {
         // the hang-up has just been dispatched; the socket is then dispatched twice, and the second dispatch
         // acts on whatever connection has the recycled NioChannel by then. A client that keeps the
         // connection anyway is closed from here after a while, long after any such dispatch.
-        schedule(this::closeIfStillOpen, ANSWERED_POLL_CLOSE_SECONDS);
+        schedule(this::closeIfStillOpen, TimeUnit.SECONDS.toMillis(ANSWERED_POLL_CLOSE_SECONDS));
     }
 
     private void closeIfStillOpen() {
-        boolean open;
-        synchronized (responseLock) {
-            open = !ended;
-        }
-        if (open) {
+        if (!ended()) {
             close();
         }
     }
 
     /** END with SERVER_SHUTDOWN / WEBAPP_RELOAD: the held request gets its shutdown clear record. */
     void shutdown() {
-        PushRequest request;
-        synchronized (responseLock) {
-            request = push;
-        }
+        PushRequest request = request();
         if (request != null) {
             request.shutdown();
         }
         containerEnded();
-    }
-
-    /** END or ERROR: nothing is written to this response again; the request manager forgets it. */
-    void containerEnded() {
-        PushRequest request;
-        synchronized (responseLock) {
-            ended = true;
-            request = push;
-        }
-        if (request != null) {
-            request.abandon();
-        }
     }
 
     // ---- closing exactly once ----
@@ -400,18 +417,19 @@ final class Exchange implements RequestObserver {
         }
     }
 
-    private static synchronized void schedule(Runnable task, long seconds) {
+    private static synchronized ScheduledFuture<?> schedule(Runnable task, long millis) {
         if (timers == null) {
-            timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            timers = new ScheduledThreadPoolExecutor(1, runnable -> {
                 Thread thread = new Thread(runnable, "pushbench-tc6-close");
                 thread.setDaemon(true);
                 return thread;
             });
+            timers.setRemoveOnCancelPolicy(true); // a body that completes cancels its fallback at once
         }
-        timers.schedule(task, seconds, TimeUnit.SECONDS);
+        return timers.schedule(task, millis, TimeUnit.MILLISECONDS);
     }
 
-    /** At servlet destroy: drops pending fallback closes (the container ends every request itself). */
+    /** At servlet destroy: drops pending fallbacks (the container ends every request itself). */
     static synchronized void stopTimers() {
         if (timers != null) {
             timers.shutdownNow();
@@ -451,7 +469,7 @@ final class Exchange implements RequestObserver {
     }
 
     private void doClose() {
-        synchronized (responseLock) {
+        synchronized (lock) {
             finished = true; // a write still in progress has finished; none starts after this
             try {
                 event.close();

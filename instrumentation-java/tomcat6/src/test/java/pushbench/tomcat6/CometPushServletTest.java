@@ -16,6 +16,8 @@ import org.apache.catalina.CometEvent.EventType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import pushbench.core.Bodies;
+import pushbench.core.Clock;
 import pushbench.core.Endpoint;
 import pushbench.core.Instrumentation;
 
@@ -174,6 +176,79 @@ class CometPushServletTest {
         assertTrue(bad.text().contains("error"));
         assertEquals(1, bad.closes.get());
         assertEquals(0, inst.requests().openCount());
+    }
+
+    /** From here on the servlet serves with a body deadline of this many ms. */
+    private void bodyDeadline(long millis) {
+        servlet.destroy();
+        inst = new Instrumentation(Clock.SYSTEM, 16, new Bodies(millis, 60_000, 1));
+        servlet = new CometPushServlet();
+        servlet.init(inst);
+    }
+
+    /** A POST /event/set whose 40-byte body is on its way: BEGIN has been handled. */
+    private FakeComet bodyOnItsWay() throws Exception {
+        FakeComet comet = new FakeComet("POST", "/event/set", null, 40);
+        fire(comet, EventType.BEGIN, null);
+        return comet;
+    }
+
+    /** A few more bytes of that body arrive, in a READ. */
+    private void aFewBytes(FakeComet comet) throws Exception {
+        comet.arrive("{\"name\":");
+        fire(comet, EventType.READ, null);
+    }
+
+    private static void assertRefused(FakeComet comet, int status) {
+        assertEquals(status, comet.status);
+        assertTrue(comet.text().contains("\"status\":" + status), comet.text());
+        assertEquals(1, comet.closes.get());
+    }
+
+    @Test
+    void aBodyThatStallsIs408OnTheTimeoutSetToItsDeadline() throws Exception {
+        bodyDeadline(300);
+        FakeComet comet = bodyOnItsWay();
+        assertTrue(comet.timeout != null && comet.timeout <= 300, "comet timeout " + comet.timeout);
+        Thread.sleep(30);
+        aFewBytes(comet);
+        assertTrue(comet.timeout < 300, "set again to what is left: " + comet.timeout);
+        fire(comet, EventType.ERROR, EventSubType.TIMEOUT);
+        assertRefused(comet, 408);
+        assertEquals(1, inst.bodies().status().get("late").getAsLong());
+    }
+
+    @Test
+    void aBodyTricklingPastItsDeadlineIs408OnItsNextRead() throws Exception {
+        bodyDeadline(100);
+        FakeComet comet = bodyOnItsWay();
+        Thread.sleep(150);
+        aFewBytes(comet);
+        assertRefused(comet, 408);
+    }
+
+    @Test
+    void aBodyWhoseTimeoutNeverComesIs408FromTheCoreTimerAndClosedByTheClientsNextEvent() throws Exception {
+        bodyDeadline(100);
+        FakeComet comet = bodyOnItsWay();
+        aFewBytes(comet); // incomplete: the timer now answers at 100 ms plus the grace
+        waitFor(() -> comet.status == 408);
+        assertTrue(comet.text().contains("\"status\":408"), comet.text());
+        assertEquals("close", comet.headers.get("Connection"));
+        assertEquals(0, comet.closes.get(), "not closed from the timer's thread");
+        aFewBytes(comet); // the slow client sends on
+        assertEquals(1, comet.closes.get(), "closed on the container thread of its next event");
+        assertEquals(1, inst.bodies().status().get("late").getAsLong());
+    }
+
+    @Test
+    void aBodyTheConnectorFailsToReadIs400() throws Exception {
+        FakeComet comet = bodyOnItsWay();
+        aFewBytes(comet);
+        fire(comet, EventType.ERROR, EventSubType.CLIENT_DISCONNECT); // Tomcat's word for a chunk it cannot decode
+        assertRefused(comet, 400);
+        fire(comet, EventType.END, null);
+        assertEquals(1, comet.closes.get());
     }
 
     @Test

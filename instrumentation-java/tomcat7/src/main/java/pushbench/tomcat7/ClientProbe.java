@@ -1,51 +1,51 @@
 package pushbench.tomcat7;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
+import java.io.IOException;
+import java.net.Socket;
 import java.nio.channels.SocketChannel;
-import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.servlet.http.HttpServletRequest;
+import pushbench.core.ReadWait;
+import pushbench.core.TomcatReach;
 
 /**
- * Finds the socket behind a Tomcat 7 NIO request, so a held request's client can be checked for having
- * gone away.
+ * Reaches the socket behind a Tomcat 7 request (core's {@link TomcatReach} path to the connection's
+ * processor, then its socketWrapper): the NIO channel, so a held request's client can be checked for
+ * having gone away, and the read wait of its body.
  *
- * Why: Servlet 3.0 has no notification for a client that disconnects while an async request is idle, and
- * Tomcat 7 takes an async socket out of its poller, so a vanished poll client would stay in the request
- * pool until its timeout (and a comet client until the next event). Tomcat 6's CometProcessor and Node.js
- * both see the close at once. To keep the servers comparable, the Tomcat 7 handler peeks at idle held
- * sockets (see {@link AsyncRequestMonitor#probeClientGone()}).
+ * Why the channel: Servlet 3.0 has no notification for a client that disconnects while an async request
+ * is idle, and Tomcat 7 takes an async socket out of its poller, so a vanished poll client would stay in
+ * the request pool until its timeout (and a comet client until the next event). Tomcat 6's CometProcessor
+ * and Node.js both see the close at once. To keep the servers comparable, the Tomcat 7 handler peeks at
+ * idle held sockets (see {@link AsyncRequestMonitor#probeClientGone()}).
  *
- * The path is Tomcat-internal (RequestFacade.request → Request.getCoyoteRequest() → coyote Request.hook,
- * the Http11NioProcessor → socketWrapper → NioChannel.getIOChannel()); if any step is missing (another
- * connector, another Tomcat) this returns null and the request is simply not probed.
+ * Why the read wait: Servlet 3.0 has no non-blocking read, so a body is read on a container thread, and
+ * each blocking read waits as long as the socket's timeout says (NIO: the socketWrapper's timeout; the
+ * blocking connector: the socket's SO_TIMEOUT). The core bounds it by the body deadline through it. A
+ * refused body's rest is left unread with the connector's DISABLE_SWALLOW_INPUT action (the connection
+ * closes after the answer), rather than by a read that times out at once: on NIO such a timed-out
+ * blocking read races Tomcat 7's BlockPoller (a NullPointerException it logs as SEVERE).
+ *
+ * If any step is missing (another connector, another Tomcat) these return null: the request is simply
+ * not probed, and its body reads wait as the connector says.
  */
 final class ClientProbe {
     private static final Logger LOG = Logger.getLogger("pushbench");
     private static volatile boolean warned;
 
-    // Each step's Field or Method, looked up once per class: the path is walked for every held request
-    // (1,500 a second in the long-poll headline), and a lookup by name costs far more than the access.
-    private static final ClassValue<Optional<Field>> REQUEST = fieldNamed("request");
-    private static final ClassValue<Optional<Field>> HOOK = fieldNamed("hook");
-    private static final ClassValue<Optional<Field>> SOCKET_WRAPPER = fieldNamed("socketWrapper");
-    private static final ClassValue<Optional<Method>> GET_COYOTE_REQUEST = methodNamed("getCoyoteRequest");
-    private static final ClassValue<Optional<Method>> GET_SOCKET = methodNamed("getSocket");
-    private static final ClassValue<Optional<Method>> GET_IO_CHANNEL = methodNamed("getIOChannel");
+    private static final TomcatReach.Step SOCKET_WRAPPER = TomcatReach.field("socketWrapper");
+    private static final TomcatReach.Step GET_SOCKET = TomcatReach.method("getSocket");
+    private static final TomcatReach.Step GET_IO_CHANNEL = TomcatReach.method("getIOChannel");
+    private static final TomcatReach.Step GET_TIMEOUT = TomcatReach.method("getTimeout");
+    private static final TomcatReach.Step SET_TIMEOUT = TomcatReach.method("setTimeout", long.class);
 
     private ClientProbe() {
     }
 
     static SocketChannel channelOf(HttpServletRequest request) {
         try {
-            Object connectorRequest = field(REQUEST, request);
-            Object coyoteRequest = call(GET_COYOTE_REQUEST, connectorRequest);
-            Object processor = field(HOOK, coyoteRequest);
-            Object wrapper = field(SOCKET_WRAPPER, processor);
-            Object channel = call(GET_SOCKET, wrapper);
-            Object socket = call(GET_IO_CHANNEL, channel);
+            Object socket = GET_IO_CHANNEL.from(GET_SOCKET.from(wrapperOf(request)));
             return socket instanceof SocketChannel ? (SocketChannel) socket : null;
         } catch (ReflectiveOperationException | RuntimeException e) {
             if (!warned) {
@@ -57,65 +57,79 @@ final class ClientProbe {
         }
     }
 
-    private static Object field(ClassValue<Optional<Field>> step, Object target) throws ReflectiveOperationException {
-        Field field = step.get(target.getClass()).orElseThrow(() -> new NoSuchFieldException(step + " on " + target.getClass()));
-        return nonNull(field.get(target), field.getName());
-    }
-
-    private static Object call(ClassValue<Optional<Method>> step, Object target) throws ReflectiveOperationException {
-        Method method = step.get(target.getClass()).orElseThrow(() -> new NoSuchMethodException(step + " on " + target.getClass()));
-        return nonNull(method.invoke(target), method.getName());
-    }
-
-    private static Object nonNull(Object value, String name) throws NoSuchFieldException {
-        if (value == null) {
-            throw new NoSuchFieldException(name + " is null");
+    /** The read wait of the request's socket: SO_TIMEOUT on the blocking connector, the wrapper's timeout on NIO. */
+    static ReadWait readWaitOf(HttpServletRequest request) {
+        try {
+            Object wrapper = wrapperOf(request);
+            Object socket = GET_SOCKET.from(wrapper);
+            GET_TIMEOUT.call(wrapper); // the wrapper has both methods, or this request gets no handle
+            ReadWait wait = socket instanceof Socket ? ReadWait.of((Socket) socket) : new WrapperWait(wrapper);
+            return new RestUnread(wait, TomcatReach.coyoteRequestOf(request));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
-        return value;
     }
 
-    /** The field of that name declared by a class or its nearest superclass, made accessible. */
-    private static ClassValue<Optional<Field>> fieldNamed(String name) {
-        return new ClassValue<Optional<Field>>() {
-            @Override
-            protected Optional<Field> computeValue(Class<?> type) {
-                for (Class<?> t = type; t != null; t = t.getSuperclass()) {
-                    try {
-                        Field field = t.getDeclaredField(name);
-                        field.setAccessible(true);
-                        return Optional.of(field);
-                    } catch (NoSuchFieldException e) {
-                        // look in the superclass
-                    } catch (RuntimeException e) {
-                        return Optional.empty(); // not accessible (a module boundary)
-                    }
-                }
-                return Optional.empty();
-            }
-
-            @Override
-            public String toString() {
-                return "field " + name;
-            }
-        };
+    private static Object wrapperOf(HttpServletRequest request) throws ReflectiveOperationException {
+        return SOCKET_WRAPPER.from(TomcatReach.processorOf(request));
     }
 
-    /** The public no-argument method of that name. */
-    private static ClassValue<Optional<Method>> methodNamed(String name) {
-        return new ClassValue<Optional<Method>>() {
-            @Override
-            protected Optional<Method> computeValue(Class<?> type) {
-                try {
-                    return Optional.of(type.getMethod(name));
-                } catch (NoSuchMethodException e) {
-                    return Optional.empty();
-                }
-            }
+    /** A read wait whose refused body's rest is left unread by the connector's DISABLE_SWALLOW_INPUT action. */
+    private static final class RestUnread implements ReadWait {
+        private final ReadWait wait;
+        private final Object coyoteRequest;
 
-            @Override
-            public String toString() {
-                return "method " + name + "()";
+        RestUnread(ReadWait wait, Object coyoteRequest) {
+            this.wait = wait;
+            this.coyoteRequest = coyoteRequest;
+        }
+
+        @Override
+        public int current() throws IOException {
+            return wait.current();
+        }
+
+        @Override
+        public void set(int millis) throws IOException {
+            wait.set(millis);
+        }
+
+        @Override
+        public void leaveRestUnread() throws IOException {
+            try {
+                Class<?> codes = coyoteRequest.getClass().getClassLoader().loadClass("org.apache.coyote.ActionCode");
+                Object disable = codes.getField("DISABLE_SWALLOW_INPUT").get(null);
+                coyoteRequest.getClass().getMethod("action", codes, Object.class).invoke(coyoteRequest, disable, null);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                wait.leaveRestUnread();
             }
-        };
+        }
+    }
+
+    /** NIO: the socketWrapper's timeout, which each blocking read of the request's body waits at most. */
+    private static final class WrapperWait implements ReadWait {
+        private final Object wrapper;
+
+        WrapperWait(Object wrapper) {
+            this.wrapper = wrapper;
+        }
+
+        @Override
+        public int current() throws IOException {
+            try {
+                return (int) Math.min(Integer.MAX_VALUE, (Long) GET_TIMEOUT.call(wrapper));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                throw new IOException("socket timeout not readable", e);
+            }
+        }
+
+        @Override
+        public void set(int millis) throws IOException {
+            try {
+                SET_TIMEOUT.call(wrapper, (long) millis);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                throw new IOException("socket timeout not settable", e);
+            }
+        }
     }
 }

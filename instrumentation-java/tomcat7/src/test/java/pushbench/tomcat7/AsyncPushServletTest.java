@@ -13,6 +13,8 @@ import javax.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import pushbench.core.Bodies;
+import pushbench.core.Clock;
 import pushbench.core.Endpoint;
 import pushbench.core.Instrumentation;
 
@@ -69,6 +71,24 @@ class AsyncPushServletTest {
         FakeHttp huge = call(new FakeHttp("POST", "/request", null, "{}", 20_000));
         assertEquals(413, huge.status);
         assertTrue(huge.text().contains("error"));
+    }
+
+    @Test
+    void aBodyStillArrivingWhenNoPlaceToWaitIsFreeIs503AndClosesTheConnection() throws Exception {
+        servlet.destroy();
+        inst = new Instrumentation(Clock.SYSTEM, 16, new Bodies(10_000, 0, 0));
+        servlet = new AsyncPushServlet();
+        servlet.init(inst);
+        FakeHttp sent = call(new FakeHttp("POST", "/event/set", null, "{\"name\":\"here\",\"frequency\":1000}"));
+        assertEquals(200, sent.status, "a body that came with its head never waits");
+        FakeHttp coming = new FakeHttp("POST", "/event/set", null, "{\"name\":\"coming\",\"frequency\":1000}");
+        coming.arrived = false;
+        call(coming);
+        assertEquals(503, coming.status);
+        assertEquals("close", coming.headers.get("Connection"));
+        assertTrue(coming.text().contains("\"status\":503"));
+        assertEquals(1, inst.bodies().status().get("refused").getAsLong());
+        assertEquals(400, call(new FakeHttp("GET", "/../timestamp", null, null)).status);
     }
 
     @Test

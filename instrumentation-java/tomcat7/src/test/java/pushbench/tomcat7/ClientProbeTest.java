@@ -42,9 +42,8 @@ class ClientProbeTest {
     private AsyncRequestMonitor monitor(FakeHttp http) throws Exception {
         HttpServletResponse response = http.response();
         AsyncContext async = http.request(response).startAsync();
-        AsyncRequestMonitor monitor = new AsyncRequestMonitor(async, response,
-                Validation.pushRequest("{\"type\":\"poll\",\"events\":[],\"duration\":60000}".getBytes()),
-                new LogManager());
+        AsyncRequestMonitor monitor = new AsyncRequestMonitor(async, response, new LogManager());
+        monitor.begin(Validation.pushRequest("{\"type\":\"poll\",\"events\":[],\"duration\":60000}".getBytes()));
         monitor.probeWith(server);
         return monitor;
     }

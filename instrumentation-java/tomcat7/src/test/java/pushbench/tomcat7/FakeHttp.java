@@ -29,6 +29,8 @@ final class FakeHttp {
     final ByteArrayOutputStream written = new ByteArrayOutputStream();
     final AtomicInteger flushes = new AtomicInteger();
     boolean committed;
+    /** The body came with the request's head (available() says so), or is still on its way. */
+    boolean arrived = true;
 
     boolean asyncStarted;
     long asyncTimeout = -1;
@@ -102,6 +104,11 @@ final class FakeHttp {
             @Override
             public int read() {
                 return bytes.read();
+            }
+
+            @Override
+            public int available() {
+                return arrived ? bytes.available() : 0;
             }
         };
         HttpServletRequest[] self = new HttpServletRequest[1];
