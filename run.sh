@@ -602,6 +602,11 @@ stop_sut_server() {
   quietly "stop $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh stop "$server" || true
   remote_fetch "$SUT_IDX" "$log" "${RUN[dir]}/sut/server.log" 2>/dev/null ||
     keep_left_behind "$SUT_IDX" "the server log" "$log (until $server starts again)"
+  # A Tomcat logs its JVM's pauses in its instance (servers/tomcat-common.sh), made afresh at each start.
+  if [[ $server == tc* ]]; then
+    remote_fetch "$SUT_IDX" "${H_STATE[SUT_IDX]}/$server-base/logs/gc.log" "${RUN[dir]}/sut/gc.log" 2>/dev/null ||
+      say "  (no GC log from $server)"
+  fi
 }
 
 stop_sut_monitors() {

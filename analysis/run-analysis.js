@@ -2,7 +2,7 @@
 // The run analysis (study 3.4): one run directory -> data sets (data/*.json) and charts (charts/*.json).
 // analyzeRun runs the stages of stage/ in order, each a function from the values before it to one value:
 //   samples -> archives -> answers -> clock -> monitors -> time axis -> cycles -> series -> messages
-//   -> validity -> summary, and the run charts (chart/run-charts.js) from the data sets.
+//   -> tail -> validity -> summary, and the run charts (chart/run-charts.js) from the data sets.
 // The answers are results.csv's request samples, or, with the mux engine, the stream logs' (folded in the
 // archives' workers, joined to results.csv's other samples: stage/samples.js joinAnswers).
 // Every input is optional: what is missing or unreadable is listed in data/summary.json and the rest is
@@ -20,6 +20,7 @@ const { emitCycles } = require('./stage/cycles');
 const { perSecondSeries } = require('./stage/series');
 const { deliveredMessages, networkCost } = require('./stage/messages');
 const { judgeRun } = require('./stage/validity');
+const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
@@ -38,22 +39,24 @@ async function analyzeRun(runDir) {
   const sut = await readSutMonitors(inputs, present);
   const axis = timeAxis({ run, csv, col, vmstatSeconds: sut.vmstat.samples.length, t0: clock.t0, offset: clock.offset });
   const emit = emitCycles(col, clock, axis.seconds);
-  const { series, tripTime, cometTrip, tripCycles, notes: seriesNotes } = perSecondSeries({ sut, col, csv, trips: archives.trips,
-    cometTrips: archives.cometTrips, clock, axis, emit });
+  const { series, tripTime, cometTrip, tripCycles, tails, cometSeries, notes: seriesNotes } = perSecondSeries({ sut, col, csv,
+    trips: archives.trips, cometTrips: archives.cometTrips, clock, axis, emit });
   const messages = deliveredMessages(col);
   const network = networkCost(runDir, { run, col, clock, axis });
   const loadGenerator = await readLoadGenerator(runDir, run, clock.t0, axis.seconds);
-  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, loadGenerator });
+  const tail = await tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, sutCores: sut.pidstat.cores ?? null });
+  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, loadGenerator, tail: tail.tail });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
     hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
-      jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
+      jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })),
+    pauses: { ...tail.pauses, tripMax: series.tripMax, cometMax: cometSeries.max } };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
-    cometTrip, cycles: emit.cycles, messages, network, judged, answerSource, answerTotals: answerTotals(csv, archives.answers),
+    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, sutGcSkipped: tail.skipped, answerSource, answerTotals: answerTotals(csv, archives.answers),
     // reference 003's capacity criterion: 95% of answers within T s (measure/answer-criterion.js)
     capacityCriterion: answerSource === 'stream logs' ? answerCriterionOfStreamLogs(archives.answers.criterion, run)
       : await answerCriterionOfCsv(resultsCsv, run),
-    notes: [...start.notes, ...clock.notes, ...sut.notes, ...seriesNotes, ...judged.notes],
+    notes: [...start.notes, ...clock.notes, ...sut.notes, ...seriesNotes, ...tail.notes, ...judged.notes],
     problems: [runProblem, samples.problem].filter(Boolean) });
   const { charts, skipped } = buildRunCharts(datasets, run);
   summary.charts = { written: Object.keys(charts), skipped };

@@ -158,6 +158,7 @@ function resourcesCard(s) {
     row('Comet: received message %', m.comet.receivedPercent),
     row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
     ...tripRows(s.tripTime, s),
+    ...tailRows(s.tail),
   ];
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
@@ -185,6 +186,25 @@ function networkCard(s) {
     if (n.sharedWithEngine) rows.push(row('Note', 'SUT and an engine share a host: both ends of each segment are counted'));
   } else rows.push(row('Network cost', n ? `unknown (${n.reason})` : 'not measured'));
   return `<div class="card" id="network"><h3>Network cost per message</h3>${table(rows)}</div>`;
+}
+
+// The trip times beyond p99 and what fell in their seconds (data/summary.json `tail`, analysis/measure/tail.js):
+// per kind, the records and each cause's share (%), then the longest stops.
+const TAIL_KINDS = [['tripTime', 'Trip time'], ['comet', 'Comet trip time']];
+const TAIL_CAUSES = [['enginePause', 'engine stop'], ['serverPause', 'server stop'], ['serverCpu', 'server CPU'], ['unexplained', 'none']];
+function tailRows(t) {
+  if (!t) return [];
+  const share = (c) => (c ? `${fmt(Math.round(c.share * 1000) / 10)}%` : '?');
+  const rows = [];
+  for (const [key, label] of TAIL_KINDS) {
+    const k = t[key];
+    if (!k) continue;
+    rows.push(row(`${label} beyond p99 (${fmt(k.beyondMs)} ms): records`, k.records),
+      row(`${label} tail in seconds with: ${TAIL_CAUSES.map(([, w]) => w).join(' / ')} (stops >= ${fmt(t.pauseAtLeastMs)} ms)`,
+        TAIL_CAUSES.map(([c]) => share(k.causes[c])).join(' / ')));
+  }
+  rows.push(row('Longest stop (ms): engine / server', `${fmt(t.longestEnginePauseMs)} (${t.enginePauses}) / ${fmt(t.longestServerPauseMs)} (${t.serverPauses})`));
+  return rows;
 }
 
 // The per-cycle trip times (data/trip-cycles.json, chart trip-time-cycles): how many cycles, and the worst.
@@ -225,7 +245,9 @@ function tripRows(t, s) {
 function orderedChartIds(chartDir) {
   let files = [];
   try { files = fs.readdirSync(chartDir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)); } catch { /* none */ }
-  const known = RUN_CHART_IDS.filter((id) => files.includes(id));
+  // the JVMs' pauses (analysis/chart/run-charts.js pauseCharts) beside the trip time
+  const order = RUN_CHART_IDS.flatMap((id) => (id === 'trip-time' ? [id, 'pauses-trip-time'] : [id]));
+  const known = order.filter((id) => files.includes(id));
   return [...known, ...files.filter((id) => !known.includes(id)).sort()];
 }
 

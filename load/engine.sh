@@ -21,9 +21,10 @@
 #        <N> connections driven by --sampler (the plan's request.sampler, default PB_REQUEST_SAMPLER),
 #        committed at start (-Xms too); more JVM options: JVM_ARGS. mux.threads=lib/jmeter-heap.sh's
 #        jmeter_mux_threads for <N> (the mux engine's selector threads; unused by the other samplers).
-#        --gc-log: the JVM logs every collection there (-Xlog:gc, epoch-ms and uptime decorators), for
-#        the run's GC pause time per second. PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or 0-3) pins the
-#        JVM to those CPUs; empty (the default) leaves it free.
+#        --gc-log: the JVM logs every collection and every safepoint there (-Xlog:gc,safepoint, epoch-ms
+#        and uptime decorators, one file never rotated), for the run's pause time per second and the
+#        trip times' tail (docs/validity.md "The tail"). PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or
+#        0-3) pins the JVM to those CPUs; empty (the default) leaves it free.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # Only the recorded PID (checked against its start time) is ever signalled.
@@ -110,7 +111,7 @@ start() {
   local -a jvm
   mapfile -t jvm < <(jmeter_jvm_options)
   jvm=(-Xms"$heap" -Xmx"$heap" "${jvm[@]}")
-  [[ -z $gc_log ]] || jvm+=("-Xlog:gc:file=$gc_log:timemillis,uptimemillis")
+  [[ -z $gc_log ]] || jvm+=("-Xlog:gc,safepoint:file=$gc_log:timemillis,uptimemillis:filecount=0")
   local -a pin=()
   if [[ -n ${PB_ENGINE_CPUS:-} ]]; then
     [[ $PB_ENGINE_CPUS =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "PB_ENGINE_CPUS=$PB_ENGINE_CPUS is not a CPU list (e.g. 0 or 0-3 or 0,2)"

@@ -70,12 +70,26 @@ function engineCharts(engines = []) {
   return [...perEngine, ...gc];
 }
 
+// The JVMs' pauses beside the trip time (stage/tail.js; docs/validity.md "The tail"): the longest stop in
+// each second of every engine and of the server (a Tomcat), and the longest trip time of that second
+// (long polls' and pulls', comet records'). Drawn only when some JVM's pauses were logged.
+function pauseCharts(p) {
+  if (!p || (!p.engines?.length && !p.server)) return [];
+  return [{ id: 'pauses-trip-time', name: 'JVM Pauses and Trip Time per Second', y: 'Longest in the second (ms)', zerosCount: 'always',
+    lines: () => [
+      ...p.engines.map((e) => ({ name: `Engine ${e.name}: longest stop`, values: e.longestMs })),
+      ...(p.server ? [{ name: 'Server JVM: longest stop', values: p.server }] : []),
+      { name: 'Trip time: max', values: p.tripMax ?? [] },
+      { name: 'Comet trip time: max', values: p.cometMax ?? [] },
+    ].filter((l) => l.values.some((v) => v !== null)) }];
+}
+
 // Returns { charts: {id: ofcJson}, skipped: {id: reason} }.
 function buildRunCharts(datasets, run) {
   const charts = {};
   const skipped = {};
   const prefix = runTitle(run);
-  for (const def of [...RUN_CHARTS, ...engineCharts(datasets.engines)]) {
+  for (const def of [...RUN_CHARTS, ...engineCharts(datasets.engines), ...pauseCharts(datasets.pauses)]) {
     const lines = def.lines(datasets);
     // zerosCount: zeros are a result when the run has samples ('always': whenever the chart exists)
     const zeros = def.zerosCount === 'always' || Boolean(def.zerosCount && datasets.hasSamples);

@@ -212,6 +212,66 @@ class CycleHistograms {
   }
 }
 
+// Where the slow records arrived (docs/validity.md "The tail"): per second of arrival (engine clock, from the
+// time lines' base), how many records fell in each of TAIL_BUCKETS log-spaced buckets of their value (ms
+// from the engine's reference: below), 1/8 octave (9%) wide from 1 ms, bucket 0 holding what is below 1 ms.
+// Once the run's p99 is known, TripTimes.result counts per second the records beyond it: the buckets above
+// the one holding p99, and of the records beyond p99 in that bucket (their number from the run's histogram,
+// the rest of the records beyond p99) a share in proportion to the bucket's count that second. The
+// seconds' counts then add up to the records beyond p99, to the histogram's precision. One Uint32Array of ~650 bytes per second
+// of arrival: memory grows with the run's seconds, never with its records.
+const TAIL_STEPS_PER_OCTAVE = 8;
+const TAIL_BUCKETS = 1 + TAIL_STEPS_PER_OCTAVE * 20;   // up to 2^20 ms (17 min) from the reference
+const tailBucket = (ms) => (ms < 1 ? 0 : Math.min(TAIL_BUCKETS - 1, 1 + Math.floor(TAIL_STEPS_PER_OCTAVE * Math.log2(ms))));
+const tailEdges = (b) => (b === 0 ? [0, 1] : [2 ** ((b - 1) / TAIL_STEPS_PER_OCTAVE), 2 ** (b / TAIL_STEPS_PER_OCTAVE)]);
+
+class TailCounts {
+  constructor(baseMs) {
+    this.base = baseMs;
+    this.slots = new Map();   // second from base -> Uint32Array(TAIL_BUCKETS)
+  }
+
+  // endMs: arrival (engine clock); ms: the value from the engine's reference.
+  add(endMs, ms) {
+    if (this.base === null) this.base = endMs - 60_000;   // as Timeline: anchored on the first value
+    const slot = Math.floor((endMs - this.base) / 1000);
+    if (!(slot >= 0 && slot < 48 * 3600)) return;   // out of the run (Timeline counts these)
+    let counts = this.slots.get(slot);
+    if (counts === undefined) { counts = new Uint32Array(TAIL_BUCKETS); this.slots.set(slot, counts); }
+    counts[tailBucket(ms)]++;
+  }
+
+  partial() {
+    return { base: this.base, slots: [...this.slots] };
+  }
+
+  merge(p) {
+    if (p.slots.length === 0) return;
+    if (this.base === null) this.base = p.base;
+    if (p.base !== this.base) throw new Error(`merging tail counts from ${p.base} into ones from ${this.base}`);
+    for (const [slot, counts] of p.slots) {
+      const mine = this.slots.get(slot);
+      if (mine === undefined) this.slots.set(slot, Uint32Array.from(counts));
+      else for (let b = 0; b < TAIL_BUCKETS; b++) mine[b] += counts[b];
+    }
+  }
+
+  // Per elapsed second from startMs: the records in buckets wholly beyond `aboveMs` (a value from the
+  // reference), and those in the bucket that holds it. Returns { above: [], at: [] }.
+  perSecond(startMs, seconds, aboveMs) {
+    const above = new Array(seconds).fill(0);
+    const at = new Array(seconds).fill(0);
+    const holding = tailBucket(aboveMs);
+    for (const [slot, counts] of this.slots) {
+      const sec = Math.floor((this.base + slot * 1000 + 500 - startMs) / 1000);
+      if (sec < 0 || sec >= seconds) continue;
+      for (let b = holding + 1; b < TAIL_BUCKETS; b++) above[sec] += counts[b];
+      at[sec] += counts[holding];
+    }
+    return { above, at };
+  }
+}
+
 // Values of one engine are recorded relative to a reference of its own, the smallest of its first
 // REFERENCE_VALUES raw trip times (arrival - created, engine and server clocks mixed: the offset is known
 // only once every archive is read). Recorded values are then about the trip time itself, whatever the
@@ -234,6 +294,7 @@ class EngineTrips {
     this.sum = new Timeline(baseMs, 'sum');
     this.n = new Timeline(baseMs, 'sum');
     this.peak = new Timeline(baseMs, 'max');
+    this.tail = new TailCounts(baseMs);
   }
 
   add(endMs, raw, key) {
@@ -244,8 +305,8 @@ class EngineTrips {
     this.sum.add(endMs, raw);
     this.n.add(endMs);
     this.peak.add(endMs, raw);
-    if (this.reference !== null) { this.record(raw, key); return; }
-    this.waiting.push([raw, key]);
+    if (this.reference !== null) { this.record(raw, key, endMs); return; }
+    this.waiting.push([raw, key, endMs]);
     if (this.waiting.length >= REFERENCE_VALUES) this.settle();
   }
 
@@ -253,7 +314,7 @@ class EngineTrips {
   settle() {
     if (this.reference !== null || this.waiting.length === 0) return;
     this.reference = Math.floor(Math.min(...this.waiting.map(([raw]) => raw)));
-    for (const [raw, key] of this.waiting) this.record(raw, key);
+    for (const [raw, key, endMs] of this.waiting) this.record(raw, key, endMs);
     this.waiting = [];
   }
 
@@ -262,7 +323,7 @@ class EngineTrips {
     this.settle();
     return { reference: this.reference, count: this.count, total: this.total, min: this.min, max: this.max,
       run: this.run.partial(), byCycle: this.byCycle.partial(),
-      sum: this.sum.partial(), n: this.n.partial(), peak: this.peak.partial() };
+      sum: this.sum.partial(), n: this.n.partial(), peak: this.peak.partial(), tail: this.tail.partial() };
   }
 
   // The engine's trip times a partial (partial()) was made of.
@@ -274,13 +335,15 @@ class EngineTrips {
     e.sum.merge(p.sum);
     e.n.merge(p.n);
     e.peak.merge(p.peak);
+    e.tail.merge(p.tail);
     return e;
   }
 
-  record(raw, key) {
+  record(raw, key, endMs) {
     const us = (raw - this.reference) * 1000;
     this.run.record(us);
     if (key !== '') this.byCycle.record(key, us);
+    this.tail.add(endMs, raw - this.reference);
   }
 }
 
@@ -365,7 +428,8 @@ class TripTimes {
   // offsetMs: the run's offset (server - client), for engines without their own; engineOffsets: Map
   // engine -> { offset, errorBoundMs } (measure/clock-offset.js offsetsByEngine), or null; startMs: elapsed
   // 0; window: the run's steady window ({ fromSecond, toSecond, seconds }, measure/workload.js), or null.
-  // Returns { summary, series: { mean, max }, cycles: [per emit cycle] }.
+  // Returns { summary, series: { mean, max }, cycles: [per emit cycle], tail: { beyondMs (the run's p99),
+  // perSecond: records beyond it per second of arrival (TailCounts) } or null }.
   result(offsetMs, startMs, seconds, errorBoundMs = null, window = null, engineOffsets = null) {
     const offsetOf = (name) => engineOffsets?.get(name) ?? { offset: offsetMs, errorBoundMs };
     const engines = [...this.engines].map(([name, e]) => {
@@ -390,7 +454,7 @@ class TripTimes {
     for (let i = 0; i < seconds; i++) if (counts[i]) mean[i] = round2(sums[i] / counts[i]);
     const count = engines.reduce((n, { e }) => n + e.count, 0);
     if (count === 0) {
-      return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max }, cycles: [] };
+      return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max }, cycles: [], tail: null };
     }
 
     // The run's distribution and each cycle's: one engine's histogram moved onto the server's clock (its
@@ -450,8 +514,25 @@ class TripTimes {
         ...figures(h, shiftUs), errorBoundMs: largestBound(cycleParts.map((part) => part.errorBoundMs)) };
     }).sort((a, b) => a.createdSecond - b.createdSecond || String(a.event).localeCompare(String(b.event)) || a.cycle - b.cycle);
     if (cycles.length) summary.cycles = cycleDigest(cycles);
-    return { summary, series: { mean, max }, cycles };
+    return { summary, series: { mean, max }, cycles, tail: tailOf(run, engines, summary.p99Ms, startMs, seconds) };
   }
+}
+
+// The tail of a run (TailCounts): { beyondMs (the p99), records (beyond it, from the run's histogram
+// `run`: { h, shiftUs }), perSecond: [records beyond it per second of arrival] }.
+function tailOf(run, engines, beyondMs, startMs, seconds) {
+  const p99 = run.h.valueAt(99);
+  const records = run.h.count - run.h.countBelow(p99 + 0.5);   // above p99's histogram bucket
+  const above = new Array(seconds).fill(0);
+  const at = new Array(seconds).fill(0);
+  for (const { e, offset } of engines) {
+    const part = e.tail.perSecond(startMs, seconds, beyondMs - offset - e.reference);
+    for (let i = 0; i < seconds; i++) { above[i] += part.above[i]; at[i] += part.at[i]; }
+  }
+  const rest = Math.max(0, records - above.reduce((a, b) => a + b, 0));
+  const atTotal = at.reduce((a, b) => a + b, 0);
+  const perSecond = above.map((n, i) => round2(n + (atTotal ? (rest * at[i]) / atTotal : 0)));
+  return { beyondMs, records, perSecond };
 }
 
 // One distribution from the parts of several engines ({ h, shiftUs }): the one part as it is, or every
@@ -473,4 +554,4 @@ function cycleDigest(cycles) {
   return { count: cycles.length, worstP99: worst };
 }
 
-module.exports = { SampleEnds, TripTimes, SignedHistogram, CycleHistograms, OPEN_CYCLES, CYCLE_HISTOGRAM, sampleNumber, percentile, percentileSpectrum, REFERENCE_VALUES };
+module.exports = { SampleEnds, TripTimes, TailCounts, TAIL_BUCKETS, SignedHistogram, CycleHistograms, OPEN_CYCLES, CYCLE_HISTOGRAM, sampleNumber, percentile, percentileSpectrum, REFERENCE_VALUES };

@@ -12,7 +12,8 @@
 //   disturbed        steal, or other processes took the machine
 //   valid            the load asked was the load offered, on an undisturbed machine
 // Precedence: a crash is server-limited; a shortfall goes to the side with the evidence (generator first,
-// then the server, then a disturbance); without a shortfall a disturbance still marks the run.
+// then the server, then a disturbance); without a shortfall a disturbance still marks the run, and then a
+// trip-time tail the engines' stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
 
 const DEFAULTS = {
   SATURATED_CPU_PERCENT: 95,      // a host second is saturated at or above this CPU used (100 - idle)
@@ -33,6 +34,8 @@ const DEFAULTS = {
   ERROR_SHARE: 0.01,              // server-limited: at least this share of samples failed with an error
   EMIT_SHARE: 1.0,                // server-limited: emit cycles' 90th percentile duration at or above this share of the interval
   EMIT_GROWTH: 3,                 // ... or the last third's mean emit duration this many times the first third's (and > 100 ms)
+  TAIL_PAUSE_MS: 20,              // the tail (measure/tail.js): a JVM stop this long (ms) in a second can explain its slow records
+  TAIL_ENGINE_SHARE: 0.2,         // generator-bound: engine stops explain at least this share of the trip times beyond p99
 };
 
 // The thresholds in force: the defaults, each replaced by a numeric PB_VALIDITY_<NAME> from env.
@@ -110,6 +113,20 @@ function generatorEvidence(m, t) {
   return { evidence: out, unknown };
 }
 
+// The trip times' tail set by the engines: their JVMs stopped (>= TAIL_PAUSE_MS) in the seconds of at least
+// TAIL_ENGINE_SHARE of the records beyond p99 (tail: data/summary.json's, measure/tail.js).
+const TAIL_KINDS = [['tripTime', 'trip times'], ['comet', 'comet trip times']];
+function tailEvidence(tail, t) {
+  const out = [];
+  for (const [key, words] of TAIL_KINDS) {
+    const k = tail?.[key];
+    const e = k?.causes?.enginePause;
+    if (!e || e.share === null || !(k.records > 0) || e.share < t.TAIL_ENGINE_SHARE) continue;
+    out.push({ rule: 'tail-engine-pause', text: `an engine JVM stopped >= ${fmt(t.TAIL_PAUSE_MS)} ms in the seconds of ${fmt(e.records)} of the ${fmt(k.records)} ${words} beyond p99 (${fmt(k.beyondMs)} ms): ${pct(e.share)}; longest engine stop ${fmt(tail.longestEnginePauseMs)} ms` });
+  }
+  return out;
+}
+
 // Evidence that the server was the bottleneck.
 function serverEvidence(m, t, crashed) {
   const out = [];
@@ -146,9 +163,12 @@ function disturbance(m, t) {
 
 // The verdict: { verdict, reasons: [{ rule, verdict, text }], unknowns: [], confidence, thresholds }.
 // known: what the caller already knows to be missing (e.g. results.csv), listed among the unknowns.
-function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [] } = {}) {
+// tail: data/summary.json's `tail` (measure/tail.js), or null.
+function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null } = {}) {
   const short = shortfalls(m, t);
   const gen = generatorEvidence(m, t);
+  const tailed = tailEvidence(tail, t);
+  gen.evidence.push(...tailed);
   const srv = serverEvidence(m, t, crashed);
   const dis = disturbance(m, t);
   const unknowns = [...gen.unknown, ...known];
@@ -181,7 +201,11 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
     reasons = [{ rule: 'no-generator-sign', verdict, text: 'the load fell short while the engines had headroom' }, ...tag(short, verdict)];
   } else if (dis.length) {
     verdict = 'disturbed';
-    reasons = tag(dis, verdict);
+    reasons = [...tag(dis, verdict), ...tag(tailed, 'generator-bound')];
+  } else if (tailed.length) {
+    // the load was offered, but the trip times' tail is the engines' stops, not the server's answers
+    verdict = 'generator-bound';
+    reasons = [...tag(tailed, verdict), ...tag(srv.filter((r) => r.rule !== 'server-cpu'), 'server-limited')];
   } else if (srv.some((r) => r.rule !== 'server-cpu')) {
     verdict = 'server-limited';   // errors or late emit cycles; a busy server that kept up is a valid result
     reasons = tag(srv.filter((r) => r.rule !== 'server-cpu'), verdict);
@@ -192,4 +216,4 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   return { verdict, reasons, unknowns, confidence: unknowns.length ? 'reduced' : 'full' };
 }
 
-module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, generatorEvidence, serverEvidence, disturbance };
+module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, generatorEvidence, serverEvidence, disturbance, tailEvidence };

@@ -1,13 +1,13 @@
 'use strict';
 // The engine hosts' monitors (engines/<name>/ in the run directory, docs/run-layout.md): per engine and
 // per elapsed second of the run, its host's CPU used and steal (vmstat), its JMeter JVM's %CPU and RSS
-// (pidstat) and its GC pause time (gc.log). Engine clocks are taken as the controller's (the client clock
+// (pidstat) and its pauses (gc.log: its safepoints where logged, else its GC pauses). Engine clocks are taken as the controller's (the client clock
 // of every other figure). What is missing is named in `unknown`, never fatal.
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseVmstatFile } = require('./vmstat');
 const { parsePidstatFile } = require('./pidstat');
-const { parseGcLogFile, pausePerSecond } = require('./gc-log');
+const { parseGcLogFile, pausePerSecond, stopsOf } = require('./gc-log');
 
 const isFile = (f) => { try { return fs.statSync(f).isFile(); } catch { return false; } };
 
@@ -41,7 +41,8 @@ function engineNames(runDir, run) {
 }
 
 // Returns [{ name, address, cores (the host's), cpusAllowed (the JVM's, when recorded), hostCpu[], steal[],
-// jvmCpu[], jvmRssMB[], gcPauseMs[], skipped, unknown[] }].
+// jvmCpu[], jvmRssMB[], gcPauseMs[] (stop time per second, booked in the second a stop ended: read/gc-log.js
+// stopsOf), stops[] (stopsOf's, epoch ms) or null, safepointsLogged, skipped, unknown[] }].
 async function readEngineMonitors(runDir, run, t0, seconds) {
   const out = [];
   for (const name of engineNames(runDir, run)) {
@@ -49,7 +50,7 @@ async function readEngineMonitors(runDir, run, t0, seconds) {
     const f = (file) => path.join(dir, file);
     const e = { name, address: (run.hosts?.engines ?? []).find((x) => x.name === name)?.address ?? null, cores: null, cpusAllowed: null,
       hostCpu: new Array(seconds).fill(null), steal: new Array(seconds).fill(null), jvmCpu: new Array(seconds).fill(null),
-      jvmRssMB: new Array(seconds).fill(null), gcPauseMs: null, skipped: 0, unknown: [] };
+      jvmRssMB: new Array(seconds).fill(null), gcPauseMs: null, stops: null, safepointsLogged: false, skipped: 0, unknown: [] };
     if (isFile(f('vmstat.log'))) {
       const vm = await parseVmstatFile(f('vmstat.log'));
       e.skipped += vm.skipped;
@@ -71,7 +72,9 @@ async function readEngineMonitors(runDir, run, t0, seconds) {
     if (isFile(f('gc.log'))) {
       const gc = await parseGcLogFile(f('gc.log'));
       e.skipped += gc.skipped;
-      e.gcPauseMs = pausePerSecond(gc.pauses, t0, seconds);
+      e.stops = stopsOf(gc);
+      e.safepointsLogged = gc.safepoints.length > 0;
+      e.gcPauseMs = pausePerSecond(e.stops, t0, seconds);
     } else e.unknown.push(`engine ${name}: GC pauses unknown (no engines/${name}/gc.log)`);
     out.push(e);
   }

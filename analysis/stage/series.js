@@ -9,7 +9,8 @@ const { pad, forwardFill, r2 } = require('../measure/per-second');
 // sut: stage/monitors.js readSutMonitors'; col: the archives' collector result; csv: stage/samples.js';
 // trips, cometTrips: stage/archives.js'; clock: { t0, offset, best }; axis: { seconds, window };
 // emit: stage/cycles.js'. Returns { series, tripTime, cometTrip (its summary), tripCycles (the figures per
-// emit cycle of each), notes }.
+// emit cycle of each), tails (each one's records beyond p99 per second: TripTimes.result's tail), cometSeries
+// (the comet records' mean and max per second), notes }.
 function perSecondSeries({ sut, col, csv, trips, cometTrips, clock, axis, emit }) {
   const { t0, offset } = clock;
   const { seconds, window } = axis;
@@ -39,7 +40,8 @@ function perSecondSeries({ sut, col, csv, trips, cometTrips, clock, axis, emit }
     tripMean: tripTime.series.mean,
     tripMax: tripTime.series.max,
   };
-  return { series, tripTime, cometTrip: cometTrip.summary, tripCycles: { poll: tripTime.cycles, comet: cometTrip.cycles }, notes: server.notes };
+  return { series, tripTime, cometTrip: cometTrip.summary, tripCycles: { poll: tripTime.cycles, comet: cometTrip.cycles },
+    tails: { tripTime: tripTime.tail, comet: cometTrip.tail }, cometSeries: cometTrip.series, notes: server.notes };
 }
 
 // Memory % in use per second, from the source the monitors stage chose.

@@ -13,10 +13,11 @@ const sumOf = (stats, key) => stats.reduce((n, a) => n + a[key], 0);
 // What the reading stages flagged: archives unreadable or cut off, lines and files skipped, answers lost
 // (a run with the engines' summary samples: stage/samples.js answerTotals), problems (the earlier stages'
 // first, then the archives', then results.csv's damage, then the answers' totals). Returns the summary's flags.
-function flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals }) {
+function flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals, sutGcSkipped = 0 }) {
   const names = (pick) => archiveStats.filter(pick).map((a) => path.basename(a.file));
   const linesSkipped = { vmstat: sut.vmstat.skipped, pidstat: sut.pidstat.skipped, memoryLog: sut.memoryLog.skipped,
-    resultsCsv: csv?.badRows ?? 0, responseLines: sumOf(archiveStats, 'badLines'), halfWrittenLines: sumOf(archiveStats, 'halfLines') };
+    resultsCsv: csv?.badRows ?? 0, responseLines: sumOf(archiveStats, 'badLines'), halfWrittenLines: sumOf(archiveStats, 'halfLines'),
+    ...(sutGcSkipped ? { sutGcLog: sutGcSkipped } : {}) };
   const all = [...problems];
   for (const a of archiveStats) if (a.problem) all.push(`${path.basename(a.file)}: ${a.problem}`);
   for (const a of archiveStats) for (const p of a.streamLogProblems ?? []) all.push(`${path.basename(a.file)}: stream log ${p}`);
@@ -65,12 +66,12 @@ const withDrift = (drift) => (drift ? { drift } : {});   // only runs with repea
 // Everything the earlier stages gave, as data/summary.json (without `charts`, which the pipeline adds).
 // notes and problems: the earlier stages', in stage order; the summary adds its own.
 function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, axis, series, tripTime, cometTrip, cycles,
-  messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null }) {
+  messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null, tail = null, sutGcSkipped = 0 }) {
   const { window } = axis;
   const { best } = clock;
   const outOfRange = Object.values(col.timelines).reduce((n, t) => n + t.outOfRange, 0);
   const allNotes = outOfRange ? [...notes, `${outOfRange} record times lay outside the run and were left out of the time series`] : notes;
-  const flags = flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals });
+  const flags = flagsOf({ run, missing, csv, sut, archiveStats, problems, answerTotals, sutGcSkipped });
   return {
     id: run.id ?? path.basename(path.resolve(runDir)),
     title: runTitle(run),
@@ -96,6 +97,8 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
     network,
     tripTime: withCometTrip(tripTime.summary, cometTrip),
     capacityCriterion,
+    // the trip times beyond p99 and the pauses and saturation in their seconds (stage/tail.js): runs with trip times
+    ...(tail ? { tail } : {}),
     validity: judged.validity,
     workload: judged.workload,
     flags,
