@@ -6,6 +6,7 @@
 const { test, describe, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const { parse } = require('csv-parse/sync');
 const path = require('node:path');
 const tar = require('tar');
 const { spawnSync } = require('node:child_process');
@@ -35,10 +36,10 @@ async function archiveEntries(file) {
   return names;
 }
 
+// results.csv as arrays (JMeter quotes a field that holds a comma, as the summaries' messages do).
 function csvRows(file) {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  const header = lines[0].split(',');
-  return { header, rows: lines.slice(1).map((l) => l.split(',')) };
+  const [header, ...rows] = parse(fs.readFileSync(file), { skip_empty_lines: true, relax_column_count: true });
+  return { header, rows };
 }
 
 describe('run.sh, local runs', () => {
@@ -90,16 +91,24 @@ describe('run.sh, local runs', () => {
       assert.ok(entries.some((n) => /(^|\/)logging_/.test(n)), `no logging_ answer in the archive (${entries.slice(0, 8)})`);
       assert.ok(entries.length <= 10, `${entries.length} files in the archive`);
 
-      // results.csv holds the engine's samples (distributed mode: thread names carry its address).
+      // results.csv holds the engine's summary samples (the mux engine, docs/engine.md: answers as
+      // SampleCount; distributed mode: thread names carry its address), and no sample per answer.
       const { header, rows } = csvRows(path.join(dir, 'jmeter/results.csv'));
       const label = header.indexOf('label');
       const thread = header.indexOf('threadName');
-      assert.ok(label >= 0 && thread >= 0, `results.csv header: ${header}`);
-      const requests = rows.filter((row) => row[label] === 'request');
-      assert.ok(requests.length >= THREADS * 0.9, `only ${requests.length} request samples`);
-      assert.ok(requests.some((row) => row[thread].includes('127.0.0.1')), 'no sample names the engine');
+      const count = header.indexOf('SampleCount');
+      assert.ok(label >= 0 && thread >= 0 && count >= 0, `results.csv header: ${header}`);
+      assert.equal(rows.filter((row) => row[label] === 'request').length, 0, 'a sample per answer');
+      const summaries = rows.filter((row) => row[label] === 'request-summary');
+      const answers = summaries.reduce((n, row) => n + Number(row[count]), 0);
+      assert.ok(answers >= THREADS * 0.9, `only ${answers} answers in the summaries`);
+      assert.ok(summaries.some((row) => row[thread].includes('127.0.0.1')), 'no sample names the engine');
 
       const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data/summary.json'), 'utf8'));
+      // The analysis took the answers from the stream log, as many as the summaries counted.
+      assert.equal(summary.totals.answersFrom, 'stream logs');
+      assert.equal(summary.totals.samplesByLabel.request.samples, answers);
+      assert.equal(summary.flags.lostAnswers, false);
       assert.ok(summary.totals.responsesSent > 0, 'no responses in the analysis');
       // A client holds one connection at a time; a long poll's next request may be counted by a Tomcat
       // (another thread) before the answer it follows is counted as finished: up to one such overlap per

@@ -69,7 +69,7 @@ test('a distributed run splits the threads between both engines', async (t) => {
   const props = h.writeProps(runDir, {
     'server.host': '127.0.0.1', 'server.port': h.NODE_PORT, 'rampup.period': 2, 'test.duration': 8,
     'logging.enabled': false, 'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
-    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000,
+    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000, 'request.sampler': 'push',
     // Per-engine values: the controller must drop these rather than override the engines' own (with
     // them, the engine started with --init 0 would set the event too, and no engine would clear).
     'threads.num': 999, 'log.dir.res': '/nonexistent', 'cleanup.threads': 0,
@@ -86,7 +86,7 @@ test('a distributed run splits the threads between both engines', async (t) => {
   assert.deepEqual(started?.[1].split(', '), START_ORDER);
 
   const sent = fs.readFileSync(path.join(runDir, 'jmeter', 'global.properties'), 'utf8');
-  assert.doesNotMatch(sent, /^(threads\.num|log\.dir\.res|init\.threads|cleanup\.threads)=/m);
+  assert.doesNotMatch(sent, /^(threads\.num|mux\.threads|log\.dir\.res|init\.threads|cleanup\.threads)=/m);
   assert.match(run.output, /are per engine \(load\/engine\.sh\); not sent/);
   assert.match(sent, /^test\.duration=8$/m);
 

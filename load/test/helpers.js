@@ -103,7 +103,11 @@ function streamSamples(dir) {
       const [tag, micros, id, ...rest] = line.split('\t');
       if (tag === 'B') samples.set(id, { thread: rest[0], label: rest[1], records: [], end: null });
       else if (tag === 'R') samples.get(id).records.push({ micros: Number(micros), record: rest.join('\t') });
-      else if (tag === 'E') samples.get(id).end = { micros: Number(micros), code: rest[0], ok: rest[1] === '1', records: Number(rest[2]) };
+      else if (tag === 'E') {
+        // the mux engine's E line adds failure (11th field) and headers µs (12th)
+        samples.get(id).end = { micros: Number(micros), code: rest[0], ok: rest[1] === '1', records: Number(rest[2]),
+          ...(rest.length >= 8 ? { failure: rest[7], headersMicros: Number(rest[8]) } : {}) };
+      }
     }
   }
   return samples;

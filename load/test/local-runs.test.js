@@ -1,7 +1,8 @@
 'use strict';
 // testplan.jmx run for real in one JMeter JVM (load/controller.sh --local) against the real Node server:
-// the push sampler (the default: request and timestamp samples in the engine's stream logs) and, in one
-// test, request.sampler=http (a file per sample).
+// the thread-per-connection push sampler (request.sampler=push: request and timestamp samples in the
+// engine's stream logs, a JMeter sample per answer), in one test request.sampler=http (a file per sample),
+// and the default mux engine (docs/engine.md: every answer in the stream logs, JMeter gets summaries).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -23,7 +24,7 @@ async function runLocal(name, props) {
   const responses = path.join(runDir, 'responses', 'local');
   const file = h.writeProps(runDir, {
     'server.host': '127.0.0.1', 'server.port': h.NODE_PORT, 'logging.enabled': false,
-    'log.dir.res': responses, ...props,
+    'log.dir.res': responses, 'request.sampler': 'push', ...props,
   });
   const run = await h.runController(['--local', '--run-dir', runDir, '--props', file], LIMIT_MS);
   assert.equal(run.code, 0, `JMeter exited with ${run.code}:\n${run.output}`);
@@ -161,4 +162,68 @@ test('comet with an event: one stream per thread, many records, ended by the cle
   const clear = r.labels.clear[0];
   assert.ok(Number(clear.timeStamp) + Number(clear.elapsed) >= first + 8000,
     `clear at ${clear.timeStamp}, first request at ${first}`);
+});
+
+// The mux engine's answers in one engine's stream logs: the request samples (B/E pairs) with their E
+// line's fields (failure, the 11th; headers µs, the 12th) and records.
+function muxAnswers(responses) {
+  return [...h.streamSamples(responses).values()].filter((x) => x.label === 'request');
+}
+
+test('mux: poll with an event, one engine thread for all connections, summaries count every answer', async () => {
+  const threads = 40;
+  const r = await runLocal('mux-poll-event', {
+    'threads.num': threads, 'rampup.period': 2, 'test.duration': 8, 'request.sampler': 'mux',
+    'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
+    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000,
+  });
+  assert.equal(r.labels.request, undefined, 'no sample per answer');
+  const summaries = r.labels['request-summary'];
+  assert.ok(summaries.length >= 8, `${summaries.length} summaries`);
+  assert.deepEqual([...new Set(summaries.map((x) => x.threadName))], ['Request (mux) 1-1'], 'one engine thread');
+  const answers = muxAnswers(r.responses);
+  assert.equal(summaries.reduce((n, x) => n + Number(x.SampleCount), 0), answers.length, 'the summaries count every answer');
+  assert.equal(summaries.reduce((n, x) => n + Number(x.ErrorCount), 0), 0);
+  assert.equal(new Set(answers.map((x) => x.thread)).size, threads, 'a connection per client, named like a JMeter thread');
+  assert.ok(answers.length >= threads * 5, `${answers.length} answers`);
+  for (const a of answers) {
+    assert.ok(a.end && a.end.ok, JSON.stringify(a.end));
+    assert.equal(a.records.length, 1);
+    assert.equal(JSON.parse(a.records[0].record).response.event.name, EVENT);
+  }
+});
+
+test('mux: polls that time out although an event was set fail the built-in not-timeout assertion', async () => {
+  const r = await runLocal('mux-poll-missed', {
+    'threads.num': 5, 'rampup.period': 1, 'test.duration': 4, 'request.sampler': 'mux',
+    'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
+    'request.type': 'poll', 'request.events': 'pbother', 'request.duration': 1000,
+  });
+  const answers = muxAnswers(r.responses);
+  assert.ok(answers.length >= 10, `${answers.length} answers`);
+  for (const a of answers) {
+    assert.equal(a.end.ok, false);
+    assert.equal(a.end.failure, 'response contains timeout although an event was set');
+  }
+  const errors = r.labels['request-summary'].reduce((n, x) => n + Number(x.ErrorCount), 0);
+  assert.equal(errors, answers.length, 'each failed answer counted in the summaries');
+});
+
+test('mux: comet with an event, one stream per connection ended by the clear, every record stamped', async () => {
+  const threads = 30;
+  const r = await runLocal('mux-comet-event', {
+    'threads.num': threads, 'rampup.period': 2, 'test.duration': 8, 'request.sampler': 'mux',
+    'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
+    'request.type': 'comet', 'request.events': EVENT, 'request.duration': 0,
+  });
+  const answers = muxAnswers(r.responses);
+  assert.equal(answers.length, threads, 'a stream per connection lasts past the test\'s end');
+  for (const a of answers) {
+    assert.ok(a.end.ok, JSON.stringify(a.end));
+    assert.ok(a.records.length >= 5, `only ${a.records.length} records`);
+    assert.deepEqual(JSON.parse(a.records.at(-1).record).response, { clear: { reason: 'clear' } });
+    const stamps = a.records.map((x) => x.micros);
+    assert.deepEqual(stamps, [...stamps].sort((x, y) => x - y), 'records stamped in arrival order');
+    assert.ok(a.end.headersMicros > 0 && a.end.headersMicros <= stamps[0], 'the head came before the first record');
+  }
 });

@@ -1,0 +1,105 @@
+'use strict';
+// The mux engine (issue #34, docs/engine.md) end to end in distributed mode: a SUT and two JMeter engines,
+// each a network namespace with its own sshd (tests/lib/netns.sh), one real run.sh per test type (comet,
+// poll, pull) on Node.js and on Tomcat 7. Each must stamp every record it received (a trip time for each),
+// give JMeter summaries only (no per-answer sample crosses RMI), and the stream logs' answers must add up
+// to the summaries' counts. Needs root, openssh-server, JMeter, Tomcat 7 and the WAR (./setup.sh).
+// Six runs of 12 s with 200 connections: about 4 minutes.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { parse } = require('csv-parse/sync');
+
+const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
+
+const STATE = process.env.PB_STATE || path.join(ROOT, 'build', 'state');
+const RESULTS = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 'results'), `mux-netns-${process.pid}`);
+const CONNECTIONS = 200;
+const EMIT_MS = 1000;
+const ARGS = {
+  comet: ['comet', '-', 'event1', String(EMIT_MS)],
+  poll: ['poll', '5000', 'event1', String(EMIT_MS)],
+  pull: ['pull', '500', 'event1', String(EMIT_MS)],
+};
+
+const hosts = new NetnsHosts(3, path.join(STATE, `netns-mux${process.pid}`), `mx${process.pid}`);
+
+// One run.sh with the namespace hosts and the default engine; resolves to { code, out, runDir }.
+function runSh(args) {
+  const runDirFile = path.join(RESULTS, `.run-dir-${Date.now()}`);
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const env = { ...process.env, ...hosts.env, PB_RESULTS: RESULTS, PB_RUN_DIR_FILE: runDirFile };
+  delete env.PB_REQUEST_SAMPLER;   // the default: mux
+  return new Promise((resolve) => {
+    const child = spawn(path.join(ROOT, 'run.sh'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('close', (code) => {
+      const runDir = fs.existsSync(runDirFile) ? fs.readFileSync(runDirFile, 'utf8').trim() : null;
+      resolve({ code, out, runDir });
+    });
+  });
+}
+
+const tail = (text, n = 40) => text.split('\n').slice(-n).join('\n');
+const readJson = (dir, file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+
+before(() => hosts.start());
+after(() => { if (hosts.up) hosts.down(); });
+
+for (const server of ['node', 'tc7']) {
+  for (const type of ['comet', 'poll', 'pull']) {
+    test(`mux, distributed over two namespace engines: ${server} ${type}, every record stamped, totals agree`, { timeout: 240000 }, async () => {
+      const r = await runSh([server, '2', '12', String(CONNECTIONS), ...ARGS[type]]);
+      assert.equal(r.code, 0, `run.sh exited ${r.code}:\n${tail(r.out)}`);
+      const d = r.runDir;
+      const run = readJson(d, 'run.json');
+      assert.equal(run.status, 'complete');
+      assert.deepEqual(run.hosts.engines.map((e) => e.threads), [CONNECTIONS / 2, CONNECTIONS / 2]);
+
+      // JMeter got summaries from both engines' mux threads, and no sample per answer.
+      const rows = parse(fs.readFileSync(path.join(d, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+      assert.equal(rows.filter((row) => row.label === 'request').length, 0, 'no per-answer sample in results.csv');
+      const summaries = rows.filter((row) => row.label === 'request-summary');
+      for (const e of hosts.engines) {
+        const mine = summaries.filter((row) => row.threadName.includes(e.address));
+        assert.ok(mine.length >= 10, `engine ${e.address}: ${mine.length} summaries`);
+        assert.ok(mine.every((row) => /Request \(mux\) \d+-1$/.test(row.threadName)), 'one mux thread per engine');
+      }
+      const summed = summaries.reduce((n, row) => n + Number(row.SampleCount), 0);
+
+      // The stream logs hold every answer the summaries counted, each one its own connection's.
+      const s = readJson(d, 'data/summary.json');
+      assert.equal(s.totals.answersFrom, 'stream logs');
+      assert.equal(s.flags.lostAnswers, false, JSON.stringify(s.flags.answerTotals));
+      assert.equal(s.flags.answerTotals.streamLogs.answers, summed);
+      assert.equal(s.totals.samplesByLabel.request.samples, summed);
+      assert.equal(s.totals.samplesByLabel.request.failed, 0, 'no failed answer');
+      assert.equal(s.workload.rampup.threadsSeen, CONNECTIONS, 'every connection made its requests');
+      if (type === 'comet') assert.equal(summed, CONNECTIONS, 'one stream per connection, ended by the clear');
+      else assert.ok(summed >= CONNECTIONS * 8, `${summed} answers: each connection answered about each second`);
+
+      // Every record that carried an event was stamped on arrival: a trip time each.
+      assert.ok(s.totals.events > 0, 'events delivered');
+      if (type === 'comet') {
+        assert.equal(s.tripTime.comet.records, s.totals.events);
+        assert.equal(s.messages.comet.missed, 0, JSON.stringify(s.messages.comet));
+      } else if (type === 'poll') {
+        assert.equal(s.tripTime.polls, s.totals.events);
+        assert.equal(s.tripTime.unmatched, 0);
+      } else {
+        assert.equal(s.tripTime.polls, s.messages.pull.received, 'a trip time for each pulled message');
+        assert.equal(s.messages.pull.missed, 0, JSON.stringify(s.messages.pull));
+      }
+      const t = type === 'comet' ? s.tripTime.comet : s.tripTime;
+      assert.ok(t.p50Ms > -t.errorBoundMs && t.p99Ms < 5000, `trip times ${JSON.stringify(t).slice(0, 300)}`);
+      assert.equal(s.capacityCriterion.problem, null, 'every answer judged by reference 003\'s criterion');
+      assert.ok(s.capacityCriterion.answers >= summed * 0.9, JSON.stringify(s.capacityCriterion));
+      assert.ok(fs.existsSync(path.join(d, 'report', 'index.html')));
+    });
+  }
+}
