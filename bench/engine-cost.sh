@@ -21,7 +21,7 @@
 #   threads            the engine JVM's most OS threads (/proc/<pid>/status, sampled every second)
 #   opened/s           connections / the second the last one started (workload.rampup), so with the
 #                      default 10 s ramp-up at most level / 10 per second is asked
-#   max pause ms       the engine's longest GC pause (its gc.log, -Xlog:gc)
+#   max pause ms       the engine's longest stop: a safepoint or GC pause (its gc.log, summary.tail)
 #   verdict            the run's validity verdict (docs/validity.md)
 # Every run's figures go to --out (JSON lines, default under TMPDIR); the table at the end gives, per
 # (level, type, sampler), the median and range over the repeats, and the engine/server ratio.
@@ -122,13 +122,7 @@ const perSecond = w?.answers?.achievedPerSecond ?? null;
 const micros = (cpuPercent) => (cpuPercent == null || !perSecond ? null : Math.round((cpuPercent / 100) * 1e6 / perSecond * 10) / 10);
 const engine = micros(w?.engines?.[0]?.jvmCpuMean);
 const server = micros(w?.server?.cpuMean);
-let maxPause = null;
-try {
-  for (const line of fs.readFileSync(path.join(dir, 'engines', 'local', 'gc.log'), 'utf8').split('\n')) {
-    const m = / Pause .* (\d+(?:\.\d+)?)ms$/.exec(line);
-    if (m) maxPause = Math.max(maxPause ?? 0, Number(m[1]));
-  }
-} catch { /* no gc.log: null */ }
+const maxPause = s?.tail?.longestEnginePauseMs ?? null;
 const idle = Number(figures.idle), loaded = Number(figures.loaded);
 const last = w?.rampup?.lastThreadStartSecond;
 console.log(JSON.stringify({ repeat: Number(repeat), level: Number(level), type, sampler, exit: Number(rc), run: dir,

@@ -11,39 +11,24 @@ package pushbench.jmeter;
 // Engine-wide state (the start instant every thread's ramp-up counts from, the stream logs) is reset at
 // testEnded, so a second test in the same JVM starts clean.
 
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.jmeter.samplers.AbstractSampler;
 import org.apache.jmeter.samplers.Entry;
 import org.apache.jmeter.samplers.Interruptible;
 import org.apache.jmeter.samplers.SampleResult;
 import org.apache.jmeter.samplers.StatisticalSampleResult;
-import org.apache.jmeter.services.FileServer;
-import org.apache.jmeter.testbeans.TestBean;
 import org.apache.jmeter.testelement.TestStateListener;
 import org.apache.jmeter.testelement.ThreadListener;
 import org.apache.jmeter.threads.AbstractThreadGroup;
 import org.apache.jmeter.threads.JMeterContext;
 import org.apache.jmeter.threads.JMeterContextService;
 
-public class MuxSampler extends AbstractSampler implements TestBean, TestStateListener, ThreadListener, Interruptible {
+public class MuxSampler extends RequestSampler implements TestStateListener, ThreadListener, Interruptible {
   private static final long serialVersionUID = 1L;
   private static final long UNSET = Long.MIN_VALUE;
   /** The engine-wide start (System.nanoTime() in ms): set by the first sample() of any thread of a test. */
   private static final AtomicLong START = new AtomicLong(UNSET);
 
-  private String host = "127.0.0.1";
-  private String port = "8080";
-  private String method = "POST";
-  private String path = "/request";
-  private String contentType = "application/json";
-  private String body = "";
-  private String connectTimeout = "30000";
-  private String responseTimeout = "60000";
-  private String streamDir = "";
-  private String rotateMegabytes = "";
   private String connections = "1";
   private String rampup = "0";
   private String duration = "60";
@@ -149,18 +134,6 @@ public class MuxSampler extends AbstractSampler implements TestBean, TestStateLi
     return res;
   }
 
-  private StreamLog streamLog() {
-    String dir = streamDir == null ? "" : streamDir.trim();
-    if (dir.isEmpty()) return null;
-    Path p = Paths.get(dir);
-    if (!p.isAbsolute()) {
-      String base = FileServer.getFileServer().getBaseDir();
-      if (base != null) p = Paths.get(base).resolve(p);
-    }
-    String mb = rotateMegabytes == null ? "" : rotateMegabytes.trim();
-    long rotate = mb.isEmpty() ? 0 : MuxConfig.whole("rotateMegabytes", mb, 1, 1L << 20) << 20;
-    return StreamLog.of(p, rotate);
-  }
 
   // ---- test and thread life ----------------------------------------------------------------------------
 
@@ -195,26 +168,6 @@ public class MuxSampler extends AbstractSampler implements TestBean, TestStateLi
 
   // ---- TestBean properties (MuxSamplerBeanInfo) --------------------------------------------------------
 
-  public String getHost() { return host; }
-  public void setHost(String v) { host = v; }
-  public String getPort() { return port; }
-  public void setPort(String v) { port = v; }
-  public String getMethod() { return method; }
-  public void setMethod(String v) { method = v; }
-  public String getPath() { return path; }
-  public void setPath(String v) { path = v; }
-  public String getContentType() { return contentType; }
-  public void setContentType(String v) { contentType = v; }
-  public String getBody() { return body; }
-  public void setBody(String v) { body = v == null ? "" : v; }
-  public String getConnectTimeout() { return connectTimeout; }
-  public void setConnectTimeout(String v) { connectTimeout = v; }
-  public String getResponseTimeout() { return responseTimeout; }
-  public void setResponseTimeout(String v) { responseTimeout = v; }
-  public String getStreamDir() { return streamDir; }
-  public void setStreamDir(String v) { streamDir = v; }
-  public String getRotateMegabytes() { return rotateMegabytes; }
-  public void setRotateMegabytes(String v) { rotateMegabytes = v; }
   public String getConnections() { return connections; }
   public void setConnections(String v) { connections = v; }
   public String getRampup() { return rampup; }

@@ -12,34 +12,19 @@ package pushbench.jmeter;
 // responseFile column gives the sample (docs/run-layout.md).
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 
-import org.apache.jmeter.samplers.AbstractSampler;
 import org.apache.jmeter.samplers.Entry;
 import org.apache.jmeter.samplers.SampleResult;
-import org.apache.jmeter.services.FileServer;
-import org.apache.jmeter.testbeans.TestBean;
 import org.apache.jmeter.testelement.TestStateListener;
 import org.apache.jmeter.testelement.ThreadListener;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterVariables;
 
-public class PushSampler extends AbstractSampler implements TestBean, TestStateListener, ThreadListener {
+public class PushSampler extends RequestSampler implements TestStateListener, ThreadListener {
   private static final long serialVersionUID = 1L;
   /** JMeter variable naming the sample's place in the stream log (results.csv's responseFile column). */
   public static final String RESPONSE_FILE_VARIABLE = "responseFile";
 
-  private String host = "127.0.0.1";
-  private String port = "8080";
-  private String method = "POST";
-  private String path = "/request";
-  private String contentType = "application/json";
-  private String body = "";
-  private String connectTimeout = "30000";
-  private String responseTimeout = "60000";
-  private String streamDir = "";
-  private String rotateMegabytes = "";
 
   private transient PushClient client;
 
@@ -52,16 +37,17 @@ public class PushSampler extends AbstractSampler implements TestBean, TestStateL
     int portNumber;
     int connectMs;
     int readMs;
+    StreamLog log;
     try {
       portNumber = parse("port", port, 1, 65535);
       connectMs = parse("connectTimeout", connectTimeout, 0, Integer.MAX_VALUE);
       readMs = parse("responseTimeout", responseTimeout, 0, Integer.MAX_VALUE);
+      log = streamLog();
     } catch (IllegalArgumentException e) {
       res.sampleStart();
       res.sampleEnd();
       return failed(res, e.getClass().getName(), e.getMessage(), new byte[0]);
     }
-    StreamLog log = streamLog();
     long id = log == null ? 0 : log.nextSampleId();
     if (log != null) {
       JMeterVariables vars = JMeterContextService.getContext().getVariables();
@@ -130,21 +116,6 @@ public class PushSampler extends AbstractSampler implements TestBean, TestStateL
     return (int) n;
   }
 
-  private StreamLog streamLog() {
-    String dir = streamDir == null ? "" : streamDir.trim();
-    if (dir.isEmpty()) return null;
-    Path p = Paths.get(dir);
-    if (!p.isAbsolute()) {
-      String base = FileServer.getFileServer().getBaseDir();
-      if (base != null) p = Paths.get(base).resolve(p);
-    }
-    long rotate = 0;
-    String mb = rotateMegabytes == null ? "" : rotateMegabytes.trim();
-    if (!mb.isEmpty()) {
-      try { rotate = Long.parseLong(mb) << 20; } catch (NumberFormatException e) { rotate = 0; }
-    }
-    return StreamLog.of(p, rotate);
-  }
 
   // ---- test and thread life ----------------------------------------------------------------------------
 
@@ -166,24 +137,4 @@ public class PushSampler extends AbstractSampler implements TestBean, TestStateL
 
   // ---- TestBean properties (PushSamplerBeanInfo) --------------------------------------------------------
 
-  public String getHost() { return host; }
-  public void setHost(String v) { host = v; }
-  public String getPort() { return port; }
-  public void setPort(String v) { port = v; }
-  public String getMethod() { return method; }
-  public void setMethod(String v) { method = v; }
-  public String getPath() { return path; }
-  public void setPath(String v) { path = v; }
-  public String getContentType() { return contentType; }
-  public void setContentType(String v) { contentType = v; }
-  public String getBody() { return body; }
-  public void setBody(String v) { body = v == null ? "" : v; }
-  public String getConnectTimeout() { return connectTimeout; }
-  public void setConnectTimeout(String v) { connectTimeout = v; }
-  public String getResponseTimeout() { return responseTimeout; }
-  public void setResponseTimeout(String v) { responseTimeout = v; }
-  public String getStreamDir() { return streamDir; }
-  public void setStreamDir(String v) { streamDir = v; }
-  public String getRotateMegabytes() { return rotateMegabytes; }
-  public void setRotateMegabytes(String v) { rotateMegabytes = v; }
 }

@@ -138,7 +138,7 @@ class MuxSamplerTest {
     java.util.ResourceBundle texts = java.util.ResourceBundle.getBundle(MuxSampler.class.getName() + "Resources", java.util.Locale.ROOT);
     java.util.Set<String> names = new java.util.TreeSet<>();
     for (java.beans.PropertyDescriptor p : new MuxSamplerBeanInfo().getPropertyDescriptors()) {
-      if (p.getWriteMethod() == null || p.getWriteMethod().getDeclaringClass() != MuxSampler.class) continue;
+      if (p.getWriteMethod() == null || !RequestSampler.class.isAssignableFrom(p.getWriteMethod().getDeclaringClass())) continue;
       names.add(p.getName());
       assertFalse(texts.getString(p.getName() + ".displayName").isBlank());
       assertFalse(texts.getString(p.getName() + ".shortDescription").isBlank());
