@@ -33,6 +33,25 @@ function spread(values) {
   return v.length === 1 ? fmt(v[0]) : `${fmt(median(v))} (${fmt(Math.min(...v))}-${fmt(Math.max(...v))})`;
 }
 
+// The longest stop (ms) in a JVM's -Xlog:gc,safepoint text (analysis/read/gc-log.js's format) that ended
+// at or after fromMs (epoch ms: the bench passes the steady window's start, so JMeter's own System.gc() at
+// the test's start and the first metadata collections of the ramp-up are left out), leaving out the stops
+// the bench itself caused (jcmd GC.class_histogram: "Heap Inspection Initiated GC", safepoint
+// "GC_HeapInspection"); null when none.
+function longestStopMs(gcLogText, fromMs = 0) {
+  let longest = null;
+  for (const line of gcLogText.split('\n')) {
+    if (/Heap Inspection|GC_HeapInspection/.test(line)) continue;
+    const stamp = /^\[(\d{12,})ms\]/.exec(line);
+    if (!stamp || Number(stamp[1]) < fromMs) continue;
+    const gc = /\bPause\b.*\s(\d+(?:\.\d+)?)ms\s*$/.exec(line);
+    const sp = /\bSafepoint "[^"]*".*\bTotal: (\d+) ns\s*$/.exec(line);
+    const ms = gc ? Number(gc[1]) : sp ? Number(sp[1]) / 1e6 : null;
+    if (ms !== null && (longest === null || ms > longest)) longest = Math.round(ms * 1000) / 1000;
+  }
+  return longest;
+}
+
 function table(runs) {
   const groups = new Map();
   for (const r of runs) {
@@ -70,4 +89,4 @@ if (require.main === module) {
   console.log(table(runs));
 }
 
-module.exports = { table, spread, median };
+module.exports = { table, spread, median, longestStopMs };

@@ -18,18 +18,19 @@
 #   server µs/answer   the same for the server process; ratio = engine / server
 #   answers %          achieved / expected answers (threads x emit cycles started in the window)
 #   KB/conn            (live heap while loaded - live heap of the idle engine) / connections: jcmd
-#                      GC.class_histogram's total (a full collection first), taken 3/4 into the window
+#                      GC.class_histogram's total (a full collection first), taken 3/4 into the window,
+#                      in the first repeat only (its full collection stops the engine; the other repeats'
+#                      CPU, pauses and verdicts are undisturbed)
 #   threads            the engine JVM's most OS threads (/proc/<pid>/status, sampled every second)
 #   opened/s           connections / the second the last one started (workload.rampup), so with the
 #                      default 10 s ramp-up at most level / 10 per second is asked
-#   max pause ms       the engine's longest stop: a safepoint or GC pause (its gc.log, summary.tail)
+#   max pause ms       the engine's longest stop in the steady window: a safepoint or GC pause (its
+#                      gc.log), the bench's own histogram left out
 #   verdict            the run's validity verdict (docs/validity.md)
 # Every run's figures go to --out (JSON lines, default under TMPDIR); the table at the end gives, per
 # (level, type, sampler), the median and range over the repeats, and the engine/server ratio.
 # Goals (issue #34): engine <= 50 µs per answer and <= half the server's; <= 16 KB per held connection;
 # <= 100 OS threads at 15,000; >= 5,000 connections opened per second; no engine pause over 50 ms.
-# The live-heap histograms pause the engine once (a full collection) 3/4 into the window: its pause shows
-# in "max pause ms" only when it is the longest, and the table says so (pause of the histogram itself).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
@@ -71,10 +72,11 @@ trap 'exit 130' INT TERM HUP
 
 live_bytes() { jcmd "$1" GC.class_histogram 2>/dev/null | awk '$1 == "Total" { print $3 }'; }
 
-# watch <state dir> <figures file>: while the run lasts, the engine JVM's most threads, its live heap idle
-# (once bound) and loaded (3/4 into the steady window), written to <figures file> as key=value lines.
+# watch <state dir> <figures file> <heap 0|1>: while the run lasts, the engine JVM's most threads and, with
+# heap 1, its live heap idle (once bound) and loaded (3/4 into the steady window), written to <figures
+# file> as key=value lines.
 watch_engine() {
-  local state=$1 file=$2 pid='' idle='' loaded='' threads=0 t started='' at
+  local state=$1 file=$2 heap=$3 pid='' idle='' loaded='' threads=0 t started='' at
   while true; do
     if [[ -z $pid ]]; then
       [[ -s $state/engine-local.pid ]] && read -r pid _ <"$state/engine-local.pid"
@@ -83,14 +85,14 @@ watch_engine() {
     [[ -d /proc/$pid ]] || break
     t=$(awk '$1 == "Threads:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
     ((t > threads)) && threads=$t
-    if [[ -z $idle ]] && grep -q 'Bound to RMI' "$state/engine-local.log" 2>/dev/null; then
+    if ((heap)) && [[ -z $idle ]] && grep -q 'Bound to RMI' "$state/engine-local.log" 2>/dev/null; then
       idle=$(live_bytes "$pid")
     fi
     if [[ -z $started ]] && grep -q 'threads for group Request' "$state/engine-local.log" 2>/dev/null; then
       started=$SECONDS
     fi
     at=$((rampup + (duration - rampup) * 3 / 4))
-    if [[ -n $started && -z $loaded ]] && ((SECONDS - started >= at)); then
+    if ((heap)) && [[ -n $started && -z $loaded ]] && ((SECONDS - started >= at)); then
       loaded=$(live_bytes "$pid")
     fi
     printf 'threads=%s\nidle=%s\nloaded=%s\n' "$threads" "$idle" "$loaded" >"$file"
@@ -105,7 +107,7 @@ one_run() { # <repeat> <level> <type> <sampler>
   [[ $type == comet ]] && args=(node "$rampup" "$duration" "$level" comet - event1 1000)
   figures=$work/$id.figures
   mkdir -p "$work/$id/state"
-  watch_engine "$work/$id/state" "$figures" & watcher=$!
+  watch_engine "$work/$id/state" "$figures" "$((repeat == 1))" & watcher=$!
   PB_REQUEST_SAMPLER=$sampler PB_STATE=$work/$id/state PB_RESULTS=$work/$id/results \
     "$root/run.sh" "${args[@]}" >"$work/$id/run.out" 2>&1 || rc=$?
   kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=''
@@ -113,6 +115,7 @@ one_run() { # <repeat> <level> <type> <sampler>
   node - "$dir" "$figures" "$repeat" "$level" "$type" "$sampler" "$rc" >>"$out" <<'EOF'
 const fs = require('node:fs');
 const path = require('node:path');
+const { longestStopMs } = require(process.env.PB_ROOT + '/bench/engine-cost-table.js');
 const [dir, figuresFile, repeat, level, type, sampler, rc] = process.argv.slice(2);
 const figures = Object.fromEntries((fs.existsSync(figuresFile) ? fs.readFileSync(figuresFile, 'utf8') : '')
   .split('\n').filter(Boolean).map((l) => l.split('=')));
@@ -123,7 +126,10 @@ const perSecond = w?.answers?.achievedPerSecond ?? null;
 const micros = (cpuPercent) => (cpuPercent == null || !perSecond ? null : Math.round((cpuPercent / 100) * 1e6 / perSecond * 10) / 10);
 const engine = micros(w?.engines?.[0]?.jvmCpuMean);
 const server = micros(w?.server?.cpuMean);
-const maxPause = s?.tail?.longestEnginePauseMs ?? null;
+let maxPause = null;
+try {
+  maxPause = longestStopMs(fs.readFileSync(path.join(dir, 'engines', 'local', 'gc.log'), 'utf8'), s.startedAt + s.steadyWindow.fromSecond * 1000);
+} catch { /* no gc.log or no steady window: null */ }
 const idle = Number(figures.idle), loaded = Number(figures.loaded);
 const last = w?.rampup?.lastThreadStartSecond;
 console.log(JSON.stringify({ repeat: Number(repeat), level: Number(level), type, sampler, exit: Number(rc), run: dir,
