@@ -624,7 +624,7 @@ stop_controller_monitor() {
 # The SUT's monitor files into sut/, then removed there (status: that removal's); a failed copy keeps them.
 collect_sut_monitor_files() {
   local src=${H_STATE[SUT_IDX]}/runs/${RUN[id]}/sut f copied=1
-  for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log; do
+  for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log cpus-allowed.txt; do
     remote_fetch "$SUT_IDX" "$src/$f" "${RUN[dir]}/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; copied=0; }
   done
   if ((copied == 0)); then

@@ -44,8 +44,8 @@ async function analyzeRun(runDir) {
   const messages = deliveredMessages(col);
   const network = networkCost(runDir, { run, col, clock, axis });
   const loadGenerator = await readLoadGenerator(runDir, run, clock.t0, axis.seconds);
-  const tail = await tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, sutCores: sut.pidstat.cores ?? null });
-  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, loadGenerator, tail: tail.tail });
+  const tail = await tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, serverCores: sut.serverCores });
+  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, serverCores: sut.serverCores, loadGenerator, tail: tail.tail });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
     hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,

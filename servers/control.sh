@@ -136,9 +136,15 @@ start_one() {
   mkdir -p "$PB_STATE"
   log=$(log_file "$name")
   : >"$log"
-  # setsid: its own session, so it outlives the caller's terminal and process group; launch.sh execs the
-  # server, so $! is the server's PID.
-  setsid nohup "$launch" >>"$log" 2>&1 </dev/null &
+  # PB_SERVER_CPUS: the CPUs the server (and every process or thread it starts) may run on.
+  local -a pin=()
+  if [[ -n ${PB_SERVER_CPUS:-} ]]; then
+    [[ $PB_SERVER_CPUS =~ ^[0-9]+([,-][0-9]+)*$ ]] || { echo "PB_SERVER_CPUS=$PB_SERVER_CPUS is not a CPU list (e.g. 1 or 2-3 or 1,3)" >&2; return 1; }
+    pin=(taskset -c "$PB_SERVER_CPUS")
+  fi
+  # setsid: its own session, so it outlives the caller's terminal and process group; taskset, nohup and
+  # launch.sh exec in turn, so $! is the server's PID.
+  setsid "${pin[@]}" nohup "$launch" >>"$log" 2>&1 </dev/null &
   pid=$!
   recorded=$(start_time_of "$pid")
   if [[ -z $recorded ]]; then

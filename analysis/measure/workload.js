@@ -118,10 +118,11 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
 }
 
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
-// sutCores, errors: { failed, samples }, thresholds, controllerCpu (per second, or null) }.
-function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, errors, thresholds: t, controllerCpu = null }) {
+// sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed, samples },
+// thresholds, controllerCpu (per second, or null) }.
+function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, serverCores = sutCores, errors, thresholds: t, controllerCpu = null }) {
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
-  const capacity = serverCapacityPercent(run.server, sutCores);
+  const capacity = serverCapacityPercent(run.server, serverCores);
   const serverCpu = slice(series.processCpu, w);
   const byTime = cycles.filter((c) => startedIn(c, w) && c.duration !== null);   // cycles are in time order
   const durations = byTime.map((c) => c.duration).sort((a, b) => a - b);

@@ -6,12 +6,14 @@ const { parseVmstatFile, memoryFrozen } = require('../read/vmstat');
 const { parsePidstatFile } = require('../read/pidstat');
 const { parseMemoryLogFile } = require('../read/memory-log');
 const { readMemTotalMB } = require('../read/meminfo');
-const { readEngineMonitors, readControllerCpu } = require('../read/engines');
+const fs = require('node:fs');
+const path = require('node:path');
+const { readEngineMonitors, readControllerCpu, cpuListCount } = require('../read/engines');
 
 const NONE = { samples: [], skipped: 0 };
 
 // inputs, present: read/run-inputs.js findInputs'. Returns { vmstat, pidstat, memoryLog, memTotalMB,
-// memorySource ('memory.log', 'vmstat' or null: memory % is not computed), notes }.
+// memorySource ('memory.log', 'vmstat' or null: memory % is not computed), notes, serverCores }.
 async function readSutMonitors(inputs, present) {
   const vmstat = present('vmstat') ? await parseVmstatFile(inputs.vmstat) : NONE;
   const pidstat = present('pidstat') ? await parsePidstatFile(inputs.pidstat) : NONE;
@@ -19,7 +21,17 @@ async function readSutMonitors(inputs, present) {
   let memTotalMB = memoryLog.samples.length ? memoryLog.samples[0].totalKB / 1024 : null;
   if (memTotalMB === null && present('meminfo')) memTotalMB = readMemTotalMB(inputs.meminfo);
   const { memorySource, notes } = memorySourceOf(memoryLog, vmstat, memTotalMB);
-  return { vmstat, pidstat, memoryLog, memTotalMB, memorySource, notes };
+  return { vmstat, pidstat, memoryLog, memTotalMB, memorySource, notes, serverCores: serverCores(inputs, pidstat.cores ?? null) };
+}
+
+// The cores the server process may use: those of sut/cpus-allowed.txt (its Cpus_allowed_list, which
+// PB_SERVER_CPUS narrows) when fewer than the host's, else the host's (pidstat's banner), or null.
+function serverCores(inputs, hostCores) {
+  let allowed = null;
+  try {
+    allowed = cpuListCount(fs.readFileSync(path.join(path.dirname(inputs.pidstat), 'cpus-allowed.txt'), 'utf8'));
+  } catch { /* a run without the file (before PB_SERVER_CPUS): the host's cores */ }
+  return allowed !== null && (hostCores === null || allowed < hostCores) ? allowed : hostCores;
 }
 
 // Memory % comes from sut/memory.log. A run without one falls back on vmstat's memory columns, unless

@@ -24,17 +24,18 @@ async function readServerPauses(runDir, run) {
 }
 
 // run; clock: stage/clock.js runClock's; axis; series: stage/series.js'; tails: { tripTime, comet }
-// (TripTimes.result's tail); loadGenerator: stage/monitors.js readLoadGenerator's; sutCores. Returns
+// (TripTimes.result's tail); loadGenerator: stage/monitors.js readLoadGenerator's; serverCores: the cores the
+// server may use (stage/monitors.js). Returns
 // { tail (data/summary.json `tail`, or null), pauses: { engines: [{ name, longestMs[] }], server:
 // longestMs[] or null } (the longest stop per elapsed second, client clock), skipped (unreadable lines
 // of sut/gc.log), notes }.
-async function tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, sutCores }) {
+async function tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, serverCores }) {
   const { t0, offset } = clock;
   const { seconds } = axis;
   const server = await readServerPauses(runDir, run);
   const { thresholds: t } = validityThresholds();
   const { summary } = attributeTail({ tails, engines: loadGenerator.engines, server, t0, offset, seconds,
-    processCpu: series.processCpu, hostCpu: series.cpu, capacityPercent: serverCapacityPercent(run.server, sutCores), t });
+    processCpu: series.processCpu, hostCpu: series.cpu, capacityPercent: serverCapacityPercent(run.server, serverCores), t });
   const toClient = (stops) => stops.map((s) => ({ ...s, startMs: s.startMs - offset, epochMs: s.epochMs - offset }));
   // a JVM whose pauses were logged and that did not stop in a second stopped 0 ms then
   const perSecond = (stops) => longestPerSecond(stops, t0, seconds).map((v) => v ?? 0);

@@ -22,16 +22,17 @@ function stampMarginMs({ offset, best, byEngine }, resolutionMs = STAMP_RESOLUTI
 }
 
 // run; csv: stage/samples.js'; clock: stage/clock.js runClock's; axis: { seconds, window }; series:
-// stage/series.js'; emit: stage/cycles.js'; sutCores: the SUT's cores (pidstat); loadGenerator:
+// stage/series.js'; emit: stage/cycles.js'; sutCores: the SUT's cores (pidstat); serverCores: those
+// the server may use (stage/monitors.js); loadGenerator:
 // stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null). Returns { workload, validity,
 // notes }.
-function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, loadGenerator, tail = null }) {
+function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null }) {
   const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
     requestPeriod(run), stampMarginMs(clock, csv.clientThreads.resolutionMs)) : null;
   const { thresholds, problems } = validityThresholds();
-  const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores,
+  const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores, serverCores,
     controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });
   const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds, tail,
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });

@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# The runs behind docs/study (issue #25): real sweeps of the study's permutations (section 4.2) at small
-# connection levels, each repeat in its own pass over the selection so that the repeats are spread over the
-# sitting. Three sets: `pilot` (1 s events at 100 and 400 connections, no events and comet with 10 s events
-# at 400: 21 permutations) and `coverage` (what the pilot left out, so that every finding has runs: 32
-# permutations, the blocking Tomcats and Node.js on all cores among them), and `polls` (the 12 long-poll
-# permutations with events of both, run again once re-poll gaps were read in each thread's order). Raw run
+# The runs behind docs/study (issues #25 and #35): real sweeps of the study's permutations (section 4.2),
+# each repeat in its own pass over the selection so that the repeats are spread over the sitting. Raw run
 # directories go to PB_STUDY_RAW (default /tmp/study-raw), never into the repository;
 # charts/study-collect.js then copies what the page needs.
 #
-#   docs/study/runs.sh                        the pilot set, passes 1-3 (~14 min a pass on a quiet 2-core machine)
-#   docs/study/runs.sh 2                      only pass 2 (resumes it where it was cut short)
-#   docs/study/runs.sh --set coverage 1 2 3   the coverage set, three passes (~36 min a pass)
-#   docs/study/runs.sh --set polls 7 8 9      the polls set, three passes (~8 min a pass)
+# The small sitting (100 and 400 connections, everything on one machine, issue #25):
+#   pilot      1 s events at 100 and 400 connections, no events and comet with 10 s events at 400 (21 permutations)
+#   coverage   what the pilot left out, so that every finding has runs (32, the blocking Tomcats and node-cluster among them)
+#   polls      the 12 long-poll permutations with events, run again once re-poll gaps were read in each thread's order
+# The sitting at the study's scale (1,000-15,000 connections, issue #35; docs/study/README.md has the table of
+# which finding each set judges). The server is pinned to PB_SERVER_CPUS (default 1) and the load generator,
+# the controller, the monitors and the analysis to PB_ENGINE_CPUS (default 0), so the server has a core of
+# its own; a run's steady window is 30 s or more and holds at least 3 emit cycles after the warm-up:
+#   scale-1s        comet and long poll with 1 s events, 1,000/5,000/10,000/15,000, node/tc6/tc7 (24)
+#   scale-none      comet held and long polls timing out after 10 s, no events, the same levels (24)
+#   scale-intervals comet with 5 s events at 5,000; comet with 10 s events at 1,000/5,000/15,000; comet and
+#                   long poll with 30 s events at 1,000/5,000/15,000; long polls with 10 s events at
+#                   10,000/15,000 (36)
+#   scale-open      the open questions: node-cluster's long polls with 1 s events at 10,000/15,000 (RQ4),
+#                   the blocking Tomcats' comet with 1 s events at 1,000/5,000/10,000 (RQ2) (8)
+#   scale-long      600 s, as the study's runs: Tomcat 7 comet with 1 s events at 5,000 and 15,000, Tomcat 6
+#                   long polls with 1 s events at 5,000, Tomcat 7 long polls with 10 s and 30 s events at 15,000 (5)
+#
+#   docs/study/runs.sh                            the pilot set, passes 1-3 (~14 min a pass on a quiet 2-core machine)
+#   docs/study/runs.sh 2                          only pass 2 (resumes it where it was cut short)
+#   docs/study/runs.sh --set scale-1s 1 2 3       a scale set, three passes (~28 min a pass)
 #
 # PB_STUDY_TREE: the checkout whose sweep.sh runs (default: this one). The ports are moved out of the test
-# slots' ranges (./test.sh uses 18080-19897 and 11000-12900) so the pilot can run beside other suites.
-# Exit 1 when a sweep had a run that failed (the other groups still run), 2 on a bad pass number.
+# slots' ranges (./test.sh uses 18080-19897 and 11000-12900) so the sets can run beside other suites.
+# Exit 1 when a sweep had a run that failed (the other groups still run), 2 on a bad set or pass number.
 set -uo pipefail
 
 tree=${PB_STUDY_TREE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -25,10 +38,12 @@ export PB_PORT_NODE=20080 PB_PORT_TC6=20086 PB_PORT_TC7=20087
 export PB_JMETER_RMI_PORT=20099 PB_JMETER_RMI_LOCALPORT=20000 PB_JMETER_CLIENT_LOCALPORT=20100
 
 status=0
+rampup=5     # the small sitting's; the scale sets' is 10 s (15,000 connections open in about 1.6 s)
+pin=()       # the scale sets run the sweep on PB_ENGINE_CPUS
 sweep() { # sweep <dir name> <sweep.sh options>...
   local dir=$1
   shift
-  "$tree/sweep.sh" --yes --quiet --dir "$raw/$dir" --rampup 5 "$@" || status=1
+  "${pin[@]}" "$tree/sweep.sh" --yes --quiet --dir "$raw/$dir" --rampup "$rampup" "$@" || status=1
 }
 
 set_name=pilot
@@ -36,7 +51,15 @@ if [[ ${1:-} == --set ]]; then
   set_name=${2:-}
   shift 2 || true
 fi
-[[ $set_name == pilot || $set_name == coverage || $set_name == polls ]] || { echo "runs.sh: --set is pilot, coverage or polls, not '$set_name'" >&2; exit 2; }
+case $set_name in
+  pilot | coverage | polls) ;;
+  scale-1s | scale-none | scale-intervals | scale-open | scale-long)
+    rampup=10
+    export PB_SERVER_CPUS=${PB_SERVER_CPUS:-1} PB_ENGINE_CPUS=${PB_ENGINE_CPUS:-0}
+    pin=(taskset -c "$PB_ENGINE_CPUS")
+    ;;
+  *) echo "runs.sh: --set is pilot, coverage, polls, scale-1s, scale-none, scale-intervals, scale-open or scale-long, not '$set_name'" >&2; exit 2 ;;
+esac
 
 pilot() { # pilot <pass>
   local pass=$1
@@ -74,6 +97,36 @@ polls() { # polls <pass>
   sweep "polls$pass-poll-10s" --levels 400 --filter 'poll 180000 event1 10000$' --duration 30
 }
 
+# The sitting at the study's scale: the levels of the study this machine holds (its 20,000 does not fit the
+# 20,000 open files a process may have here: docs/limits.md).
+LEVELS=1000,5000,10000,15000
+
+scale_1s() { # scale_1s <pass>: figures 7, 8 (1 s), 17, 19-27, section 6.1, RQ1, RQ3
+  sweep "scale$1-1s" --levels "$LEVELS" --filter 'event1 1000$' --duration 40
+}
+
+scale_none() { # scale_none <pass>: figures 5, 6, 10-12, table 5.1.3, 13's reference
+  sweep "scale$1-none" --levels "$LEVELS" --filter 'comet$|poll 10000$' --duration 40
+}
+
+scale_intervals() { # scale_intervals <pass>: figures 7-9, 13-16, 18, 19, 23, 27, 28
+  sweep "scale$1-comet-5s" --levels 5000 --filter 'comet - event1 5000$' --duration 50
+  sweep "scale$1-comet-10s" --levels 1000,5000,15000 --filter 'comet - event1 10000$' --duration 70
+  sweep "scale$1-poll-10s" --levels 10000,15000 --filter 'poll 180000 event1 10000$' --duration 70
+  sweep "scale$1-30s" --levels 1000,5000,15000 --filter 'event1 30000$' --duration 130
+}
+
+scale_open() { # scale_open <pass>: RQ4 (one Node.js process saturated) and RQ2 (a thread per connection)
+  sweep "scale$1-cluster" --servers node-cluster --levels 10000,15000 --filter 'poll 180000 event1 1000$' --duration 40
+  sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels 1000,5000,10000 --filter 'comet - event1 1000$' --duration 40
+}
+
+scale_long() { # scale_long <pass>: the study's 600 s where a finding is about time (spikes, crashes, memory)
+  sweep "scale$1-long-tc7-comet" --servers tc7 --levels 5000,15000 --filter 'comet - event1 1000$' --duration 600
+  sweep "scale$1-long-tc6-poll" --servers tc6 --levels 5000 --filter 'poll 180000 event1 1000$' --duration 600
+  sweep "scale$1-long-tc7-poll" --servers tc7 --levels 15000 --filter 'poll 180000 event1 (10000|30000)$' --duration 600
+}
+
 passes=("$@")
 [[ ${#passes[@]} -gt 0 ]] || passes=(1 2 3)
 for pass in "${passes[@]}"; do
@@ -82,6 +135,11 @@ for pass in "${passes[@]}"; do
     pilot) pilot "$pass" ;;
     coverage) coverage "$pass" ;;
     polls) polls "$pass" ;;
+    scale-1s) scale_1s "$pass" ;;
+    scale-none) scale_none "$pass" ;;
+    scale-intervals) scale_intervals "$pass" ;;
+    scale-open) scale_open "$pass" ;;
+    scale-long) scale_long "$pass" ;;
   esac
 done
 exit "$status"
