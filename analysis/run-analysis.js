@@ -22,6 +22,7 @@ const { deliveredMessages, networkCost } = require('./stage/messages');
 const { judgeRun } = require('./stage/validity');
 const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
+const { readOutOfMemory } = require('./read/server-log');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
 async function analyzeRun(runDir) {
@@ -52,7 +53,7 @@ async function analyzeRun(runDir) {
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })),
     pauses: { ...tail.pauses, tripMax: series.tripMax, cometMax: cometSeries.max } };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
-    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, sutGcSkipped: tail.skipped, answerSource, answerTotals: answerTotals(csv, archives.answers),
+    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, outOfMemory: readOutOfMemory(path.join(runDir, 'sut', 'server.log')), sutGcSkipped: tail.skipped, answerSource, answerTotals: answerTotals(csv, archives.answers),
     // reference 003's capacity criterion: 95% of answers within T s (measure/answer-criterion.js)
     capacityCriterion: answerSource === 'stream logs' ? answerCriterionOfStreamLogs(archives.answers.criterion, run)
       : await answerCriterionOfCsv(resultsCsv, run),

@@ -1,52 +1,73 @@
 'use strict';
-// Whether pushbench's runs confirm one of the study's findings (issue #25; the study's sections 5 and 6.1).
-// A finding (charts/study-findings.js) is a list of checks; a check compares one metric (study-metrics.js)
-// between two sets of runs, along a trend, or against a threshold. The rules, in one place:
+// Whether pushbench's runs confirm one of the study's findings (issues #25 and #35; the study's sections 5
+// and 6.1). A finding (charts/study-findings.js) is a list of checks; a check compares one metric
+// (study-metrics.js) between two sets of runs, along a trend, or against a threshold, in each condition
+// (every other parameter equal). The rules, in one place:
 //
-// - judge(a, b, expect): the difference of the means with its 95% interval (Welch, study-stats.js).
-//   'greater' / 'less' hold when the interval lies wholly on the expected side, are reversed when it lies
-//   wholly on the other, and are 'within noise' otherwise; 'similar' holds when the interval lies within
-//   +-tolerance (default 10%) of b's mean, is reversed when it lies wholly outside, within noise otherwise.
-//   Fewer than two runs on a side: 'too few'.
-// - a check holds when every comparison it makes holds; one reversed comparison reverses it.
-// - the runs: only valid runs (sweep/validity.js) when each side has at least two; otherwise all runs, and
-//   the verdict is marked provisional with the verdicts of the runs it rests on. A figure's line or a
-//   table's row (one permutation) follows the same rule alone (usableRuns).
-// - a check's verdict: 'not run yet' (no runs for it); 'not comparable' when the study's effect needs a
-//   scale the runs do not reach (minThreads), depends on the study's machine (machine), answers a question
-//   the study left open (noStudyResult), when every run
-//   got the load it asked for so a throughput difference cannot show (keepsUp), or with too few repeats;
-//   else 'confirmed' (holds) or 'not confirmed' (reversed, or within noise).
-// - a finding's verdict: 'not confirmed' if any check is, else 'not comparable' if any is, else
-//   'confirmed'; checks not run yet are left out ('not run yet' when all are).
+// - One condition, judge(a, b, expect): the difference of the means with its 95% interval (Welch,
+//   study-stats.js). 'greater' / 'less' hold when the interval lies wholly on the expected side, are
+//   reversed when it lies wholly on the other, and are 'within noise' otherwise. 'similar' holds when the
+//   interval lies within +-margin, the larger of 10% of b's mean and the metric's margin in the study's own
+//   units (one point of the study host's CPU or memory: study-metrics.js), is reversed when it lies wholly
+//   outside, within noise otherwise. Fewer than two runs on a side: 'too few'.
+// - Across conditions, acrossConditions: for a directed claim, an exact one-sided sign test over the
+//   conditions: the claim holds when the number of conditions whose means lie the study's way is more than
+//   chance allows (p <= 0.05 under "either way equally likely": at least 5 of 5, 6 of 6, 7 of 7, 7 of 8,
+//   8 of 9, 9 of 10, 10 of 12, 12 of 15, 12 of 16), and is reversed by the same test the other way. Fewer than 5
+//   conditions cannot reach p <= 0.05 by signs alone: then the claim holds when each condition holds
+//   beyond noise and is reversed when one is reversed beyond noise and none holds. For 'similar': holds
+//   when most conditions hold and none is reversed, reversed when most are. Otherwise within noise.
+// - Scale: a check is judged on the runs at or above the smallest level at which the study saw its effect
+//   (minThreads; at least the study's smallest level, 1,000 connections; a study level above what this
+//   machine holds, 15,000, is judged at 15,000 and says so). A trend over connections needs its largest
+//   level there and its smallest at 1,000 or more. Runs below it give an *indicative* verdict only, never
+//   a 'not confirmed'.
+// - The runs: only usable runs when each side has at least two: valid ones, and server-limited ones (the
+//   server could not keep up: a real server result; sweep/validity.js); runs the load generator bound or
+//   the machine disturbed are left out. Otherwise all runs, and the verdict is marked provisional with the
+//   verdicts of the runs it rests on. A figure's line or a table's row (one permutation) follows the same
+//   rule alone (usableRuns).
+// - A check's verdict: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
+//   comparable' when the effect depends on the study's machine (machine) or software versions (versions),
+//   answers a question the study left open (noStudyResult), every run got the load it asked for so a
+//   throughput difference cannot show (keepsUp), or with too few repeats; else 'confirmed' (holds) or
+//   'not confirmed' (reversed, or within noise).
+// - A finding's verdict: 'not confirmed' if any check is, else 'not comparable' if any is, else
+//   'indicative' if any is, else 'confirmed'; checks not run yet are left out ('not run yet' when all are).
 const { describe, welch } = require('./study-stats');
-const { metricValue } = require('./study-metrics');
+const { metricValue, STUDY_METRICS } = require('./study-metrics');
 const { selectRuns, valueName } = require('./figure-data');
-const { verdictOf, isValid, formatCounts } = require('../sweep/validity');
+const { verdictOf, formatCounts } = require('../sweep/validity');
 
-const TOLERANCE = 0.1;          // 'similar': within 10% of the reference mean
+const TOLERANCE = 0.1;          // 'similar': within 10% of the reference mean (or the metric's study margin)
 const KEEPS_UP_SHARE = 0.95;    // a run that got at least 95% of the answers it asked for kept up with its load
 const MIN_REPEATS = 2;          // fewer runs on a side give no interval
+// A run whose numbers are the server's: valid, or server-limited.
+const isUsable = (run) => ['valid', 'server-limited'].includes(verdictOf(run.summary));
+const SIGN_TEST_P = 0.05;       // the one-sided level of the sign test across conditions
+const SIGN_TEST_MIN = 5;        // conditions the sign test needs to reach SIGN_TEST_P (0.5^5 = 0.031)
+const STUDY_SMALLEST_LEVEL = 1000;   // the study's smallest connection level (section 4.2)
+const MACHINE_LARGEST_LEVEL = 15000; // the most connections this machine holds (20,000 open files a process: docs/limits.md)
 
-const VERDICTS = ['confirmed', 'not confirmed', 'not comparable', 'not run yet'];
+const VERDICTS = ['confirmed', 'not confirmed', 'not comparable', 'indicative', 'not run yet'];
 
-function judge(a, b, expect, tolerance = TOLERANCE) {
+function judge(a, b, expect, { tolerance = TOLERANCE, margin = 0 } = {}) {
   const x = describe(a);
   const y = describe(b);
   const ratio = x.mean !== null && y.mean ? x.mean / y.mean : null;
   const base = { a: x, b: y, ratio, diff: null };
   if (x.n < MIN_REPEATS || y.n < MIN_REPEATS) return { ...base, outcome: 'too few' };
   const w = welch(a, b);
-  const out = (outcome) => ({ ...base, diff: w, outcome });
+  const out = (outcome, extra = {}) => ({ ...base, diff: w, outcome, ...extra });
   if (expect === 'greater' || expect === 'less') {
     const sign = expect === 'greater' ? 1 : -1;
     const [low, high] = sign > 0 ? [w.low, w.high] : [-w.high, -w.low];
     return out(low > 0 ? 'holds' : high < 0 ? 'reversed' : 'within noise');
   }
   if (expect === 'similar') {
-    const tol = tolerance * Math.abs(y.mean || x.mean || 0);
-    if (w.low >= -tol && w.high <= tol) return out('holds');
-    return out(w.low > tol || w.high < -tol ? 'reversed' : 'within noise');
+    const tol = Math.max(tolerance * Math.abs(y.mean || x.mean || 0), margin);
+    if (w.low >= -tol && w.high <= tol) return out('holds', { margin: tol });
+    return out(w.low > tol || w.high < -tol ? 'reversed' : 'within noise', { margin: tol });
   }
   throw new Error(`judge: unknown expectation ${expect}`);
 }
@@ -63,31 +84,72 @@ function judgeThreshold(values, threshold, side) {
   throw new Error(`judgeThreshold: unknown side ${side}`);
 }
 
-// One outcome for a check from its comparisons' outcomes.
-function combine(outcomes) {
-  if (!outcomes.length) return null;
-  if (outcomes.includes('reversed')) return 'reversed';
-  if (outcomes.every((o) => o === 'holds')) return 'holds';
-  if (outcomes.includes('too few')) return 'too few';
-  return 'within noise';
+// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided p of k agreeing signs of n.
+function signTestP(k, n) {
+  let sum = 0;
+  let c = 1;   // C(n, 0)
+  for (let i = 0; i <= n; i++) {
+    if (i >= k) sum += c;
+    c = c * (n - i) / (i + 1);
+  }
+  return sum / 2 ** n;
 }
 
-// A check's verdict from what its comparisons showed and what limits them. context: { outcomes,
-// scale, machine, keepsUp, provisional } (strings say why; provisional: the verdicts of the runs used).
-function checkVerdict({ outcomes, scale = null, machine = null, keepsUp = false, noStudyResult = false, provisional = null }) {
-  const indicative = combine(outcomes);
+// One outcome for a check from its conditions (the header's rule). rows: [{ outcome, sign }] where sign is
+// +1 when the condition's mean lies the study's way, -1 the other way, 0 or null undecided; similar: a
+// 'similar' claim. Returns { outcome, k, n, p } (k, n, p: the sign test's, when it was used).
+function acrossConditions(rows, { similar = false } = {}) {
+  if (!rows.length) return { outcome: null };
+  const outcomes = rows.map((r) => r.outcome);
+  if (outcomes.every((o) => o === 'too few')) return { outcome: 'too few' };
+  const count = (o) => outcomes.filter((x) => x === o).length;
+  if (similar) {
+    const half = rows.length / 2;
+    if (count('holds') > half && !count('reversed')) return { outcome: 'holds' };
+    return { outcome: count('reversed') > half ? 'reversed' : count('too few') ? 'too few' : 'within noise' };
+  }
+  const signed = rows.filter((r) => r.sign === 1 || r.sign === -1);
+  const n = signed.length;
+  const k = signed.filter((r) => r.sign === 1).length;
+  if (n >= SIGN_TEST_MIN) {
+    const pFor = signTestP(k, n);
+    const pAgainst = signTestP(n - k, n);
+    const outcome = pFor <= SIGN_TEST_P ? 'holds' : pAgainst <= SIGN_TEST_P ? 'reversed' : 'within noise';
+    return { outcome, k, n, p: outcome === 'reversed' ? pAgainst : pFor };
+  }
+  if (count('holds') === rows.length) return { outcome: 'holds' };
+  if (count('reversed') && !count('holds')) return { outcome: 'reversed' };
+  return { outcome: count('too few') && !count('reversed') && !count('holds') ? 'too few' : 'within noise' };
+}
+
+// The level a check is judged at: { level, note } (note: why it differs from the study's, or null).
+function scaleGate(check) {
+  const asked = Math.max(check.minThreads ?? STUDY_SMALLEST_LEVEL, STUDY_SMALLEST_LEVEL);
+  if (asked <= MACHINE_LARGEST_LEVEL) return { level: asked, note: null };
+  return { level: MACHINE_LARGEST_LEVEL,
+    note: `scale: the study saw this at ${asked.toLocaleString('en-GB')} connections; judged at ${MACHINE_LARGEST_LEVEL.toLocaleString('en-GB')}, the most one process here holds (20,000 open files each)` };
+}
+
+// A check's verdict from what its conditions showed and what limits them. context: { outcome (from
+// acrossConditions), scale (why the runs are below the check's scale: indicative), machine, versions,
+// keepsUp, noStudyResult, provisional (the verdicts of the runs used that are not valid) }.
+function checkVerdict({ outcome, scale = null, machine = null, versions = null, keepsUp = false, noStudyResult = false, provisional = null }) {
+  const indicative = outcome ?? null;
   if (indicative === null) return { verdict: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
   const why = [];
   if (noStudyResult) why.push('no study result: the study left this question open');
   if (machine) why.push(`machine: ${machine}`);
-  if (scale) why.push(`scale: ${scale}`);
+  if (versions) why.push(`versions: ${versions}`);
   if (keepsUp) why.push(`scale: every server answered at least ${KEEPS_UP_SHARE * 100}% of the load asked, so no throughput difference can show`);
   if (indicative === 'too few') why.push(`too few runs: fewer than ${MIN_REPEATS} on a side`);
   const withinNoise = indicative === 'within noise';
   let verdict;
-  if (why.length) verdict = 'not comparable';
+  if (scale) {
+    verdict = 'indicative';
+    why.unshift(`scale: ${scale}; ${indicative === 'holds' ? 'the runs there agree' : indicative === 'reversed' ? 'the runs there disagree' : `the runs there are ${indicative}`}`);
+  } else if (why.length) verdict = 'not comparable';
   else verdict = indicative === 'holds' ? 'confirmed' : 'not confirmed';
-  if (verdict === 'not confirmed') why.push(withinNoise ? 'within noise: the difference is not beyond the 95% interval' : 'reversed beyond noise');
+  if (verdict === 'not confirmed') why.push(withinNoise ? 'within noise: the conditions do not show it beyond the 95% interval or the sign test' : 'reversed beyond noise');
   if (provisional) why.push(`provisional: rests on runs not valid (${provisional})`);
   return { verdict, why, indicative, withinNoise, provisional };
 }
@@ -96,7 +158,7 @@ function findingVerdict(checks) {
   const evaluated = checks.filter((c) => c.verdict !== 'not run yet');
   const pick = (v) => evaluated.some((c) => c.verdict === v);
   const verdict = !evaluated.length ? 'not run yet'
-    : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : 'confirmed';
+    : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : pick('indicative') ? 'indicative' : 'confirmed';
   return { verdict, withinNoise: evaluated.some((c) => c.withinNoise), provisional: evaluated.some((c) => c.provisional),
     notRun: checks.length - evaluated.length };
 }
@@ -104,8 +166,9 @@ function findingVerdict(checks) {
 // ---- applying a check to runs ----
 
 // What makes two runs the same condition; the duration is not among them: every compared metric is per
-// second or per cycle over each run's steady window (docs/sweep.md), or a peak.
-const CONDITION_KEYS = ['server', 'type', 'events', 'interval', 'maxDuration', 'threads'];
+// second or per cycle over each run's steady window (docs/sweep.md), or a peak. hostSet: the hosts and the
+// CPUs the server and the engines were pinned to (lib/provenance.js hostSet).
+const CONDITION_KEYS = ['server', 'type', 'events', 'interval', 'maxDuration', 'threads', 'hostSet'];
 
 // The poll duration tells permutations apart only for long polls without events (as in
 // collect-runs.js's permutationKey): with events a poll is held until the event.
@@ -138,30 +201,48 @@ function groupRuns(runs, skip) {
   return [...groups.values()];
 }
 
-// Valid runs on every side when each has enough; else every run, and the verdicts they carry.
+// Usable runs on every side when each has enough; else every run, and the verdicts they carry.
 function chooseRuns(sides) {
-  const valid = sides.map((s) => s.filter((r) => isValid(verdictOf(r.summary))));
+  const valid = sides.map((s) => s.filter(isUsable));
   if (valid.every((s) => s.length >= MIN_REPEATS)) return { sides: valid, provisional: null };
   const used = sides.flat();
-  const bad = used.map((r) => verdictOf(r.summary)).filter((v) => !isValid(v));
+  const bad = used.filter((r) => !isUsable(r)).map((r) => verdictOf(r.summary));
   return { sides, provisional: bad.length ? formatCounts(bad) : null };
 }
 
-// The runs one permutation's line or row rests on: its valid runs when at least MIN_REPEATS are, else all.
+// The runs one permutation's line or row rests on: its usable runs when at least MIN_REPEATS are, else all.
 function usableRuns(runs) {
-  const valid = runs.filter((r) => isValid(verdictOf(r.summary)));
+  const valid = runs.filter(isUsable);
   return valid.length >= MIN_REPEATS ? valid : runs;
 }
 
 const values = (runs, metric) => runs.map((r) => metricValue(metric, r)).filter((v) => v !== null);
 
-// The comparisons a check makes over `runs`: [{ label, a, b, outcome, ... }] and the runs it used.
+// A 'similar' claim's margin: the check's tolerance (share of the reference mean) and its metric's margin
+// in the study's own units (one point of the study host's measure, in pushbench's unit).
+function similarOptions(check) {
+  const study = STUDY_METRICS[check.metric]?.study;
+  return { tolerance: check.tolerance ?? TOLERANCE, margin: study ? study.per : 0 };
+}
+
+// Whether a condition's means lie the study's way (+1), the other way (-1), or neither (0); null without
+// two runs a side.
+function rowSign(check, row) {
+  if (row.outcome === 'too few' || !row.a || row.a.mean === null) return null;
+  if (check.kind === 'below' || check.kind === 'above') return Math.sign(row.a.mean - check.threshold) * (check.kind === 'above' ? 1 : -1);
+  if (!row.b || row.b.mean === null) return null;
+  const wants = { greater: 1, up: 1, less: -1, down: -1 }[check.expect];
+  return wants ? Math.sign(row.a.mean - row.b.mean) * wants : null;
+}
+
+// The comparisons a check makes over `runs`: [{ label, a, b, outcome, sign, ... }] and the runs it used.
 function comparisons(check, runs) {
   const base = selectRuns({ filter: check.select ?? {} }, runs);
   const rows = [];
   const push = (label, sideRuns, judgeWith) => {
     const { sides, provisional } = chooseRuns(sideRuns);
-    rows.push({ label, ...judgeWith(sides.map((s) => values(s, check.metric))), provisional, runs: sides.flat() });
+    const row = { label, ...judgeWith(sides.map((s) => values(s, check.metric))), provisional, runs: sides.flat() };
+    rows.push({ ...row, sign: rowSign(check, row) });
   };
   if (check.kind === 'compare') {
     const differ = [...new Set([...Object.keys(check.a), ...Object.keys(check.b)])];
@@ -174,7 +255,7 @@ function comparisons(check, runs) {
     for (const g of groups) {
       const a = g.runs.filter((r) => pick(check.a).includes(r));
       const b = g.runs.filter((r) => pick(check.b).includes(r));
-      if (a.length && b.length) push(conditionLabel(g.params, differ), [a, b], ([x, y]) => judge(x, y, check.expect, check.tolerance));
+      if (a.length && b.length) push(conditionLabel(g.params, differ), [a, b], ([x, y]) => judge(x, y, check.expect, similarOptions(check)));
     }
   } else if (check.kind === 'trend') {
     for (const g of groupRuns(base, [check.by])) {
@@ -183,7 +264,7 @@ function comparisons(check, runs) {
       const at = (x) => g.runs.filter((r) => r.params[check.by] === x);
       const expect = { up: 'greater', down: 'less', flat: 'similar' }[check.expect];
       const label = `${conditionLabel(g.params, [check.by])}: ${xs[xs.length - 1].toLocaleString('en-GB')} against ${xs[0].toLocaleString('en-GB')}`;
-      push(label, [at(xs[xs.length - 1]), at(xs[0])], ([x, y]) => judge(x, y, expect, check.tolerance));
+      push(label, [at(xs[xs.length - 1]), at(xs[0])], ([x, y]) => judge(x, y, expect, similarOptions(check)));
     }
   } else if (check.kind === 'below' || check.kind === 'above') {
     for (const g of groupRuns(base, [])) push(conditionLabel(g.params, []), [g.runs], ([x]) => judgeThreshold(x, check.threshold, check.kind));
@@ -201,25 +282,42 @@ function comparisons(check, runs) {
   return rows;
 }
 
-// A check applied: its comparisons and verdict.
+// A check applied: its comparisons and verdict, judged at its scale (scaleGate) when runs reach it, else
+// indicative from the runs there are.
+const maxThreadsOf = (runs) => Math.max(0, ...runs.map((r) => r.params.threads));
+
+function rowsAtScale(check, runs, level) {
+  if (check.kind === 'trend' && check.by === 'threads') {
+    // a trend over connections: its smallest level the study's smallest or more, its largest at the gate
+    return comparisons(check, runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL)).filter((row) => maxThreadsOf(row.runs) >= level);
+  }
+  return comparisons(check, runs.filter((r) => r.params.threads >= level));
+}
+
 function evaluateCheck(check, runs) {
-  const rows = comparisons(check, runs);
+  const gate = scaleGate(check);
+  let rows = rowsAtScale(check, runs, gate.level);
+  let scale = null;
+  if (!rows.length) {
+    rows = comparisons(check, runs);
+    if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxThreadsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
+  }
   const used = rows.flatMap((r) => r.runs);
-  const maxThreads = Math.max(0, ...used.map((r) => r.params.threads));
-  const scale = check.minThreads && maxThreads < check.minThreads
-    ? `the study saw this at ${check.minThreads.toLocaleString('en-GB')} connections or more; these runs reach ${maxThreads.toLocaleString('en-GB')}` : null;
   const keepsUp = Boolean(check.keepsUp) && used.length > 0
     && used.every((r) => (metricValue('loadShare', r) ?? 0) >= KEEPS_UP_SHARE);
   // provisional: the verdicts of the runs not valid that the comparisons resting on them used
-  const leaning = [...new Set(rows.filter((r) => r.provisional).flatMap((r) => r.runs))].map((r) => verdictOf(r.summary)).filter((v) => !isValid(v));
+  const leaning = [...new Set(rows.filter((r) => r.provisional).flatMap((r) => r.runs))].filter((r) => !isUsable(r)).map((r) => verdictOf(r.summary));
   const provisional = leaning.length ? formatCounts(leaning) : null;
-  const verdict = checkVerdict({ outcomes: rows.map((r) => r.outcome), scale, machine: check.machine ?? null, keepsUp,
+  const across = check.kind === 'none' || check.kind === 'some'
+    ? { outcome: rows.length ? rows[0].outcome : null }
+    : acrossConditions(rows, { similar: check.expect === 'similar' || check.expect === 'flat' });
+  const verdict = checkVerdict({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, keepsUp,
     noStudyResult: Boolean(check.noStudyResult), provisional });
-  // how many conditions' means lie the way the study says, beyond noise or not (a sign, not a verdict)
-  const directed = rows.filter((r) => r.diff && (check.kind === 'compare' || check.kind === 'trend'));
-  const wants = { greater: 1, up: 1, less: -1, down: -1 }[check.expect];
-  const agree = wants ? { k: directed.filter((r) => Math.sign(r.diff.diff) === wants).length, n: directed.length } : null;
-  return { check, rows, ...verdict, agree };
+  if (!scale && gate.note && rows.length) verdict.why.push(gate.note);
+  // how many conditions' means lie the way the study says, beyond noise or not
+  const signed = rows.filter((r) => r.sign === 1 || r.sign === -1);
+  const agree = signed.length ? { k: signed.filter((r) => r.sign === 1).length, n: signed.length, p: across.p ?? null } : null;
+  return { check, rows, ...verdict, agree, level: gate.level };
 }
 
 function evaluateFinding(finding, runs) {
@@ -227,5 +325,5 @@ function evaluateFinding(finding, runs) {
   return { finding, checks, ...findingVerdict(checks) };
 }
 
-module.exports = { judge, judgeThreshold, combine, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding, comparisons, usableRuns,
-  conditionLabel, VERDICTS, TOLERANCE, KEEPS_UP_SHARE };
+module.exports = { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding,
+  comparisons, usableRuns, isUsable, conditionLabel, VERDICTS, TOLERANCE, KEEPS_UP_SHARE, STUDY_SMALLEST_LEVEL, MACHINE_LARGEST_LEVEL };

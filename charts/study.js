@@ -15,9 +15,9 @@ const { page, chartCard, table, copyAssets, escapeHtml, scriptJson, fmt } = requ
 const { FIGURES, METRICS } = require('./figures');
 const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
-const { FINDINGS } = require('./study-findings');
+const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
-const { evaluateFinding, conditionLabel, usableRuns } = require('./study-verdict');
+const { evaluateFinding, conditionLabel, usableRuns, VERDICTS, STUDY_SMALLEST_LEVEL } = require('./study-verdict');
 const { describe, band } = require('./study-stats');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../sweep/validity');
 
@@ -73,11 +73,14 @@ function rowNumbers(check, row) {
   if (check.kind === 'below' || check.kind === 'above') return `${withCi(row.a)} ${escapeHtml(unit)} against ${fmt(check.threshold)}`;
   const [an, bn] = check.kind === 'trend' ? ['largest', 'smallest'] : [sideLabel(check.a), sideLabel(check.b)];
   const ratio = row.ratio !== null && Number.isFinite(row.ratio) ? `; ratio ${fmt(row.ratio)}` : '';
-  const diff = row.diff ? `; difference ${fmt(row.diff.diff)} <span class="none">(95%: ${fmt(row.diff.low)}\u2013${fmt(row.diff.high)})</span>` : '';
+  const study = STUDY_METRICS[check.metric].study;
+  const inStudy = study && row.diff ? ` = ${fmt(row.diff.diff / study.per, 2)} ${escapeHtml(study.unit)}` : '';
+  const margin = row.margin !== undefined ? `; margin \u00b1${fmt(row.margin)}` : '';
+  const diff = row.diff ? `; difference ${fmt(row.diff.diff)} <span class="none">(95%: ${fmt(row.diff.low)}\u2013${fmt(row.diff.high)})${inStudy}${margin}</span>` : '';
   return `${escapeHtml(an)}: ${withCi(row.a)}; ${escapeHtml(bn)}: ${withCi(row.b)} ${escapeHtml(unit)}${ratio}${diff}`;
 }
 
-const VERDICT_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', 'not run yet': 'none' };
+const VERDICT_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', 'not run yet': 'none' };
 const verdictBadge = (v, extra = '') => `<span class="verdict-tag ${VERDICT_CLASS[v]}" data-verdict="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
 const marks = (e) => (e.provisional ? ' <span class="warn" title="rests on runs that are not valid">(provisional)</span>' : '')
   + (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
@@ -87,7 +90,7 @@ function checkTable(evaluated) {
   for (const c of evaluated.checks) {
     const metric = STUDY_METRICS[c.check.metric];
     const head = `${escapeHtml(c.check.text)}<br><span class="none">${escapeHtml(metric.name)}</span>`;
-    const agree = c.agree?.n ? [`means the study's way in ${c.agree.k} of ${c.agree.n} condition${c.agree.n === 1 ? '' : 's'}`] : [];
+    const agree = c.agree?.n ? [`means the study's way in ${c.agree.k} of ${c.agree.n} condition${c.agree.n === 1 ? '' : 's'}${c.agree.p !== null ? ` (sign test p = ${fmt(c.agree.p, 3)})` : ''}`] : [];
     const why = [...c.why, ...agree];
     const verdict = `${verdictBadge(c.verdict)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
     if (!c.rows.length) {
@@ -152,6 +155,7 @@ function scaleOf(runs) {
     levels: list('threads'), intervals: list('interval', (v) => `${v / 1000} s`), durations: list('duration', (v) => `${v} s`),
     rampups: [...new Set(runs.map((r) => r.summary.parameters?.rampup).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
     hosts, commits,
+    serverCpus: [...new Set(runs.map((r) => r.provenance?.settings?.PB_SERVER_CPUS ? `CPU ${r.provenance.settings.PB_SERVER_CPUS}, the load generator on CPU ${r.provenance.settings.PB_ENGINE_CPUS ?? 'any'}` : 'not pinned (server and load generator share the cores)'))],
     from: starts.length ? new Date(starts[0]).toISOString().slice(0, 16).replace('T', ' ') : null,
     to: starts.length ? new Date(starts[starts.length - 1]).toISOString().slice(0, 16).replace('T', ' ') : null,
     verdicts: formatCounts(runs.map((r) => verdictOf(r.summary))),
@@ -201,6 +205,13 @@ section.finding h2 { margin-top: 12px; }
 .study { border-left: 3px solid #9ca3af; padding-left: 10px; color: #374151; }
 </style>`;
 
+// What the checks of an indicative finding lean to: "leans: holds 2, within noise 1".
+function indicativeWords(ev) {
+  const leans = ev.checks.map((c) => c.indicative).filter(Boolean);
+  const n = (o) => leans.filter((x) => x === o).length;
+  return `leans: ${['holds', 'within noise', 'reversed', 'too few'].filter((o) => n(o)).map((o) => `${o} ${n(o)}`).join(', ')}`;
+}
+
 function findingSection(ev, figureHtml, runs) {
   const f = ev.finding;
   return `<section class="finding" id="${escapeHtml(f.id)}" data-verdict="${escapeHtml(ev.verdict)}">
@@ -235,10 +246,15 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   // depend on where the repository lies
   for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
+  // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
+  // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
+  const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
+  const small = runs.filter((r) => r.params.threads < STUDY_SMALLEST_LEVEL);
   // each permutation's lines rest on its valid runs when it has two or more, as the verdicts do
-  const figureRuns = [...byPermutation(runs).values()].flatMap(usableRuns);
+  const figureRuns = [...byPermutation(atScale).values()].flatMap(usableRuns);
   const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
-  const evaluated = FINDINGS.map((f) => evaluateFinding(f, runs));
+  const evaluated = FINDINGS.map((f) => evaluateFinding(f, atScale));
+  const smallEvaluated = FINDINGS.map((f) => evaluateFinding(f, small));
   const charts = [];
   const drawnFigures = new Set();
   const figureHtml = (id) => {
@@ -246,12 +262,17 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
     drawnFigures.add(id);
     return figureBlock(FIGURES.find((f) => f.id === id), results.get(id), charts);
   };
-  const scale = scaleOf(runs);
-  const counts = Object.fromEntries(['confirmed', 'not confirmed', 'not comparable', 'not run yet'].map((v) => [v, evaluated.filter((e) => e.verdict === v).length]));
+  const scale = scaleOf(atScale);
+  const countsOf = (list) => Object.fromEntries(VERDICTS.map((v) => [v, list.filter((e) => e.verdict === v).length]));
+  const counts = countsOf(evaluated);
+  const smallCounts = countsOf(smallEvaluated);
+  const countLine = (c) => Object.entries(c).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ');
 
-  const summaryRows = evaluated.map((e) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
+  const whyWords = (e) => [...new Set(e.checks.flatMap((c) => c.why.map((w) => w.split(':')[0])))].join(', ');
+  const summaryRows = evaluated.map((e, i) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
     `<td>${escapeHtml(e.finding.title)}</td>`, `<td>${verdictBadge(e.verdict)}${marks(e)}</td>`,
-    `<td class="why">${escapeHtml([...new Set(e.checks.flatMap((c) => c.why.map((w) => w.split(':')[0])))].join(', '))}</td>`]);
+    `<td class="why">${escapeHtml(whyWords(e))}</td>`,
+    `<td>${verdictBadge(smallEvaluated[i].verdict)}${smallEvaluated[i].checks.some((c) => c.indicative) ? ` <span class="none">${escapeHtml(indicativeWords(smallEvaluated[i]))}</span>` : ''}</td>`]);
   const figureRows = FIGURES.map((f) => {
     const r = results.get(f.id);
     return [`<td class="num">${escapeHtml(String(f.number))}</td>`, `<td>${escapeHtml(f.title)}</td>`,
@@ -263,7 +284,7 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
     `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
     `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
-  const repeats = repeatsTable(runs);
+  const repeats = repeatsTable(atScale);
   const withinNoise = evaluated.flatMap((e) => e.checks.filter((c) => c.withinNoise)
     .map((c) => ({ id: e.finding.id, source: e.finding.source, text: c.check.text })));
   const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
@@ -271,39 +292,51 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const sections = [];
   const group = (title, ids) => {
     sections.push(`<h2 class="group">${escapeHtml(title)}</h2>`);
-    for (const e of evaluated.filter((x) => ids(x.finding))) sections.push(findingSection(e, figureHtml(e.finding.figure), runs));
+    for (const e of evaluated.filter((x) => ids(x.finding))) sections.push(findingSection(e, figureHtml(e.finding.figure), atScale));
   };
   group('Section 5: the figures and tables', (f) => f.figure && /^(Figure|Table)/.test(f.source));
   group('Section 6.1: conclusions', (f) => f.source.startsWith('Section 6.1'));
   group('Section 6.2: the research questions', (f) => f.source.startsWith('RQ'));
   const beyond = STUDY_FIGURES.filter((f) => !drawnFigures.has(f.id)).map((f) => figureHtml(f.id));
 
-  const scaleRows = [
-    ['Runs', `${scale.runs} (${scale.permutations} permutations, ${scale.repeats[0] === scale.repeats[1] ? scale.repeats[0] : scale.repeats.join('\u2013')} runs each)`],
-    ['Servers', scale.servers.join(', ')], ['Types', scale.types.join(', ')],
-    ['Connections', scale.levels.map((v) => fmt(v)).join(', ') + ' (the study: 1,000, 5,000, 10,000, 15,000, 20,000)'],
-    ['Emit intervals', scale.intervals.join(', ') || '\u2013'], ['Durations', `${scale.durations.join(', ')} (the study: 600 s)`],
-    ['Ramp-up', scale.rampups.join(', ')], ['Hosts', scale.hosts.join('; ')], ['Commit', scale.commits.join(', ') || 'unknown'],
-    ['Run between (UTC)', scale.from ? `${scale.from} and ${scale.to}` : '\u2013'], ['Validity', scale.verdicts || '\u2013'],
-  ].map(([k, v]) => [`<th>${escapeHtml(k)}</th>`, `<td>${escapeHtml(v)}</td>`]);
+  const scaleTable = (sc) => table([
+    ['Runs', `${sc.runs} (${sc.permutations} permutations, ${sc.repeats[0] === sc.repeats[1] ? sc.repeats[0] : sc.repeats.join('\u2013')} runs each)`],
+    ['Servers', sc.servers.join(', ')], ['Types', sc.types.join(', ')],
+    ['Connections', sc.levels.map((v) => fmt(v)).join(', ') + ' (the study: 1,000, 5,000, 10,000, 15,000, 20,000)'],
+    ['Emit intervals', sc.intervals.join(', ') || '\u2013'], ['Durations', `${sc.durations.join(', ')} (the study: 600 s)`],
+    ['Ramp-up', sc.rampups.join(', ')], ['Hosts', sc.hosts.join('; ')], ['Server pinned to', sc.serverCpus.join('; ')],
+    ['Commit', sc.commits.join(', ') || 'unknown'],
+    ['Run between (UTC)', sc.from ? `${sc.from} and ${sc.to}` : '\u2013'], ['Validity', sc.verdicts || '\u2013'],
+  ].map(([k, v]) => [`<th>${escapeHtml(k)}</th>`, `<td>${escapeHtml(v)}</td>`]));
+  const threatRows = THREATS.map((t) => [`<th>${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
 
   const body = [
     STYLE,
     `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
-and a verdict: <strong>confirmed</strong> (the difference or trend holds beyond the 95% interval of the repeats), <strong>not confirmed</strong>
-(reversed, or within noise), <strong>not comparable</strong> (the study saw it at a scale these runs do not reach, it depends on the study's machine,
-every server got all the load asked, or too few repeats), or <strong>not run yet</strong>. Runs that are not valid are left out of a verdict when
-each side keeps two valid runs; otherwise the verdict rests on them and is marked provisional. The rules: charts/study-verdict.js; how this page
-was made and how to make the full study: docs/study/README.md.</p>`,
+at the study's scale (1,000\u201315,000 connections, 3 repeats) and a verdict: <strong>confirmed</strong> (the conditions show it beyond noise: each
+condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
+noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
+repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
+or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
+run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a verdict when each side keeps two valid runs;
+otherwise the verdict rests on them and is marked provisional. The rules: charts/study-verdict.js; how this page was made and how to make the
+full study: docs/study/README.md.</p>`,
     problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(path.basename(p.dir))}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
-    '<h2>Scale of these runs</h2>', table(scaleRows),
+    '<h2>The sitting at the study\'s scale</h2>', scaleTable(scale),
+    '<h2>Threats to the comparison</h2>', table(threatRows),
     '<h2>Verdicts</h2>',
-    `<p id="verdict-counts">${Object.entries(counts).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ')}</p>`,
-    table(summaryRows, { head: ['Source', 'Finding', 'Verdict', 'Why'] }),
+    `<p id="verdict-counts">At the study's scale: ${countLine(counts)}</p>`,
+    `<p id="small-verdict-counts">The 100/400 sitting (indicative only): ${countLine(smallCounts)}</p>`,
+    table(summaryRows, { head: ['Source', 'Finding', 'Verdict at scale', 'Why', 'The 100/400 sitting'] }),
     ...sections,
     '<h2 class="group">Beyond the study</h2>',
     '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
     ...beyond,
+    '<h2 class="group" id="small-sitting">The sitting at 100 and 400 connections</h2>',
+    `<p>The first sitting (issue #25) ran below the study's smallest level, with server and load generator sharing both cores. Its verdicts are
+indicative only: the outcome they lean to is given beside each in the table above, and its runs are listed below; its figures are not drawn
+on this page.</p>`,
+    scaleTable(scaleOf(small)),
     '<h2 class="group">Repeats</h2>',
     '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the verdicts above.</p>',
     repeats.cv,
@@ -325,7 +358,7 @@ was made and how to make the full study: docs/study/README.md.</p>`,
   fs.mkdirSync(figDir, { recursive: true });
   for (const c of charts) fs.writeFileSync(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
   const html = page({ title: 'pushbench \u2013 the study reproduced',
-    subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(' and ')} connections; ${counts.confirmed} confirmed, ${counts['not confirmed']} not confirmed, ${counts['not comparable']} not comparable, ${counts['not run yet']} not run yet`,
+    subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
     body, charts: [], assets: 'assets' });
   fs.writeFileSync(path.join(out, 'index.html'), html);
   return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };

@@ -86,7 +86,9 @@ function hostSet(p) {
   const engines = p.hosts.filter((h) => h.role.split(',').includes('engine'));
   const counted = (hs) => [...hs.reduce((m, h) => m.set(one(h), (m.get(one(h)) ?? 0) + 1), new Map())]
     .map(([label, n]) => `${n} x ${label}`).join(', ');
-  return `SUT ${sut.map(one).join(', ') || '?'}; engines ${counted(engines) || '?'}${p.hosts.some((h) => h.role === 'sut,engine') ? ' (shared)' : ''}`;
+  // pinned CPUs (PB_SERVER_CPUS, PB_ENGINE_CPUS) make another setup of the same hosts
+  const pins = [['server', p.settings?.PB_SERVER_CPUS], ['engines', p.settings?.PB_ENGINE_CPUS]].filter(([, v]) => v).map(([who, v]) => `${who} on CPU ${v}`);
+  return `SUT ${sut.map(one).join(', ') || '?'}; engines ${counted(engines) || '?'}${p.hosts.some((h) => h.role === 'sut,engine') ? ' (shared)' : ''}${pins.length ? `; ${pins.join(', ')}` : ''}`;
 }
 
 function formatDifferences(diffs) {

@@ -80,6 +80,10 @@ pb_tomcat_exec() {
     # The JVM's collections and safepoints (its pauses), one file never rotated: run.sh brings it back as
     # sut/gc.log (docs/run-layout.md).
     "-Xlog:gc,safepoint:file=$base/logs/gc.log:timemillis,uptimemillis:filecount=0"
+    # At an OutOfMemoryError: a thread dump and a class histogram of the heap into the server's log (SIGQUIT
+    # with PrintClassHistogram), what it held when it ran out (analysis/read/server-log.js). A thread dump
+    # asked for by hand (kill -3) prints the histogram too.
+    -XX:+PrintClassHistogram "-XX:OnOutOfMemoryError=kill -3 %p"
     # Read by the WAR (pushbench.core.Bodies): a request body must arrive whole within this many ms
     # (docs/protocol.md, "Request bodies"); empty or not a whole number: its default, 10000.
     "-Dpb.bodyDeadlineMs=${PB_BODY_DEADLINE_MS:-}"

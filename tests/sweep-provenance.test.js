@@ -83,6 +83,9 @@ test('differences and host sets: what a comparison warns about', () => {
   assert.equal(provenance.hostSet(renamed), provenance.hostSet(a));
   assert.deepEqual(provenance.differences([a, renamed]), []);
   assert.equal(provenance.hostSet(null), null);
+  // the same hosts with the server and the engines pinned to CPUs (PB_SERVER_CPUS, PB_ENGINE_CPUS) are another set
+  const pinned = provenance.build(`${FACTS}\nsetting\tPB_SERVER_CPUS\t1\nsetting\tPB_ENGINE_CPUS\t0`);
+  assert.equal(provenance.hostSet(pinned), 'SUT 4 cores 8 GB Xeon; engines 1 x 2 cores 4 GB EPYC; server on CPU 1, engines on CPU 0');
 });
 
 test('comparison pages: a figure whose runs differ in provenance says how; host sets that differ get lines of their own', async () => {

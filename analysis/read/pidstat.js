@@ -5,7 +5,8 @@
 // "Linux ..." banner it becomes an epoch time (local time zone of the analyzer).
 // Given several PIDs (`-p a,b,c`: node-cluster's primary and workers, host/monitor.sh) pidstat prints one
 // line per process per second, all with the same time: those lines become one sample, their %CPU and RSS
-// summed, so a server of several processes reads as one.
+// summed, so a server of several processes reads as one. Only lines of different PIDs are summed: a PID
+// already in the sample starts the next one (pidstat late by a second prints two samples with one time).
 const { lineParsers } = require('./lines');
 
 function parseBannerDate(text) {
@@ -34,7 +35,8 @@ function createPidstatParser() {
   let date = null;
   let lastSod = null;
   let dayShift = 0;  // a run that crosses midnight
-  let lastTime = null; // the time column of the latest sample: a line with the same one is another process
+  let lastTime = null; // the time column of the latest sample: a line with the same one may be another process
+  let pids = new Set(); // the PIDs summed into the latest sample
   const state = { samples: [], skipped: 0, cores: null };
 
   function line(raw) {
@@ -56,10 +58,12 @@ function createPidstatParser() {
     const cpu = Number(get('%CPU'));
     const rssKB = Number(get('RSS'));
     if (!Number.isFinite(cpu) || !Number.isFinite(rssKB) || columns.indexOf('%CPU') < 0) { state.skipped++; return; }
-    if (fields[0] === lastTime) {
+    const pid = columns.includes('PID') ? get('PID') : null;
+    if (fields[0] === lastTime && pid !== null && !pids.has(pid)) {
       const sample = state.samples[state.samples.length - 1];
       sample.cpu += cpu;
       sample.rssMB += rssKB / 1024;
+      pids.add(pid);
       return;
     }
     const [time, ampm] = fields[0].split(' ');
@@ -77,6 +81,7 @@ function createPidstatParser() {
     }
     state.samples.push({ epochMs, cpu, rssMB: rssKB / 1024 });
     lastTime = fields[0];
+    pids = new Set(pid === null ? [] : [pid]);
   }
   return { line, state };
 }

@@ -66,7 +66,8 @@ const withDrift = (drift) => (drift ? { drift } : {});   // only runs with repea
 // Everything the earlier stages gave, as data/summary.json (without `charts`, which the pipeline adds).
 // notes and problems: the earlier stages', in stage order; the summary adds its own.
 function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, axis, series, tripTime, cometTrip, cycles,
-  messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null, tail = null, sutGcSkipped = 0 }) {
+  messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null, tail = null, sutGcSkipped = 0,
+  outOfMemory = null }) {
   const { window } = axis;
   const { best } = clock;
   const outOfRange = Object.values(col.timelines).reduce((n, t) => n + t.outOfRange, 0);
@@ -79,6 +80,8 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
       event: run.event, interval: run.interval, maxDuration: run.maxDuration, pullInterval: run.pullInterval ?? null, hosts: run.hosts ?? null },
     status: run.status,
     serverCrashed: run.serverCrashed,
+    // only when the server logged an OutOfMemoryError (read/server-log.js): how often, and what its heap held
+    ...(outOfMemory ? { serverOutOfMemory: outOfMemory } : {}),
     startedAt: clock.t0,
     durationSeconds: axis.seconds,
     loadStartSecond: axis.loadStartSecond,

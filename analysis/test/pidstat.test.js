@@ -58,3 +58,22 @@ test('several PIDs (node-cluster: primary and workers): the lines of one second 
   assert.deepEqual(r.samples.map((s) => [s.cpu, s.rssMB]), [[79.5, 60], [52, 61]]);
   assert.equal(r.samples[1].epochMs - r.samples[0].epochMs, 1000);
 });
+
+test('one PID printed twice with one time (pidstat a second late) is two samples, never summed (issue #35)', () => {
+  const header = '# Time        UID       PID    %usr %system  %guest   %wait    %CPU   CPU  minflt/s  majflt/s     VSZ     RSS   %MEM  Command';
+  const row = (time, pid, cpu, rss) => `${time}        0     ${pid}    0.00    0.00    0.00    0.00    ${cpu}     0      0.00      0.00   42472   ${rss}   0.05  java`;
+  const text = [
+    'Linux 6.1 (h) \t11/23/26 \t_x86_64_\t(2 CPU)', '',
+    header, row('23:09:40', 4242, '3.00', '144384'), '',
+    header, row('23:09:41', 4242, '2.00', '144384'), '',
+    header, row('23:09:41', 4242, '1.00', '144384'), '',   // the same PID and time again: the next sample
+    header, row('23:09:43', 4242, '0.00', '144384'),
+  ].join('\n');
+  const r = parsePidstatText(text);
+  assert.equal(r.skipped, 0);
+  assert.deepEqual(r.samples.map((s) => [s.cpu, s.rssMB]), [[3, 141], [2, 141], [1, 141], [0, 141]]);
+  assert.equal(Math.max(...r.samples.map((s) => s.rssMB)), 141, 'the peak is one process\'s 141 MB, not 2 x 141');
+  // node-cluster's processes in the same second are still one sample, each PID counted once
+  const cluster = [header, row('23:09:40', 1, '1.00', '1024'), row('23:09:40', 2, '2.00', '1024'), row('23:09:40', 1, '4.00', '1024')].join('\n');
+  assert.deepEqual(parsePidstatText(cluster).samples.map((s) => [s.cpu, s.rssMB]), [[3, 2], [4, 1]]);
+});

@@ -17,8 +17,9 @@
 #   scale-intervals comet with 5 s events at 5,000; comet with 10 s events at 1,000/5,000/15,000; comet and
 #                   long poll with 30 s events at 1,000/5,000/15,000; long polls with 10 s events at
 #                   10,000/15,000 (36)
-#   scale-open      the open questions: node-cluster's long polls with 1 s events at 10,000/15,000 (RQ4),
-#                   the blocking Tomcats' comet with 1 s events at 1,000/5,000/10,000 (RQ2) (8)
+#   scale-open      the open questions: node-cluster's and one Node.js process's long polls with 1 s events at
+#                   10,000/15,000, the server on both cores (RQ4); the blocking Tomcats' comet and long
+#                   polls with 1 s events at 1,000/5,000/10,000 (RQ2) (16)
 #   scale-long      600 s, as the study's runs: Tomcat 7 comet with 1 s events at 5,000 and 15,000, Tomcat 6
 #                   long polls with 1 s events at 5,000, Tomcat 7 long polls with 10 s and 30 s events at 15,000 (5)
 #
@@ -117,8 +118,13 @@ scale_intervals() { # scale_intervals <pass>: figures 7-9, 13-16, 18, 19, 23, 27
 }
 
 scale_open() { # scale_open <pass>: RQ4 (one Node.js process saturated) and RQ2 (a thread per connection)
-  sweep "scale$1-cluster" --servers node-cluster --levels 10000,15000 --filter 'poll 180000 event1 1000$' --duration 40
-  sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels 1000,5000,10000 --filter 'comet - event1 1000$' --duration 40
+  # RQ4 asks whether Node.js can use more than one core: node-cluster and one Node.js process each get both
+  # cores (the load generator stays on its own)
+  local pinned=$PB_SERVER_CPUS
+  PB_SERVER_CPUS=0-1
+  sweep "scale$1-cluster" --servers node,node-cluster --levels 10000,15000 --filter 'poll 180000 event1 1000$' --duration 40
+  PB_SERVER_CPUS=$pinned
+  sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels 1000,5000,10000 --filter 'comet - event1 1000$|poll 180000 event1 1000$' --duration 40
 }
 
 scale_long() { # scale_long <pass>: the study's 600 s where a finding is about time (spikes, crashes, memory)
