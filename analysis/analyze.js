@@ -33,7 +33,8 @@ async function main(argv) {
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
-    console.error(`analyze: ${err.stack || err}`);
+    // a write that failed (a full disk, a permission) in one line; anything else with its stack
+    console.error(`analyze: ${err.code ? err.message : err.stack || err}`);
     process.exitCode = 1;
   });
 }

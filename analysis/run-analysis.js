@@ -6,8 +6,8 @@
 // The answers are results.csv's request samples, or, with the mux engine, the stream logs' (folded in the
 // archives' workers, joined to results.csv's other samples: stage/samples.js joinAnswers).
 // Every input is optional: what is missing or unreadable is listed in data/summary.json and the rest is
-// still analysed. docs/architecture.md shows the stages and the files between them.
-const fs = require('node:fs');
+// still analysed. docs/architecture.md shows the stages and the files between them; outputs.js writes the
+// files and tells a reader whether they are whole.
 const path = require('node:path');
 const { findInputs, readRun } = require('./read/run-inputs');
 const { answerCriterionOfCsv, answerCriterionOfStreamLogs, withinSeconds } = require('./measure/answer-criterion');
@@ -22,6 +22,7 @@ const { deliveredMessages, networkCost } = require('./stage/messages');
 const { judgeRun } = require('./stage/validity');
 const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
+const { writeOutputs } = require('./outputs');
 const { readOutOfMemory } = require('./read/server-log');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
@@ -64,28 +65,11 @@ async function analyzeRun(runDir) {
   return { summary, datasets, charts };
 }
 
-function writeJson(file, value) {
-  fs.writeFileSync(file, JSON.stringify(value) + '\n');
-}
-
-// Writes data/ and charts/ of the run; returns what analyzeRun returned.
+// Writes data/ and charts/ of the run (outputs.js: each file whole or not at all, data/summary.json last);
+// returns what analyzeRun returned.
 async function analyzeAndWrite(runDir) {
   const result = await analyzeRun(runDir);
-  const dataDir = path.join(runDir, 'data');
-  const chartDir = path.join(runDir, 'charts');
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.mkdirSync(chartDir, { recursive: true });
-  for (const f of fs.readdirSync(chartDir)) if (f.endsWith('.json')) fs.rmSync(path.join(chartDir, f));
-  const { summary, datasets, charts } = result;
-  writeJson(path.join(dataDir, 'series.json'), { id: summary.id, startedAt: summary.startedAt, seconds: summary.durationSeconds,
-    clockOffsetMs: summary.clockOffset.ms, series: datasets.series });
-  writeJson(path.join(dataDir, 'emit-cycles.json'), { id: summary.id, cycles: datasets.cycles });
-  writeJson(path.join(dataDir, 'trip-cycles.json'), { id: summary.id, ...datasets.tripCycles });
-  writeJson(path.join(dataDir, 'emit-places.json'), { id: summary.id, ...datasets.places });
-  writeJson(path.join(dataDir, 'messages.json'), { id: summary.id, ...datasets.messages });
-  writeJson(path.join(dataDir, 'engines.json'), { id: summary.id, startedAt: summary.startedAt, engines: datasets.engines });
-  writeJson(path.join(dataDir, 'summary.json'), summary);
-  for (const [id, chart] of Object.entries(charts)) writeJson(path.join(chartDir, `${id}.json`), chart);
+  writeOutputs(runDir, result);
   return result;
 }
 

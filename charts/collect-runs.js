@@ -2,11 +2,13 @@
 // Finds the run directories among the arguments of compare.js (a run dir, or a sweep dir whose
 // subdirectories — or whose runs/ subdirectories — are run dirs) and loads what the comparison reads:
 // data/summary.json, data/series.json and run.json's provenance (lib/provenance.js). A run not yet
-// analysed is analysed first. params.hostSet says what hardware the run ran on (lib/provenance.js hostSet).
+// analysed, or whose analysis' outputs are missing or not whole, is analysed first (analysis/outputs.js
+// analyzeUnlessWhole); one that stays unreadable is left out with the reason. params.hostSet says what
+// hardware the run ran on (lib/provenance.js hostSet).
 const fs = require('node:fs');
 const path = require('node:path');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
-const { isUsableRunDir } = require('../analysis/read/run-inputs');
+const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
 const { hostSet } = require('../lib/provenance');
 
 function readProvenance(dir) {
@@ -28,25 +30,31 @@ function findRunDirs(arg, depth = 0) {
   return fs.readdirSync(dir).sort().map((n) => path.join(dir, n)).filter(isDir).flatMap((d) => findRunDirs(d, depth + 1));
 }
 
-// Returns [{ dir, summary, series, params }] and [{ dir, problem }] for runs that could not be loaded.
+// One run as the comparison reads it, analysed again first when its outputs are not whole:
+// { run } or { problem }. reanalysed: its report must be written again.
+async function loadRun(dir) {
+  const { reanalysed, problem } = await analyzeUnlessWhole(dir, { data: ['series.json'], analyse: analyzeAndWrite });
+  const summary = readWhole(path.join(dir, SUMMARY)).value;
+  const series = readWhole(path.join(dir, 'data', 'series.json')).value?.series;
+  if (!summary?.parameters || !series) return { problem: problem ?? 'data/summary.json or data/series.json holds no run' };
+  const p = summary.parameters;
+  const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
+    maxDuration: p.maxDuration ?? null, pullInterval: p.pullInterval ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
+  const provenance = readProvenance(dir);
+  params.hostSet = hostSet(provenance);
+  return { run: { dir, summary, series, params, provenance, loadStart: summary.loadStartSecond ?? 0, reanalysed } };
+}
+
+// Returns [{ dir, summary, series, params, reanalysed }] and [{ dir, problem }] for runs that could not be loaded.
 async function loadRuns(args) {
   const dirs = [...new Set(args.flatMap((a) => findRunDirs(a)))];
   const runs = [];
   const problems = [];
   for (const dir of dirs) {
     try {
-      if (!fs.existsSync(path.join(dir, 'data', 'summary.json'))) {
-        if (!isUsableRunDir(dir)) { problems.push({ dir, problem: 'no data and nothing to analyse' }); continue; }
-        await analyzeAndWrite(dir);
-      }
-      const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8'));
-      const series = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'series.json'), 'utf8')).series;
-      const p = summary.parameters;
-      const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
-        maxDuration: p.maxDuration ?? null, pullInterval: p.pullInterval ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
-      const provenance = readProvenance(dir);
-      params.hostSet = hostSet(provenance);
-      runs.push({ dir, summary, series, params, provenance, loadStart: summary.loadStartSecond ?? 0 });
+      const { run, problem } = await loadRun(dir);
+      if (run) runs.push(run);
+      else problems.push({ dir, problem });
     } catch (err) {
       problems.push({ dir, problem: err.message });
     }

@@ -6,6 +6,8 @@
 // from runs that are not valid (their validity verdict, sweep/validity.js) are drawn dashed / hollow
 // (figure-data.js), and every figure says how many of its runs are not valid. A figure whose runs differ in
 // their provenance (commit, versions, hosts, settings: lib/provenance.js) or in their duration says so.
+// Every file is written whole (lib/atomic-write.js), index.html last; a run analysed again on loading
+// (collect-runs.js) gets its report written again.
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
@@ -16,6 +18,7 @@ const { writeReport } = require('./report');
 const { serverName, typeName } = require('../analysis/chart/vocabulary');
 const { verdictOf, reasonTexts, isValid } = require('../sweep/validity');
 const { differences, formatDifferences } = require('../lib/provenance');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 const link = (href, text) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
 const td = (html, cls) => `<td${cls ? ` class="${cls}"` : ''}>${html}</td>`;
@@ -50,7 +53,7 @@ function provenanceWarning(runs) {
 
 function figurePage(figure, result, outDir, reportOf) {
   const charts = result.panels.map((p, i) => ({ canvas: `panel-${i}`, ofc: p.chart, source: `charts/${figure.id}-${i + 1}.json` }));
-  charts.forEach((c) => fs.writeFileSync(path.join(outDir, c.source), JSON.stringify(c.ofc) + '\n'));
+  charts.forEach((c) => writeFileAtomic(path.join(outDir, c.source), JSON.stringify(c.ofc) + '\n'));
   const summaryOf = new Map(result.runs.map((r) => [r.dir, r.summary]));
   const used = result.panels.flatMap((p) => p.lines.map((l) => [
     td(escapeHtml(p.label ?? '')), td(escapeHtml(l.name)),
@@ -68,7 +71,7 @@ function figurePage(figure, result, outDir, reportOf) {
   ].join('\n');
   const what = figure.kind === 'xy' ? `${figure.metric} against ${figure.x}, one point per permutation` : `metric ${figure.metric}`;
   const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}; ${result.validityNote}`, body, charts, assets: 'assets' });
-  fs.writeFileSync(path.join(outDir, `${figure.id}.html`), html);
+  writeFileAtomic(path.join(outDir, `${figure.id}.html`), html);
 }
 
 function permutationRows(runs, reportOf) {
@@ -103,7 +106,7 @@ async function writeComparison(outDir, args, figures = FIGURES) {
   fs.mkdirSync(path.join(outDir, 'charts'), { recursive: true });
   copyAssets(path.join(outDir, 'assets'));
   const { runs, problems } = await loadRuns(args);
-  for (const r of runs) if (!fs.existsSync(path.join(r.dir, 'report', 'index.html'))) await writeReport(r.dir);
+  for (const r of runs) if (r.reanalysed || !fs.existsSync(path.join(r.dir, 'report', 'index.html'))) await writeReport(r.dir);
   const reportOf = (dir) => path.relative(outDir, path.join(dir, 'report', 'index.html'));
   const figureRows = [];
   const results = {};
@@ -130,7 +133,7 @@ async function writeComparison(outDir, args, figures = FIGURES) {
     table(permutationRows(runs, reportOf), { head: ['Server', 'Type', { text: 'Threads', num: true }, 'Events', { text: 'Runs', num: true },
       { text: 'Responses/s', num: true }, { text: 'Peak conn.', num: true }, { text: 'Peak CPU %', num: true }, { text: 'Errors', num: true }, 'Flags', 'Validity', 'Reports'] }),
   ].join('\n');
-  fs.writeFileSync(path.join(outDir, 'index.html'), page({ title: 'pushbench \u2013 comparison', subtitle: `${runs.length} runs`, body, charts: [], assets: 'assets' }));
+  writeFileAtomic(path.join(outDir, 'index.html'), page({ title: 'pushbench \u2013 comparison', subtitle: `${runs.length} runs`, body, charts: [], assets: 'assets' }));
   return { index: path.join(outDir, 'index.html'), runs, problems, results };
 }
 
@@ -149,7 +152,7 @@ async function main(argv) {
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
-    console.error(`compare: ${err.stack || err}`);
+    console.error(`compare: ${err.code ? err.message : err.stack || err}`);
     process.exitCode = 1;
   });
 }

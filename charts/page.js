@@ -4,6 +4,7 @@
 // (browsers refuse fetch() of file:// URLs).
 const fs = require('node:fs');
 const path = require('node:path');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 // chart.js's package exports hide dist/chart.umd.js; its main entry lives in the same dist/ folder.
 const CHART_JS = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.js');
@@ -13,10 +14,11 @@ const escapeHtml = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&a
 // JSON that is safe inside <script>: no "</script>", no HTML comment openers.
 const scriptJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
+// Each copied whole or not at all (lib/atomic-write.js), before the page that loads them is written.
 function copyAssets(dir) {
   fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(CHART_JS, path.join(dir, 'chart.umd.js'));
-  fs.copyFileSync(RENDERER, path.join(dir, 'ofc-render.js'));
+  writeFileAtomic(path.join(dir, 'chart.umd.js'), fs.readFileSync(CHART_JS));
+  writeFileAtomic(path.join(dir, 'ofc-render.js'), fs.readFileSync(RENDERER));
 }
 
 const STYLE = `

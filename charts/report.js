@@ -2,15 +2,20 @@
 'use strict';
 // node charts/report.js <run-dir>: writes <run-dir>/report/index.html (+ chart.umd.js, ofc-render.js) from
 // the run's data/summary.json and charts/*.json, and prints its path (study 3.4.2). It reads what the
-// analyzer wrote and never analyses again; only a run with no data/summary.json at all is analysed first
-// (analysis/run-analysis.js analyzeAndWrite, as analysis/analyze.js does), so that `node charts/report.js
-// <run-dir>` works on a raw run, as charts/README.md promises.
+// analyzer wrote and analyses a run again only when those outputs are missing or not whole
+// (analysis/outputs.js analyzeUnlessWhole: a raw run, or one whose analysis was cut short), so that `node
+// charts/report.js <run-dir>` works on a raw run, as charts/README.md promises. A chart that stays
+// unreadable (the run cannot be analysed again) is left out and named on the page; an unreadable
+// summary.json that cannot be analysed again is a one-line error, exit 1. Each file is written whole
+// (lib/atomic-write.js), index.html last.
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
 const { RUN_CHART_IDS } = require('../analysis/chart/vocabulary');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/read/run-inputs');
+const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const td = (v, cls) => `<td${cls ? ` class="${cls}"` : ''}>${v}</td>`;
@@ -251,16 +256,29 @@ function orderedChartIds(chartDir) {
   return [...known, ...files.filter((id) => !known.includes(id)).sort()];
 }
 
+// A report's error that is said in one line (the run's outputs, not a fault of this code).
+class ReportError extends Error {}
+
+// The run's summary and its charts as the report reads them, analysing the run again first when they
+// are not whole. unreadable: what stayed missing or not whole, for the page's flags.
+async function readOutputs(runDir) {
+  const { problem } = await analyzeUnlessWhole(runDir, { analyse: analyzeAndWrite });
+  const summary = readWhole(path.join(runDir, SUMMARY));
+  if (summary.problem) throw new ReportError(`${runDir}: ${problem}`);
+  const charts = [];
+  for (const id of orderedChartIds(path.join(runDir, 'charts'))) {
+    const { value } = readWhole(path.join(runDir, 'charts', `${id}.json`));
+    if (value) charts.push({ canvas: `chart-${id}`, ofc: value, source: `../charts/${id}.json` });
+  }
+  return { s: summary.value, charts, unreadable: problem };
+}
+
 // Writes the report; returns the path of index.html.
 async function writeReport(runDir) {
-  const summaryFile = path.join(runDir, 'data', 'summary.json');
-  if (!fs.existsSync(summaryFile)) await analyzeAndWrite(runDir);
-  const s = readJson(summaryFile);
+  const { s, charts, unreadable } = await readOutputs(runDir);
   const reportDir = path.join(runDir, 'report');
   copyAssets(reportDir);
-  const ids = orderedChartIds(path.join(runDir, 'charts'));
-  const charts = ids.map((id) => ({ canvas: `chart-${id}`, ofc: readJson(path.join(runDir, 'charts', `${id}.json`)), source: `../charts/${id}.json` }));
-  const flags = flagList(s);
+  const flags = [...(unreadable ? [`The analysis' outputs are not whole: ${unreadable}; what is whole is shown.`] : []), ...flagList(s)];
   const skipped = Object.entries(s.charts?.skipped ?? {}).map(([id, why]) => `${id} (${why})`);
   const body = [
     verdictBanner(s),
@@ -273,7 +291,7 @@ async function writeReport(runDir) {
   ].join('\n');
   const html = page({ title: s.title, subtitle: `run ${s.id}`, body, charts, assets: '.' });
   const file = path.join(reportDir, 'index.html');
-  fs.writeFileSync(file, html);
+  writeFileAtomic(file, html);
   return file;
 }
 
@@ -283,7 +301,7 @@ async function main(argv) {
     return 2;
   }
   const runDir = path.resolve(argv[0]);
-  if (!isUsableRunDir(runDir) && !fs.existsSync(path.join(runDir, 'data', 'summary.json'))) {
+  if (!isUsableRunDir(runDir) && !fs.existsSync(path.join(runDir, SUMMARY))) {
     console.error(`report: ${runDir} is not a run directory`);
     return 1;
   }
@@ -293,7 +311,8 @@ async function main(argv) {
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
-    console.error(`report: ${err.stack || err}`);
+    // the run's outputs or a write (a full disk, a permission) in one line; anything else with its stack
+    console.error(`report: ${err instanceof ReportError || err.code ? err.message : err.stack || err}`);
     process.exitCode = 1;
   });
 }

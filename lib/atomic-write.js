@@ -2,7 +2,9 @@
 // Replacing a file so that a crash or a full disk leaves the old version or the new one, never a part
 // (docs/faults.md): the text goes to a temporary file beside it, every byte written (a short write is
 // continued, an error is not ignored), flushed to disk, then renamed over the old file. On failure the
-// temporary file is removed, the old file is untouched, and the error says so.
+// temporary file is removed, the old file is untouched, and the error says so, keeping the cause's code
+// (ENOSPC, EACCES, ...) as its own, so that a caller can tell a full disk from a permission problem.
+// Used for every file the sweep and the analysis write (docs/faults.md).
 const fs = require('node:fs');
 
 function writeFileAtomic(file, text) {
@@ -23,7 +25,9 @@ function writeFileAtomic(file, text) {
   } catch (e) {
     if (fd !== null) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
-    throw new Error(`cannot write ${file} (${e.code ?? e.message}); the previous version is kept`);
+    const err = new Error(`cannot write ${file} (${e.code ?? e.message}); the previous version is kept`, { cause: e });
+    if (e.code) err.code = e.code;
+    throw err;
   }
 }
 

@@ -11,9 +11,10 @@ const { spawn, spawnSync } = require('node:child_process');
 const readline = require('node:readline');
 
 const { permutations, matchesFilters, withDuration } = require('./permutations');
-const { SweepState } = require('./state');
+const { SweepState, StateError } = require('./state');
 const { writeFileAtomic } = require('../lib/atomic-write');
 const { removeRawArchives } = require('./cleanup-raw');
+const { ensureAnalysed, analysedLine } = require('./reanalyse');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
 const plan = require('./plan');
 const { writeReport, finishedVerdicts } = require('./report');
@@ -278,10 +279,19 @@ class Sweep {
     });
   }
 
-  cleanupRaw(runDir) {
-    const { freed, kept } = removeRawArchives(runDir);
+  // A run that ended done or crashed: analysed again when its outputs are not whole (reanalyse.js), then,
+  // with --cleanup-raw, its raw archives deleted if they are whole (cleanup-raw.js).
+  async afterFinished(runDir, rel) {
+    const line = analysedLine(rel, await ensureAnalysed(runDir));
+    if (line) {
+      say(line);
+      this.log(`analysis ${line}`);
+    }
+    if (!this.o.cleanupRaw) return;
+    const { freed, kept, problem } = removeRawArchives(runDir);
+    if (problem) say(`kept every raw archive of ${rel} (--cleanup-raw): the analysis' outputs are not whole (${problem})`);
     if (kept.length) say(`kept ${kept.join(', ')}: flagged truncated or unreadable by the analysis (--cleanup-raw keeps those)`);
-    return freed;
+    if (freed) say(`removed ${plan.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
   }
 
   // Checks every lane's hosts before anything starts. Returns an exit code on failure, else null; fills
@@ -367,6 +377,10 @@ class Sweep {
 
   async run() {
     const { o, dir, sel, state } = this;
+    if (state.rebuilt) {
+      say(state.rebuilt.line);
+      if (o.mode !== 'check') state.save();
+    }
     let { items } = itemsFor(sel);
     if (items.length === 0) {
       say('the selection holds no permutation (see --list)');
@@ -507,7 +521,7 @@ class Sweep {
     }
 
     if (this.incomplete) {
-      say(`stopped, incomplete (${this.incomplete.reason}); free space, then resume with: ./sweep.sh --dir ${dir}`);
+      say(`stopped, incomplete (${this.incomplete.reason}); ${this.incomplete.fix}, then resume with: ./sweep.sh --dir ${dir}`);
       this.report();
       return 1;
     }
@@ -539,11 +553,13 @@ class Sweep {
     return this.failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
   }
 
-  // state.tsv could not be saved (a full disk): the sweep stops, incomplete. What the state lacks is said on
-  // stderr and, if it can still be written, in sweep.json's "incomplete"; resuming redoes that run (a new
-  // run directory: none is ever overwritten).
+  // state.tsv could not be saved (a full disk, a permission): the sweep stops, incomplete. What the state
+  // lacks is said on stderr and, if it can still be written, in sweep.json's "incomplete"; resuming redoes
+  // that run (a new run directory: none is ever overwritten). The closing line names the fix: free space,
+  // or the permissions (StateError kind 'permission').
   stateLost(entry, error) {
-    this.incomplete = { at: new Date().toISOString(), reason: `state.tsv not saved: ${error.message}`, unsaved: entry };
+    this.incomplete = { at: new Date().toISOString(), reason: `state.tsv not saved: ${error.message}`, unsaved: entry,
+      fix: error.kind === 'permission' ? 'fix the permissions' : 'free space' };
     this.stopped = true;
     process.stderr.write(`sweep.sh: sweep incomplete: ${entry.key} finished ${entry.status}${entry.runDir ? ` (${entry.runDir})` : ''} `
       + `but ${this.incomplete.reason}; resuming redoes it\n`);
@@ -624,10 +640,7 @@ class Sweep {
       }
       if (status === 'done' || status === 'crashed') {
         reason = status === 'crashed' ? 'the server under test crashed during the run' : '';
-        if (o.cleanupRaw && r.runDir) {
-          const freed = this.cleanupRaw(path.resolve(ROOT, r.runDir));
-          if (freed) say(`removed ${plan.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
-        }
+        if (r.runDir) await this.afterFinished(path.resolve(ROOT, r.runDir), rel);
         this.overheads.push(Math.max(0, took - item.perm.rampup - item.perm.duration));
         this.failedInARow = 0;
       } else if (status === 'failed') {
@@ -715,7 +728,14 @@ async function main(argv) {
       process.stderr.write(`sweep.sh: ${dir}: no such sweep directory\n`);
       return 2;
     }
-    const out = writeReport(dir, { log: say });
+    let out;
+    try {
+      out = writeReport(dir, { log: say });
+    } catch (e) {
+      if (!(e instanceof StateError)) throw e;
+      process.stderr.write(`sweep.sh: ${e.message}\n`);
+      return 2;
+    }
     if (out) say(`report: ${out}`);
     return 0;
   }
@@ -745,12 +765,13 @@ async function main(argv) {
     process.stderr.write(`sweep.sh: ${e.message}\n`);
     return 2;
   }
-  const sweepObj = new Sweep(o, dir, sel, laneEnvs(lanes ?? [defaultLane()]), { durations });
-  if (o.mode !== 'check') sweepObj.saveSelection();
   try {
+    const sweepObj = new Sweep(o, dir, sel, laneEnvs(lanes ?? [defaultLane()]), { durations });
+    if (o.mode !== 'check') sweepObj.saveSelection();
     return await sweepObj.run();
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
+    // state.tsv unreadable, not a state file, or not writable before any run started: one line, nothing run
+    if (!(e instanceof UsageError) && !(e instanceof StateError)) throw e;
     process.stderr.write(`sweep.sh: ${e.message}\n`);
     return 2;
   }

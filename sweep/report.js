@@ -3,7 +3,9 @@
 // index of the permutations with their key figures from each run's data/summary.json, repeats
 // aggregated as mean ± standard deviation, each run's validity verdict (validity.js) and the lanes its
 // runs ran on (lanes.js). Writes
-// <sweep dir>/report/{runs.html,runs.csv}.
+// <sweep dir>/report/{runs.html,runs.csv}, each whole (lib/atomic-write.js). charts/compare.js analyses
+// again a finished run whose analysis' outputs are not whole (charts/collect-runs.js) before the index
+// reads its summary.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,6 +14,7 @@ const { spawnSync } = require('node:child_process');
 const { SweepState } = require('./state');
 const { permutations, matchesFilters } = require('./permutations');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('./validity');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -113,7 +116,7 @@ function writeIndex(dir, reportDir) {
     csv.push([r.command, r.statuses, r.n, r.validity, r.crashed, ...r.figures.map((f) => f[1]),
       r.runs.map((x) => x.runDir).join(' '), r.reasons.join('; '), r.lanes.join(' ')].map(csvCell).join(','));
   }
-  fs.writeFileSync(path.join(reportDir, 'runs.csv'), `${csv.join('\n')}\n`);
+  writeFileAtomic(path.join(reportDir, 'runs.csv'), `${csv.join('\n')}\n`);
 
   const link = (x) => {
     const rel = path.relative(reportDir, path.join(x.abs, 'report', 'index.html'));
@@ -143,17 +146,18 @@ ${rows.map((r) => `<tr class="${r.crashed ? 'crashed' : /skipped/.test(r.statuse
     + `<td>${r.runs.map(link).join('<br>')}</td><td>${esc(r.reasons.join('; '))}</td><td>${esc(r.lanes.join(' '))}</td></tr>`).join('\n')}
 </tbody></table></body></html>
 `;
-  fs.writeFileSync(path.join(reportDir, 'runs.html'), html);
+  writeFileAtomic(path.join(reportDir, 'runs.html'), html);
   return rows;
 }
 
 // Returns the path of the page to open (the comparison index when charts/compare.js wrote one).
 function writeReport(dir, { log = () => {} } = {}) {
-  const reportDir = path.join(dir, 'report');
-  fs.mkdirSync(reportDir, { recursive: true });
   // The runs the state records as finished (done, or crashed: a result too). A failed or interrupted
   // attempt also left a directory under runs/, but it is no repeat of its permutation.
   const state = new SweepState(dir);
+  if (state.rebuilt) log(`${state.rebuilt.line} (for this report; the next ./sweep.sh --dir saves it)`);
+  const reportDir = path.join(dir, 'report');
+  fs.mkdirSync(reportDir, { recursive: true });
   const finished = [...state.entries.values()]
     .filter((e) => (e.status === 'done' || e.status === 'crashed') && e.runDir)
     .map((e) => path.resolve(dir, e.runDir))

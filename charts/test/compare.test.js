@@ -1,4 +1,5 @@
 'use strict';
+// charts/compare.js and what it draws from: figure data, repeats averaged, validity styles, runs whose outputs are not whole.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -214,4 +215,27 @@ test('every server type the sweep knows has a colour of its own in every figure'
   const all = [...SERVERS, ...EXTENDED_SERVERS];
   for (const s of all) assert.ok(SERVER_COLOURS[s], `${s} has no colour`);
   assert.equal(new Set(all.map((s) => SERVER_COLOURS[s])).size, all.length);
+});
+
+// issue #36 item 5: a run with a summary.json is not taken as analysed when its other outputs are not whole.
+test('the comparison analyses again a run whose series.json is cut, writes its report again; one it cannot is left out with the reason', async () => {
+  const { writeComparison } = require('../compare');
+  const { analyzeAndWrite } = require('../../analysis/run-analysis');
+  const { copyRun } = require('../../analysis/test/helpers');
+  const base = scratchDir();
+  const [cut, removed] = ['cut', 'removed'].map((n) => copyRun(path.join(base, 'runs', n)));
+  for (const run of [cut, removed]) {
+    await analyzeAndWrite(run);
+    fs.truncateSync(path.join(run, 'data', 'series.json'), 20);
+    fs.mkdirSync(path.join(run, 'report'));
+    fs.writeFileSync(path.join(run, 'report', 'index.html'), 'the report of the outputs before');
+  }
+  fs.writeFileSync(path.join(removed, 'responses', 'REMOVED.txt'), 'deleted\n');
+  const { runs, problems } = await writeComparison(path.join(base, 'out'), [path.join(base, 'runs')], []);
+  assert.deepEqual(runs.map((r) => [path.basename(r.dir), r.reanalysed]), [['cut', true]]);
+  assert.ok(JSON.parse(fs.readFileSync(path.join(cut, 'data', 'series.json'), 'utf8')).series.cpu.length > 0);
+  assert.match(fs.readFileSync(path.join(cut, 'report', 'index.html'), 'utf8'), /<!doctype html>/);
+  assert.deepEqual(problems, [{ dir: removed, problem: 'data/series.json is not whole JSON (20 bytes, cut or damaged); '
+    + 'not analysed again: its raw response archives were deleted (responses/REMOVED.txt)' }]);
+  assert.match(fs.readFileSync(path.join(base, 'out', 'index.html'), 'utf8'), /Runs left out/);
 });

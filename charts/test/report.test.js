@@ -1,5 +1,7 @@
 'use strict';
+// charts/report.js: one run's page (its charts embedded, offline), what it flags, and runs whose analysis' outputs are not whole.
 const test = require('node:test');
+const { describe } = test;
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -68,4 +70,63 @@ test('a title with markup cannot break out of the page', () => {
   const { scriptJson, escapeHtml } = require('../page');
   assert.doesNotMatch(scriptJson({ t: '</script><script>alert(1)</script>' }), /<\/script>/);
   assert.equal(escapeHtml('<a href="x">'), '&lt;a href=&quot;x&quot;&gt;');
+});
+
+// Outputs that are not whole (issue #36 item 5, analysis/outputs.js): the report analyses the run again
+// instead of crashing on them, and keeps what is whole where the run cannot be analysed again.
+describe('a run whose analysis\' outputs are not whole', () => {
+  const analysedRun = () => {
+    const run = copyRun();
+    assert.equal(spawnSync(process.execPath, [ANALYZE, run]).status, 0);
+    return run;
+  };
+  const report = (run) => spawnSync(process.execPath, [REPORT, run], { encoding: 'utf8' });
+  const chartsOf = (run) => JSON.parse(fs.readFileSync(path.join(run, 'data', 'summary.json'), 'utf8')).charts.written;
+
+  test('a whole summary.json beside a 0-byte chart (a full disk under a writer without rename): analysed again, every chart drawn', () => {
+    const run = analysedRun();
+    fs.writeFileSync(path.join(run, 'charts', 'cpu.json'), '');
+    const r = report(run);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(fs.statSync(path.join(run, 'charts', 'cpu.json')).size > 100, 'cpu.json not written again');
+    const html = fs.readFileSync(path.join(run, 'report', 'index.html'), 'utf8');
+    assert.deepEqual(embeddedCharts(html).map((c) => c.canvas.replace(/^chart-/, '')).sort(), chartsOf(run).sort());
+    assert.doesNotMatch(html, /outputs are not whole/);
+  });
+
+  test('an unparsable summary.json, a cut chart: analysed again', () => {
+    for (const [file, bytes] of [['data/summary.json', '{"id": "cut'], ['charts/trip-time.json', '{"elements": [{"type": "li']]) {
+      const run = analysedRun();
+      fs.writeFileSync(path.join(run, file), bytes);
+      const r = report(run);
+      assert.equal(r.status, 0, `${file}: ${r.stderr}`);
+      assert.doesNotThrow(() => JSON.parse(fs.readFileSync(path.join(run, file), 'utf8')), `${file} not written again`);
+    }
+  });
+
+  test('raw archives deleted (--cleanup-raw): the summary kept, the 0-byte chart left out and named on the page', () => {
+    const run = analysedRun();
+    fs.writeFileSync(path.join(run, 'responses', 'REMOVED.txt'), 'deleted\n');
+    fs.writeFileSync(path.join(run, 'charts', 'cpu.json'), '');
+    const summary = fs.readFileSync(path.join(run, 'data', 'summary.json'));
+    const r = report(run);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(fs.readFileSync(path.join(run, 'data', 'summary.json')), summary);
+    const html = fs.readFileSync(path.join(run, 'report', 'index.html'), 'utf8');
+    assert.match(html, /The analysis&#39; outputs are not whole: charts\/cpu\.json is empty \(0 bytes\); not analysed again: its raw response archives were deleted/);
+    const drawn = embeddedCharts(html).map((c) => c.canvas);
+    assert.equal(drawn.includes('chart-cpu'), false);
+    assert.equal(drawn.length, chartsOf(run).length - 1);
+  });
+
+  test('an unreadable summary.json and nothing to analyse: one line, exit 1, no stack, not its bytes', () => {
+    const dir = path.join(scratchDir(), 'summary-only');
+    fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'data', 'summary.json'), 'secret\u0000bytes');
+    const r = report(dir);
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr, `report: ${dir}: data/summary.json is not whole JSON (12 bytes, cut or damaged); not analysed again: `
+      + 'nothing to analyse (no run.json, sut/, jmeter/ or responses/ files)\n');
+    assert.equal(fs.existsSync(path.join(dir, 'report', 'index.html')), false);
+  });
 });
