@@ -3,6 +3,7 @@
 # pushbench: one test run from start to report (the study's section 3.3).
 #
 #   ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
+#   ./run.sh --stop-stale | --stop <run id>
 #   ./run.sh --help
 #
 # The steps below run in the order of the study's section 3.3.3; each is a function of this file and
@@ -10,7 +11,9 @@
 # (stop it, collect what it wrote) on the undo list (lib/cleanup.sh); the stop steps run those entries,
 # and the EXIT trap runs whatever is left. Which host does what comes from hosts.conf ($PB_HOSTS); what
 # a run leaves on disk is docs/run-layout.md; how the parts fit, docs/architecture.md. Helpers live in
-# lib/, scripts that run on the hosts in host/, JMeter's engines and controller in load/.
+# lib/, scripts that run on the hosts in host/, JMeter's engines and controller in load/. One run at a
+# time per state directory ($PB_STATE): a second is refused before it starts anything, and a run killed
+# beyond any trap is stopped by ./run.sh --stop-stale (lib/state-dir.sh).
 set -euo pipefail
 
 PB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,6 +50,12 @@ source "$PB_ROOT/lib/jmeter-heap.sh"
 source "$PB_ROOT/lib/jmeter-order.sh"
 # shellcheck source=lib/plan.sh
 source "$PB_ROOT/lib/plan.sh"
+# shellcheck source=lib/runlock.sh
+source "$PB_ROOT/lib/runlock.sh"
+# shellcheck source=lib/runstate.sh
+source "$PB_ROOT/lib/runstate.sh"
+# shellcheck source=lib/state-dir.sh
+source "$PB_ROOT/lib/state-dir.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
@@ -64,13 +73,15 @@ declare -A RUN=(
   [finished_at]=''   # epoch ms when the monitors were stopped
   [status]=running   # then complete or incomplete
   [crashed]=0        # 1: the server under test was found dead before run.sh stopped it
+  [server_gone]=0    # 1: it was stopped by someone else before run.sh stopped it (no crash)
   [failed]=0         # 1: JMeter failed or overran, or data stayed on a host: collected and analysed, but incomplete
   [sut_unreachable]=0   # 1 once the SUT host stopped answering ssh (noted once)
   [runjson_failed]=0 [provenance]=''   # lib/runjson.sh's
   [report]=''        # the report's path
   [step]='' [step_error]=''   # the step running, and what in it failed (quietly)
-  [interrupted]=''   # the signal that ended the run
+  [interrupted]=''   # the signal that ended the run (or its output lost: lib/log.sh)
   [finished]=0       # 1 once every step ran: the EXIT trap then only closes what is left
+  [exiting]=0        # 1 once the EXIT trap runs
 )
 RUN_NOTES=()   # run.json's notes, in the order noted
 RUN_STEPS=()   # "<step> <ms>", in the order run
@@ -83,14 +94,17 @@ H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
 # and connections. Not the start order reversed: the engines start early, in the background, and the
 # monitors outlive what they watch. Within a phase, the last registered is undone first.
 undo_phases jmeter server monitors monitor-files responses work-dir ssh
+# The undo list and the run state are kept on disk as they change, for ./run.sh --stop-stale.
+undo_on_change runstate_save
+LOG_ON_LOST=output_lost
 
 warn() { say "warning: $*"; RUN_NOTES+=("$*"); }
 
 # quietly <what> <command...>: the command's output goes to run.log; on failure its last lines are
-# shown and RUN[step_error] says what failed.
+# shown and RUN[step_error] says what failed. What it starts does not hold the run's lock (fd 9).
 quietly() {
   local what=$1 out rc=0; shift
-  out=$("$@" 2>&1) || rc=$?
+  out=$("$@" 2>&1 9>&-) || rc=$?
   [[ -z $RUN_LOG || -z $out ]] || printf '%s\n' "$out" | sed 's/^/    | /' >>"$RUN_LOG"
   if ((rc != 0)); then
     RUN[step_error]="$what (exit $rc)"
@@ -104,10 +118,20 @@ quietly() {
 step() {
   local name=$1 t0; shift
   RUN[step]=$name RUN[step_error]=''
+  runstate_save
   t0=$(now_ms)
   "$name" "$@"
   RUN_STEPS+=("$name $(($(now_ms) - t0))")
   runjson_write
+  runstate_save
+}
+
+# output_lost: stdout can no longer be written (lib/log.sh): the reader of a pipe or the terminal is
+# gone, as after a SIGHUP; the run stops like an interrupted one (the trap's own lines go to run.log).
+output_lost() {
+  ((RUN[exiting])) && return 0
+  RUN[interrupted]=${RUN[interrupted]:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
+  exit 130
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -157,6 +181,23 @@ run_disk_need() {
   RUN[results_disk_mb]=${out[-1]}
 }
 
+# One run at a time per state directory (lib/runlock.sh): taken before anything is started, held until
+# run.sh exits. Refused at once while another run holds it (exit 5), or while a run killed beyond any
+# trap waits for ./run.sh --stop-stale (exit 6; lib/state-dir.sh names it and what it left).
+claim_state_dir() {
+  local owned
+  local -a stale
+  if ! runlock_take; then
+    runlock_owner_alive && statedir_refuse_busy "nothing was started"
+    owned=$PB_STATE/runs/$(runlock_owner id)/run-state.sh
+    [[ -f $owned ]] || owned=''
+    statedir_refuse_stale "$owned"
+  fi
+  mapfile -t stale < <(runstate_stale)
+  ((${#stale[@]} == 0)) || statedir_refuse_stale "${stale[0]}"
+  runlock_own run
+}
+
 preflight() {
   undo_add ssh remote_close_all
   if ! preflight_all "${RUN[server]}" "${RUN[connections]}" "${RUN[port]}" "${RUN[results_disk_mb]}"; then
@@ -183,7 +224,11 @@ create_log_directories() {
   [[ -z ${PB_RUN_DIR_FILE:-} ]] || printf '%s\n' "${RUN[dir]}" >"$PB_RUN_DIR_FILE"
   RUN[work_dir]=$PB_STATE/runs/$id
   mkdir -p "${RUN[work_dir]}"
+  runlock_own_set id "$id"
+  runlock_own_set dir "${RUN[dir]}"
   undo_add work-dir keep_remove_work_dir "${RUN[work_dir]}"
+  undo_add work-dir runstate_forget   # runs first: from then on nothing of the run is left to stop
+  runstate_begin
   RUN[started_at]=$(now_ms)
   runjson_write
   say "run directory: ${RUN[dir]}"
@@ -199,11 +244,15 @@ stop_all_servers() {
   quietly "stop every server under test on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh stop all
 }
 
+# run_pid_dir <host>: where this run's PID files are on that host: its work directory there. Another
+# run's start, stop or check never reads them.
+run_pid_dir() { printf '%s/runs/%s' "${H_STATE[$1]}" "${RUN[id]}"; }
+
 start_server_under_test() {
   local server=${RUN[server]} out
   undo_add server stop_sut_server "$server"
-  quietly "start $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh start "$server"
-  out=$(remote_run "$SUT_IDX" servers/control.sh status "$server")
+  quietly "start $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" start "$server"
+  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "$server")
   [[ $out =~ pid\ ([0-9]+) ]] || { RUN[step_error]="no pid in: $out"; return 1; }
   RUN[server_pid]=${BASH_REMATCH[1]}
   say "  $server running on ${H_ADDR[SUT_IDX]}:${RUN[port]} (pid ${RUN[server_pid]})"
@@ -241,7 +290,7 @@ launch_engines() {
     init=0 cleanup=0
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
-    remote_run "$e" load/engine.sh start --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
+    remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
       >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
@@ -271,7 +320,7 @@ start_engines() {
 start_engine_monitoring() {
   local e out pid
   for e in "${ENGINE_IDX[@]}"; do
-    out=$(remote_run "$e" load/engine.sh status --name "$(engine_id "$e")" 2>&1) || true
+    out=$(remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" 2>&1) || true
     if [[ ! $out =~ pid\ ([0-9]+) ]]; then
       warn "engine ${H_NAME[e]}: no pid to monitor ($out); its CPU will be unknown"
       continue
@@ -297,7 +346,7 @@ run_controller() {
   write_properties >"$props"
   # Its own session: a Ctrl-C on the terminal reaches run.sh, which then stops it in order.
   setsid load/controller.sh --run-dir "${RUN[dir]}" --engines "$engines" --props "$props" \
-    >"${RUN[dir]}/jmeter/controller.out" 2>&1 </dev/null &
+    >"${RUN[dir]}/jmeter/controller.out" 2>&1 </dev/null 9>&- &
   RUN[controller_pid]=$! RUN[controller_pidfile]=$pidfile
   procs_record "${RUN[controller_pid]}" "$pidfile"
   undo_add jmeter stop_controller "$pidfile" "${RUN[controller_pid]}"
@@ -365,6 +414,7 @@ wait_for_completion() {
       fi
       last_size=${PROGRESS[size]}
       [[ -n $crashed_at ]] || server_watch "$elapsed" || crashed_at=$elapsed
+      runstate_save   # what the wait noted, for ./run.sh --stop-stale
       # Once the server is gone every request fails at once: no point in running on.
       if [[ -n $crashed_at ]] && ((elapsed >= crashed_at + 5)); then
         wait_ends "stopping the test early: the server under test is gone"
@@ -391,12 +441,11 @@ stop_jmeter() { undo_run jmeter; }
 stop_server() {
   # Checked once more: a server that died in the last seconds is a crash too.
   local rc=0
-  ((RUN[crashed])) || server_check || rc=$?
+  ((RUN[crashed] || RUN[server_gone])) || server_check || rc=$?
   if ((rc == 255)); then
     sut_unreachable "at the end of the test; the ${RUN[server]} server could not be stopped and may still run there"
   elif ((rc != 0)); then
-    RUN[crashed]=1
-    warn "the ${RUN[server]} server was found dead at the end of the test"
+    server_gone "at the end of the test" "was found dead at the end of the test"
   fi
   undo_run server
 }
@@ -475,7 +524,7 @@ controller_finished() {
   local rc=0
   wait "${RUN[controller_pid]}" || rc=$?
   progress_update "$2"
-  [[ ! -t 1 ]] || printf '\n'
+  [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
   say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
   if ((rc != 0)); then
     warn "the JMeter controller failed (exit $rc, see jmeter/controller.out and controller.log)"
@@ -492,7 +541,8 @@ controller_finished() {
 # else a line every 5 s.
 wait_progress() {
   if [[ -t 1 ]]; then
-    printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$2" "$3" "${PROGRESS[samples]}" "${PROGRESS[errors]}"
+    printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$2" "$3" "${PROGRESS[samples]}" "${PROGRESS[errors]}" \
+      2>/dev/null || log_output_lost
   elif (($1 % 5 == 0)); then
     say "  wait: $2, $3 open on the server, ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
   fi
@@ -500,7 +550,7 @@ wait_progress() {
 
 # wait_ends <why>: the wait stops before the controller exited.
 wait_ends() {
-  [[ ! -t 1 ]] || printf '\n'
+  [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
   say "  $1"
 }
 
@@ -512,7 +562,7 @@ engines_check_alive() {
   local e
   for e in "${ENGINE_IDX[@]}"; do
     [[ -z ${H_DEAD[e]:-} ]] || continue
-    remote_run "$e" load/engine.sh status --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
+    remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
     H_DEAD[e]=1 RUN[failed]=1
     warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
     runjson_write
@@ -525,25 +575,50 @@ engines_left() { # the engines not found dead
   printf '%s' "$n"
 }
 
-# server_check: 0 the server runs, 255 the SUT host did not answer (ssh's own failure), else it is gone.
+# server_check: 0 the server runs, 255 the SUT host did not answer (ssh's own failure), else it is gone
+# and SERVER_GONE says how: "died" when its PID file is left and its process is not (a crash, or a
+# signal from outside pushbench); else it was stopped by someone else: its PID file removed (that is what
+# servers/control.sh stop, given this run's --pid-dir, does) or naming another process.
+SERVER_GONE=''
 server_check() {
-  local rc=0
-  remote_run "$SUT_IDX" servers/control.sh status "${RUN[server]}" >/dev/null 2>&1 || rc=$?
+  local rc=0 out
+  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "${RUN[server]}" 2>&1) || rc=$?
+  SERVER_GONE=died
+  if ((rc == 0)); then
+    [[ $out =~ pid\ ([0-9]+) ]] || return 0
+    [[ ${BASH_REMATCH[1]} != "${RUN[server_pid]}" ]] || return 0
+    SERVER_GONE="its PID file names another process now (pid ${BASH_REMATCH[1]})"
+    return 3
+  fi
+  if ((rc == 3)) && [[ $out != *'stale PID file'* ]]; then
+    SERVER_GONE="its PID file was removed (servers/control.sh stop)"
+  fi
   return "$rc"
 }
 
-# server_watch <elapsed s>: status 1 when the server under test is found dead (noted: serverCrashed). A
-# SUT host that no longer answers ssh is noted too, but the server may well serve on: the test runs its
-# course.
+# server_gone <when> <how a crash is noted>: the server under test found gone (SERVER_GONE): a crash
+# (serverCrashed) if it died; stopped by someone else is no crash, but the run is incomplete.
+server_gone() {
+  if [[ $SERVER_GONE == died ]]; then
+    RUN[crashed]=1
+    warn "the ${RUN[server]} server $2"
+  else
+    RUN[failed]=1 RUN[server_gone]=1
+    warn "the ${RUN[server]} server was stopped by someone else $1: $SERVER_GONE; not a crash, the run is incomplete"
+  fi
+}
+
+# server_watch <elapsed s>: status 1 when the server under test is found gone (server_gone: died, a
+# crash; or stopped by someone else). A SUT host that no longer answers ssh is noted too, but the server
+# may well serve on: the test runs its course.
 server_watch() {
   local rc=0
   server_check || rc=$?
   if ((rc == 255)); then
     sut_unreachable "found at ${1}s"
   elif ((rc != 0)); then
-    [[ ! -t 1 ]] || printf '\n'
-    RUN[crashed]=1
-    warn "the ${RUN[server]} server died during the test (found at ${1}s); collecting what there is"
+    [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
+    server_gone "during the test (found at ${1}s)" "died during the test (found at ${1}s); collecting what there is"
     runjson_write
     return 1
   fi
@@ -585,7 +660,7 @@ stop_engines() {
     unset 'H_LAUNCH_PID[e]'
   done
   for e; do
-    quietly "stop engine ${H_NAME[e]}" remote_run "$e" load/engine.sh stop --name "$(engine_id "$e")" || true
+    quietly "stop engine ${H_NAME[e]}" remote_run "$e" load/engine.sh stop --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" || true
   done
   for e; do
     remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "${RUN[dir]}/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
@@ -599,7 +674,7 @@ stop_engines() {
 # stop_sut_server <server>: the server this run started, and then its log (never an older run's).
 stop_sut_server() {
   local server=$1 log=${H_STATE[SUT_IDX]}/$1.log
-  quietly "stop $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh stop "$server" || true
+  quietly "stop $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" stop "$server" || true
   remote_fetch "$SUT_IDX" "$log" "${RUN[dir]}/sut/server.log" 2>/dev/null ||
     keep_left_behind "$SUT_IDX" "the server log" "$log (until $server starts again)"
   # A Tomcat logs its JVM's pauses in its instance (servers/tomcat-common.sh), made afresh at each start.
@@ -693,46 +768,68 @@ print_plan() {
 trap_signals() {
   trap 'RUN[interrupted]=SIGINT; exit 130' INT
   trap 'RUN[interrupted]=SIGTERM; exit 130' TERM
-  trap 'RUN[interrupted]=SIGHUP; exit 130' HUP   # the terminal closed
+  trap 'RUN[interrupted]=SIGHUP; exit 130' HUP     # the terminal closed
+  trap 'RUN[interrupted]=SIGPIPE; exit 130' PIPE   # the reader of its output went away (./run.sh ... | head)
   trap on_exit EXIT
 }
 
 # The EXIT trap, however run.sh ends: whatever is left on the undo list is undone. A run that did not
 # get to its end is marked incomplete, with a note saying where it stopped, and exits 130 (interrupted)
-# or 1 (a step failed); before the run directory exists exit codes (2 and 3: nothing started) pass through.
+# or 1 (a step failed); before the run directory exists exit codes (2, 3, 5, 6: nothing started) pass
+# through. The state directory's lock goes last, when nothing of the run is left.
 on_exit() {
   local rc=$?
-  set +eu                # the clean-up must run to its end, whatever state the run was in
-  trap '' INT TERM HUP   # a second Ctrl-C must not cut it short
+  set +eu                     # the clean-up must run to its end, whatever state the run was in
+  trap '' INT TERM HUP PIPE   # a second Ctrl-C must not cut it short
+  RUN[exiting]=1
+  [[ ${RUN[interrupted]} != SIGPIPE ]] || log_output_lost   # its lines go to run.log only
   if ((RUN[finished] == 0)) && [[ -n ${RUN[dir]} ]]; then
-    [[ ! -t 1 ]] || printf '\n'   # end a progress line
-    if [[ -n ${RUN[interrupted]} ]]; then
-      say "interrupted (${RUN[interrupted]}) during ${RUN[step]:-start-up}: stopping everything this run started"
-      RUN_NOTES+=("interrupted by ${RUN[interrupted]} during ${RUN[step]:-start-up}")
-      rc=130
-    else
-      say "step ${RUN[step]:-?} failed (exit $rc): stopping everything this run started"
-      RUN_NOTES+=("step ${RUN[step]:-?} failed (exit $rc)${RUN[step_error]:+: ${RUN[step_error]}}")
-      rc=1
-    fi
-    undo_run_all
-    RUN[status]=incomplete RUN[finished_at]=$(now_ms)
-    runjson_write
-    say "run incomplete; what was collected is in ${RUN[dir]}"
+    on_exit_unfinished "$rc"
+    rc=$?
   else
     [[ -z ${RUN[interrupted]} || -n ${RUN[dir]} ]] || rc=130
     undo_run_all
   fi
+  runlock_release
   exit "$rc"
+}
+
+# on_exit_unfinished <exit code>: the teardown of a run that did not get to its end; status: the exit
+# code (130 interrupted, 1 a step failed). run.json says incomplete before the teardown begins, so a
+# kill during it leaves no run that claims to be running without its state (lib/runstate.sh).
+on_exit_unfinished() {
+  local rc
+  [[ ! -t 1 ]] || printf '\n' 2>/dev/null   # end a progress line
+  if [[ -n ${RUN[interrupted]} ]]; then
+    say "interrupted (${RUN[interrupted]}) during ${RUN[step]:-start-up}: stopping everything this run started"
+    RUN_NOTES+=("interrupted by ${RUN[interrupted]} during ${RUN[step]:-start-up}")
+    rc=130
+  else
+    say "step ${RUN[step]:-?} failed (exit $1): stopping everything this run started"
+    RUN_NOTES+=("step ${RUN[step]:-?} failed (exit $1)${RUN[step_error]:+: ${RUN[step_error]}}")
+    rc=1
+  fi
+  RUN[status]=incomplete
+  runjson_write
+  undo_run_all
+  RUN[finished_at]=$(now_ms)
+  runjson_write
+  say "run incomplete; what was collected is in ${RUN[dir]}"
+  return "$rc"
 }
 
 main() {
   case ${1:-} in
     -h | --help) usage; exit 0 ;;
     --plan) shift; print_plan "$@"; exit 0 ;;
+    --stop-stale) (($# == 1)) || args_fail "--stop-stale takes no argument"; statedir_stop ;;
+    --stop)
+      [[ $# -eq 2 && $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || args_fail "--stop takes one run id (its run directory's name)"
+      statedir_stop "$2" ;;
   esac
   trap_signals
   step validate_arguments "$@"
+  step claim_state_dir
   step read_hosts
   step install_missing
   step preflight
@@ -754,6 +851,7 @@ main() {
   step print_report_path
   RUN[finished]=1
   runjson_write
+  runstate_save
   undo_run work-dir
   [[ ${RUN[status]} == complete && ${RUN[runjson_failed]} == 0 ]] || exit 1
   ((RUN[crashed] == 0)) || exit 4

@@ -76,10 +76,11 @@ live_bytes() { jcmd "$1" GC.class_histogram 2>/dev/null | awk '$1 == "Total" { p
 # heap 1, its live heap idle (once bound) and loaded (3/4 into the steady window), written to <figures
 # file> as key=value lines.
 watch_engine() {
-  local state=$1 file=$2 heap=$3 pid='' idle='' loaded='' threads=0 t started='' at
+  local state=$1 file=$2 heap=$3 pid='' idle='' loaded='' threads=0 t started='' at pidfile
   while true; do
     if [[ -z $pid ]]; then
-      [[ -s $state/engine-local.pid ]] && read -r pid _ <"$state/engine-local.pid"
+      # run.sh keeps the engine's PID file in the run's work directory, $PB_STATE/runs/<id>.
+      for pidfile in "$state"/runs/*/engine-local.pid; do [[ -s $pidfile ]] && read -r pid _ <"$pidfile"; done
       sleep 0.5; continue
     fi
     [[ -d /proc/$pid ]] || break

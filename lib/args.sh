@@ -57,10 +57,19 @@ engine's share of the connections (threads), heap and disk, and the open-file fi
 (limits read on each host, or given as PB_PLAN_OPEN_FILES="<role>:<name>=<soft>/<hard> ..."). Exit 0, or
 3 when a host's limits cannot be read. docs/architecture.md describes the object.
 
+One run at a time per state directory (PB_STATE, default build/state): a second run.sh is refused
+before it starts anything (exit 5), naming the run that holds it. A run killed beyond any trap (kill -9,
+the OOM killer) is found by the next start, which refuses (exit 6) until it is stopped:
+  ./run.sh --stop-stale      stop the processes a killed run recorded, collect what they wrote into its
+                             run directory, mark it incomplete with a note
+  ./run.sh --stop <run id>   stop that run: a live one (SIGTERM to its run.sh, whose teardown is waited
+                             for) or a killed one (as --stop-stale)
+
 Environment: PB_HOSTS (hosts file, default hosts.conf; without one everything runs on this machine),
 PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to write the run directory to).
 Exit codes: 0 complete, 1 run failed or incomplete (results kept), 2 usage or hosts.conf error,
-3 preflight failed, 4 complete but the server under test crashed, 130 interrupted.
+3 preflight failed, 4 complete but the server under test crashed, 5 another run holds the state
+directory, 6 a run killed beyond any trap waits for ./run.sh --stop-stale, 130 interrupted.
 EOF
 }
 

@@ -12,6 +12,8 @@
 #                                     registered first; returns the status of the last entry that failed
 #   undo_drop <phase>                 drop a phase's entries without running them
 #   undo_run_all                      every entry left, phase by phase (the EXIT trap)
+#   undo_on_change <command>          run <command> after every change of the list (run.sh keeps the
+#                                     list on disk with it, lib/runstate.sh)
 #
 # An entry leaves the list once it has run to its end, failed or not, so nothing is undone twice; one
 # cut short by a signal stays, and the EXIT trap runs it again. Entries run with errexit off, as they
@@ -19,14 +21,18 @@
 
 UNDO_PHASES=()
 UNDO=()   # "<phase> <command and arguments, each quoted with printf %q>", in the order registered
+UNDO_ON_CHANGE=''
 
 undo_phases() { UNDO_PHASES=("$@"); }
+undo_on_change() { UNDO_ON_CHANGE=$1; }
+undo_changed() { [[ -z $UNDO_ON_CHANGE ]] || "$UNDO_ON_CHANGE"; }
 
 undo_add() {
   local phase=$1 command; shift
   [[ " ${UNDO_PHASES[*]} " == *" $phase "* ]] || { echo "undo_add: unknown phase '$phase'" >&2; return 2; }
   printf -v command ' %q' "$@"
   UNDO+=("$phase$command")
+  undo_changed
 }
 
 undo_run() {
@@ -39,6 +45,7 @@ undo_run() {
       [[ ${UNDO[i]%% *} == "$phase" ]] || continue
       eval "${UNDO[i]#* }" || rc=$?
       unset 'UNDO[i]'
+      undo_changed
     done
   done
   return "$rc"
@@ -47,6 +54,7 @@ undo_run() {
 undo_drop() {
   local i
   for i in "${!UNDO[@]}"; do [[ ${UNDO[i]%% *} != "$1" ]] || unset 'UNDO[i]'; done
+  undo_changed
 }
 
 undo_run_all() { undo_run "${UNDO_PHASES[@]}"; }

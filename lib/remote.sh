@@ -15,6 +15,7 @@
 # used only if it is a directory of ours, mode 700, not a link) and which remote_close_all ends.
 # Host keys: a host whose key is not in known_hosts is refused (PB_SSH_NEW_HOST_KEYS=refuse, the default);
 # accept records it at the first connection (ssh's accept-new; a changed key is refused either way).
+# Nothing started on a host holds run.sh's lock on its state directory (descriptor 9, lib/runlock.sh).
 
 REMOTE_SSH_DIR=''
 REMOTE_OPENED=()      # indexes whose master connection this run opened
@@ -70,7 +71,7 @@ remote_open() {
     return 0   # a master for this target is already up (another role of the same host)
   fi
   if ! err=$(ssh "${REPLY_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=600 -f -N "${H_TARGET[i]}" \
-    </dev/null 2>&1 >/dev/null); then
+    </dev/null 2>&1 >/dev/null 9>&-); then
     printf '%s\n' "${err:-ssh failed}"
     [[ $err != *'Host key verification failed'* ]] ||
       printf 'its host key is not in known_hosts: add it (ssh-keyscan, checked by hand) or set PB_SSH_NEW_HOST_KEYS=accept\n'
@@ -119,10 +120,10 @@ remote_run() { # <i> <cmd> [args...]
   local line
   line=$(remote_command_line "$i" "$@")
   if [[ ${H_ACCESS[i]} == local ]]; then
-    bash -c "$line"
+    bash -c "$line" 9>&-
   else
     remote_ssh_opts "$i"
-    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "$line"
+    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "$line" 9>&-
   fi
 }
 

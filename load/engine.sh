@@ -3,9 +3,9 @@
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
 #                        --threads <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
-#                        [--gc-log <file>] [--sampler mux|push|http]
-#   load/engine.sh stop --name <n>
-#   load/engine.sh status --name <n>
+#                        [--gc-log <file>] [--sampler mux|push|http] [--pid-dir <dir>]
+#   load/engine.sh stop --name <n> [--pid-dir <dir>]
+#   load/engine.sh status --name <n> [--pid-dir <dir>]
 #
 # start  runs the engine in the background, in its own session (it outlives an ssh session that started
 #        it), with the per-engine plan properties threads.num=<N>, log.dir.res=<dir>, init.threads and
@@ -27,6 +27,7 @@
 #        0-3) pins the JVM to those CPUs; empty (the default) leaves it free.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
+# --pid-dir  the PID file in <dir> instead of $PB_STATE: run.sh gives each run its own ($PB_STATE/runs/<id>).
 # Only the recorded PID (checked against its start time) is ever signalled.
 set -euo pipefail
 
@@ -53,6 +54,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 action=$1
 shift
 name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER
+pid_dir=$PB_STATE
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
   case $1 in
@@ -67,13 +69,15 @@ while [[ $# -gt 0 ]]; do
     --heap) heap=$2 ;;
     --sampler) sampler=$2 ;;
     --gc-log) gc_log=$2 ;;
+    --pid-dir) pid_dir=$2 ;;
     *) usage ;;
   esac
   shift 2
 done
 [[ $name =~ ^[A-Za-z0-9_-]+$ ]] || usage
 
-pidfile=$PB_STATE/engine-$name.pid
+[[ -n $pid_dir ]] || usage
+pidfile=$pid_dir/engine-$name.pid
 log=$PB_STATE/engine-$name.log
 out=$PB_STATE/engine-$name.out
 
@@ -105,7 +109,7 @@ start() {
   if rmi_answers; then
     die "port $address:$port is already taken by another process"
   fi
-  mkdir -p "$PB_STATE" "$responses"
+  mkdir -p "$PB_STATE" "$pid_dir" "$responses"
   [[ -z $gc_log ]] || mkdir -p "$(dirname "$gc_log")"
   : >"$log"
   local -a jvm

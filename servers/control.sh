@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Start, stop or query a server under test:
-#   servers/control.sh {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}
+#   servers/control.sh [--pid-dir <dir>] {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}
 #
 #   start   runs servers/<name>/launch.sh in the background (its own session, survives this shell), records
 #           "<pid> <start time>" in $PB_STATE/<name>.pid, logs to $PB_STATE/<name>.log, and waits until
 #           GET /timestamp answers on the server's port (PB_PORT_<NAME>, - as _) within PB_START_TIMEOUT_<NAME> s.
-#   stop    TERM to the recorded PID, up to PB_STOP_TIMEOUT s for it to exit, then KILL.
-#   status  prints running/stopped; exit 0 if running (for all: if every server is running), else 3.
+#   stop    TERM to the recorded PID, up to PB_STOP_TIMEOUT s for it to exit, then KILL; removes the PID file.
+#   status  prints running/stopped ("stopped (stale PID file)": its process ended without a stop); exit 0 if
+#           running (for all: if every server is running), else 3.
 #   all     every server that has a servers/<name>/launch.sh.
+#   --pid-dir  the PID files in <dir> instead of $PB_STATE: run.sh gives each run its own ($PB_STATE/runs/<id>),
+#           so that a run starts, checks and stops only its own server, and nothing else reads its PID file.
 #
 # Only a PID this script recorded is ever signalled, and only if that process still has the start time
 # recorded with it, so a stale PID file (reboot, crash, PID reuse) never leads to killing a stranger.
@@ -19,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/config.sh"
 
 usage() {
-  echo "usage: servers/control.sh {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}" >&2
+  echo "usage: servers/control.sh [--pid-dir <dir>] {start|stop|status} {node|node-cluster|tc6|tc7|tc6-bio|tc7-bio|all}" >&2
   exit 2
 }
 
@@ -31,7 +34,8 @@ available_servers() {
   done
 }
 
-pid_file() { echo "$PB_STATE/$1.pid"; }
+pid_dir=$PB_STATE
+pid_file() { echo "$pid_dir/$1.pid"; }
 log_file() { echo "$PB_STATE/$1.log"; }
 
 # Name of the setting PB_<KIND>_<NAME> (NAME upper-cased, - as _).
@@ -133,7 +137,7 @@ start_one() {
       "stop that one first or choose another $(setting_var PORT "$name")" >&2
     return 1
   fi
-  mkdir -p "$PB_STATE"
+  mkdir -p "$PB_STATE" "$pid_dir"
   log=$(log_file "$name")
   : >"$log"
   # PB_SERVER_CPUS: the CPUs the server (and every process or thread it starts) may run on.
@@ -188,6 +192,11 @@ status_one() {
   return 3
 }
 
+if [[ ${1:-} == --pid-dir ]]; then
+  [[ -n ${2:-} ]] || usage
+  pid_dir=$2
+  shift 2
+fi
 [[ $# -eq 2 ]] || usage
 action=$1
 target=$2

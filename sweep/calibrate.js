@@ -74,9 +74,12 @@ function cpuTicks(pid) {
   }
 }
 
-function enginePid(stateDir) {
+// The engine's PID while run.sh runs: its PID file is in the run's work directory, <state>/runs/<id>, the
+// id being the name of the run directory run.sh wrote to dirFile (PB_RUN_DIR_FILE).
+function enginePid(stateDir, dirFile) {
   try {
-    const pid = Number(fs.readFileSync(path.join(stateDir, `engine-${ENGINE_NAME}.pid`), 'utf8').trim().split(/\s+/)[0]);
+    const id = path.basename(fs.readFileSync(dirFile, 'utf8').trim());
+    const pid = Number(fs.readFileSync(path.join(stateDir, 'runs', id, `engine-${ENGINE_NAME}.pid`), 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
@@ -159,7 +162,7 @@ async function calibrate({ log = () => {}, verbose = false, env = process.env } 
 
     const readings = [];
     const timer = setInterval(() => {
-      const pid = enginePid(cfg.state);
+      const pid = enginePid(cfg.state, dirFile);
       const ticks = pid ? cpuTicks(pid) : null;
       if (ticks !== null) readings.push({ t: Date.now(), ticks });
     }, 1000);

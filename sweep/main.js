@@ -31,7 +31,8 @@ const MAX_FAILURES_IN_A_ROW = 3;
 
 const EXIT_MEANING = {
   0: 'complete', 1: 'run failed or incomplete', 2: 'usage or hosts.conf error', 3: 'preflight failed',
-  4: 'complete, but the server under test crashed', 130: 'interrupted',
+  4: 'complete, but the server under test crashed', 5: 'another run holds the state directory, nothing started',
+  6: 'a run killed beyond any trap waits for ./run.sh --stop-stale, nothing started', 130: 'interrupted',
 };
 
 function say(line) {
@@ -129,6 +130,21 @@ async function confirm(question) {
   const answer = await new Promise((resolve) => rl.question(question, resolve));
   rl.close();
   return /^y(es)?$/i.test(answer.trim());
+}
+
+// ./run.sh --stop <run id> (--stop-stale without one) in a lane's environment: a run.sh killed beyond any
+// trap (SIGKILL, the OOM killer) or cut off with its sweep leaves processes and a run.json saying "running";
+// this stops them, collects what they wrote and marks the run incomplete (lib/state-dir.sh). Resolves to
+// what it did, in a line.
+function stopLeftRun(runDir, env) {
+  const args = runDir ? ['--stop', path.basename(runDir)] : ['--stop-stale'];
+  return new Promise((resolve) => {
+    const child = spawn(RUN_SH, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('close', (code) => resolve(`./run.sh ${args.join(' ')}: ${out.trim().split('\n').pop() || `exit ${code}`}`));
+  });
 }
 
 function lastErrorLine(text) {
@@ -243,7 +259,9 @@ class Sweep {
   // output goes to the logs only (the lanes' lines would interleave).
   runOne(item, logFile, lane) {
     const dirFile = path.join(this.dir, `.run-dir-${lane.index}`);
+    const marker = path.join(this.dir, `.running-${lane.index}`);   // the key, while its run.sh runs
     fs.rmSync(dirFile, { force: true });
+    fs.writeFileSync(marker, `${item.key}\n`);
     const fd = fs.openSync(logFile, 'a');
     fs.writeSync(fd, `\n### ${new Date().toISOString()} ${item.key}${this.several ? ` (lane ${lane.name})` : ''}\n`);
     let tail = '';
@@ -274,6 +292,7 @@ class Sweep {
           runDir = fs.readFileSync(dirFile, 'utf8').trim() || null;
           fs.rmSync(dirFile, { force: true });
         }
+        fs.rmSync(marker, { force: true });
         resolve({ code: code ?? (signal ? 128 : 1), signal, runDir, tail });
       });
     });
@@ -595,8 +614,29 @@ class Sweep {
     return down.length ? { ok: false, why: `${down.map((h) => `${h.role} ${h.name} unreachable (${h.message.slice(0, 120)})`).join(', ')}` } : { ok: true };
   }
 
+  // A sweep that ended during a run (killed: no sweep holds the directory now) left .running-<lane>: that
+  // run is stopped if anything of it is left (stopLeftRun) and recorded interrupted, so it runs again.
+  async stopLeftBehind(lane) {
+    const marker = path.join(this.dir, `.running-${lane.index}`);
+    const dirFile = path.join(this.dir, `.run-dir-${lane.index}`);
+    if (!fs.existsSync(marker)) return;
+    const key = fs.readFileSync(marker, 'utf8').trim();
+    const runDir = fs.existsSync(dirFile) ? fs.readFileSync(dirFile, 'utf8').trim() || null : null;
+    const reason = `the sweep ended during this run; ${await stopLeftRun(runDir, lane.env)}`;
+    const rel = runDir ? path.relative(this.dir, path.resolve(ROOT, runDir)) : null;
+    say(`${key}: ${reason}`);
+    try {
+      if (!['done', 'crashed'].includes(this.state.get(key)?.status)) this.state.set(key, 'interrupted', rel, reason, { lane: lane.name });
+    } catch (e) {
+      this.stateLost({ key, status: 'interrupted', runDir: rel, reason }, e);
+    }
+    fs.rmSync(marker, { force: true });
+    fs.rmSync(dirFile, { force: true });
+  }
+
   async laneLoop(lane) {
     const { o, dir, state } = this;
+    await this.stopLeftBehind(lane);
     while (!this.interrupted && !this.stopped && !lane.out) {
       const at = this.queue.findIndex((i) => i.lanes.includes(lane));
       if (at < 0) return;
@@ -612,6 +652,15 @@ class Sweep {
       const finishedAt = new Date();
       const took = (finishedAt - startedAt) / 1000;
       const rel = r.runDir ? path.relative(dir, path.resolve(ROOT, r.runDir)) : null;
+      // run.sh killed beyond its trap: what it left is stopped now, before the lane's next run.
+      const stopped = r.signal ? await stopLeftRun(r.runDir, lane.env) : null;
+      // run.sh refused to start, nothing started (exit 5, 6): the run goes back to the queue, the sweep stops.
+      if (r.code === 5 || r.code === 6) {
+        this.queue.unshift(item);
+        say(`stopping: run.sh refused to start (${EXIT_MEANING[r.code]}): ${lastErrorLine(r.tail)}; deal with it, then resume with ./sweep.sh --dir ${dir}`);
+        this.stopped = true;
+        return;
+      }
 
       // A lane whose hosts fail is taken out and the run retried on another lane: run.sh's preflight
       // refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
@@ -634,7 +683,10 @@ class Sweep {
       if (r.code === 0) status = 'done';
       else if (r.code === 4) status = 'crashed';
       else if (r.code === 130 || (this.interrupted && r.code !== 0)) status = 'interrupted';
-      else {
+      else if (stopped) {
+        status = 'interrupted';
+        reason = `run.sh was killed by ${r.signal}; ${stopped}`;
+      } else {
         status = 'failed';
         reason += `: ${lastErrorLine(r.tail)}`;
       }
@@ -665,7 +717,7 @@ class Sweep {
       const elapsed = (Date.now() - this.started) / 1000;
       say(`${n}/${this.total} finished${this.several ? ` (${this.children.size} running, ${lanesLeft} lane(s))` : ''}, elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
         + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
-      if (status === 'interrupted') return;
+      if (status === 'interrupted' && !stopped) return;   // a killed run.sh's run was stopped: go on
       if (this.failedInARow >= MAX_FAILURES_IN_A_ROW) {
         if (!this.stopped) say(`stopping: ${this.failedInARow} runs in a row failed (see ${this.logsDir}); fix the cause, then resume with --retry-failed`);
         this.stopped = true;

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const net = require('node:net');
 const { spawnSync } = require('node:child_process');
-const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
+const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh, listFiles } = require('./lib/runsh');
 const { mountTmpfs, fillDisk, unmount, unmountAll, countFiles, keptPath } = require('./lib/faults');
 const { SweepState } = require('../sweep/state');
 const { writeFileAtomic } = require('../lib/atomic-write');
@@ -267,8 +267,8 @@ describe('faults: a closed control plane', () => {
         const m = /^run directory: (.+)$/.exec(line);
         if (m) runDir = m[1];
         if (/^ {2}wait: /.test(line)) {
-          pids = [path.join(s.state, 'node.pid'), path.join(s.state, 'engine-local.pid'),
-            path.join(s.state, 'runs', path.basename(runDir), 'controller.pid')].map(pidOf).filter(Boolean);
+          const own = path.join(s.state, 'runs', path.basename(runDir));
+          pids = ['node.pid', 'engine-local.pid', 'controller.pid'].map((f) => pidOf(path.join(own, f))).filter(Boolean);
           seen.push(...listeningOf(pids));
         }
       },
@@ -396,13 +396,16 @@ describe('faults: the ssh control-socket directory', () => {
 describe('faults: a part of the run dies', () => {
   test('an engine killed mid-run: the run stops waiting, keeps what it saved so far, incomplete with the reason', async () => {
     let killed = null;
+    let runDir = null;
     const t0 = Date.now();
     const r = await runSh(['node', '2', '40', '40', 'comet', '-', 'event1', '1000'], {
       env: runEnv(),
       timeoutMs: 240000,
       onLine: (line) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
         if (killed === null && /^ {2}wait: [0-9]+\//.test(line)) {
-          killed = pidOf(path.join(s.state, 'engine-local.pid'));
+          killed = pidOf(path.join(s.state, 'runs', path.basename(runDir), 'engine-local.pid'));
           if (killed) process.kill(killed, 'SIGKILL');
         }
       },
@@ -445,6 +448,8 @@ describe('faults: a port already in use', () => {
       assert.ok(c.port, `no port for ${c.what} in the environment (run through test.sh)`);
       const held = await holdPort(c.port);
       const results = path.join(s.dir, `port-${c.port}`);
+      const pidFiles = () => listFiles(s.state).filter((f) => f.endsWith('.pid'));
+      const before = pidFiles();
       try {
         const r = await runSh([c.server, '2', '8', '40', 'comet', '-', 'event1', '1000'],
           { env: { ...runEnv(c.extra), PB_RESULTS: results }, timeoutMs: 120000 });
@@ -453,7 +458,7 @@ describe('faults: a port already in use', () => {
         assert.match(r.stderr, /nothing was started/);
         assert.equal(r.runDir, null, 'a run directory was made');
         assert.equal(fs.existsSync(results) ? fs.readdirSync(results).length : 0, 0, 'something was written to the results');
-        assert.deepEqual(fs.readdirSync(s.state).filter((f) => f.endsWith('.pid')), [], 'a process was started');
+        assert.deepEqual(pidFiles(), before, 'a process was started');
       } finally {
         await held.close();
       }

@@ -24,8 +24,8 @@ function pidIn(file) {
 function recordedPids(state, runDir) {
   const id = path.basename(runDir);
   const files = {
-    server: path.join(state, 'node.pid'),
-    engine: path.join(state, 'engine-local.pid'),
+    server: path.join(state, 'runs', id, 'node.pid'),
+    engine: path.join(state, 'runs', id, 'engine-local.pid'),
     controller: path.join(state, 'runs', id, 'controller.pid'),
     vmstat: path.join(state, 'runs', id, 'sut', 'vmstat.pid'),
     pidstat: path.join(state, 'runs', id, 'sut', 'pidstat.pid'),
@@ -94,12 +94,15 @@ describe('run.sh interrupted or with a dying server', () => {
   test('the server killed mid-run: serverCrashed true, exit 4, report still produced', async () => {
     const state = process.env.PB_STATE || path.join(require('./lib/runsh').ROOT, 'build', 'state');
     let killed = null;
+    let runDir = null;
     const r = await runSh(['node', '2', '40', '100', 'poll', '3000'], {
       env: { PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) },
       timeoutMs: 180000,
       onLine: (line) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
         if (!killed && /^ {2}wait: /.test(line)) {
-          killed = pidIn(path.join(state, 'node.pid'));
+          killed = pidIn(path.join(state, 'runs', path.basename(runDir), 'node.pid'));
           process.kill(killed, 'SIGKILL');
         }
       },

@@ -83,3 +83,16 @@ test('an unknown phase is refused', () => {
   assert.deepEqual(r.lines, ['status 2']);
   assert.match(r.stderr, /undo_add: unknown phase 'jmetr'/);
 });
+
+test('undo_on_change runs after every change of the list: each add, each entry run, each drop', () => {
+  const r = bash(`
+    undo_phases jmeter responses
+    saved() { say "saved \${#UNDO[@]}"; }
+    undo_on_change saved
+    undo_add jmeter say engines
+    undo_add responses say collect
+    undo_drop responses
+    undo_run jmeter`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.lines, ['saved 1', 'saved 2', 'saved 1', 'engines', 'saved 0']);
+});

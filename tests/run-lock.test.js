@@ -1,0 +1,230 @@
+'use strict';
+// One run at a time per state directory, and no orphans (docs/faults.md), with real runs on this machine:
+// a second run.sh on the same state directory is refused with the first's id while the first finishes
+// untouched; a run whose output pipe closes (| head -5) stops everything it started; a run killed with
+// SIGKILL is named by the next start and stopped by ./run.sh --stop-stale, and in a sweep recorded
+// interrupted, never done; a server stopped by someone else is told from one that died. Each run is small
+// (~30 s); the file needs 4-6 minutes.
+const { test, describe, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, RUN_SH, scratch, hostsFile, LOCAL_HOSTS, runSh, alive, listening } = require('./lib/runsh');
+
+const s = scratch('run-lock');
+after(() => s.cleanup());
+
+const SMALL_RUN = ['node', '2', '20', '40', 'comet', '-', 'event1', '1000'];
+const PORTS = ['PB_PORT_NODE', 'PB_JMETER_RMI_PORT', 'PB_JMETER_RMI_LOCALPORT'].map((k) => Number(process.env[k]));
+
+const env = (extra = {}) => ({ PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS), ...extra });
+const readRun = (runDir) => JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
+const workDir = (runDir) => path.join(s.state, 'runs', path.basename(runDir));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Every PID file under a run's work directory: { 'node': pid, 'sut/vmstat': pid, ... }.
+function recorded(dir) {
+  const pids = {};
+  if (!fs.existsSync(dir)) return pids;
+  for (const f of fs.readdirSync(dir, { recursive: true })) {
+    if (!f.endsWith('.pid') || f === 'run.pid') continue;
+    const text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
+    if (text) pids[f.slice(0, -4)] = Number(text.split(/\s+/)[0]);
+  }
+  return pids;
+}
+
+async function stillAlive(pids, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end && Object.values(pids).some(alive)) await sleep(200);
+  return Object.entries(pids).filter(([, pid]) => alive(pid)).map(([what, pid]) => `${what} ${pid}`);
+}
+
+function killAll(pids) {
+  for (const pid of Object.values(pids)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+}
+
+describe('one run per state directory', () => {
+  test('two run.sh at once on one state directory: the second refused (exit 5) with the first\'s id; the first complete, not crashed', async () => {
+    let second = null;
+    let serverPid = null;
+    let runDir = null;
+    const first = await runSh(SMALL_RUN, {
+      env: env(),
+      timeoutMs: 240000,
+      onLine: (line) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
+        if (second || !/^ {2}wait: /.test(line)) return;
+        serverPid = recorded(workDir(runDir)).node ?? null;
+        // Other RMI ports, as a second run.sh would be given: it must be refused by the lock, not by a port.
+        second = runSh(SMALL_RUN, {
+          env: env({ PB_JMETER_RMI_PORT: String(PORTS[1] + 7), PB_JMETER_RMI_LOCALPORT: String(PORTS[2] + 7) }),
+          timeoutMs: 60000,
+        });
+      },
+    });
+    assert.ok(second, `the first run never reached the wait:\n${first.stdout}\n${first.stderr}`);
+    const r2 = await second;
+    const id = path.basename(first.runDir);
+    assert.equal(r2.code, 5, r2.stdout + r2.stderr);
+    assert.match(r2.stderr, new RegExp(`another run is using the state directory .*: ${id} \\(run\\.sh pid \\d+\\); nothing was started`));
+    assert.match(r2.stderr, new RegExp(`\\./run\\.sh --stop ${id}`));
+    assert.equal(r2.runDir, null, 'the second run made a run directory');
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    const run = readRun(first.runDir);
+    assert.equal(run.status, 'complete');
+    assert.equal(run.serverCrashed, false);
+    assert.deepEqual(run.notes.filter((n) => /stopped by someone else|died/.test(n)), []);
+    assert.ok(serverPid, 'the first run\'s server PID file was not in its work directory');
+    assert.equal(alive(serverPid), false, 'the first run\'s server outlived it');
+  });
+
+  test('a server stopped by someone else (servers/control.sh stop with the run\'s --pid-dir): not a crash, the run incomplete', async () => {
+    let stopped = null;
+    let runDir = null;
+    const r = await runSh(SMALL_RUN, {
+      env: env(),
+      timeoutMs: 240000,
+      onLine: (line) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
+        if (stopped || !/^ {2}wait: /.test(line)) return;
+        stopped = spawn(path.join(ROOT, 'servers', 'control.sh'), ['--pid-dir', workDir(runDir), 'stop', 'node'],
+          { env: { ...process.env, PB_STATE: s.state }, stdio: 'ignore' });
+      },
+    });
+    assert.ok(stopped, r.stdout + r.stderr);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const run = readRun(r.runDir);
+    assert.equal(run.serverCrashed, false);
+    assert.equal(run.status, 'incomplete');
+    assert.ok(run.notes.some((n) => /^the node server was stopped by someone else during the test \(found at \d+s\): its PID file was removed \(servers\/control\.sh stop\); not a crash/.test(n)),
+      run.notes.join('; '));
+  });
+});
+
+describe('no orphans', () => {
+  test('./run.sh node 5 30 100 comet - event1 2000 | head -5: nothing of the run left running, run.json not "running"', async () => {
+    const seen = {};
+    const results = path.join(s.dir, 'pipe-results');
+    const child = spawn('bash', ['-c', `"${RUN_SH}" node 5 30 100 comet - event1 2000 | head -5; echo "run.sh exit \${PIPESTATUS[0]}" >&2`],
+      { cwd: ROOT, env: { ...process.env, ...env({ PB_RESULTS: results }) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    // What the run records while it runs, until the pipeline ends.
+    const watch = setInterval(() => {
+      for (const id of fs.existsSync(path.join(s.state, 'runs')) ? fs.readdirSync(path.join(s.state, 'runs')) : []) {
+        Object.assign(seen, recorded(path.join(s.state, 'runs', id)));
+      }
+    }, 100);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
+    await new Promise((resolve) => child.on('close', resolve));
+    clearInterval(watch);
+    clearTimeout(timer);
+    try {
+      assert.equal(stdout.split('\n').filter(Boolean).length, 5, stdout);
+      assert.match(stderr, /run\.sh exit 130/, stderr);
+      assert.ok(seen.node && seen['engine-local'], `the run was cut before it started its server and engine: ${JSON.stringify(seen)}`);
+      assert.deepEqual(await stillAlive(seen), [], 'still running after the pipeline ended');
+      for (const port of PORTS) assert.equal(listening(port), false, `port ${port} still in use`);
+      const dirs = fs.readdirSync(results);
+      assert.equal(dirs.length, 1, dirs.join(' '));
+      const run = readRun(path.join(results, dirs[0]));
+      assert.equal(run.status, 'incomplete');
+      assert.ok(run.notes.some((n) => /^interrupted by SIGPIPE during /.test(n)), run.notes.join('; '));
+      assert.equal(fs.existsSync(path.join(s.state, 'runs', dirs[0])), false, 'its work directory is left');
+      assert.match(fs.readFileSync(path.join(results, dirs[0], 'run.log'), 'utf8'), /run incomplete; what was collected is in/);
+    } finally {
+      killAll(seen);
+    }
+  });
+
+  test('a run killed with SIGKILL mid-load: the next start names it (exit 6); --stop-stale ends its processes and marks it incomplete', async () => {
+    let pids = null;
+    let runDir = null;
+    const r = await runSh(SMALL_RUN, {
+      env: env(),
+      timeoutMs: 120000,
+      onLine: (line, child) => {
+        const m = /^run directory: (.+)$/.exec(line);
+        if (m) runDir = m[1];
+        if (pids || !/^ {2}wait: [0-9]+\//.test(line)) return;
+        pids = recorded(workDir(runDir));
+        child.kill('SIGKILL');
+      },
+    });
+    try {
+      assert.ok(pids, `the run never reached the load:\n${r.stdout}\n${r.stderr}`);
+      assert.equal(r.signal, 'SIGKILL');
+      const id = path.basename(runDir);
+      for (const what of ['node', 'engine-local', 'controller', 'sut/vmstat', 'sut/pidstat']) assert.ok(pids[what], `no ${what} PID file: ${JSON.stringify(pids)}`);
+      assert.equal(readRun(runDir).status, 'running');
+
+      const next = await runSh(SMALL_RUN, { env: env(), timeoutMs: 60000 });
+      assert.equal(next.code, 6, next.stdout + next.stderr);
+      assert.match(next.stderr, new RegExp(`run ${id} ended without its teardown: its run\\.sh \\(pid \\d+\\) is gone`));
+      assert.match(next.stderr, new RegExp(`node pid ${pids.node} \\(running\\)`));
+      assert.match(next.stderr, /\.\/run\.sh --stop-stale/);
+      assert.equal(next.runDir, null, 'the refused start made a run directory');
+      assert.ok(alive(pids.node), 'the refused start touched the stale run\'s server');
+
+      const stop = await runSh(['--stop-stale'], { env: env(), timeoutMs: 120000 });
+      assert.equal(stop.code, 0, stop.stdout + stop.stderr);
+      assert.deepEqual(await stillAlive(pids), [], 'still running after --stop-stale');
+      for (const port of PORTS) assert.equal(listening(port), false, `port ${port} still in use`);
+      const run = readRun(runDir);
+      assert.equal(run.status, 'incomplete');
+      assert.ok(run.notes.some((n) => /ended without its teardown during wait_for_completion.*--stop-stale/.test(n)), run.notes.join('; '));
+      for (const f of ['sut/vmstat.log', 'sut/pidstat.log', 'sut/server.log', 'jmeter/engine-local.log', 'responses/local.tar.gz']) {
+        assert.ok(fs.existsSync(path.join(runDir, f)), `${f} not moved into the run directory: ${run.notes.join('; ')}`);
+      }
+      assert.equal(fs.existsSync(workDir(runDir)), false, 'its work directory is left');
+    } finally {
+      if (pids) killAll(pids);
+    }
+  });
+});
+
+describe('the sweep', () => {
+  test('its run.sh killed with SIGKILL: what it left is stopped at once, the run recorded interrupted (not done), the sweep goes on', async () => {
+    const dir = path.join(s.dir, 'sweep');
+    let killed = null;
+    const child = spawn(path.join(ROOT, 'sweep.sh'), ['--servers', 'node', '--types', 'comet', '--levels', '40',
+      '--filter', 'event1 1000$', '--duration', '20', '--rampup', '2', '--repeat', '2', '--dir', dir, '--yes'],
+    { cwd: ROOT, env: { ...process.env, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let pids = {};
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (killed || !/^ {2}wait: [0-9]+\//m.test(String(d))) return;
+      const runs = path.join(s.state, 'runs');
+      const id = fs.readdirSync(runs).find((f) => fs.existsSync(path.join(runs, f, 'run.pid')));
+      pids = recorded(path.join(runs, id));
+      killed = Number(fs.readFileSync(path.join(runs, id, 'run.pid'), 'utf8').split(' ')[0]);
+      process.kill(killed, 'SIGKILL');
+    });
+    child.stderr.on('data', (d) => { out += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 400000);
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    try {
+      assert.ok(killed, out);
+      assert.equal(code, 1, out);
+      assert.deepEqual(await stillAlive(pids), [], 'the killed run\'s processes outlived the sweep');
+      const lines = fs.readFileSync(path.join(dir, 'state.tsv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+      const [first, second] = lines.map((l) => l.split('\t'));
+      assert.equal(first[1], 'interrupted', lines.join('\n'));
+      assert.match(first[3], /^run\.sh was killed by SIGKILL; \.\/run\.sh --stop \S+: /);
+      assert.equal(second[1], 'done', lines.join('\n'));
+      const run = readRun(path.join(dir, first[2]));
+      assert.equal(run.status, 'incomplete');
+      assert.ok(run.notes.some((n) => /ended without its teardown during wait_for_completion/.test(n)), run.notes.join('; '));
+    } finally {
+      killAll(pids);
+    }
+  });
+});

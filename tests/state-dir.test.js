@@ -1,0 +1,141 @@
+'use strict';
+// One run per state directory and a run killed beyond any trap (lib/runlock.sh, lib/runstate.sh,
+// lib/state-dir.sh), without servers or JMeter: a stand-in run (bash with run.sh's libraries, a `sleep`
+// for its recorded process, an undo list like a run's) holds the lock, or is killed with SIGKILL; the real
+// ./run.sh then refuses to start (exit 5 or 6, before anything starts) and --stop / --stop-stale stop it.
+// The same with real runs: tests/run-lock.test.js.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh, alive } = require('./lib/runsh');
+
+const s = scratch('state-dir');
+after(() => s.cleanup());
+
+const ID = '20260101-000000-node-comet-10-60';
+
+// The stand-in: the state a run has in wait_for_completion, its server a `sleep` in its own session.
+const STAND_IN = `
+set -euo pipefail
+source lib/config.sh; source lib/log.sh; source lib/procs.sh; source lib/cleanup.sh
+source lib/runlock.sh; source lib/runstate.sh; source lib/runjson.sh; source lib/keep.sh
+declare -A RUN=([id]=$ID [dir]=$DIR [work_dir]=$PB_STATE/runs/$ID [server]=node [rampup]=1 [duration]=60
+  [connections]=10 [type]=comet [maxdur]='' [event]='' [interval]='' [pull]='' [port]=8080 [started_at]=1
+  [finished_at]='' [status]=running [crashed]=0 [failed]=0 [runjson_failed]=0 [provenance]='{}'
+  [step]=wait_for_completion [finished]=0)
+RUN_NOTES=() RUN_STEPS=()
+SUT_IDX=0 ENGINE_IDX=(1) H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local)
+H_RMI=('' 1099) H_CONNECTIONS=('' 10) H_HEAP_MB=('' 300) H_STATE=("$PB_STATE" "$PB_STATE")
+undo_phases jmeter monitor-files work-dir
+undo_on_change runstate_save
+runlock_take; runlock_own run; runlock_own_set id "$ID"
+mkdir -p "$DIR" "\${RUN[work_dir]}/sut"
+undo_add work-dir keep_remove_work_dir "\${RUN[work_dir]}"
+undo_add work-dir runstate_forget
+runstate_begin
+setsid sleep 600 </dev/null >/dev/null 2>&1 9>&- &
+procs_record $! "\${RUN[work_dir]}/node.pid"
+undo_add jmeter procs_stop_recorded "\${RUN[work_dir]}/node.pid" 5
+echo 'procs 12' >"\${RUN[work_dir]}/sut/vmstat.log"
+undo_add monitor-files rmdir "\${RUN[work_dir]}/sut"
+undo_add monitor-files mv "\${RUN[work_dir]}/sut/vmstat.log" "$DIR/vmstat.log"
+runjson_write
+trap 'exit 130' TERM
+trap 'set +e; undo_run_all; RUN[status]=incomplete; runjson_write; runlock_release' EXIT
+echo ready
+while true; do sleep 0.2; done
+`;
+
+// Starts the stand-in; resolves { child, dir, serverPid } once it is ready.
+function standIn(label) {
+  const dir = path.join(s.results, `${ID}-${label}`);
+  const env = { ...process.env, PB_STATE: path.join(s.state, label), ID, DIR: dir };
+  const child = spawn('bash', ['-c', STAND_IN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!out.includes('ready')) return;
+      const pidFile = path.join(env.PB_STATE, 'runs', ID, 'node.pid');
+      resolve({ child, dir, state: env.PB_STATE, serverPid: Number(fs.readFileSync(pidFile, 'utf8').split(' ')[0]) });
+    });
+    child.on('close', (code) => reject(new Error(`stand-in exited ${code}: ${err}`)));
+  });
+}
+
+const runEnv = (state) => ({ PB_STATE: state, PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) });
+const readRun = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+const closed = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('close', resolve)));
+
+test('a live run holds the state directory: a second run.sh is refused (exit 5) naming it; --stop <id> stops it', async () => {
+  const live = await standIn('live');
+  try {
+    const r = await runSh(['node', '1', '5', '10', 'comet'], { env: runEnv(live.state), timeoutMs: 60000 });
+    assert.equal(r.code, 5, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`another run is using the state directory .*: ${ID} \\(run.sh pid ${live.child.pid}\\); nothing was started`));
+    assert.match(r.stderr, /wait for it: {2}flock .*run\.lock true/);
+    assert.match(r.stderr, new RegExp(`stop it: +\\./run\\.sh --stop ${ID}`));
+    assert.equal(r.runDir, null);
+    assert.ok(alive(live.serverPid), 'the refused run touched the live run\'s process');
+
+    const stale = await runSh(['--stop-stale'], { env: runEnv(live.state), timeoutMs: 60000 });
+    assert.equal(stale.code, 5, 'a live run is not stopped by --stop-stale');
+
+    const stop = await runSh(['--stop', ID], { env: runEnv(live.state), timeoutMs: 60000 });
+    assert.equal(stop.code, 0, stop.stdout + stop.stderr);
+    assert.match(stop.stdout, new RegExp(`run ${ID} is running \\(run.sh pid ${live.child.pid}\\): sending it SIGTERM`));
+    assert.match(stop.stdout, new RegExp(`run ${ID} stopped`));
+    await closed(live.child);
+    assert.equal(alive(live.serverPid), false, 'its process outlived --stop');
+    assert.equal(readRun(live.dir).status, 'incomplete');
+  } finally {
+    live.child.kill('SIGKILL');
+    try { process.kill(live.serverPid, 'SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+test('a run killed with SIGKILL: the next start refuses (exit 6) naming it and its processes; --stop-stale stops and collects it', async () => {
+  const dead = await standIn('dead');
+  try {
+    dead.child.kill('SIGKILL');
+    await closed(dead.child);
+    assert.ok(alive(dead.serverPid), 'the stand-in\'s process should outlive it');
+
+    const r = await runSh(['node', '1', '5', '10', 'comet'], { env: runEnv(dead.state), timeoutMs: 60000 });
+    assert.equal(r.code, 6, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`run ${ID} ended without its teardown: its run.sh \\(pid ${dead.child.pid}\\) is gone`));
+    assert.match(r.stderr, /during wait_for_completion; its run\.json says "running"/);
+    assert.match(r.stderr, new RegExp(`node pid ${dead.serverPid} \\(running\\)`));
+    assert.match(r.stderr, /\.\/run\.sh --stop-stale {3}\(nothing was started\)/);
+    assert.equal(r.runDir, null);
+
+    const stop = await runSh(['--stop-stale'], { env: runEnv(dead.state), timeoutMs: 60000 });
+    assert.equal(stop.code, 0, stop.stdout + stop.stderr);
+    assert.equal(alive(dead.serverPid), false, 'its recorded process still runs');
+    const run = readRun(dead.dir);
+    assert.equal(run.status, 'incomplete');
+    assert.ok(run.notes.some((n) => new RegExp(`^run\\.sh \\(pid ${dead.child.pid}\\) ended without its teardown during wait_for_completion.*--stop-stale`).test(n)),
+      run.notes.join('; '));
+    assert.ok(run.finishedAt > 0);
+    assert.equal(fs.readFileSync(path.join(dead.dir, 'vmstat.log'), 'utf8'), 'procs 12\n', 'what it wrote was not moved into its run directory');
+    const left = path.join(dead.state, 'runs', ID);
+    assert.equal(fs.existsSync(left), false, `its work directory is left: ${fs.existsSync(left) ? fs.readdirSync(left, { recursive: true }) : ''}`);
+    assert.match(fs.readFileSync(path.join(dead.dir, 'run.log'), 'utf8'), /ended without its teardown/);
+
+    const again = await runSh(['--stop-stale'], { env: runEnv(dead.state), timeoutMs: 60000 });
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /no stale run in .*; nothing to stop/);
+  } finally {
+    try { process.kill(dead.serverPid, 'SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+test('--stop takes one run id', async () => {
+  const r = await runSh(['--stop', '../x'], { env: runEnv(path.join(s.state, 'bad')), timeoutMs: 20000 });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--stop takes one run id/);
+});
