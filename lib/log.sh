@@ -7,7 +7,8 @@
 #   say <text>               print one line and log it
 #   log_open <file> [append] start run.log with the lines said so far (append: add to it); RUN_LOG is its
 #                            path from then on (empty before), for commands whose output goes there
-#   log_output_lost          a write to stdout failed: if stdout is a pipe, socket or terminal, its reader
+#   log_output_lost          a write to stdout failed: if stdout is a pipe, socket or terminal (a character
+#                            device: a hung-up terminal is no tty any more, but still one), its reader
 #                            or terminal went away, so from now on lines go to run.log only and LOG_ON_LOST
 #                            (a command, if set) is run once; a file that cannot be written (a full disk)
 #                            is not a lost output
@@ -34,7 +35,7 @@ log_open() {
 }
 
 log_output_lost() {
-  [[ -p /dev/stdout || -S /dev/stdout || -t 1 ]] || return 0
+  [[ -p /dev/stdout || -S /dev/stdout || -c /dev/stdout ]] || return 0
   exec >/dev/null
   ((LOG_LOST)) && return 0
   LOG_LOST=1

@@ -128,7 +128,7 @@ statedir_stop_stale() {
   set +eu   # as in the EXIT trap: every entry runs, whatever fails
   # shellcheck disable=SC2034  # run.sh's: the launches were the dead run.sh's children, not ours
   H_LAUNCH_PID=()
-  [[ ! -d ${RUN[dir]} ]] || log_open "${RUN[dir]}/run.log" append
+  if [[ -d ${RUN[dir]} ]]; then log_open "${RUN[dir]}/run.log" append; else log_open /dev/null append; fi
   say "run ${RUN[id]}: its run.sh (pid $pid) ended without its teardown during ${RUN[step]:-start-up}; stopping what it recorded"
   statedir_reopen_ssh
   if ((RUN[finished] == 0)); then

@@ -105,43 +105,57 @@ describe('one run per state directory', () => {
   });
 });
 
-describe('no orphans', () => {
-  test('./run.sh node 5 30 100 comet - event1 2000 | head -5: nothing of the run left running, run.json not "running"', async () => {
-    const seen = {};
-    const results = path.join(s.dir, 'pipe-results');
-    const child = spawn('bash', ['-c', `"${RUN_SH}" node 5 30 100 comet - event1 2000 | head -5; echo "run.sh exit \${PIPESTATUS[0]}" >&2`],
-      { cwd: ROOT, env: { ...process.env, ...env({ PB_RESULTS: results }) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    // What the run records while it runs, until the pipeline ends.
-    const watch = setInterval(() => {
-      for (const id of fs.existsSync(path.join(s.state, 'runs')) ? fs.readdirSync(path.join(s.state, 'runs')) : []) {
-        Object.assign(seen, recorded(path.join(s.state, 'runs', id)));
-      }
-    }, 100);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
-    await new Promise((resolve) => child.on('close', resolve));
-    clearInterval(watch);
-    clearTimeout(timer);
-    try {
-      assert.equal(stdout.split('\n').filter(Boolean).length, 5, stdout);
-      assert.match(stderr, /run\.sh exit 130/, stderr);
-      assert.ok(seen.node && seen['engine-local'], `the run was cut before it started its server and engine: ${JSON.stringify(seen)}`);
-      assert.deepEqual(await stillAlive(seen), [], 'still running after the pipeline ended');
-      for (const port of PORTS) assert.equal(listening(port), false, `port ${port} still in use`);
-      const dirs = fs.readdirSync(results);
-      assert.equal(dirs.length, 1, dirs.join(' '));
-      const run = readRun(path.join(results, dirs[0]));
-      assert.equal(run.status, 'incomplete');
-      assert.ok(run.notes.some((n) => /^interrupted by SIGPIPE during /.test(n)), run.notes.join('; '));
-      assert.equal(fs.existsSync(path.join(s.state, 'runs', dirs[0])), false, 'its work directory is left');
-      assert.match(fs.readFileSync(path.join(results, dirs[0], 'run.log'), 'utf8'), /run incomplete; what was collected is in/);
-    } finally {
-      killAll(seen);
+// ./run.sh node 5 30 100 comet - event1 2000 | head -5, after <before> in the shell; resolves what the
+// pipeline printed and every PID the run recorded while it ran.
+async function headFive(results, before = '') {
+  const seen = {};
+  const child = spawn('bash', ['-c', `${before}"${RUN_SH}" node 5 30 100 comet - event1 2000 | head -5; echo "run.sh exit \${PIPESTATUS[0]}" >&2`],
+    { cwd: ROOT, env: { ...process.env, ...env({ PB_RESULTS: results }) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  // What the run records while it runs, until the pipeline ends.
+  const watch = setInterval(() => {
+    for (const id of fs.existsSync(path.join(s.state, 'runs')) ? fs.readdirSync(path.join(s.state, 'runs')) : []) {
+      Object.assign(seen, recorded(path.join(s.state, 'runs', id)));
     }
-  });
+  }, 100);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
+  await new Promise((resolve) => child.on('close', resolve));
+  clearInterval(watch);
+  clearTimeout(timer);
+  return { stdout, stderr, seen };
+}
+
+describe('no orphans', () => {
+  const cases = [
+    ['./run.sh node 5 30 100 comet - event1 2000 | head -5', '', /^interrupted by SIGPIPE during /],
+    // SIGPIPE ignored, as a parent may leave it: the failed write itself (a vanished terminal's EIO alike)
+    ['the same with SIGPIPE ignored (only the write fails)', 'trap "" PIPE; ', /^interrupted by a lost output \(a write to a closed pipe or a vanished terminal failed\) during /],
+  ];
+  for (const [name, before, note] of cases) {
+    test(`${name}: nothing of the run left running, run.json not "running"`, async () => {
+      const results = path.join(s.dir, `pipe-results-${before ? 'ignored' : 'trapped'}`);
+      const { stdout, stderr, seen } = await headFive(results, before);
+      try {
+        assert.equal(stdout.split('\n').filter(Boolean).length, 5, stdout);
+        assert.match(stderr, /run\.sh exit 130/, stderr);
+        assert.ok(seen.node && seen['engine-local'], `the run was cut before it started its server and engine: ${JSON.stringify(seen)}`);
+        assert.deepEqual(await stillAlive(seen), [], 'still running after the pipeline ended');
+        for (const port of PORTS) assert.equal(listening(port), false, `port ${port} still in use`);
+        const dirs = fs.readdirSync(results);
+        assert.equal(dirs.length, 1, dirs.join(' '));
+        const run = readRun(path.join(results, dirs[0]));
+        assert.equal(run.status, 'incomplete');
+        assert.ok(run.notes.some((n) => note.test(n)), run.notes.join('; '));
+        assert.equal(fs.existsSync(path.join(s.state, 'runs', dirs[0])), false, 'its work directory is left');
+        assert.match(fs.readFileSync(path.join(results, dirs[0], 'run.log'), 'utf8'), /run incomplete; what was collected is in/);
+      } finally {
+        killAll(seen);
+      }
+    });
+  }
 
   test('a run killed with SIGKILL mid-load: the next start names it (exit 6); --stop-stale ends its processes and marks it incomplete', async () => {
     let pids = null;
