@@ -1,6 +1,7 @@
 'use strict';
 // The protocol's four managers (time stamper, log manager, event manager, request manager) plus /status,
-// wired to their routes. server.js owns the HTTP server; this file owns the state.
+// wired to their routes. server.js owns the HTTP server; this file owns the state. The request manager
+// also holds the SSE (GET /request) and WebSocket (upgrade) streams of issue #38 (sse.js, websocket.js).
 //
 // The event manager, the log switch and /status act through a `control`: by default this process's own
 // emitters and pool; on a node-cluster worker the primary's (cluster-worker.js), which acts on every worker.
@@ -11,17 +12,25 @@ const { PushRequest } = require('./push-request');
 const { PullHistory, pullRecord } = require('./pull');
 const { localRunner } = require('./emitter');
 const { createRouter } = require('./router');
+const { createSseHandler } = require('./sse');
+const { createWebSocketTransport } = require('./websocket');
+const { DEFAULT_REPLAY_CYCLES, DEFAULT_BACKLOG_BYTES } = require('./stream-request');
 const { errorBody } = require('./records');
 const validate = require('./validate');
 
 const bad = (message) => ({ status: 400, body: errorBody(400, message) });
 
-// bodyDeadlineMs: a POST body must arrive whole within it (docs/protocol.md, "Request bodies").
-function createApp({ log, batchSize, onCycleEnd, cluster = null, bodyDeadlineMs = Infinity } = {}) {
+// bodyDeadlineMs: a POST body (and a WebSocket's subscription) must arrive whole within it (docs/protocol.md,
+// "Request bodies"); replayCycles: N, the cycles per name a resumed stream may get again; backlogBytes: the
+// unsent bytes at which a stream whose client does not read is cut (docs/protocol.md, issue #38 sections).
+function createApp({ log, batchSize, onCycleEnd, cluster = null, bodyDeadlineMs = Infinity,
+  replayCycles = DEFAULT_REPLAY_CYCLES, backlogBytes = DEFAULT_BACKLOG_BYTES } = {}) {
   const pool = new RequestPool();
   // Requests refused for their body, for /status: late (408); refused (503) never happens on Node, whose
   // event loop waits for no body.
   const bodies = { late: 0, refused: 0 };
+  // SSE and WebSocket streams cut because their client did not read, for /status.
+  const streams = { dropped: 0 };
   // Every cycle started is kept for pulls (pull.js); node-cluster's workers record the primary's cycles.
   const history = new PullHistory();
   const writeToPool = localRunner({ pool, log, batchSize });
@@ -55,7 +64,8 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null, bodyDeadlineMs 
       log.setEnabled(enabled);
       return log.enabled;
     },
-    status: () => ({ requests: pool.counts(), logging: log.enabled, events: events.status(), bodies: { ...bodies } }),
+    status: () => ({ requests: pool.counts(), logging: log.enabled, events: events.status(), bodies: { ...bodies },
+      streams: { ...streams } }),
   };
   const control = cluster ? cluster.control : localControl;
 
@@ -120,17 +130,21 @@ function createApp({ log, batchSize, onCycleEnd, cluster = null, bodyDeadlineMs 
     return { status: 200, body: await control.status() };
   }
 
-  const dispatch = createRouter({
+  const onLate = () => { bodies.late++; };
+  const stream = { pool, history, log, replayCycles, backlogBytes, onDropped: () => { streams.dropped++; } };
+  const routes = {
     '/timestamp': { GET: timestamp },
     '/logging': { POST: logging },
     '/event/set': { POST: eventSet },
     '/event/remove': { POST: eventRemove },
     '/event/clear': { POST: eventClear },
-    '/request': { POST: request },
+    '/request': { POST: request, GET: createSseHandler(stream) },
     '/status': { GET: status },
-  }, { bodyDeadlineMs, onLate: () => { bodies.late++; } });
+  };
+  const dispatch = createRouter(routes, { bodyDeadlineMs, onLate });
+  const { upgrade } = createWebSocketTransport({ ...stream, paths: Object.keys(routes), bodyDeadlineMs, onLate });
 
-  return { pool, events, history, log, dispatch, completeAll, bodies };
+  return { pool, events, history, log, dispatch, upgrade, completeAll, bodies, streams };
 }
 
 module.exports = { createApp };

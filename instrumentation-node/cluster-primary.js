@@ -11,8 +11,8 @@
 //              The cycle ends when the last worker is done, so its duration is the slowest worker's, and
 //              records look exactly as a single process's: place 1..total once each, one total.
 //   control    /event/set, /event/remove, /event/clear and /logging arrive at any worker, which calls
-//              the primary; the primary acts on every worker. /status sums the workers' open requests
-//              and their refused bodies.
+//              the primary; the primary acts on every worker. /status sums the workers' open requests,
+//              their refused bodies and their cut streams.
 //   open       the workers' open counts, relayed so each worker's records count the whole server.
 //
 // A worker that exits while the server runs ends the server (exit status: the worker's), so the harness
@@ -92,13 +92,15 @@ function runPrimary({ port, workers, log }) {
     },
     status: async () => {
       const counts = await callAll('counts');
-      const requests = { open: 0, comet: 0, poll: 0 };
+      const requests = { open: 0, comet: 0, poll: 0, sse: 0, ws: 0 };
       const bodies = { late: 0, refused: 0 };
+      const streams = { dropped: 0 };
       for (const c of counts) {
         for (const key of Object.keys(requests)) requests[key] += Number(c[key]) || 0;
         for (const key of Object.keys(bodies)) bodies[key] += Number(c.bodies && c.bodies[key]) || 0;
+        for (const key of Object.keys(streams)) streams[key] += Number(c.streams && c.streams[key]) || 0;
       }
-      return { requests, logging: log.enabled, events: events.status(), bodies };
+      return { requests, logging: log.enabled, events: events.status(), bodies, streams };
     },
   };
 

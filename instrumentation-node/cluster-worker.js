@@ -61,7 +61,7 @@ function createWorkerBridge({ log, batchSize }) {
         log.setEnabled(enabled);
         return log.enabled;
       },
-      counts() { return { ...app.pool.counts(), bodies: { ...app.bodies } }; },
+      counts() { return { ...app.pool.counts(), bodies: { ...app.bodies }, streams: { ...app.streams } }; },
       elsewhere({ open }) { app.pool.elsewhere = open; },
       shutdown() { onShutdown('shutdown'); },
     },

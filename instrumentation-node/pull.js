@@ -3,6 +3,8 @@
 // HISTORY cycles it started ({ id, created }), and answers a pull at once with every kept cycle after the
 // client's cursor (the last cycle id it got per name), plus the cursor to send next. The server keeps no
 // state per client, so a client that sends back each answer's cursor gets every cycle once, none twice.
+// The same history is the replay buffer of a resumed SSE or WebSocket stream (issue #38, docs/protocol.md
+// "Replay and gaps"): the last N of its cycles per name, N at most HISTORY.
 
 const { recordEnvelope } = require('./records');
 
@@ -33,6 +35,19 @@ class PullHistory {
     const cycles = this.byName.get(name) || [];
     const fresh = cycles.filter((c) => c.id > after);
     return { fresh, skipped: fresh.length > 0 ? Math.max(0, fresh[0].id - after - 1) : 0 };
+  }
+
+  // For a stream resuming after cycle `after` of `name`: { cycles, gap }, the cycles after it among the last
+  // `limit` (at most `keep`) started, and the ones after it it will not get ({ from, to }, inclusive) or null.
+  // A cursor at or past the latest cycle misses nothing (ids restart when an emitter is set again).
+  replay(name, after, limit) {
+    const kept = this.byName.get(name) || [];
+    const latest = kept.length > 0 ? kept[kept.length - 1].id : 0;
+    if (latest <= after) return { cycles: [], gap: null };
+    const bound = Math.min(limit, this.keep);
+    const cycles = (bound > 0 ? kept.slice(-bound) : []).filter((c) => c.id > after);
+    const next = cycles.length > 0 ? cycles[0].id : latest + 1;
+    return { cycles, gap: next > after + 1 ? { from: after + 1, to: next - 1 } : null };
   }
 
   // The pull answer's `response.pull` for a validated pull request (validate.js pushRequest).

@@ -105,4 +105,4 @@ class PushRequest {
   }
 }
 
-module.exports = { PushRequest };
+module.exports = { PushRequest, writeChunk };

@@ -1,6 +1,7 @@
 'use strict';
 // Builders for the records of docs/protocol.md ("Records"). Field order follows the protocol's example.
 // A normal record must never contain the substrings "error" or "timeout"; only the timeout record does.
+// The replay and gap records belong to the streams of issue #38 (docs/protocol.md "Replay and gaps").
 
 // Every record's shape: what answered, the request as parsed, its timings and the open counts.
 function recordEnvelope(echo, created, response, sent, start, finish) {
@@ -42,12 +43,13 @@ function requestMiddle(echo) {
   return `}}},"request":${JSON.stringify(echo)},"timings":{"duration":`;
 }
 
-// head = cycleHead(cycle); middle = requestMiddle(pushRequest.echo).
-function eventLine(head, middle, pushRequest, cycle, place, total, sent, finish) {
+// head = cycleHead(cycle); middle = requestMiddle(pushRequest.echo). end: what follows the record (a comet
+// line's "\n"; "" for the SSE and WebSocket framings, which add their own).
+function eventLine(head, middle, pushRequest, cycle, place, total, sent, finish, end = '\n') {
   return head + (sent - cycle.created) + ',"sent":' + sent + ',"created":' + cycle.created +
     '},"connections":{"total":' + total + ',"place":' + place + middle + (sent - pushRequest.created) +
     ',"sent":' + sent + ',"created":' + pushRequest.created + '},"connections":{"start":' + pushRequest.start +
-    ',"finish":' + finish + '}}\n';
+    ',"finish":' + finish + '}}' + end;
 }
 
 function timeoutRecord(pushRequest, sent, finish) {
@@ -59,8 +61,23 @@ function clearRecord(pushRequest, reason, sent, finish) {
   return envelope(pushRequest, { clear: { reason } }, sent, finish);
 }
 
+// A cycle a resumed stream missed and the server still keeps: sent now, in no cycle's snapshot (so no
+// `connections`), like a pull's event. kept: { id, created } of the cycle.
+function replayRecord(pushRequest, name, kept, sent, finish) {
+  const replay = { name, cycle: kept.id, timings: { duration: sent - kept.created, sent, created: kept.created } };
+  return envelope(pushRequest, { replay }, sent, finish);
+}
+
+// Cycles from..to (inclusive) of `name` a resumed stream missed and the server no longer keeps.
+function gapRecord(pushRequest, name, from, to, sent, finish) {
+  return envelope(pushRequest, { gap: { name, from, to, skipped: to - from + 1 } }, sent, finish);
+}
+
 function errorBody(status, message) {
   return { error: { status, message } };
 }
 
-module.exports = { recordEnvelope, eventRecord, cycleHead, requestMiddle, eventLine, timeoutRecord, clearRecord, errorBody };
+module.exports = {
+  recordEnvelope, eventRecord, cycleHead, requestMiddle, eventLine, timeoutRecord, clearRecord, replayRecord, gapRecord,
+  errorBody,
+};

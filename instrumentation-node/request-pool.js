@@ -1,6 +1,6 @@
 'use strict';
-// The global pool of open requests (comet + poll, all events) and, per event name, the requests subscribed
-// to it in subscription order. Subscription is by name: a name needs no emitter to be subscribed to.
+// The global pool of open requests (every held one: comet, poll, and the SSE and WebSocket streams of issue
+// #38; all events) and, per event name, the requests subscribed to it in subscription order. Subscription is by name: a name needs no emitter to be subscribed to.
 //
 // Node runs this on one thread, so there is no lock to hold; the study's lesson (do not block new requests
 // for a whole emit cycle) is honoured by emitters iterating a snapshot taken from subscribersOf() and
@@ -10,8 +10,7 @@ class RequestPool {
   constructor() {
     this.open = new Set();
     this.byEvent = new Map(); // event name -> Set of requests, insertion (= subscription) order
-    this.comet = 0;
-    this.poll = 0;
+    this.byType = { comet: 0, poll: 0, sse: 0, ws: 0 };   // open requests of each held type
     this.elsewhere = 0; // node-cluster: requests open on the other workers, as last heard (cluster-worker.js)
   }
 
@@ -22,7 +21,7 @@ class RequestPool {
   add(request) {
     if (this.open.has(request)) return this.size;
     this.open.add(request);
-    if (request.type === 'comet') this.comet++; else this.poll++;
+    this.byType[request.type]++;
     for (const name of request.events) {
       let subscribers = this.byEvent.get(name);
       if (!subscribers) this.byEvent.set(name, (subscribers = new Set()));
@@ -34,7 +33,7 @@ class RequestPool {
   // Removes the request from the pool and every subscription list. False if it was not open.
   remove(request) {
     if (!this.open.delete(request)) return false;
-    if (request.type === 'comet') this.comet--; else this.poll--;
+    this.byType[request.type]--;
     for (const name of request.events) {
       const subscribers = this.byEvent.get(name);
       if (!subscribers) continue;
@@ -56,7 +55,7 @@ class RequestPool {
   all() { return Array.from(this.open); }
 
   // This process's requests (node-cluster's primary sums the workers' for /status).
-  counts() { return { open: this.open.size, comet: this.comet, poll: this.poll }; }
+  counts() { return { open: this.open.size, ...this.byType }; }
 }
 
 module.exports = { RequestPool };

@@ -92,4 +92,4 @@ function createRouter(routes, { bodyDeadlineMs = Infinity, onLate = () => {} } =
   };
 }
 
-module.exports = { createRouter, sendJson, sendError };
+module.exports = { createRouter, sendJson, sendError, DOT_SEGMENT };

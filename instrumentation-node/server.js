@@ -5,6 +5,9 @@
 // Env PB_NODE_LOGGING=1 starts with per-request logging on (the protocol starts with it off).
 // Env PB_BODY_DEADLINE_MS: a request body must arrive whole within this many ms of its head, else 408
 // (docs/protocol.md, "Request bodies"; default 10000).
+// Env PB_REPLAY_CYCLES: N, the cycles per event a resumed SSE or WebSocket stream may get again (0-1024,
+// default 100); PB_STREAM_BACKLOG_BYTES: the unsent bytes at which such a stream whose client does not read
+// is cut (default 1048576). docs/protocol.md, issue #38's sections.
 // Run by cluster.js as a node:cluster worker, it shares the emitters, logging and /status through the
 // primary (cluster-worker.js); on its own it is the single-process `node` server.
 
@@ -14,6 +17,8 @@ const http = require('node:http');
 const { createApp } = require('./app');
 const { createLog } = require('./log');
 const { sendError } = require('./router');
+const { DEFAULT_REPLAY_CYCLES, DEFAULT_BACKLOG_BYTES, wholeSetting } = require('./stream-request');
+const { HISTORY } = require('./pull');
 
 const port = Number(process.argv[2] || process.env.PB_PORT_NODE || 8080);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -27,7 +32,9 @@ if (process.env.PB_NODE_LOGGING === '1') log.setEnabled(true);
 const bridge = cluster.isWorker ? require('./cluster-worker').createWorkerBridge({ log, batchSize }) : null;
 const bodyDeadlineMs = /^[1-9]\d{0,8}$/.test(process.env.PB_BODY_DEADLINE_MS || '')
   ? Number(process.env.PB_BODY_DEADLINE_MS) : 10000;
-const app = createApp({ log, batchSize, cluster: bridge, bodyDeadlineMs });
+const replayCycles = wholeSetting(process.env.PB_REPLAY_CYCLES, 0, HISTORY, DEFAULT_REPLAY_CYCLES);
+const backlogBytes = wholeSetting(process.env.PB_STREAM_BACKLOG_BYTES, 1, Number.MAX_SAFE_INTEGER, DEFAULT_BACKLOG_BYTES);
+const app = createApp({ log, batchSize, cluster: bridge, bodyDeadlineMs, replayCycles, backlogBytes });
 
 const requestTimeoutMs = /^[1-9]\d{0,8}$/.test(process.env.PB_NODE_REQUEST_TIMEOUT_MS || '')
   ? Number(process.env.PB_NODE_REQUEST_TIMEOUT_MS) : 60000;
@@ -54,6 +61,16 @@ server.headersTimeout = Math.min(60000, requestTimeoutMs); // Node ignores reque
 server.keepAliveTimeout = 30000;
 server.maxConnections = Infinity;
 server.maxHeadersCount = 200;
+
+// A WebSocket upgrade of GET /request (websocket.js); any other upgrade is refused there.
+server.on('upgrade', (req, socket, head) => {
+  try {
+    app.upgrade(req, socket, head);
+  } catch (err) {
+    log.problem(`upgrade of ${req.url} failed`, err);
+    socket.destroy();
+  }
+});
 
 server.on('connection', (socket) => {
   socket.setNoDelay(true); // one record per write, sent at once

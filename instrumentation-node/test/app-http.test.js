@@ -32,9 +32,9 @@ function call(port, method, path, body, headers = {}) {
 test('generic answers: 404, 405 with Allow, 413, 400 for malformed JSON', async (t) => {
   const { port } = await startApp(t);
   assert.equal((await call(port, 'GET', '/nowhere')).status, 404);
-  const wrong = await call(port, 'GET', '/request');
+  const wrong = await call(port, 'PUT', '/request');
   assert.equal(wrong.status, 405);
-  assert.equal(wrong.headers.allow, 'POST');
+  assert.equal(wrong.headers.allow, 'POST, GET');
   assert.match(wrong.text, /"error"/);
   const big = await call(port, 'POST', '/request', 'x'.repeat(16385));
   assert.equal(big.status, 413);

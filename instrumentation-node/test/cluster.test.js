@@ -61,7 +61,7 @@ test('one emit cycle across the workers: one id and start, places 1..total once 
   // Each worker's records count the whole server's open requests (relayed every ~50 ms).
   assert.ok(second.every((r) => r.connections.finish === 12), JSON.stringify(second.map((r) => r.connections)));
   const status = (await request(base, 'GET', '/status')).json;
-  assert.deepEqual(status.requests, { open: 12, comet: 12, poll: 0 });
+  assert.deepEqual(status.requests, { open: 12, comet: 12, poll: 0, sse: 0, ws: 0 });
   assert.equal(status.events[0].lastCycle.total, 12);
   const cleared = (await request(base, 'POST', '/event/clear', { body: {} })).json;
   assert.deepEqual(cleared, { clear: { events: 1, requests: 12 } });

@@ -119,7 +119,7 @@ test('a poll answered by an event is completed once and removed from every subsc
   assert.ok(records[0].response.event);
   assert.equal(target.request.timer, null, 'the timeout timer is cancelled');
   assert.equal(target.res.writesAfterEnd, 0);
-  assert.deepEqual(world.pool.counts(), { open: 0, comet: 0, poll: 0 });
+  assert.deepEqual(world.pool.counts(), { open: 0, comet: 0, poll: 0, sse: 0, ws: 0 });
   const text = JSON.stringify(records[0]);
   assert.doesNotMatch(text, /error|timeout/);
 });
@@ -148,7 +148,7 @@ test('clear completes every open request with a clear record and stops every emi
   for (const request of world.pool.all()) if (request.clear('clear')) completed++;
   assert.equal(stopped, 2);
   assert.equal(completed, 3, 'the poll on x was already answered by cycle 1');
-  assert.deepEqual(world.pool.counts(), { open: 0, comet: 0, poll: 0 });
+  assert.deepEqual(world.pool.counts(), { open: 0, comet: 0, poll: 0, sse: 0, ws: 0 });
   for (const { res } of [...streams, polls[1]]) {
     assert.equal(res.ended, true);
     const last = res.records().at(-1);

@@ -10,7 +10,11 @@ class FakeResponse {
     this.chunks = [];
     this.ended = false;
     this.writesAfterEnd = 0;
+    this.writableLength = 0; // bytes waiting to be sent: a test sets it to stand for a client that does not read
+    this.destroyed = false;
   }
+
+  destroy() { this.destroyed = true; }
 
   writeHead(status, headers) {
     if (this.ended || this.status !== null) this.writesAfterEnd++;

@@ -100,5 +100,5 @@ test('over HTTP with a running emitter: pulls answer at once, every cycle arrive
   assert.ok(last >= 10, `the emitter ran (${last} cycles)`);
   assert.deepEqual(got.slice(0, last), Array.from({ length: last }, (_, i) => i + 1), 'cycles 1..n, each once, in order');
   assert.equal(new Set(got).size, got.length, 'none twice');
-  assert.deepEqual(app.pool.counts(), { open: 0, comet: 0, poll: 0 }, 'a pull is never held');
+  assert.deepEqual(app.pool.counts(), { open: 0, comet: 0, poll: 0, sse: 0, ws: 0 }, 'a pull is never held');
 });

@@ -45,6 +45,8 @@ test('the pre-built comet line is byte-for-byte JSON.stringify of the event reco
       for (const [place, total, sent, finish] of [[1, 1, cycle.created, 1], [12, 5000, 1700000000123, 5003]]) {
         const expected = JSON.stringify(eventRecord(comet, cycle, place, total, sent, finish)) + '\n';
         assert.equal(eventLine(head, middle, comet, cycle, place, total, sent, finish), expected);
+        assert.equal(eventLine(head, middle, comet, cycle, place, total, sent, finish, ''), expected.slice(0, -1),
+          'the SSE and WebSocket framings take the same record without its newline');
       }
     }
   }

@@ -10,7 +10,7 @@ test('add returns the open count just after adding (connections.start) and count
   assert.equal(pool.add(fakeRequest('comet', ['a'])), 1);
   assert.equal(pool.add(fakeRequest('poll', ['a', 'b'])), 2);
   assert.equal(pool.add(fakeRequest('poll', [])), 3);
-  assert.deepEqual(pool.counts(), { open: 3, comet: 1, poll: 2 });
+  assert.deepEqual(pool.counts(), { open: 3, comet: 1, poll: 2, sse: 0, ws: 0 });
 });
 
 test('subscribers are kept per name in subscription order, and a snapshot is a copy', () => {
@@ -36,7 +36,7 @@ test('remove takes a request out of the pool and every subscription list, once',
   assert.equal(pool.remove(request), false, 'a second remove is a no-op');
   assert.deepEqual(pool.subscribersOf('a'), []);
   assert.deepEqual(pool.subscribersOf('b'), []);
-  assert.deepEqual(pool.counts(), { open: 0, comet: 0, poll: 0 });
+  assert.deepEqual(pool.counts(), { open: 0, comet: 0, poll: 0, sse: 0, ws: 0 });
   assert.equal(pool.byEvent.size, 0, 'empty subscription lists are dropped');
 });
 
@@ -45,5 +45,5 @@ test('adding the same request twice does not double-count it', () => {
   const request = fakeRequest('comet', ['a']);
   pool.add(request);
   assert.equal(pool.add(request), 1);
-  assert.deepEqual(pool.counts(), { open: 1, comet: 1, poll: 0 });
+  assert.deepEqual(pool.counts(), { open: 1, comet: 1, poll: 0, sse: 0, ws: 0 });
 });

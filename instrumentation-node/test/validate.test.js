@@ -68,3 +68,41 @@ test('JSON parsing: empty is undefined, malformed is a problem', () => {
   assert.equal(typeof parseJson('{"type":').problem, 'string');
   assert.equal(typeof parseJson('nope').problem, 'string');
 });
+
+test('SSE query: type=sse once, events once as a comma-separated list of 0-16 names', () => {
+  const query = (text) => validate.sseQuery(new URLSearchParams(text));
+  assert.deepEqual(ok(query('type=sse&events=e1,e2&cachebuster=7')), { type: 'sse', events: ['e1', 'e2'] });
+  assert.deepEqual(ok(query('type=sse&events=')), { type: 'sse', events: [] });
+  ok(query(`type=sse&events=${Array.from({ length: 16 }, (_, i) => `e${i}`).join(',')}`));
+  for (const bad of ['events=e1', 'type=sse', 'type=sse&type=sse&events=e1', 'type=sse&events=a&events=b', 'type=SSE&events=e',
+    'type=sse&events=a,,b', 'type=sse&events=bad%20name', `type=sse&events=${Array.from({ length: 17 }, (_, i) => `e${i}`).join(',')}`]) {
+    rejected(query(bad));
+  }
+  assert.match(query('type=comet&events=e').problem, /POST \/request/, 'a type asked elsewhere says where');
+  assert.match(query('type=ws&events=e').problem, /WebSocket upgrade/);
+  assert.match(query('type=carrier-pigeon&events=e').problem, /unknown transport/);
+});
+
+test('Last-Event-ID: name:cycle pairs as a cursor; absent or empty is none; anything else is refused', () => {
+  assert.equal(ok(validate.lastEventId(undefined)), null);
+  assert.equal(ok(validate.lastEventId('')), null);
+  assert.deepEqual({ ...ok(validate.lastEventId('e1:17,e-2_x:0')) }, { e1: 17, 'e-2_x': 0 });
+  const proto = ok(validate.lastEventId('__proto__:3'));
+  assert.equal(Object.getPrototypeOf(proto), null, 'a name is a plain key');
+  assert.equal(proto.__proto__, 3);
+  const seventeen = Array.from({ length: 17 }, (_, i) => `e${i}:1`).join(',');
+  for (const bad of ['e1', 'e1:', ':5', 'e1:-1', 'e1:1.5', 'e1:01', 'e1:1,e1:2', 'bad name:1', 'e1:99999999999999999', 'e1:1,', seventeen]) {
+    rejected(validate.lastEventId(bad));
+  }
+});
+
+test('WebSocket subscription: type ws, events, an optional cursor; other types are refused saying where they go', () => {
+  assert.deepEqual(ok(validate.wsSubscription({ type: 'ws', events: ['e'] })), { type: 'ws', events: ['e'] });
+  assert.deepEqual({ ...ok(validate.wsSubscription({ type: 'ws', events: ['e'], cursor: { e: 4 } })).cursor }, { e: 4 });
+  for (const bad of [{ type: 'ws' }, { type: 'ws', events: ['e'], cursor: { e: -1 } }, { type: 'websocket', events: [] }, null, 'ws']) {
+    rejected(validate.wsSubscription(bad));
+  }
+  assert.match(validate.wsSubscription({ type: 'sse', events: [] }).problem, /type must be "ws".*GET \/request\?type=sse/);
+  assert.match(validate.pushRequest({ type: 'ws', events: [] }).problem, /WebSocket upgrade/, 'POST /request says where ws goes');
+  rejected(validate.pushRequest({ type: 'sse', events: [] }));
+});
