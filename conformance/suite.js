@@ -8,7 +8,8 @@
 // emitters or requests. Timing tolerances: env PB_CONFORMANCE_SLACK_MS (default 1500) for "about
 // N ms", PB_CONFORMANCE_CLOCK_MS (default 5000) for "the server's clock is close to ours". The cap on
 // emitters the server must enforce: env PB_MAX_EMITTERS (default 16), and its body deadline:
-// PB_BODY_DEADLINE_MS (default 10000), as the server was started with.
+// PB_BODY_DEADLINE_MS (default 10000), as the server was started with. The SSE and WebSocket cases of
+// issue #38 are in streams.js; a server that does not speak a transport has its cases skipped, saying why.
 
 const { describe, test, before, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
@@ -16,6 +17,7 @@ const crypto = require('node:crypto');
 const http = require('node:http');
 const { registerPullTests } = require('./pull');
 const { registerBrokenClientTests } = require('./broken-clients');
+const { registerStreamTests } = require('./streams');
 const { request, openStream, sendAndHold, rawExchange, waitUntil, sleep } = require('./http-client');
 
 const SLACK = Number(process.env.PB_CONFORMANCE_SLACK_MS) || 1500;
@@ -28,7 +30,11 @@ const uniqueName = (tag) => `cf-${tag}-${crypto.randomBytes(3).toString('hex')}`
 // blocking: the server holds each request on a blocking socket (tc6-bio, tc7-bio), which gives no sign of
 // a client that left an idle held request until the server next writes to it: a vanished poll must then
 // leave by its own duration instead of at once (docs/protocol.md, "Connections").
-function registerSuite(base, { label = base, blocking = false } = {}) {
+// speaks: the transports of issue #38 the server speaks ("sse", "ws"); notSpoken: why the cases of the
+// others are skipped.
+const ALL_TRANSPORTS = ['sse', 'ws'];
+function registerSuite(base, { label = base, blocking = false, speaks = ALL_TRANSPORTS,
+  notSpoken = `${label} does not speak this transport` } = {}) {
   const get = (path, options) => request(base, 'GET', path, options);
   const post = (path, body, options) => request(base, 'POST', path, { body, ...options });
   const status = async () => (await get('/status')).json;
@@ -104,6 +110,13 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
     assertEnvelope(record, echo);
     assert.deepEqual(record.response, { clear: { reason } });
     assertNormal(JSON.stringify(record), 'a clear record');
+  }
+
+  // /status's requests: comet and poll counted, and the SSE and WebSocket counts 0 where the server has them.
+  function assertRequests(requests, expected) {
+    const { open, comet, poll, ...streams } = requests;
+    assert.deepEqual({ open, comet, poll }, expected);
+    for (const [name, count] of Object.entries(streams)) assert.equal(count, 0, `requests.${name}`);
   }
 
   // The first test proves the server is there; without it every group is cancelled (not silently
@@ -348,7 +361,7 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         assertClearRecord(line.record, { echo: cometEcho });
         await stream.waitEnd(2000);
         const after = await status();
-        assert.deepEqual(after.requests, { open: 0, comet: 0, poll: 0 });
+        assertRequests(after.requests, { open: 0, comet: 0, poll: 0 });
         assert.deepEqual(after.events, []);
       });
 
@@ -367,7 +380,7 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         const counted = await get('/status');
         assertJson(counted);
         assertNormal(counted.text, '/status');
-        assert.deepEqual(counted.json.requests, { open: 3, comet: 1, poll: 2 });
+        assertRequests(counted.json.requests, { open: 3, comet: 1, poll: 2 });
         assert.equal(typeof counted.json.logging, 'boolean');
         await setEvent(name, 100);
         await stream.nextLine(1000 + SLACK);
@@ -414,8 +427,8 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
         await stillServing();
       });
 
-      test('unknown request type', async () => {
-        for (const type of ['websocket', 'POLL', '']) {
+      test('unknown request type, and the transports that are not POSTed (sse, ws)', async () => {
+        for (const type of ['websocket', 'POLL', '', 'sse', 'ws']) {
           assertRejected(await post('/request', { type, events: ['x'], duration: 100 }), 400, `type ${type}`);
         }
         await stillServing();
@@ -468,7 +481,7 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
       });
 
       test('wrong method is 405 with an Allow header', async () => {
-        for (const [method, path, allowed] of [['GET', '/request', 'POST'], ['POST', '/timestamp', 'GET'],
+        for (const [method, path, allowed] of [['PUT', '/request', 'POST'], ['POST', '/timestamp', 'GET'],
           ['GET', '/event/set', 'POST'], ['PUT', '/logging', 'POST'], ['DELETE', '/status', 'GET']]) {
           const answer = await request(base, method, path, method === 'POST' ? { body: {} } : {});
           assertRejected(answer, 405, `${method} ${path}`);
@@ -520,6 +533,9 @@ function registerSuite(base, { label = base, blocking = false } = {}) {
     });
 
     registerBrokenClientTests({ group, base, status, stillServing, SLACK });
+
+    registerStreamTests({ group, speaks, notSpoken, ctx: { base, get, post, status, setEvent, assertEventRecord,
+      assertClearRecord, assertEnvelope, assertNormal, assertRejected, stillServing, uniqueName, SLACK } });
   });
 }
 

@@ -1,0 +1,415 @@
+'use strict';
+// Conformance cases for the Server-Sent Events and WebSocket transports (issue #38 item 1; docs/protocol.md
+// "Server-Sent Events and WebSocket"): framing, ids, resuming with Last-Event-ID or a cursor, the replay
+// bound and its gap record, bad queries and upgrades, refused, late and oversized subscriptions, clients
+// that never read, and the streams in /status and in an emit cycle beside comet. One table of cases; each
+// names the transports it needs, and a server that does not speak one of them has the case skipped with
+// the reason (registerStreamTests' `speaks`), never failed.
+// The server's settings, as it was started with: env PB_REPLAY_CYCLES (default 100), PB_STREAM_BACKLOG_BYTES
+// (default 1048576), PB_BODY_DEADLINE_MS (default 10000), PB_MAX_EMITTERS (default 16).
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { openSse, openWs, neverReads, upgradeHead } = require('./stream-clients');
+const { openStream, rawExchange, waitUntil } = require('./http-client');
+
+const REPLAY = Number.isSafeInteger(Number(process.env.PB_REPLAY_CYCLES)) && process.env.PB_REPLAY_CYCLES !== ''
+  ? Number(process.env.PB_REPLAY_CYCLES) : 100;
+const BACKLOG = Number(process.env.PB_STREAM_BACKLOG_BYTES) || 1048576;
+const DEADLINE = Number(process.env.PB_BODY_DEADLINE_MS) || 10000;
+const MAX_EMITTERS = Number(process.env.PB_MAX_EMITTERS) || 16;
+
+const cursorText = (cursor) => Object.entries(cursor).map(([name, id]) => `${name}:${id}`).join(',');
+const kindOf = (record) => Object.keys(record.response)[0];
+
+// How a case subscribes over each transport: open(ctx, events, cursor?) resolves once the server holds
+// the stream (SSE: its head is the proof; WebSocket: /status counts one more); echo(events, cursor?) is
+// the request the records must echo.
+const TRANSPORTS = {
+  sse: {
+    label: 'SSE',
+    async open(ctx, events, cursor) {
+      const stream = await openSse(ctx.base, { type: 'sse', events: events.join(',') },
+        cursor ? { lastEventId: cursorText(cursor) } : {});
+      assert.equal(stream.status, 200, stream.body);
+      return stream;
+    },
+    echo: (events, cursor) => (cursor ? { type: 'sse', events, cursor } : { type: 'sse', events }),
+  },
+  ws: {
+    label: 'WebSocket',
+    async open(ctx, events, cursor) {
+      const held = (await ctx.status()).requests.ws;
+      const client = await openWs(ctx.base);
+      client.send(JSON.stringify(TRANSPORTS.ws.echo(events, cursor)));
+      await waitUntil(async () => (await ctx.status()).requests.ws > held, 2000, 'the WebSocket to be subscribed');
+      return client;
+    },
+    echo: (events, cursor) => (cursor ? { type: 'ws', events, cursor } : { type: 'ws', events }),
+  },
+};
+
+// Records of a resumed stream, read until `live` event records came.
+async function readUntilLive(stream, live, ctx) {
+  const records = [];
+  while (records.filter((r) => kindOf(r.record) === 'event').length < live) records.push(await stream.next(2000 + ctx.SLACK));
+  return records;
+}
+
+// A resumed stream's records: [gap] [replay...] [event...], covering every cycle after `after` once, in
+// order; at most N replays, and a gap only with N replays after it. Returns { gap, replays }.
+function assertResumed(records, { name, after, echo, ctx }) {
+  let next = after + 1;
+  let gap = null;
+  let replays = 0;
+  records.forEach(({ record, text }, i) => {
+    ctx.assertEnvelope(record, echo);
+    ctx.assertNormal(text, 'a record of a resumed stream');
+    const kind = kindOf(record);
+    if (kind === 'gap') {
+      assert.equal(i, 0, 'the gap record comes first');
+      gap = record.response.gap;
+      assert.ok(gap.to >= next, `the gap covers cycles: ${JSON.stringify(gap)}`);
+      assert.deepEqual(gap, { name, from: next, to: gap.to, skipped: gap.to - next + 1 });
+      next = gap.to + 1;
+    } else if (kind === 'replay') {
+      const { replay } = record.response;
+      assert.deepEqual(Object.keys(replay), ['name', 'cycle', 'timings'], 'a replay is in no snapshot: no connections');
+      assert.equal(replay.name, name);
+      assert.equal(replay.cycle, next++, 'replays in cycle order, none missing');
+      assert.equal(replay.timings.duration, replay.timings.sent - replay.timings.created);
+      assert.equal(replay.timings.sent, record.timings.sent);
+      replays++;
+    } else {
+      assert.equal(kind, 'event', `a resumed stream's record: ${text}`);
+      assert.equal(record.response.event.cycle, next++, 'the live cycles follow the replayed ones, none twice');
+    }
+  });
+  assert.ok(replays <= REPLAY, `at most PB_REPLAY_CYCLES (${REPLAY}) replays, got ${replays}`);
+  if (gap) assert.equal(replays, REPLAY, 'a gap only beyond the bound: the last N cycles come again after it');
+  return { gap, replays };
+}
+
+// Closes a stream and waits until the server no longer holds it.
+async function leave(ctx, stream, transport) {
+  stream.destroy();
+  await waitUntil(async () => (await ctx.status()).requests[transport] === 0, 3000, 'the stream to leave /status');
+}
+
+async function untilCycle(ctx, name, cycle) {
+  await waitUntil(async () => ((await ctx.status()).events.find((e) => e.name === name) || { cycle: 0 }).cycle >= cycle,
+    cycle * 200 + 5000, `cycle ${cycle} of ${name}`);
+}
+
+// ---- cases over either transport (t: TRANSPORTS[name]) -------------------------------------------------
+
+async function resumeWithinBound(ctx, t, transport) {
+  const name = ctx.uniqueName('resume');
+  await ctx.setEvent(name, 100);
+  const first = await t.open(ctx, [name]);
+  const after = (await first.next(1000 + ctx.SLACK)).record.response.event.cycle;
+  await leave(ctx, first, transport);
+  await untilCycle(ctx, name, after + 2);
+  const cursor = { [name]: after };
+  const again = await t.open(ctx, [name], cursor);
+  const { replays } = assertResumed(await readUntilLive(again, 2, ctx), { name, after, echo: t.echo([name], cursor), ctx });
+  assert.ok(replays >= Math.min(2, REPLAY), `the cycles missed came again (${replays})`);
+  again.destroy();
+}
+
+async function resumeBeyondBound(ctx, t, transport) {
+  const name = ctx.uniqueName('bound');
+  await ctx.setEvent(name, 20);
+  const first = await t.open(ctx, [name]);
+  const after = (await first.next(1000 + ctx.SLACK)).record.response.event.cycle;
+  await leave(ctx, first, transport);
+  await untilCycle(ctx, name, after + REPLAY + 3);
+  const cursor = { [name]: after };
+  const again = await t.open(ctx, [name], cursor);
+  const { gap, replays } = assertResumed(await readUntilLive(again, 1, ctx), { name, after, echo: t.echo([name], cursor), ctx });
+  assert.ok(gap, `more than PB_REPLAY_CYCLES (${REPLAY}) cycles missed: a gap record first`);
+  assert.equal(replays, REPLAY);
+  again.destroy();
+}
+
+async function neverReading(ctx, t, transport) {
+  const count = Math.min(16, MAX_EMITTERS);
+  const names = Array.from({ length: count }, (_, i) => `${ctx.uniqueName(`nr${i}`)}-`.padEnd(64, 'x'));
+  const reader = await t.open(ctx, [names[0]]);
+  for (const name of names) await ctx.setEvent(name, 10);
+  const before = (await ctx.status()).streams.dropped;
+  const silent = await neverReads(ctx.base, transport, names);
+  try {
+    await waitUntil(async () => (await ctx.status()).streams.dropped > before, 30000 + (BACKLOG / 1048576) * 5000,
+      `the client that never reads to be cut (PB_STREAM_BACKLOG_BYTES ${BACKLOG})`);
+  } finally {
+    silent.destroy();
+  }
+  const after = await ctx.status();
+  assert.equal(after.streams.dropped, before + 1, '/status counts the cut stream once');
+  assert.equal(after.requests[transport], 1, 'the reading stream is still held');
+  const got = reader.records.filter((r) => kindOf(r.record) === 'event');
+  assert.ok(got.length >= 20, `the reading stream kept getting its records (${got.length})`);
+  got.forEach((r, i) => assert.equal(r.record.response.event.cycle, got[0].record.response.event.cycle + i, 'none missing'));
+  const gaps = got.slice(1).map((r, i) => r.at - got[i].at);
+  assert.ok(Math.max(...gaps) < ctx.SLACK, `no record of the reading stream waited (longest gap ${Math.max(...gaps)} ms)`);
+  reader.destroy();
+  await ctx.stillServing();
+}
+
+async function heldAndGone(ctx, t, transport) {
+  const name = ctx.uniqueName('held');
+  const stream = await t.open(ctx, [name]);
+  const counted = await ctx.status();
+  assert.equal(counted.requests[transport], 1);
+  assert.equal(counted.requests.open, 1, 'a stream is an open request');
+  await ctx.setEvent(name, 100);
+  const { record } = await stream.next(1000 + ctx.SLACK);
+  assert.ok(record.connections.start >= 1 && record.connections.finish >= 1, 'the stream counts in connections');
+  assert.equal(record.response.event.connections.total, 1, 'the cycle\'s snapshot holds the stream');
+  await leave(ctx, stream, transport);
+  await ctx.stillServing();
+}
+
+// ---- SSE only ------------------------------------------------------------------------------------------
+
+async function sseFraming(ctx) {
+  const name = ctx.uniqueName('sse');
+  const echo = { type: 'sse', events: [name] };
+  const stream = await openSse(ctx.base, { type: 'sse', events: name });
+  assert.equal(stream.status, 200, stream.body);
+  assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+  assert.match(String(stream.headers['cache-control']), /no-cache/);
+  await ctx.setEvent(name, 150);
+  const events = [];
+  for (let i = 0; i < 3; i++) events.push(await stream.next(1000 + ctx.SLACK));
+  events.forEach((e, i) => {
+    assert.equal(e.raw, `id: ${e.id}\ndata: ${e.text}\n\n`, 'one event: the id, the data, a blank line');
+    ctx.assertEventRecord(e.record, { name, echo });
+    assert.equal(e.record.response.event.cycle, i + 1);
+    assert.equal(e.id, `${name}:${i + 1}`, 'the id: event name and cycle');
+    assert.equal(e.text, JSON.stringify(e.record), 'the data: the compact record a comet line holds');
+  });
+  assert.ok(events[2].at - events[0].at >= 150, 'records arrived over time, not at once');
+  assert.equal((await ctx.post('/event/clear', {})).json.clear.requests, 1);
+  const last = await stream.next(2000);
+  ctx.assertClearRecord(last.record, { echo });
+  assert.equal(last.id, `${name}:3`, 'the clear record keeps the cursor');
+  await stream.waitEnd(2000);
+  assert.equal(stream.tail, '', 'nothing after the last blank line');
+}
+
+async function sseIds(ctx) {
+  const [a, b] = [ctx.uniqueName('ida'), ctx.uniqueName('idb')];
+  const stream = await TRANSPORTS.sse.open(ctx, [a, b, a]);
+  await ctx.setEvent(a, 100);
+  const first = await stream.next(1000 + ctx.SLACK);
+  assert.deepEqual(first.record.request, { type: 'sse', events: [a, b, a] }, 'the echo keeps the list as sent');
+  assert.equal(first.id, `${a}:1,${b}:0`, 'every subscribed name once, in order; one without a cycle yet at 0');
+  await ctx.post('/event/remove', { name: a });
+  await ctx.setEvent(b, 100);
+  const second = await stream.next(1000 + ctx.SLACK);
+  assert.equal(second.record.response.event.name, b);
+  assert.equal(second.id, `${a}:1,${b}:1`);
+  stream.destroy();
+}
+
+const BAD_QUERIES = [
+  ['no type', 'events=x'],
+  ['type comet (it is POSTed)', 'type=comet&events=x'],
+  ['type ws (it is an upgrade)', 'type=ws&events=x'],
+  ['an unknown transport', 'type=carrier-pigeon&events=x'],
+  ['type given twice', 'type=sse&type=sse&events=x'],
+  ['no events', 'type=sse'],
+  ['a bad event name', 'type=sse&events=a%20b'],
+  ['an empty name in the list', 'type=sse&events=a,,b'],
+  ['17 events', `type=sse&events=${Array.from({ length: 17 }, (_, i) => `e${i}`).join(',')}`],
+  ['a malformed Last-Event-ID', 'type=sse&events=x', 'garbage'],
+  ['a Last-Event-ID with a negative cycle', 'type=sse&events=x', 'x:-1'],
+  ['a Last-Event-ID naming a name twice', 'type=sse&events=x', 'x:1,x:2'],
+  ['a Last-Event-ID of 17 names', 'type=sse&events=x', Array.from({ length: 17 }, (_, i) => `e${i}:1`).join(',')],
+];
+
+async function sseBadQueries(ctx) {
+  for (const [what, query, lastEventId] of BAD_QUERIES) {
+    const answer = await openSse(ctx.base, query, { lastEventId });
+    ctx.assertRejected({ status: answer.status, headers: answer.headers, json: JSON.parse(answer.body || 'null'), text: answer.body },
+      400, what);
+  }
+  assert.equal((await ctx.status()).requests.sse, 0, 'no refused stream is held');
+  await ctx.stillServing();
+}
+
+// ---- WebSocket only ------------------------------------------------------------------------------------
+
+async function wsFraming(ctx) {
+  const name = ctx.uniqueName('ws');
+  const echo = { type: 'ws', events: [name] };
+  const client = await TRANSPORTS.ws.open(ctx, [name]);
+  assert.equal(client.records.length, 0, 'nothing before the first event: no acknowledgement');
+  await ctx.setEvent(name, 150);
+  const frames = [];
+  for (let i = 0; i < 3; i++) frames.push(await client.next(1000 + ctx.SLACK));
+  frames.forEach((f, i) => {
+    assert.equal(f.binary, false, 'a text frame');
+    ctx.assertEventRecord(f.record, { name, echo });
+    assert.equal(f.record.response.event.cycle, i + 1);
+    assert.equal(f.text, JSON.stringify(f.record), 'the payload: the compact record a comet line holds, no newline');
+  });
+  assert.equal((await ctx.post('/event/clear', {})).json.clear.requests, 1);
+  const last = await client.next(2000);
+  ctx.assertClearRecord(last.record, { echo });
+  assert.deepEqual(await client.closing, { code: 1000, reason: 'clear' }, 'clear: close 1000 (normal closure)');
+}
+
+async function wsPing(ctx) {
+  const client = await openWs(ctx.base);
+  client.ws.ping('before');
+  await waitUntil(() => client.pongs.length === 1, 2000, 'a pong');
+  client.send(JSON.stringify({ type: 'ws', events: [ctx.uniqueName('ping')] }));
+  client.ws.ping('after');
+  await waitUntil(() => client.pongs.length === 2, 2000, 'a second pong');
+  assert.deepEqual(client.pongs, ['before', 'after'], 'each pong carries its ping payload');
+  assert.equal((await ctx.status()).requests.ws, 1, 'the ping did not end the stream');
+  client.ws.close(1000);
+  await client.closing;
+}
+
+// [what, the request's head, the status it gets]
+const BAD_UPGRADES = [
+  ['no Sec-WebSocket-Key', upgradeHead('/request', { headers: { 'Sec-WebSocket-Key': null } }), 400],
+  ['a Sec-WebSocket-Key that is not 16 bytes', upgradeHead('/request', { headers: { 'Sec-WebSocket-Key': 'c2hvcnQ=' } }), 400],
+  ['Sec-WebSocket-Version 8', upgradeHead('/request', { headers: { 'Sec-WebSocket-Version': '8' } }), 426],
+  ['no Sec-WebSocket-Version', upgradeHead('/request', { headers: { 'Sec-WebSocket-Version': null } }), 426],
+  ['a POST', upgradeHead('/request', { method: 'POST', headers: { 'Content-Length': '0' } }), 400],
+  ['an upgrade to h2c (an unknown transport)', upgradeHead('/request', { headers: { Upgrade: 'h2c',
+    Connection: 'Upgrade, HTTP2-Settings', 'HTTP2-Settings': 'AAMAAABkAARAAAAAAAIAAAAA' } }), 400],
+  ['the upgrade of another known path', upgradeHead('/status'), 400],
+  ['the upgrade of an unknown path', upgradeHead('/nowhere'), 404],
+  ['a dot segment', upgradeHead('/x/../request'), 400],
+  ['Upgrade without Connection: Upgrade', upgradeHead('/request', { headers: { Connection: 'close' } }), 400],
+];
+
+async function wsBadUpgrades(ctx) {
+  for (const [what, head, status] of BAD_UPGRADES) {
+    const started = Date.now();
+    const reply = await rawExchange(ctx.base, head, 4000);
+    const split = reply.indexOf('\r\n\r\n');
+    assert.match(reply, new RegExp(`^HTTP/1\\.1 ${status} `), `${what}: ${reply.slice(0, 80)}`);
+    assert.match(reply.slice(0, split), /\r\ncontent-type: application\/json/i, `${what}: a JSON answer`);
+    assert.equal(JSON.parse(reply.slice(split + 4)).error.status, status, `${what}: the error body`);
+    if (status === 426) assert.match(reply.slice(0, split), /\r\nSec-WebSocket-Version: 13\r\n/i, `${what}: names version 13`);
+    assert.ok(Date.now() - started < 3000, `${what}: the server closed the connection`);
+  }
+  await ctx.stillServing();
+}
+
+// [what, the first message, the close code]
+const BAD_SUBSCRIPTIONS = [
+  ['not JSON', '{"type":', 1008],
+  ['an unknown transport (type comet)', JSON.stringify({ type: 'comet', events: [] }), 1008],
+  ['type sse', JSON.stringify({ type: 'sse', events: [] }), 1008],
+  ['no type', JSON.stringify({ events: [] }), 1008],
+  ['a bad event name', JSON.stringify({ type: 'ws', events: ['a b'] }), 1008],
+  ['17 events', JSON.stringify({ type: 'ws', events: Array.from({ length: 17 }, (_, i) => `e${i}`) }), 1008],
+  ['a bad cursor', JSON.stringify({ type: 'ws', events: ['x'], cursor: { x: -1 } }), 1008],
+  ['not an object', '[1,2]', 1008],
+  ['a binary message', Buffer.from(JSON.stringify({ type: 'ws', events: [] })), 1003],
+];
+
+async function wsBadSubscriptions(ctx) {
+  for (const [what, message, code] of BAD_SUBSCRIPTIONS) {
+    const client = await openWs(ctx.base);
+    client.send(message);
+    assert.equal((await client.closing).code, code, what);
+    assert.equal(client.records.length, 1, `${what}: one error frame before the close`);
+    assert.equal(client.records[0].record.error.status, 400, `${what}: ${client.records[0].text}`);
+  }
+  const twice = await TRANSPORTS.ws.open(ctx, [ctx.uniqueName('twice')]);
+  twice.send(JSON.stringify({ type: 'ws', events: ['another'] }));
+  assert.equal((await twice.closing).code, 1008, 'a second message');
+  assert.equal(twice.records.at(-1).record.error.status, 400);
+  await waitUntil(async () => (await ctx.status()).requests.ws === 0, 2000, 'no refused stream held');
+  await ctx.stillServing();
+}
+
+async function wsOversize(ctx) {
+  const fits = JSON.stringify({ type: 'ws', events: ['x'], pad: '' });
+  const exactly = fits.replace('"pad":""', `"pad":"${'p'.repeat(16384 - Buffer.byteLength(fits))}"`);
+  const taken = await openWs(ctx.base);
+  taken.send(exactly);
+  await waitUntil(async () => (await ctx.status()).requests.ws === 1, 2000, 'a subscription of 16384 bytes to be taken');
+  taken.destroy();
+  const one = await openWs(ctx.base);
+  one.send(`${exactly} `);
+  assert.equal((await one.closing).code, 1009, 'one frame of 16385 bytes: close 1009 (message too big)');
+  const parts = await openWs(ctx.base);
+  parts.send('p'.repeat(9000), { fin: false });
+  parts.send('p'.repeat(9000), { fin: true });
+  assert.equal((await parts.closing).code, 1009, 'a message of two frames over 16384 bytes: close 1009');
+  await ctx.stillServing();
+}
+
+async function wsLate(ctx) {
+  const lateBefore = (await ctx.status()).bodies.late;
+  const client = await openWs(ctx.base);
+  const started = Date.now();
+  const closed = await Promise.race([client.closing, new Promise((r) => setTimeout(() => r(null), DEADLINE + ctx.SLACK + 2000))]);
+  assert.ok(closed, 'closed at the body deadline');
+  assert.equal(closed.code, 1008);
+  assert.ok(Date.now() - started >= DEADLINE - 50, `not before the deadline (${Date.now() - started} ms)`);
+  assert.equal(client.records[0].record.error.status, 408);
+  assert.equal((await ctx.status()).bodies.late, lateBefore + 1, '/status counts it in bodies.late');
+  await ctx.stillServing();
+}
+
+// ---- both: one emit cycle over every held transport -----------------------------------------------------
+
+async function oneCycleEverywhere(ctx) {
+  const name = ctx.uniqueName('all');
+  const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
+  const sse = await TRANSPORTS.sse.open(ctx, [name]);
+  const ws = await TRANSPORTS.ws.open(ctx, [name]);
+  assert.deepEqual((await ctx.status()).requests, { open: 3, comet: 1, poll: 0, sse: 1, ws: 1 });
+  await ctx.setEvent(name, 200);
+  const events = [(await comet.nextLine(1000 + ctx.SLACK)).record, (await sse.next(1000 + ctx.SLACK)).record,
+    (await ws.next(1000 + ctx.SLACK)).record].map((r) => r.response.event);
+  assert.ok(events.every((e) => e.cycle === 1 && e.connections.total === 3), JSON.stringify(events));
+  assert.equal(new Set(events.map((e) => e.timings.created)).size, 1, 'one cycle, one start');
+  assert.deepEqual(events.map((e) => e.connections.place).sort(), [1, 2, 3], 'places 1..3 once each');
+  [comet, sse, ws].forEach((s) => s.destroy());
+}
+
+// { needs, title, run(ctx, transport, name) }: per transport, or once for several.
+const perTransport = (title, run) => ['sse', 'ws'].map((name) => ({
+  needs: [name], title: `${TRANSPORTS[name].label}: ${title}`, run: (ctx) => run(ctx, TRANSPORTS[name], name),
+}));
+const CASES = [
+  { needs: ['sse'], title: 'SSE: 200 text/event-stream at once, one event per record (id name:cycle, data the record), the clear record ends it', run: sseFraming },
+  { needs: ['sse'], title: 'SSE: the id names every subscribed event in order, with its last cycle', run: sseIds },
+  { needs: ['sse'], title: 'SSE: a bad query or Last-Event-ID is a 400 error body (unknown transport, names, cursor)', run: sseBadQueries },
+  { needs: ['ws'], title: 'WebSocket: the first message subscribes; one text frame per record; clear closes 1000', run: wsFraming },
+  { needs: ['ws'], title: 'WebSocket: a ping is answered with its pong, before and after the subscription', run: wsPing },
+  { needs: ['ws'], title: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', run: wsBadUpgrades },
+  { needs: ['ws'], title: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003', run: wsBadSubscriptions },
+  { needs: ['ws'], title: 'WebSocket: a message over 16 KiB, in one frame or several, is closed 1009; 16384 bytes is taken', run: wsOversize },
+  { needs: ['ws'], title: `WebSocket: no subscription within the body deadline (${DEADLINE} ms): error 408, close 1008, counted late`, run: wsLate },
+  ...perTransport('resumed after its cursor, the missed cycles come again in order, then the live ones', resumeWithinBound),
+  ...perTransport(`beyond the replay bound (PB_REPLAY_CYCLES ${REPLAY}) one gap record, then the last N cycles`, resumeBeyondBound),
+  ...perTransport('a client that never reads is cut and counted in /status; the others get every record on time', neverReading),
+  ...perTransport('a held stream counts in /status and connections; a client that leaves is removed', heldAndGone),
+  { needs: ['sse', 'ws'], title: 'comet, SSE and WebSocket streams share one emit cycle: one start, places 1..3', run: oneCycleEverywhere },
+];
+
+// Registers CASES in the calling describe(). ctx: the suite's helpers (suite.js); speaks: the transports
+// the server speaks; notSpoken: the reason a case is skipped on a server that lacks one.
+function registerStreamTests({ group, ctx, speaks, notSpoken }) {
+  group('Server-Sent Events and WebSocket (issue #38)', () => {
+    for (const { needs, title, run } of CASES) {
+      const lacking = needs.filter((name) => !speaks.includes(name));
+      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false }, () => run(ctx));
+    }
+  });
+}
+
+module.exports = { registerStreamTests, CASES, TRANSPORTS };
