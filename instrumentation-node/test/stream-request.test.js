@@ -167,3 +167,22 @@ test('settings: a whole number within its range, else the default', () => {
   assert.equal(wholeSetting(' 0 ', 0, 1024, 100), 0);
   for (const raw of [undefined, '', '-1', '1025', '2.5', 'ten', '1e3']) assert.equal(wholeSetting(raw, 0, 1024, 100), 100, String(raw));
 });
+
+test('one parser: the analysis reads an SSE event\'s data and a WebSocket frame as it reads a comet line', () => {
+  const { EventRecordReader, EventFields } = require('../../analysis/read/record-bytes');
+  const cycle = cycleOf('event1', 17, 1700000000120);
+  for (const type of ['sse', 'ws']) {
+    const res = new FakeResponse();
+    const channel = type === 'sse' ? sseChannel(res) : recordingChannel();
+    const { stream } = openStream({ echo: { type, events: ['event1'] }, channel });
+    stream.deliver(cycle, 12, 5000);
+    const text = type === 'sse' ? sseEvents(res.chunks.join(''))[0].data : channel.sent[0].text;
+    const bytes = Buffer.from(`${text}\n`);
+    const fields = new EventFields();
+    assert.equal(new EventRecordReader().read(bytes, 0, bytes.length - 1, fields), true, `${type}: the byte reader takes it`);
+    assert.equal(fields.name, 'event1');
+    assert.equal(fields.cycle, 17);
+    assert.equal(fields.place, 12);
+    assert.deepEqual(fields.request, { type, events: ['event1'] });
+  }
+});
