@@ -1,12 +1,14 @@
 'use strict';
 // node-cluster (cluster.js): the real primary and two real workers on PB_PORT_NODE_CLUSTER (test.sh sets
 // it per slot). One emit cycle spans the workers with one id and start time, places 1..total once each
-// and one cluster-wide total; /status sums the workers; a worker that dies ends the server with its status.
+// and one cluster-wide total, for comet, SSE and WebSocket streams alike; /status sums the workers; a worker
+// that dies ends the server with its status.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { request, openStream, waitUntil } = require('../../conformance/http-client');
+const { openSse, openWs } = require('../../conformance/stream-clients');
 const { workerCount } = require('../cluster');
 const { exitStatusOf } = require('../cluster-primary');
 
@@ -65,6 +67,39 @@ test('one emit cycle across the workers: one id and start, places 1..total once 
   assert.equal(status.events[0].lastCycle.total, 12);
   const cleared = (await request(base, 'POST', '/event/clear', { body: {} })).json;
   assert.deepEqual(cleared, { clear: { events: 1, requests: 12 } });
+  server.child.kill('SIGTERM');
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+});
+
+test('SSE and WebSocket streams across the workers: one cycle, places once each, /status sums them; a resumed one is replayed', async (t) => {
+  const server = startCluster();
+  t.after(() => server.child.kill('SIGKILL'));
+  await waitUntil(async () => /all 2 workers listening/.test(server.log()), 10000, 'both workers listening');
+  const streams = [];
+  t.after(() => streams.forEach((s) => s.destroy()));
+  for (let i = 0; i < 3; i++) streams.push(await openSse(base, { type: 'sse', events: 'mixed' }));
+  for (let i = 0; i < 3; i++) {
+    const ws = await openWs(base);
+    ws.send(JSON.stringify({ type: 'ws', events: ['mixed'] }));
+    streams.push(ws);
+  }
+  await waitUntil(async () => (await request(base, 'GET', '/status')).json.requests.open === 6, 3000, '6 open');
+  const status = (await request(base, 'GET', '/status')).json;
+  assert.deepEqual(status.requests, { open: 6, comet: 0, poll: 0, sse: 3, ws: 3 });
+  assert.deepEqual(status.streams, { dropped: 0 });
+  await request(base, 'POST', '/event/set', { body: { name: 'mixed', frequency: 100 } });
+  const first = [];
+  for (const s of streams) first.push((await s.next(3000)).record.response.event);
+  assert.ok(first.every((e) => e.cycle === 1 && e.connections.total === 6), JSON.stringify(first));
+  assert.deepEqual(first.map((e) => e.connections.place).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6]);
+  // Every worker keeps every cycle: a stream resumed on either worker gets the ones it missed.
+  await waitUntil(async () => (await request(base, 'GET', '/status')).json.events[0].cycle >= 4, 3000, 'cycle 4');
+  for (let i = 0; i < 2; i++) {
+    const again = await openSse(base, { type: 'sse', events: 'mixed' }, { lastEventId: 'mixed:1' });
+    streams.push(again);
+    const replayed = [(await again.next(3000)).record.response, (await again.next(3000)).record.response];
+    assert.deepEqual(replayed.map((r) => r.replay && r.replay.cycle), [2, 3], JSON.stringify(replayed));
+  }
   server.child.kill('SIGTERM');
   assert.deepEqual(await server.exited, { code: 0, signal: null });
 });
