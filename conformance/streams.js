@@ -304,7 +304,8 @@ async function wsBadUpgrades(ctx) {
   await ctx.stillServing();
 }
 
-// [what, the first message, the close code]
+// [what, the first message, the close code, how it is sent]: an error frame comes before each close but the
+// last two, which break the framing itself (ws and RFC 6455 close at once).
 const BAD_SUBSCRIPTIONS = [
   ['not JSON', '{"type":', 1008],
   ['an unknown transport (type comet)', JSON.stringify({ type: 'comet', events: [] }), 1008],
@@ -315,13 +316,16 @@ const BAD_SUBSCRIPTIONS = [
   ['a bad cursor', JSON.stringify({ type: 'ws', events: ['x'], cursor: { x: -1 } }), 1008],
   ['not an object', '[1,2]', 1008],
   ['a binary message', Buffer.from(JSON.stringify({ type: 'ws', events: [] })), 1003],
+  ['a text message that is not UTF-8', Buffer.from([0x7b, 0xff, 0x7d]), 1007, { binary: false }],
+  ['an unmasked frame', JSON.stringify({ type: 'ws', events: [] }), 1002, { mask: false }],
 ];
 
 async function wsBadSubscriptions(ctx) {
-  for (const [what, message, code] of BAD_SUBSCRIPTIONS) {
+  for (const [what, message, code, options] of BAD_SUBSCRIPTIONS) {
     const client = await openWs(ctx.base);
-    client.send(message);
+    client.send(message, options);
     assert.equal((await client.closing).code, code, what);
+    if (options) continue;
     assert.equal(client.records.length, 1, `${what}: one error frame before the close`);
     assert.equal(client.records[0].record.error.status, 400, `${what}: ${client.records[0].text}`);
   }
@@ -391,7 +395,7 @@ const CASES = [
   { needs: ['ws'], title: 'WebSocket: the first message subscribes; one text frame per record; clear closes 1000', run: wsFraming },
   { needs: ['ws'], title: 'WebSocket: a ping is answered with its pong, before and after the subscription', run: wsPing },
   { needs: ['ws'], title: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', run: wsBadUpgrades },
-  { needs: ['ws'], title: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003', run: wsBadSubscriptions },
+  { needs: ['ws'], title: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003; bad framing 1007 / 1002', run: wsBadSubscriptions },
   { needs: ['ws'], title: 'WebSocket: a message over 16 KiB, in one frame or several, is closed 1009; 16384 bytes is taken', run: wsOversize },
   { needs: ['ws'], title: `WebSocket: no subscription within the body deadline (${DEADLINE} ms): error 408, close 1008, counted late`, run: wsLate },
   ...perTransport('resumed after its cursor, the missed cycles come again in order, then the live ones', resumeWithinBound),
