@@ -13,11 +13,12 @@ const assert = require('node:assert/strict');
 const { openSse, openWs, neverReads, upgradeHead } = require('./stream-clients');
 const { openStream, rawExchange, waitUntil } = require('./http-client');
 
-const REPLAY = Number.isSafeInteger(Number(process.env.PB_REPLAY_CYCLES)) && process.env.PB_REPLAY_CYCLES !== ''
-  ? Number(process.env.PB_REPLAY_CYCLES) : 100;
-const BACKLOG = Number(process.env.PB_STREAM_BACKLOG_BYTES) || 1048576;
-const DEADLINE = Number(process.env.PB_BODY_DEADLINE_MS) || 10000;
-const MAX_EMITTERS = Number(process.env.PB_MAX_EMITTERS) || 16;
+// The server's settings the cases check against (ctx.settings).
+function serverSettings(env = process.env) {
+  const replay = /^\d{1,4}$/.test(env.PB_REPLAY_CYCLES || '') ? Number(env.PB_REPLAY_CYCLES) : 100;
+  return { replay, backlog: Number(env.PB_STREAM_BACKLOG_BYTES) || 1048576, deadline: Number(env.PB_BODY_DEADLINE_MS) || 10000,
+    maxEmitters: Number(env.PB_MAX_EMITTERS) || 16 };
+}
 
 const cursorText = (cursor) => Object.entries(cursor).map(([name, id]) => `${name}:${id}`).join(',');
 const kindOf = (record) => Object.keys(record.response)[0];
@@ -85,8 +86,9 @@ function assertResumed(records, { name, after, echo, ctx }) {
       assert.equal(record.response.event.cycle, next++, 'the live cycles follow the replayed ones, none twice');
     }
   });
-  assert.ok(replays <= REPLAY, `at most PB_REPLAY_CYCLES (${REPLAY}) replays, got ${replays}`);
-  if (gap) assert.equal(replays, REPLAY, 'a gap only beyond the bound: the last N cycles come again after it');
+  const { replay: bound } = ctx.settings;
+  assert.ok(replays <= bound, `at most PB_REPLAY_CYCLES (${bound}) replays, got ${replays}`);
+  if (gap) assert.equal(replays, bound, 'a gap only beyond the bound: the last N cycles come again after it');
   return { gap, replays };
 }
 
@@ -113,7 +115,7 @@ async function resumeWithinBound(ctx, t, transport) {
   const cursor = { [name]: after };
   const again = await t.open(ctx, [name], cursor);
   const { replays } = assertResumed(await readUntilLive(again, 2, ctx), { name, after, echo: t.echo([name], cursor), ctx });
-  assert.ok(replays >= Math.min(2, REPLAY), `the cycles missed came again (${replays})`);
+  assert.ok(replays >= Math.min(2, ctx.settings.replay), `the cycles missed came again (${replays})`);
   again.destroy();
 }
 
@@ -123,25 +125,26 @@ async function resumeBeyondBound(ctx, t, transport) {
   const first = await t.open(ctx, [name]);
   const after = (await first.next(1000 + ctx.SLACK)).record.response.event.cycle;
   await leave(ctx, first, transport);
-  await untilCycle(ctx, name, after + REPLAY + 3);
+  await untilCycle(ctx, name, after + ctx.settings.replay + 3);
   const cursor = { [name]: after };
   const again = await t.open(ctx, [name], cursor);
   const { gap, replays } = assertResumed(await readUntilLive(again, 1, ctx), { name, after, echo: t.echo([name], cursor), ctx });
-  assert.ok(gap, `more than PB_REPLAY_CYCLES (${REPLAY}) cycles missed: a gap record first`);
-  assert.equal(replays, REPLAY);
+  assert.ok(gap, `more than PB_REPLAY_CYCLES (${ctx.settings.replay}) cycles missed: a gap record first`);
+  assert.equal(replays, ctx.settings.replay);
   again.destroy();
 }
 
 async function neverReading(ctx, t, transport) {
-  const count = Math.min(16, MAX_EMITTERS);
+  const { maxEmitters, backlog } = ctx.settings;
+  const count = Math.min(16, maxEmitters);
   const names = Array.from({ length: count }, (_, i) => `${ctx.uniqueName(`nr${i}`)}-`.padEnd(64, 'x'));
   const reader = await t.open(ctx, [names[0]]);
   for (const name of names) await ctx.setEvent(name, 10);
   const before = (await ctx.status()).streams.dropped;
   const silent = await neverReads(ctx.base, transport, names);
   try {
-    await waitUntil(async () => (await ctx.status()).streams.dropped > before, 30000 + (BACKLOG / 1048576) * 5000,
-      `the client that never reads to be cut (PB_STREAM_BACKLOG_BYTES ${BACKLOG})`);
+    await waitUntil(async () => (await ctx.status()).streams.dropped > before, 30000 + (backlog / 1048576) * 5000,
+      `the client that never reads to be cut (PB_STREAM_BACKLOG_BYTES ${backlog})`);
   } finally {
     silent.destroy();
   }
@@ -358,10 +361,11 @@ async function wsLate(ctx) {
   const lateBefore = (await ctx.status()).bodies.late;
   const client = await openWs(ctx.base);
   const started = Date.now();
-  const closed = await Promise.race([client.closing, new Promise((r) => setTimeout(() => r(null), DEADLINE + ctx.SLACK + 2000))]);
+  const { deadline } = ctx.settings;
+  const closed = await Promise.race([client.closing, new Promise((r) => setTimeout(() => r(null), deadline + ctx.SLACK + 2000))]);
   assert.ok(closed, 'closed at the body deadline');
   assert.equal(closed.code, 1008);
-  assert.ok(Date.now() - started >= DEADLINE - 50, `not before the deadline (${Date.now() - started} ms)`);
+  assert.ok(Date.now() - started >= deadline - 50, `not before the deadline (${Date.now() - started} ms)`);
   assert.equal(client.records[0].record.error.status, 408);
   assert.equal((await ctx.status()).bodies.late, lateBefore + 1, '/status counts it in bodies.late');
   await ctx.stillServing();
@@ -388,7 +392,7 @@ async function oneCycleEverywhere(ctx) {
 const perTransport = (title, run) => ['sse', 'ws'].map((name) => ({
   needs: [name], title: `${TRANSPORTS[name].label}: ${title}`, run: (ctx) => run(ctx, TRANSPORTS[name], name),
 }));
-const CASES = [
+const streamCases = ({ deadline, replay }) => [
   { needs: ['sse'], title: 'SSE: 200 text/event-stream at once, one event per record (id name:cycle, data the record), the clear record ends it', run: sseFraming },
   { needs: ['sse'], title: 'SSE: the id names every subscribed event in order, with its last cycle', run: sseIds },
   { needs: ['sse'], title: 'SSE: a bad query or Last-Event-ID is a 400 error body (unknown transport, names, cursor)', run: sseBadQueries },
@@ -397,23 +401,24 @@ const CASES = [
   { needs: ['ws'], title: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', run: wsBadUpgrades },
   { needs: ['ws'], title: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003; bad framing 1007 / 1002', run: wsBadSubscriptions },
   { needs: ['ws'], title: 'WebSocket: a message over 16 KiB, in one frame or several, is closed 1009; 16384 bytes is taken', run: wsOversize },
-  { needs: ['ws'], title: `WebSocket: no subscription within the body deadline (${DEADLINE} ms): error 408, close 1008, counted late`, run: wsLate },
+  { needs: ['ws'], title: `WebSocket: no subscription within the body deadline (${deadline} ms): error 408, close 1008, counted late`, run: wsLate },
   ...perTransport('resumed after its cursor, the missed cycles come again in order, then the live ones', resumeWithinBound),
-  ...perTransport(`beyond the replay bound (PB_REPLAY_CYCLES ${REPLAY}) one gap record, then the last N cycles`, resumeBeyondBound),
+  ...perTransport(`beyond the replay bound (PB_REPLAY_CYCLES ${replay}) one gap record, then the last N cycles`, resumeBeyondBound),
   ...perTransport('a client that never reads is cut and counted in /status; the others get every record on time', neverReading),
   ...perTransport('a held stream counts in /status and connections; a client that leaves is removed', heldAndGone),
   { needs: ['sse', 'ws'], title: 'comet, SSE and WebSocket streams share one emit cycle: one start, places 1..3', run: oneCycleEverywhere },
 ];
 
-// Registers CASES in the calling describe(). ctx: the suite's helpers (suite.js); speaks: the transports
-// the server speaks; notSpoken: the reason a case is skipped on a server that lacks one.
-function registerStreamTests({ group, ctx, speaks, notSpoken }) {
+// Registers the cases in the calling describe(). ctx: the suite's helpers (suite.js); speaks: the transports
+// the server speaks; notSpoken: the reason a case is skipped on a server that lacks one; settings: the
+// server's (serverSettings).
+function registerStreamTests({ group, ctx, speaks, notSpoken, settings = serverSettings() }) {
   group('Server-Sent Events and WebSocket (issue #38)', () => {
-    for (const { needs, title, run } of CASES) {
+    for (const { needs, title, run } of streamCases(settings)) {
       const lacking = needs.filter((name) => !speaks.includes(name));
-      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false }, () => run(ctx));
+      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false }, () => run({ ...ctx, settings }));
     }
   });
 }
 
-module.exports = { registerStreamTests, CASES, TRANSPORTS };
+module.exports = { registerStreamTests, streamCases, serverSettings, TRANSPORTS };
