@@ -126,11 +126,14 @@ step() {
   runstate_save
 }
 
-# output_lost: stdout can no longer be written (lib/log.sh): the reader of a pipe or the terminal is
-# gone, as after a SIGHUP; the run stops like an interrupted one (the trap's own lines go to run.log).
+# output_lost: stdout can no longer be written (lib/log.sh; SIGPIPE sets OUTPUT_LOST_BY): the reader of
+# a pipe or the terminal is gone. Before the analysis that stops the run like a SIGHUP; once it is
+# analysed, only its closing lines are lost (run.log has them) and it ends as it would have.
+OUTPUT_LOST_BY=''
 output_lost() {
   ((RUN[exiting])) && return 0
-  RUN[interrupted]=${RUN[interrupted]:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
+  [[ ${RUN[status]} == running ]] || return 0
+  RUN[interrupted]=${OUTPUT_LOST_BY:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
   exit 130
 }
 
@@ -769,7 +772,7 @@ trap_signals() {
   trap 'RUN[interrupted]=SIGINT; exit 130' INT
   trap 'RUN[interrupted]=SIGTERM; exit 130' TERM
   trap 'RUN[interrupted]=SIGHUP; exit 130' HUP     # the terminal closed
-  trap 'RUN[interrupted]=SIGPIPE; exit 130' PIPE   # the reader of its output went away (./run.sh ... | head)
+  trap 'OUTPUT_LOST_BY=SIGPIPE; log_output_lost' PIPE   # its output's reader went away (./run.sh ... | head)
   trap on_exit EXIT
 }
 
@@ -782,7 +785,6 @@ on_exit() {
   set +eu                     # the clean-up must run to its end, whatever state the run was in
   trap '' INT TERM HUP PIPE   # a second Ctrl-C must not cut it short
   RUN[exiting]=1
-  [[ ${RUN[interrupted]} != SIGPIPE ]] || log_output_lost   # its lines go to run.log only
   if ((RUN[finished] == 0)) && [[ -n ${RUN[dir]} ]]; then
     on_exit_unfinished "$rc"
     rc=$?
