@@ -26,25 +26,29 @@ const seriesMean = (run, key, from, to) => meanOf(seriesValues(run, key, from, t
 
 const steady = (run) => run.summary?.steadyWindow ?? null;
 
-// series[key] over the steady window, or null without one.
-function windowValues(run, key) {
-  const w = steady(run);
-  return w && w.seconds > 0 ? seriesValues(run, key, w.fromSecond, w.toSecond) : null;
-}
-
-const windowMean = (run, key) => { const v = windowValues(run, key); return v ? meanOf(v) : null; };
-
-// The warm-up rule, one for every emit metric: emit cycles that began in the first WARMUP_SECONDS of the
-// steady window are left out (the server's JIT is still cold then: in the 100/400 sitting Tomcat's first
-// cycles took 34-47 ms against 14-16 ms warm), and an emit metric needs at least MIN_WARM_CYCLES cycles
-// after them, else it has no value for the run.
+// The warm-up rule, one for every steady-window metric: the first WARMUP_SECONDS of a run's steady window
+// are left out (the server's JIT and collector are still settling then: in the at-scale sitting the median
+// difference between the two halves of a run's window in server CPU fell from 20% to 6.5% with them left
+// out, and the 100/400 sitting's first Tomcat emit cycles took 34-47 ms against 14-16 ms warm). An emit
+// metric needs at least MIN_WARM_CYCLES cycles after them, else it has no value for the run. A peak of
+// memory takes the whole window (memory only grows through a warm-up).
 const WARMUP_SECONDS = 10;
 const MIN_WARM_CYCLES = 3;
-function warmCycles(run, key) {
+const WARM = `the steady window after its first ${WARMUP_SECONDS} s (warm-up)`;
+
+// series[key] over the steady window (warm: after its warm-up), or null without one.
+function windowValues(run, key, { warm = true } = {}) {
   const w = steady(run);
   if (!w || !(w.seconds > 0)) return null;
-  const v = seriesValues(run, key, w.fromSecond + WARMUP_SECONDS, w.toSecond);
-  return v.length >= MIN_WARM_CYCLES ? v : null;
+  const from = w.fromSecond + (warm ? WARMUP_SECONDS : 0);
+  return from < w.toSecond ? seriesValues(run, key, from, w.toSecond) : null;
+}
+
+const windowMean = (run, key) => { const v = windowValues(run, key); return v && v.length ? meanOf(v) : null; };
+
+function warmCycles(run, key) {
+  const v = windowValues(run, key);
+  return v && v.length >= MIN_WARM_CYCLES ? v : null;
 }
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -57,10 +61,10 @@ const STUDY_HOST_MEMORY = { unit: 'points of the study host\'s memory (4.00 GB)'
 
 const STUDY_METRICS = {
   serverCpu: { name: 'Server CPU', unit: '% of one core',
-    definition: 'mean CPU of the server process (pidstat, 100 = one core busy) over the steady window',
+    definition: `mean CPU of the server process (pidstat, 100 = one core busy) over ${WARM}`,
     study: STUDY_HOST_CPU, value: (run) => windowMean(run, 'processCpu') },
   peakServerCpu: { name: 'Server CPU peak', unit: '% of one core',
-    definition: '95th percentile of the server process\'s CPU per second over the steady window (for claims about peaks and ceilings)',
+    definition: `95th percentile of the server process's CPU per second over ${WARM} (for claims about peaks and ceilings)`,
     study: STUDY_HOST_CPU, value: (run) => { const v = windowValues(run, 'processCpu'); return v ? percentileOf(v, 0.95) : null; } },
   rampCpu: { name: 'Server CPU while connecting', unit: '% of one core',
     definition: 'mean CPU of the server process from the load start to the steady window (the ramp-up, when the connections are opened)',
@@ -71,27 +75,27 @@ const STUDY_METRICS = {
     } },
   serverRss: { name: 'Server memory', unit: 'MB',
     definition: 'peak resident set size of the server process over the steady window (pidstat RSS per second; a server of several processes: the sum over its PIDs)',
-    study: STUDY_HOST_MEMORY, value: (run) => { const v = windowValues(run, 'processRssMB'); return v ? maxOf(v) : null; } },
+    study: STUDY_HOST_MEMORY, value: (run) => { const v = windowValues(run, 'processRssMB', { warm: false }); return v ? maxOf(v) : null; } },
   hostCpu: { name: 'Host CPU', unit: '% of the host',
-    definition: 'mean CPU of the whole SUT host over the steady window (includes the load generator where it shares the host)',
+    definition: `mean CPU of the whole SUT host over ${WARM} (includes the load generator where it shares the host)`,
     value: (run) => windowMean(run, 'cpu') },
   emitMs: { name: 'Emit duration', unit: 'ms',
-    definition: `mean time one emit cycle took to hand the event to every held request, over the cycles in the steady window after its first ${WARMUP_SECONDS} s (warm-up); none with fewer than ${MIN_WARM_CYCLES} such cycles`,
+    definition: `mean time one emit cycle took to hand the event to every held request, over the cycles in ${WARM}; none with fewer than ${MIN_WARM_CYCLES} such cycles`,
     value: (run) => { const v = warmCycles(run, 'emitDuration'); return v ? meanOf(v) : null; } },
   peakEmitMs: { name: 'Longest emit', unit: 'ms',
-    definition: `the longest emit cycle in the steady window after its first ${WARMUP_SECONDS} s (warm-up); none with fewer than ${MIN_WARM_CYCLES} such cycles`,
+    definition: `the longest emit cycle in ${WARM}; none with fewer than ${MIN_WARM_CYCLES} such cycles`,
     value: (run) => { const v = warmCycles(run, 'emitDuration'); return v ? maxOf(v) : null; } },
   responsesPerSecond: { name: 'Responses per second', unit: 'records/s',
-    definition: 'records the server sent per second over the steady window (summary.responsesPerSecond)',
-    value: (run) => num(run.summary?.responsesPerSecond) },
+    definition: `records the server sent per second over ${WARM}`,
+    value: (run) => windowMean(run, 'responses') },
   responsesSent: { name: 'Responses sent', unit: 'records',
     definition: 'records the server sent over the whole run (summary.totals.responsesSent)',
     value: (run) => num(run.summary?.totals?.responsesSent) },
   requestsPerCycle: { name: 'Requests per emit cycle', unit: 'requests',
-    definition: 'mean number of held requests one emit cycle answered, over the cycles in the steady window',
+    definition: `mean number of held requests one emit cycle answered, over the cycles in ${WARM}`,
     value: (run) => windowMean(run, 'requestsPerCycle') },
   peakRequestsPerCycle: { name: 'Most requests in an emit cycle', unit: 'requests',
-    definition: 'the largest number of held requests one emit cycle answered in the steady window (for claims about a ceiling)',
+    definition: `the largest number of held requests one emit cycle answered in ${WARM} (for claims about a ceiling)`,
     value: (run) => { const v = windowValues(run, 'requestsPerCycle'); return v ? maxOf(v) : null; } },
   tripMs: { name: 'Trip time', unit: 'ms',
     definition: 'mean time from an emit cycle\'s start to the answer reaching the client (summary.tripTime.meanMs)',

@@ -28,7 +28,8 @@
 //   verdicts of the runs it rests on. A figure's line or a table's row (one permutation) follows the same
 //   rule alone (usableRuns).
 // - A check's verdict: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
-//   comparable' when the effect depends on the study's machine (machine) or software versions (versions),
+//   comparable' when the effect depends on the study's machine (machine), software versions (versions) or
+//   clients (client),
 //   answers a question the study left open (noStudyResult), every run got the load it asked for so a
 //   throughput difference cannot show (keepsUp), or with too few repeats; else 'confirmed' (holds) or
 //   'not confirmed' (reversed, or within noise).
@@ -132,14 +133,15 @@ function scaleGate(check) {
 
 // A check's verdict from what its conditions showed and what limits them. context: { outcome (from
 // acrossConditions), scale (why the runs are below the check's scale: indicative), machine, versions,
-// keepsUp, noStudyResult, provisional (the verdicts of the runs used that are not valid) }.
-function checkVerdict({ outcome, scale = null, machine = null, versions = null, keepsUp = false, noStudyResult = false, provisional = null }) {
+// client, keepsUp, noStudyResult, provisional (the verdicts of the runs used that are not usable) }.
+function checkVerdict({ outcome, scale = null, machine = null, versions = null, client = null, keepsUp = false, noStudyResult = false, provisional = null }) {
   const indicative = outcome ?? null;
   if (indicative === null) return { verdict: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
   const why = [];
   if (noStudyResult) why.push('no study result: the study left this question open');
   if (machine) why.push(`machine: ${machine}`);
   if (versions) why.push(`versions: ${versions}`);
+  if (client) why.push(`client: ${client}`);
   if (keepsUp) why.push(`scale: every server answered at least ${KEEPS_UP_SHARE * 100}% of the load asked, so no throughput difference can show`);
   if (indicative === 'too few') why.push(`too few runs: fewer than ${MIN_REPEATS} on a side`);
   const withinNoise = indicative === 'within noise';
@@ -311,7 +313,7 @@ function evaluateCheck(check, runs) {
   const across = check.kind === 'none' || check.kind === 'some'
     ? { outcome: rows.length ? rows[0].outcome : null }
     : acrossConditions(rows, { similar: check.expect === 'similar' || check.expect === 'flat' });
-  const verdict = checkVerdict({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, keepsUp,
+  const verdict = checkVerdict({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, client: check.client ?? null, keepsUp,
     noStudyResult: Boolean(check.noStudyResult), provisional });
   if (!scale && gate.note && rows.length) verdict.why.push(gate.note);
   // how many conditions' means lie the way the study says, beyond noise or not

@@ -20,6 +20,7 @@ const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
 const { evaluateFinding, conditionLabel, usableRuns, VERDICTS, STUDY_SMALLEST_LEVEL } = require('./study-verdict');
 const { describe, band } = require('./study-stats');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../sweep/validity');
+const { writeFileAtomic } = require('../lib/atomic-write');
 
 const ROOT = path.join(__dirname, '..');
 const DEFAULTS = { data: path.join(ROOT, 'docs', 'study', 'data'), out: path.join(ROOT, 'docs', 'study') };
@@ -212,14 +213,19 @@ function indicativeWords(ev) {
   return `leans: ${['holds', 'within noise', 'reversed', 'too few'].filter((o) => n(o)).map((o) => `${o} ${n(o)}`).join(', ')}`;
 }
 
-function findingSection(ev, figureHtml, runs) {
+function findingSection(ev, smallEv, figureHtml, runs) {
   const f = ev.finding;
+  const small = smallEv.verdict === 'not run yet' ? ''
+    : `<details class="small-sitting"><summary>The 100/400 sitting: ${verdictBadge(smallEv.verdict)} <span class="none">${escapeHtml(indicativeWords(smallEv))}</span></summary>
+${checkTable(smallEv)}
+</details>`;
   return `<section class="finding" id="${escapeHtml(f.id)}" data-verdict="${escapeHtml(ev.verdict)}">
 <h2>${escapeHtml(f.source)}: ${escapeHtml(f.title)} ${verdictBadge(ev.verdict)}${marks(ev)}</h2>
 <p class="study"><strong>The study:</strong> ${escapeHtml(f.study)}</p>
 ${f.table ? throughputTable(f.table, runs) : ''}
 <p><strong>pushbench:</strong>${ev.notRun ? ` <span class="none">${ev.notRun} of ${ev.checks.length} checks not run yet.</span>` : ''}</p>
 ${checkTable(ev)}
+${small}
 ${figureHtml}
 </section>`;
 }
@@ -292,7 +298,7 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const sections = [];
   const group = (title, ids) => {
     sections.push(`<h2 class="group">${escapeHtml(title)}</h2>`);
-    for (const e of evaluated.filter((x) => ids(x.finding))) sections.push(findingSection(e, figureHtml(e.finding.figure), atScale));
+    evaluated.forEach((e, i) => { if (ids(e.finding)) sections.push(findingSection(e, smallEvaluated[i], figureHtml(e.finding.figure), atScale)); });
   };
   group('Section 5: the figures and tables', (f) => f.figure && /^(Figure|Table)/.test(f.source));
   group('Section 6.1: conclusions', (f) => f.source.startsWith('Section 6.1'));
@@ -356,11 +362,11 @@ on this page.</p>`,
   const figDir = path.join(out, 'figures');
   fs.rmSync(figDir, { recursive: true, force: true });
   fs.mkdirSync(figDir, { recursive: true });
-  for (const c of charts) fs.writeFileSync(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
+  for (const c of charts) writeFileAtomic(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
   const html = page({ title: 'pushbench \u2013 the study reproduced',
     subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
     body, charts: [], assets: 'assets' });
-  fs.writeFileSync(path.join(out, 'index.html'), html);
+  writeFileAtomic(path.join(out, 'index.html'), html);   // last: a page whose figures are all whole
   return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };
 }
 

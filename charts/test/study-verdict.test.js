@@ -102,6 +102,8 @@ test('check verdicts: confirmed, not confirmed, not comparable (why), indicative
   assert.match(checkVerdict({ outcome: 'holds', machine: 'quad core' }).why[0], /^machine: quad core/);
   assert.equal(checkVerdict({ outcome: 'reversed', versions: '7.0.16' }).verdict, 'not comparable');
   assert.match(checkVerdict({ outcome: 'reversed', versions: '7.0.16' }).why[0], /^versions: 7\.0\.16/);
+  assert.match(checkVerdict({ outcome: 'holds', client: 'JMeter 2.4' }).why[0], /^client: JMeter 2\.4/);
+  assert.equal(checkVerdict({ outcome: 'holds', client: 'JMeter 2.4' }).verdict, 'not comparable');
   assert.match(checkVerdict({ outcome: 'too few' }).why[0], /^too few runs/);
   const provisional = checkVerdict({ outcome: 'holds', provisional: 'disturbed 3' });
   assert.equal(provisional.verdict, 'confirmed');
@@ -115,14 +117,17 @@ test('check verdicts: confirmed, not confirmed, not comparable (why), indicative
   assert.equal(f('not run yet', 'not run yet'), 'not run yet');
 });
 
-// Runs as charts/collect-runs.js loads them, with what study-metrics.js reads: a steady window of 3 s.
+// Runs as charts/collect-runs.js loads them, with what study-metrics.js reads: a steady window of 13 s, its
+// first 10 the warm-up (WARMUP_SECONDS), whose CPU and rates (999) no metric but memory may read.
+const WARM_UP = new Array(10).fill(999);
 function run(params, { cpu = 10, cpuSeries = null, rss = 100, rate = 50, share = 1, verdict = 'valid', crashed = false } = {}) {
   const p = { server: 'node', type: 'comet', threads: 1000, events: true, interval: 1000, maxDuration: null, duration: 20, ...params };
   return {
     dir: `/r/${JSON.stringify(p)}-${cpu}-${rss}`, params: p,
-    summary: { steadyWindow: { fromSecond: 0, toSecond: 3, seconds: 3 }, loadStartSecond: 0, responsesPerSecond: rate,
+    summary: { steadyWindow: { fromSecond: 0, toSecond: 13, seconds: 13 }, loadStartSecond: 0,
       serverCrashed: crashed, workload: { answers: { share } }, validity: { verdict, reasons: [] } },
-    series: { processCpu: cpuSeries ?? [cpu, cpu, cpu], processRssMB: [rss, rss, rss] },
+    series: { processCpu: [...WARM_UP, ...(cpuSeries ?? [cpu, cpu, cpu])], processRssMB: new Array(13).fill(rss),
+      responses: [...WARM_UP, rate, rate, rate] },
   };
 }
 const repeats = (params, values, opts = {}) => values.map((cpu) => run(params, { ...opts, cpu }));
@@ -214,10 +219,13 @@ test('metrics: spikes on in-window peaks, levels on means, memory peaks in the s
   const claim = { id: 'p', kind: 'compare', a: { events: true, maxDuration: 180000 }, b: { events: false, maxDuration: 10000 }, expect: 'greater', select: {} };
   assert.equal(evaluateCheck({ ...claim, metric: 'peakServerCpu' }, [...spiky, ...flat]).verdict, 'confirmed');
   assert.equal(evaluateCheck({ ...claim, metric: 'serverCpu' }, [...spiky, ...flat]).verdict, 'not confirmed');
-  // memory: the peak within the steady window, not a value after the load ended
+  // memory: the peak within the steady window, warm-up included, not a value after the load ended
   const r = run({}, { rss: 141 });
-  r.series.processRssMB = [120, 141, 141, 282];   // second 3: after the window (0-3)
-  assert.equal(STUDY_METRICS.serverRss.value(r), 141);
+  r.series.processRssMB = [120, 150, ...new Array(11).fill(141), 282];   // second 13: after the window (0-13)
+  assert.equal(STUDY_METRICS.serverRss.value(r), 150);
+  // CPU and rates leave the warm-up out
+  assert.equal(STUDY_METRICS.serverCpu.value(run({}, { cpu: 7 })), 7);
+  assert.equal(STUDY_METRICS.responsesPerSecond.value(run({}, { rate: 40 })), 40);
   // emit durations: the first WARMUP_SECONDS of the window left out; fewer than MIN_WARM_CYCLES cycles: no value
   const e = run({});
   e.summary.steadyWindow = { fromSecond: 5, toSecond: 40, seconds: 35 };
@@ -243,7 +251,7 @@ test('trend, load kept up, threshold and crash checks', () => {
   const kept = [...[50, 51, 52].map((r) => run({}, { rate: r })), ...[40, 41, 42].map((r) => run({ server: 'tc6' }, { rate: r }))];
   assert.equal(evaluateCheck(rate, kept).verdict, 'not comparable');
   assert.equal(evaluateCheck(rate, kept).indicative, 'holds');
-  const behind = kept.map((r, i) => (i >= 3 ? run({ server: 'tc6' }, { rate: r.summary.responsesPerSecond, share: 0.8 }) : r));
+  const behind = kept.map((r, i) => (i >= 3 ? run({ server: 'tc6' }, { rate: 40 + i - 3, share: 0.8 }) : r));
   assert.equal(evaluateCheck(rate, behind).verdict, 'confirmed');
   const idle = { id: 'i', kind: 'below', threshold: 5, metric: 'serverCpu', select: {} };
   assert.equal(evaluateCheck(idle, repeats({}, [1, 2, 1])).verdict, 'confirmed');

@@ -13,13 +13,13 @@
 # the controller, the monitors and the analysis to PB_ENGINE_CPUS (default 0), so the server has a core of
 # its own; a run's steady window is 30 s or more and holds at least 3 emit cycles after the warm-up:
 #   scale-1s        comet and long poll with 1 s events, 1,000/5,000/10,000/15,000, node/tc6/tc7 (24)
-#   scale-none      comet held and long polls timing out after 10 s, no events, the same levels (24)
+#   scale-none      comet held and long polls timing out after 10 s, no events, the same levels, 70 s (24)
 #   scale-intervals comet with 5 s events at 5,000; comet with 10 s events at 1,000/5,000/15,000; comet and
 #                   long poll with 30 s events at 1,000/5,000/15,000; long polls with 10 s events at
 #                   10,000/15,000 (36)
 #   scale-open      the open questions: node-cluster's and one Node.js process's long polls with 1 s events at
 #                   10,000/15,000, the server on both cores (RQ4); the blocking Tomcats' comet and long
-#                   polls with 1 s events at 1,000/5,000/10,000 (RQ2) (16)
+#                   polls with 1 s events at 1,000-15,000, a thread per connection (RQ2) (20)
 #   scale-long      600 s, as the study's runs: Tomcat 7 comet with 1 s events at 5,000 and 15,000, Tomcat 6
 #                   long polls with 1 s events at 5,000, Tomcat 7 long polls with 10 s and 30 s events at 15,000 (5)
 #
@@ -107,7 +107,9 @@ scale_1s() { # scale_1s <pass>: figures 7, 8 (1 s), 17, 19-27, section 6.1, RQ1,
 }
 
 scale_none() { # scale_none <pass>: figures 5, 6, 10-12, table 5.1.3, 13's reference
-  sweep "scale$1-none" --levels "$LEVELS" --filter 'comet$|poll 10000$' --duration 40
+  # 70 s: a 60 s window holds five waves of 10 s long-poll timeouts after the warm-up (part 1 ran passes 1
+  # and 2 for 40 s: docs/study/README.md)
+  sweep "scale$1-none-70s" --levels "$LEVELS" --filter 'comet$|poll 10000$' --duration 70
 }
 
 scale_intervals() { # scale_intervals <pass>: figures 7-9, 13-16, 18, 19, 23, 27, 28
@@ -124,7 +126,7 @@ scale_open() { # scale_open <pass>: RQ4 (one Node.js process saturated) and RQ2 
   PB_SERVER_CPUS=0-1
   sweep "scale$1-cluster" --servers node,node-cluster --levels 10000,15000 --filter 'poll 180000 event1 1000$' --duration 40
   PB_SERVER_CPUS=$pinned
-  sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels 1000,5000,10000 --filter 'comet - event1 1000$|poll 180000 event1 1000$' --duration 40
+  sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels "$LEVELS" --filter 'comet - event1 1000$|poll 180000 event1 1000$' --duration 40
 }
 
 scale_long() { # scale_long <pass>: the study's 600 s where a finding is about time (spikes, crashes, memory)
