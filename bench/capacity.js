@@ -130,7 +130,10 @@ function openRequests(address, port, ms) {
   });
 }
 
-const serverAlive = (server) => spawnSync(path.join(ROOT, 'servers/control.sh'), ['status', server], { stdio: 'ignore' }).status === 0;
+// Whether the run's server process is alive: servers/control.sh status with the run's own PID files
+// ($PB_STATE/runs/<run id>, the run id being its directory's name; run.sh run_pid_dir).
+const serverAlive = (server, state, runDir) => spawnSync(path.join(ROOT, 'servers/control.sh'),
+  ['--pid-dir', path.join(state, 'runs', path.basename(runDir)), 'status', server], { stdio: 'ignore' }).status === 0;
 
 // New complete lines of a growing file since the last call.
 class FileTail {
@@ -294,7 +297,7 @@ async function measure(o) {
     }
     if (!serverUp) continue;   // still starting: nothing to judge yet
     if (open === null) w.probeFailures++;
-    w.alive = serverAlive(o.server);
+    if (runDir) w.alive = serverAlive(o.server, cfg.state, runDir);
     for (const line of logTail.lines()) {
       const m = OUT_OF_MEMORY.exec(line);
       if (m && !w.oomLine) w.oomLine = m[0].trim();

@@ -258,10 +258,9 @@ class Sweep {
   // Runs run.sh for one item on one lane; resolves to { code, runDir, tail }. With several lanes run.sh's
   // output goes to the logs only (the lanes' lines would interleave).
   runOne(item, logFile, lane) {
-    const dirFile = path.join(this.dir, `.run-dir-${lane.index}`);
-    const marker = path.join(this.dir, `.running-${lane.index}`);   // the key, while its run.sh runs
+    const dirFile = this.dirFileOf(lane);
     fs.rmSync(dirFile, { force: true });
-    fs.writeFileSync(marker, `${item.key}\n`);
+    fs.writeFileSync(this.markerOf(lane), `${item.key}\n`);
     const fd = fs.openSync(logFile, 'a');
     fs.writeSync(fd, `\n### ${new Date().toISOString()} ${item.key}${this.several ? ` (lane ${lane.name})` : ''}\n`);
     let tail = '';
@@ -288,11 +287,7 @@ class Sweep {
         this.children.delete(child);
         fs.closeSync(fd);
         let runDir = null;
-        if (fs.existsSync(dirFile)) {
-          runDir = fs.readFileSync(dirFile, 'utf8').trim() || null;
-          fs.rmSync(dirFile, { force: true });
-        }
-        fs.rmSync(marker, { force: true });
+        if (fs.existsSync(dirFile)) runDir = fs.readFileSync(dirFile, 'utf8').trim() || null;
         resolve({ code: code ?? (signal ? 128 : 1), signal, runDir, tail });
       });
     });
@@ -412,6 +407,8 @@ class Sweep {
       return 3;
     }
     const servers = [...new Set(items.map((i) => i.perm.server))];
+    // What a killed sweep left running goes first: it would hold the ports the preflight checks.
+    if (o.mode !== 'check') for (const lane of this.lanes) await this.stopLeftBehind(lane);
     const failed = await this.preflight(servers);
     if (failed) return failed;
     const preflightFailed = this.preflightProblems > 0;
@@ -614,29 +611,46 @@ class Sweep {
     return down.length ? { ok: false, why: `${down.map((h) => `${h.role} ${h.name} unreachable (${h.message.slice(0, 120)})`).join(', ')}` } : { ok: true };
   }
 
-  // A sweep that ended during a run (killed: no sweep holds the directory now) left .running-<lane>: that
-  // run is stopped if anything of it is left (stopLeftRun) and recorded interrupted, so it runs again.
+  // .running-<lane> (the key of the lane's run) and .run-dir-<lane> (its run directory, written by
+  // run.sh) last from the run's start until its end is recorded in state.tsv (or it goes back to the
+  // queue); recorded(lane) removes both. Nothing is removed before the record is written, so a full disk
+  // cannot gain the room for state.tsv from them and hide that the record was lost.
+  markerOf(lane) {
+    return path.join(this.dir, `.running-${lane.index}`);
+  }
+
+  dirFileOf(lane) {
+    return path.join(this.dir, `.run-dir-${lane.index}`);
+  }
+
+  recorded(lane) {
+    fs.rmSync(this.markerOf(lane), { force: true });
+    fs.rmSync(this.dirFileOf(lane), { force: true });
+  }
+
+  // A sweep that ended (killed: no sweep holds the directory now) before a run's end was recorded left
+  // .running-<lane>: that run is stopped if anything of it is left (stopLeftRun) and recorded
+  // interrupted, so it runs again.
   async stopLeftBehind(lane) {
-    const marker = path.join(this.dir, `.running-${lane.index}`);
-    const dirFile = path.join(this.dir, `.run-dir-${lane.index}`);
+    const marker = this.markerOf(lane);
+    const dirFile = this.dirFileOf(lane);
     if (!fs.existsSync(marker)) return;
     const key = fs.readFileSync(marker, 'utf8').trim();
     const runDir = fs.existsSync(dirFile) ? fs.readFileSync(dirFile, 'utf8').trim() || null : null;
-    const reason = `the sweep ended during this run; ${await stopLeftRun(runDir, lane.env)}`;
+    const reason = `the sweep ended before this run's end was recorded; ${await stopLeftRun(runDir, lane.env)}`;
     const rel = runDir ? path.relative(this.dir, path.resolve(ROOT, runDir)) : null;
     say(`${key}: ${reason}`);
     try {
       if (!['done', 'crashed'].includes(this.state.get(key)?.status)) this.state.set(key, 'interrupted', rel, reason, { lane: lane.name });
     } catch (e) {
       this.stateLost({ key, status: 'interrupted', runDir: rel, reason }, e);
+      return;
     }
-    fs.rmSync(marker, { force: true });
-    fs.rmSync(dirFile, { force: true });
+    this.recorded(lane);
   }
 
   async laneLoop(lane) {
     const { o, dir, state } = this;
-    await this.stopLeftBehind(lane);
     while (!this.interrupted && !this.stopped && !lane.out) {
       const at = this.queue.findIndex((i) => i.lanes.includes(lane));
       if (at < 0) return;
@@ -656,6 +670,7 @@ class Sweep {
       const stopped = r.signal ? await stopLeftRun(r.runDir, lane.env) : null;
       // run.sh refused to start, nothing started (exit 5, 6): the run goes back to the queue, the sweep stops.
       if (r.code === 5 || r.code === 6) {
+        this.recorded(lane);
         this.queue.unshift(item);
         say(`stopping: run.sh refused to start (${EXIT_MEANING[r.code]}): ${lastErrorLine(r.tail)}; deal with it, then resume with ./sweep.sh --dir ${dir}`);
         this.stopped = true;
@@ -666,6 +681,7 @@ class Sweep {
       // refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
       if (!this.interrupted && this.several && r.code === 3) {
         this.log(`failed ${item.key} lane ${lane.name}: run.sh exited 3 (preflight failed)`);
+        this.recorded(lane);
         this.takeOut(lane, `run.sh's preflight failed (exit 3): ${lastErrorLine(r.tail)}`, item);
         return;
       }
@@ -673,6 +689,7 @@ class Sweep {
         const reach = await this.laneReachable(lane, item.perm.server);
         if (!reach.ok) {
           this.log(`failed ${item.key} lane ${lane.name} ${rel ?? '-'}: run.sh exited ${r.code}; the lane's hosts fail`);
+          this.recorded(lane);
           this.takeOut(lane, `${reach.why} (run.sh exited ${r.code}${rel ? `; the attempt is kept in ${rel}` : ''})`, item);
           return;
         }
@@ -705,6 +722,7 @@ class Sweep {
         this.stateLost({ key: item.key, status, runDir: rel, reason }, e);
         return;
       }
+      this.recorded(lane);
       this.log(`${status} ${item.key} ${rel ?? '-'} ${reason}`);
       this.finishedCount++;
       const n = this.finishedCount;

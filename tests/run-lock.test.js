@@ -203,28 +203,55 @@ describe('no orphans', () => {
   });
 });
 
+// Runs ./sweep.sh with the local hosts and this file's state directory; onData(chunk, child) sees its
+// output. Resolves { code, out }.
+function sweep(args, onData = () => {}) {
+  const child = spawn(path.join(ROOT, 'sweep.sh'), args,
+    { cwd: ROOT, env: { ...process.env, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; onData(String(d), child); });
+  child.stderr.on('data', (d) => { out += d; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 400000);
+  return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, out }); }));
+}
+
+const ONE_RUN = ['--servers', 'node', '--types', 'comet', '--levels', '40', '--filter', 'event1 1000$', '--duration', '20', '--rampup', '2'];
+
 describe('the sweep', () => {
+  test('the sweep killed with SIGKILL mid-run: its resume stops what is left of that run and runs it again', async () => {
+    const dir = path.join(s.dir, 'sweep-killed');
+    let runDir = null;
+    const first = await sweep([...ONE_RUN, '--dir', dir, '--yes'], (d, child) => {
+      const m = /^run directory: (.+)$/m.exec(d);
+      if (m) runDir = m[1];
+      if (runDir && /^ {2}wait: [0-9]+\//m.test(d)) child.kill('SIGKILL');
+    });
+    assert.ok(runDir, first.out);
+    assert.equal(fs.readFileSync(path.join(dir, '.running-0'), 'utf8').trim(), './run.sh node 2 20 40 comet - event1 1000 #1');
+    const again = await sweep(['--dir', dir, '--yes']);
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, new RegExp(`#1: the sweep ended before this run's end was recorded; \\./run\\.sh --stop ${path.basename(runDir)}: `));
+    assert.equal(fs.existsSync(path.join(dir, '.running-0')), false);
+    assert.notEqual(readRun(runDir).status, 'running', 'the cut-off run still says running');
+    const lines = fs.readFileSync(path.join(dir, 'state.tsv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    assert.equal(lines.length, 1, lines.join('\n'));
+    const [, status, rel] = lines[0].split('\t');
+    assert.equal(status, 'done');
+    assert.notEqual(path.join(dir, rel), runDir, 'the cut-off run was taken as the done one');
+  });
+
   test('its run.sh killed with SIGKILL: what it left is stopped at once, the run recorded interrupted (not done), the sweep goes on', async () => {
     const dir = path.join(s.dir, 'sweep');
     let killed = null;
-    const child = spawn(path.join(ROOT, 'sweep.sh'), ['--servers', 'node', '--types', 'comet', '--levels', '40',
-      '--filter', 'event1 1000$', '--duration', '20', '--rampup', '2', '--repeat', '2', '--dir', dir, '--yes'],
-    { cwd: ROOT, env: { ...process.env, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
     let pids = {};
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (killed || !/^ {2}wait: [0-9]+\//m.test(String(d))) return;
+    const { code, out } = await sweep([...ONE_RUN, '--repeat', '2', '--dir', dir, '--yes'], (d) => {
+      if (killed || !/^ {2}wait: [0-9]+\//m.test(d)) return;
       const runs = path.join(s.state, 'runs');
       const id = fs.readdirSync(runs).find((f) => fs.existsSync(path.join(runs, f, 'run.pid')));
       pids = recorded(path.join(runs, id));
       killed = Number(fs.readFileSync(path.join(runs, id, 'run.pid'), 'utf8').split(' ')[0]);
       process.kill(killed, 'SIGKILL');
     });
-    child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 400000);
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
     try {
       assert.ok(killed, out);
       assert.equal(code, 1, out);
