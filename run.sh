@@ -78,6 +78,7 @@ declare -A RUN=(
   [sut_unreachable]=0   # 1 once the SUT host stopped answering ssh (noted once)
   [runjson_failed]=0 [provenance]=''   # lib/runjson.sh's
   [report]=''        # the report's path
+  [verdict]=''       # the validity verdict (docs/validity.md); failed: the run exits 1
   [step]='' [step_error]=''   # the step running, and what in it failed (quietly)
   [interrupted]=''   # the signal that ended the run (or its output lost: lib/log.sh)
   [finished]=0       # 1 once every step ran: the EXIT trap then only closes what is left
@@ -162,7 +163,7 @@ read_hosts() {
   fi
   hosts_split_connections "${RUN[connections]}"
   run_disk_need
-  PB_SERVER_ADDRESS=${H_ADDR[SUT_IDX]}   # the server listens there only (forwarded to the sut)
+  PB_SERVER_ADDRESS=${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}}   # the server listens there only (forwarded to the sut)
   remote_init "$PB_STATE_EXPLICIT"
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
@@ -258,7 +259,19 @@ start_server_under_test() {
   out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "$server")
   [[ $out =~ pid\ ([0-9]+) ]] || { RUN[step_error]="no pid in: $out"; return 1; }
   RUN[server_pid]=${BASH_REMATCH[1]}
-  say "  $server running on ${H_ADDR[SUT_IDX]}:${RUN[port]} (pid ${RUN[server_pid]})"
+  say "  $server running on ${PB_SERVER_ADDRESS}:${RUN[port]} (pid ${RUN[server_pid]})${H_BIND[SUT_IDX]:+; the engines target ${H_ADDR[SUT_IDX]}:${RUN[port]}}"
+}
+
+# Each engine's host asks the server for GET /timestamp at the address and port the engines will target
+# (host/probe.sh): a server one of them cannot reach stops the run before the load, naming the host.
+probe_service() {
+  local e out
+  for e in "${ENGINE_IDX[@]}"; do
+    out=$(remote_run "$e" host/probe.sh "${H_ADDR[SUT_IDX]}" "${RUN[port]}" 2>&1) && continue
+    RUN[step_error]="engine ${H_NAME[e]} (${H_ADDR[e]}) cannot reach the server under test at ${H_ADDR[SUT_IDX]}:${RUN[port]}: ${out##*$'\n'}"
+    say "  refused: ${RUN[step_error]}; no load was sent"
+    return 1
+  done
 }
 
 start_monitoring() {
@@ -495,7 +508,10 @@ analyze() {
 print_report_path() {
   local line
   # The validity verdict (docs/validity.md): whether the figures measured the server or the load generator.
-  while IFS= read -r line; do say "$line"; done < <(node analysis/verdict.js "${RUN[dir]}" 2>&1)
+  while IFS= read -r line; do
+    [[ -n ${RUN[verdict]} || ! $line =~ ^validity:\ ([a-z-]+) ]] || RUN[verdict]=${BASH_REMATCH[1]}
+    say "$line"
+  done < <(node analysis/verdict.js "${RUN[dir]}" 2>&1)
   say "report: ${RUN[report]}"
 }
 
@@ -528,7 +544,7 @@ controller_finished() {
   wait "${RUN[controller_pid]}" || rc=$?
   progress_update "$2"
   [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
-  say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
+  say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, $(progress_errors)"
   if ((rc != 0)); then
     warn "the JMeter controller failed (exit $rc, see jmeter/controller.out and controller.log)"
     RUN[failed]=1
@@ -544,10 +560,10 @@ controller_finished() {
 # else a line every 5 s.
 wait_progress() {
   if [[ -t 1 ]]; then
-    printf '\r  wait: %s, %s open on the server, %d samples, %d errors   ' "$2" "$3" "${PROGRESS[samples]}" "${PROGRESS[errors]}" \
+    printf '\r  wait: %s, %s open on the server, %d samples, %s   ' "$2" "$3" "${PROGRESS[samples]}" "$(progress_errors)" \
       2>/dev/null || log_output_lost
   elif (($1 % 5 == 0)); then
-    say "  wait: $2, $3 open on the server, ${PROGRESS[samples]} samples, ${PROGRESS[errors]} errors"
+    say "  wait: $2, $3 open on the server, ${PROGRESS[samples]} samples, $(progress_errors)"
   fi
 }
 
@@ -839,6 +855,7 @@ main() {
   step launch_engines
   step stop_all_servers
   step start_server_under_test
+  step probe_service
   step start_monitoring
   step start_engines
   step start_engine_monitoring
@@ -857,6 +874,7 @@ main() {
   undo_run work-dir
   [[ ${RUN[status]} == complete && ${RUN[runjson_failed]} == 0 ]] || exit 1
   ((RUN[crashed] == 0)) || exit 4
+  [[ ${RUN[verdict]} != failed ]] || { say "run failed: it measured nothing of the server (the verdict above; docs/validity.md)"; exit 1; }
   exit 0
 }
 

@@ -19,7 +19,7 @@ const { readSutMonitors, readLoadGenerator } = require('./stage/monitors');
 const { emitCycles } = require('./stage/cycles');
 const { perSecondSeries } = require('./stage/series');
 const { deliveredMessages, networkCost } = require('./stage/messages');
-const { judgeRun } = require('./stage/validity');
+const { judgeRun, recordsLost } = require('./stage/validity');
 const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
 const { writeOutputs } = require('./outputs');
@@ -47,14 +47,16 @@ async function analyzeRun(runDir) {
   const network = networkCost(runDir, { run, col, clock, axis });
   const loadGenerator = await readLoadGenerator(runDir, run, clock.t0, axis.seconds);
   const tail = await tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, serverCores: sut.serverCores });
-  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, serverCores: sut.serverCores, loadGenerator, tail: tail.tail });
+  const totals = answerTotals(csv, archives.answers);
+  const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, serverCores: sut.serverCores, loadGenerator,
+    tail: tail.tail, lost: recordsLost(run, archives.stats, totals) });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
     hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })),
     pauses: { ...tail.pauses, tripMax: series.tripMax, cometMax: cometSeries.max } };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
-    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, outOfMemory: readOutOfMemory(path.join(runDir, 'sut', 'server.log')), sutGcSkipped: tail.skipped, answerSource, answerTotals: answerTotals(csv, archives.answers),
+    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, outOfMemory: readOutOfMemory(path.join(runDir, 'sut', 'server.log')), sutGcSkipped: tail.skipped, answerSource, answerTotals: totals,
     // reference 003's capacity criterion: 95% of answers within T s (measure/answer-criterion.js)
     capacityCriterion: answerSource === 'stream logs' ? answerCriterionOfStreamLogs(archives.answers.criterion, run)
       : await answerCriterionOfCsv(resultsCsv, run),

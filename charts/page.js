@@ -38,6 +38,7 @@ h2 { font-size: 16px; margin: 26px 0 10px; }
 .verdict-valid { background: #ecfdf5; border-color: #a7f3d0; color: var(--ok); }
 .verdict-generator-bound, .verdict-server-limited { background: #fffbeb; border-color: #fcd34d; color: #92400e; }
 .verdict-disturbed { background: #f5f3ff; border-color: #c4b5fd; color: #5b21b6; }
+.verdict-failed { background: #fef2f2; border-color: #fca5a5; color: #991b1b; }
 .verdict-unknown { background: #f9fafb; border-color: var(--line); color: var(--muted); }
 .ok { color: var(--ok); }
 .bad { color: var(--bad); font-weight: 600; }

@@ -46,6 +46,7 @@ const VERDICT_TEXT = {
   'generator-bound': 'Generator-bound: the load generator, not the server, set these figures',
   'server-limited': 'Server-limited: the server could not keep up (a real result about the server)',
   disturbed: 'Disturbed: steal or other processes took the machine during the run',
+  failed: 'Failed: the run measured nothing of the server (most samples failed, no connection, or its records lost); these figures are no result',
 };
 
 function verdictBanner(s) {
@@ -110,7 +111,7 @@ function parametersCard(s) {
   const rows = [
     row('Server', p.server), row('Type', p.type), row('Threads (requests)', p.threads), row('Ramp-up (s)', p.rampup),
     row('Duration (s)', p.duration), row('Event', p.event ?? 'none'), row('Emit interval (ms)', p.interval),
-    row('Poll duration (ms)', p.maxDuration), ...(p.type === 'pull' ? [row('Pull interval (ms)', p.pullInterval)] : []), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address})` : null),
+    row('Poll duration (ms)', p.maxDuration), ...(p.type === 'pull' ? [row('Pull interval (ms)', p.pullInterval)] : []), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address}${p.hosts.sut.bind && p.hosts.sut.bind !== p.hosts.sut.address ? `; its server listens on ${p.hosts.sut.bind}` : ''})` : null),
     row('Engines', engines || null), row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
     [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete || s.flags.serverCrashed ? 'num bad' : 'num ok')],
     row('Server crashed', s.serverCrashed === null || s.serverCrashed === undefined ? null : s.serverCrashed ? 'yes' : 'no'),

@@ -67,9 +67,10 @@ the OOM killer) is found by the next start, which refuses (exit 6) until it is s
 
 Environment: PB_HOSTS (hosts file, default hosts.conf; without one everything runs on this machine),
 PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to write the run directory to).
-Exit codes: 0 complete, 1 run failed or incomplete (results kept), 2 usage or hosts.conf error,
-3 preflight failed, 4 complete but the server under test crashed, 5 another run holds the state
-directory, 6 a run killed beyond any trap waits for ./run.sh --stop-stale, 130 interrupted.
+Exit codes: 0 complete, 1 run failed (a step failed, or the verdict is failed: docs/validity.md) or
+incomplete (results kept), 2 usage or hosts.conf error, 3 preflight failed, 4 complete but the server
+under test crashed, 5 another run holds the state directory, 6 a run killed beyond any trap waits for
+./run.sh --stop-stale, 130 interrupted.
 EOF
 }
 

@@ -9,10 +9,11 @@
 #
 # Results, one entry per line of the file that names a host (index 0..n-1):
 #   H_ROLE H_NAME H_ADDR H_ACCESS(local|ssh) H_TARGET(user@host) H_KEY H_PORT H_DIR H_RMI H_LOCALPORT H_LINE
+#   H_BIND (the sut only: the address its server listens on, bind=; empty: its address)
 #   SUT_IDX (the index of the sut), ENGINE_IDX (the indexes of the engines, in file order)
 # Every value is checked against a strict pattern here, so later steps can put it in a command line.
 
-H_ROLE=() H_NAME=() H_ADDR=() H_ACCESS=() H_TARGET=() H_KEY=() H_PORT=() H_DIR=() H_RMI=() H_LOCALPORT=() H_LINE=()
+H_ROLE=() H_NAME=() H_ADDR=() H_ACCESS=() H_TARGET=() H_KEY=() H_PORT=() H_DIR=() H_RMI=() H_LOCALPORT=() H_LINE=() H_BIND=()
 SUT_IDX='' ENGINE_IDX=()
 HOSTS_SOURCE=''
 
@@ -52,14 +53,14 @@ hosts_add_line() { # <line number> <fields...>
     hosts_fail "$ln" "bad access '$access' (expected local or ssh:<user>@<host>)"
   fi
 
-  local options key port dir rmi
+  local options key port dir rmi bind
   options=$(hosts_options "$ln" "$role" "$kind" "$@") || exit 2
-  IFS=$'\x1f' read -r key port dir rmi <<<"$options"
+  IFS=$'\x1f' read -r key port dir rmi bind <<<"$options"
   hosts_check_clashes "$ln" "$role" "$name" "$addr"
 
   local i=${#H_NAME[@]}
   H_ROLE[i]=$role H_NAME[i]=$name H_ADDR[i]=$addr H_ACCESS[i]=$kind H_TARGET[i]=$target
-  H_KEY[i]=$key H_PORT[i]=$port H_DIR[i]=${dir:-$PB_ROOT} H_RMI[i]='' H_LOCALPORT[i]='' H_LINE[i]=$ln
+  H_KEY[i]=$key H_PORT[i]=$port H_DIR[i]=${dir:-$PB_ROOT} H_RMI[i]='' H_LOCALPORT[i]='' H_LINE[i]=$ln H_BIND[i]=$bind
   if [[ $role == sut ]]; then
     SUT_IDX=$i
   else
@@ -76,13 +77,13 @@ hosts_add_line() { # <line number> <fields...>
   fi
 }
 
-# hosts_options <line number> <role> <access kind> <option=value>...: prints the line's key, port, dir
-# and rmi (empty when not given), separated by \x1f, or fails the file. Call it in $(...) || exit 2.
+# hosts_options <line number> <role> <access kind> <option=value>...: prints the line's key, port, dir,
+# rmi and bind (empty when not given), separated by \x1f, or fails the file. Call it in $(...) || exit 2.
 hosts_options() {
   local ln=$1 role=$2 kind=$3; shift 3
-  local key='' port='' dir='' rmi='' opt k v seen=' '
+  local key='' port='' dir='' rmi='' bind='' opt k v seen=' '
   for opt in "$@"; do
-    [[ $opt == *=* ]] || hosts_fail "$ln" "bad option '$opt' (expected key=, port=, dir= or rmi=)"
+    [[ $opt == *=* ]] || hosts_fail "$ln" "bad option '$opt' (expected key=, port=, dir=, rmi= or bind=)"
     k=${opt%%=*} v=${opt#*=}
     [[ $seen != *" $k "* ]] || hosts_fail "$ln" "option '$k' given twice"
     seen+="$k "
@@ -105,10 +106,14 @@ hosts_options() {
         [[ $role == engine ]] || hosts_fail "$ln" "rmi= is only for engines"
         hosts_is_port "$v" || hosts_fail "$ln" "bad rmi port '$v' (1-65535)"
         rmi=$v ;;
-      *) hosts_fail "$ln" "unknown option '$k' (expected key, port, dir or rmi)" ;;
+      bind)
+        [[ $role == sut ]] || hosts_fail "$ln" "bind= is only for the sut (the address its server listens on)"
+        hosts_is_ipv4 "$v" || hosts_fail "$ln" "bad bind address '$v' (an IPv4 address, or 0.0.0.0 for every interface)"
+        bind=$v ;;
+      *) hosts_fail "$ln" "unknown option '$k' (expected key, port, dir, rmi or bind)" ;;
     esac
   done
-  printf '%s\x1f%s\x1f%s\x1f%s' "$key" "$port" "$dir" "$rmi"
+  printf '%s\x1f%s\x1f%s\x1f%s\x1f%s' "$key" "$port" "$dir" "$rmi" "$bind"
 }
 
 # hosts_check_clashes <line number> <role> <name> <address>: a name once per role and for one address

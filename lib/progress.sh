@@ -5,10 +5,13 @@
 #   progress_reset                 before a run
 #   progress_update <csv>          sets PROGRESS[size] (bytes read), PROGRESS[samples] and PROGRESS[errors]
 #                                  (success == false); a row with a SampleCount column (the mux engine's
-#                                  summaries) counts SampleCount answers and ErrorCount errors
+#                                  summaries) counts SampleCount answers and ErrorCount errors;
+#                                  PROGRESS[last_error]: the latest failed row's response code (the mux
+#                                  engine's: its summary's first failure), at most 80 characters
+#   progress_errors                "<n> errors" and, when there are some, "(last: <what>)"
 
 declare -A PROGRESS=()
-progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]=''); }
+progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]='' [last_error]=''); }
 
 # awk: count complete rows of a chunk; a last row without its newline is left for the next call.
 # The chunk is followed by a line "\001END" so the end is recognisable. Fields are split CSV-style
@@ -32,28 +35,36 @@ $0 == "\001END" { next }
 {
   if (cols == "") {   # the header row: find the success, SampleCount and ErrorCount columns
     nh = split($0, h, ",")
-    sc = -1; ec = -1; col = -1
-    for (j = 1; j <= nh; j++) { if (h[j] == "success") col = j; if (h[j] == "SampleCount") sc = j; if (h[j] == "ErrorCount") ec = j }
-    cols = col ":" sc ":" ec
+    sc = -1; ec = -1; col = -1; rc = -1
+    for (j = 1; j <= nh; j++) {
+      if (h[j] == "success") col = j; if (h[j] == "SampleCount") sc = j; if (h[j] == "ErrorCount") ec = j
+      if (h[j] == "responseCode") rc = j
+    }
+    cols = col ":" sc ":" ec ":" rc
     next
   }
-  if (sc > 0) {   # a summary sample counts its answers (SampleCount) and failed ones (ErrorCount)
-    rows += field($0, sc); if (ec > 0) errors += field($0, ec); next
+  if (sc > 0 && field($0, sc) != "" && field($0, sc) != 1) {   # a summary sample: its answers and failed ones
+    rows += field($0, sc)
+    if (ec > 0 && field($0, ec) > 0) { errors += field($0, ec); if (match($0, /first failure: [^"]*/)) last = substr($0, RSTART + 15, RLENGTH - 15) }
+    next
   }
   rows++
-  if (col > 0 && field($0, col) == "false") errors++
+  if (col > 0 && field($0, col) == "false") {
+    errors++
+    if (match($0, /first failure: [^"]*/)) last = substr($0, RSTART + 15, RLENGTH - 15); else if (rc > 0) last = field($0, rc)
+  }
 }
-BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3] } }
-END { printf "%d %d %d %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols) }'
+BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3]; rc = c[4] } }
+END { gsub(/[\r\n\t]/, " ", last); printf "%d %d %d %s %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols), substr(last, 1, 80) }'
 
 progress_update() { # <csv>
-  local csv=$1 size len rows errors partial col
+  local csv=$1 size len rows errors partial col last
   [[ -f $csv ]] || return 0
   size=$(stat -c %s "$csv")
   PROGRESS[size]=$size
   len=$((size - PROGRESS[offset]))
   ((len > 0)) || return 0
-  read -r rows errors partial col < <(
+  read -r rows errors partial col last < <(
     { tail -c +"$((PROGRESS[offset] + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
       LC_ALL=C awk -v cols="${PROGRESS[columns]}" "$PROGRESS_AWK"
   )
@@ -61,4 +72,10 @@ progress_update() { # <csv>
   PROGRESS[errors]=$((PROGRESS[errors] + errors))
   PROGRESS[offset]=$((PROGRESS[offset] + len - partial))
   [[ $col == - ]] || PROGRESS[columns]=$col
+  [[ -z $last ]] || PROGRESS[last_error]=$last
+}
+
+progress_errors() {
+  printf '%d errors' "${PROGRESS[errors]}"
+  [[ ${PROGRESS[errors]} == 0 || -z ${PROGRESS[last_error]} ]] || printf ' (last: %s)' "${PROGRESS[last_error]}"
 }

@@ -70,8 +70,8 @@ runjson_text() {
     "$(json_or_null "${RUN[maxdur]:-}")" "$(json_or_null "${RUN[event]:-}" s)" "$(json_or_null "${RUN[interval]:-}")" \
     "$(json_or_null "${RUN[pull]:-}")"
   printf '  "port": %s,\n' "${RUN[port]}"
-  printf '  "hosts": { "sut": {"name": "%s", "address": "%s", "access": "%s"},\n' \
-    "${H_NAME[SUT_IDX]}" "${H_ADDR[SUT_IDX]}" "${H_ACCESS[SUT_IDX]}"
+  printf '  "hosts": { "sut": {"name": "%s", "address": "%s", "bind": "%s", "access": "%s"},\n' \
+    "${H_NAME[SUT_IDX]}" "${H_ADDR[SUT_IDX]}" "${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}}" "${H_ACCESS[SUT_IDX]}"
   printf '             "engines": ['
   sep=''
   for e in "${ENGINE_IDX[@]}"; do

@@ -4,7 +4,7 @@
 // A summary without one (analysed before validity existed, or unreadable) counts as 'unknown'. Only
 // 'valid' counts as valid: every other verdict, 'unknown' included, is drawn and counted as not valid.
 
-const VERDICTS = ['valid', 'generator-bound', 'disturbed', 'server-limited', 'unknown'];
+const VERDICTS = ['valid', 'generator-bound', 'disturbed', 'server-limited', 'failed', 'unknown'];
 const VALID = 'valid';
 
 // The verdict of one summary.json (or null): one of VERDICTS; a verdict analysis/ adds later is kept as is.

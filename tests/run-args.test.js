@@ -100,6 +100,8 @@ describe('run.sh hosts files', () => {
     ['key for local access', [sut, `${engine} key=/etc/hostname`], 3, /key= is only for ssh access/],
     ['rmi on the sut', ['sut s1 127.0.0.1 local rmi=1234', engine], 2, /rmi= is only for engines/],
     ['relative dir', [sut, `${engine} dir=work/pb`], 3, /bad dir/],
+    ['bind on an engine', [sut, `${engine} bind=0.0.0.0`], 3, /bind= is only for the sut/],
+    ['bind that is no IPv4 address', ['sut s1 127.0.0.1 local bind=localhost', engine], 2, /bad bind address 'localhost'/],
     ['two engines on one address and rmi port', [sut, engine, 'engine e2 127.0.0.1 local'], 4, /rmi port/],
     ['key that is a directory', [sut, 'engine e1 127.0.0.1 ssh:alice@127.0.0.1 key=/etc'], 3, /key file '\/etc' is not a readable file/],
     ['engine rmi port on the server\'s port', [sut, `${engine} rmi=${process.env.PB_PORT_NODE || 8080}`], 3, /rmi port \d+ is the server's port on 127\.0\.0\.1/],

@@ -4,7 +4,7 @@
 // that only the stream logs hold (the mux engine's: measure/stream-answers.js). A sample is
 // { timeStamp, elapsed (ms, engine clock; a fraction is kept), label, success, failureMessage, threadName,
 // responseFile (or null), sampleCount, errorCount (or null) } (read/jmeter-csv.js toSample's fields).
-// Folded: counts by label, failures (errors, and timeout failures: read/jmeter-csv.js isTimeoutAssertion),
+// Folded: counts by label, failures (errors, by kind: errorKind, and timeout failures: read/jmeter-csv.js isTimeoutAssertion),
 // the errors in time (at each one's end), the first and last times and the first request, the request
 // samples' ends by saved-response file (measure/trip-time.js SampleEnds: runs of one file per sample), each
 // thread's requests (measure/client-threads.js) and the time-stamp samples' rows (the clock offset,
@@ -17,6 +17,19 @@ const { responseFilePlace, isTimeoutAssertion, SUMMARY_LABEL } = require('../rea
 const { Timeline } = require('./timeline');
 const { SampleEnds } = require('./trip-time');
 const { ClientThreads, STAMP_RESOLUTION_MS } = require('./client-threads');
+
+// The kinds of error kept apart; beyond them errors count as OTHER_KIND.
+const MAX_ERROR_KINDS = 20;
+const OTHER_KIND = 'other kinds';
+
+// The kind of a failed sample (not a timeout failure): its HTTP status outside 2xx/3xx ("HTTP 503"), else its
+// response code when it names the network error ("Non HTTP response code: java.net.ConnectException"), else
+// its failure message; numbers in a message read <n>, so that one cause is one kind.
+function errorKind(s) {
+  const code = String(s.responseCode ?? '');
+  if (/^[1-5][0-9][0-9]$/.test(code)) return /^[23]/.test(code) ? (s.failureMessage || `HTTP ${code}`).replace(/[0-9]+/g, '<n>').slice(0, 100) : `HTTP ${code}`;
+  return (code || s.failureMessage || 'no message').replace(/[0-9]+/g, '<n>').slice(0, 100);
+}
 
 const earlier = (a, b) => (a === null || (b !== null && b < a) ? b : a);
 const later = (a, b) => (a === null || (b !== null && b > a) ? b : a);
@@ -31,6 +44,7 @@ class SampleFold {
     this.failed = 0;
     this.errors = 0;
     this.timeoutFailures = 0;
+    this.errorKinds = {};          // errorKind -> errors of that kind
     this.first = null;             // the earliest start, the latest end, the earliest request's start (ms)
     this.last = null;
     this.firstRequest = null;
@@ -57,7 +71,11 @@ class SampleFold {
       this.failed++;
       l.failed++;
       if (isTimeoutAssertion(s.failureMessage)) this.timeoutFailures++;
-      else { this.errors++; this.errorTimeline.add(end); }
+      else {
+        this.errors++;
+        this.errorTimeline.add(end);
+        this.countKind(errorKind(s), 1);
+      }
     }
     if (s.label === 'request' && s.responseFile) this.sampleEnds.add(s.responseFile, end);
     if (s.label === 'request') this.clientThreads.add(s.threadName, s.timeStamp, s.elapsed);
@@ -65,6 +83,11 @@ class SampleFold {
       const { engine, file } = responseFilePlace(s.responseFile);
       this.timestampRows.push({ file, engine, threadName: s.threadName, timeStamp: s.timeStamp, elapsed: s.elapsed });
     }
+  }
+
+  countKind(kind, n) {
+    const k = kind in this.errorKinds || Object.keys(this.errorKinds).length < MAX_ERROR_KINDS ? kind : OTHER_KIND;
+    this.errorKinds[k] = (this.errorKinds[k] ?? 0) + n;
   }
 
   // A summary sample: the answers that ended in its interval (SampleCount) and the failed ones (ErrorCount).
@@ -79,8 +102,8 @@ class SampleFold {
   // Plain data of the fold (structured-clone-able). Sample ends are left out: only results.csv's runs of one
   // file per sample have them, and those are folded on the main thread, never merged.
   partial() {
-    const { rows, byLabel, failed, errors, timeoutFailures, first, last, firstRequest, timestampRows, summaries } = this;
-    return { rows, byLabel, failed, errors, timeoutFailures, first, last, firstRequest, timestampRows, summaries,
+    const { rows, byLabel, failed, errors, timeoutFailures, errorKinds, first, last, firstRequest, timestampRows, summaries } = this;
+    return { rows, byLabel, failed, errors, timeoutFailures, errorKinds, first, last, firstRequest, timestampRows, summaries,
       errorTimeline: this.errorTimeline.partial(), clientThreads: this.clientThreads.partial() };
   }
 
@@ -88,6 +111,7 @@ class SampleFold {
   // either may have none yet: Timeline.merge).
   merge(p) {
     for (const k of ['rows', 'failed', 'errors', 'timeoutFailures']) this[k] += p[k];
+    for (const [kind, n] of Object.entries(p.errorKinds ?? {})) this.countKind(kind, n);
     for (const [label, l] of Object.entries(p.byLabel)) {
       const mine = (this.byLabel[label] ??= { samples: 0, failed: 0 });
       mine.samples += l.samples;
@@ -103,4 +127,4 @@ class SampleFold {
   }
 }
 
-module.exports = { SampleFold };
+module.exports = { SampleFold, errorKind };

@@ -10,8 +10,10 @@
 //   generator-bound  the load fell short because of the engines: their CPU or GC saturated, the ramp-up
 //                    not reached, re-poll gaps long, while the server had CPU to spare
 //   disturbed        steal, or other processes took the machine
+//   failed           the run measured nothing of the server: most samples failed, or no request reached
+//                    it, or records were lost on the way while the load looks short (a data problem)
 //   valid            the load asked was the load offered, on an undisturbed machine
-// Precedence: a crash is server-limited; a shortfall goes to the side with the evidence (generator first,
+// Precedence: a crash is server-limited; then failed; a shortfall goes to the side with the evidence (generator first,
 // then the server, then a disturbance); without a shortfall a disturbance still marks the run, and then a
 // trip-time tail the engines' stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
 
@@ -32,6 +34,7 @@ const DEFAULTS = {
   STEAL_SECONDS_SHARE: 0.1,
   OTHER_CPU_PERCENT: 30,          // disturbed: processes other than the server and the engines used this % of a host
   ERROR_SHARE: 0.01,              // server-limited: at least this share of samples failed with an error
+  FAILED_SHARE: 0.5,              // failed: more than this share of samples failed (errors and timeout failures)
   EMIT_SHARE: 1.0,                // server-limited: emit cycles' 90th percentile duration at or above this share of the interval
   EMIT_GROWTH: 3,                 // ... or the last third's mean emit duration this many times the first third's (and > 100 ms)
   TAIL_PAUSE_MS: 20,              // the tail (measure/tail.js): a JVM stop this long (ms) in a second can explain its slow records
@@ -66,9 +69,7 @@ function shortfalls(m, t) {
     out.push({ rule: 'answers-short', text: `${fmt(a.achievedPerSecond)} of ${fmt(a.expectedPerSecond)} answers/s asked (${pct(a.share)}; ${a.basis})` });
   }
   const c = m.connections;
-  if (noLoad(m)) {
-    out.push({ rule: 'no-load', client: true, text: `neither JMeter nor the server recorded a request of the ${fmt(m.threads)} threads asked` });
-  } else if (c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
+  if (!noLoad(m) && c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
     out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
   }
   const r = m.rampup;
@@ -90,9 +91,6 @@ function shortfalls(m, t) {
 function generatorEvidence(m, t) {
   const out = [];
   const unknown = [];
-  if (noLoad(m)) {
-    out.push({ rule: 'engines-silent', text: 'no engine ran a request: see jmeter/controller.log and the engine logs' });
-  }
   for (const e of m.engines) {
     unknown.push(...e.unknown);
     const host = m.hosts.find((h) => h.roles.includes(`engine ${e.name}`));
@@ -127,6 +125,31 @@ function tailEvidence(tail, t) {
   return out;
 }
 
+// The error kinds, most frequent first, as text: "Non HTTP response code: java.net.ConnectException 86,849".
+const kindsText = (kinds) => (kinds ?? []).slice(0, 3).map((k) => `${k.kind} ${fmt(k.count)}`).join('; ');
+
+// Evidence that the run measured nothing of the server: most samples failed, the server answered none of
+// the answers asked (a server stopped, a SUT unreachable), or no request reached it.
+function failureEvidence(m, t) {
+  const out = [];
+  const e = m.errors;
+  const failures = e?.failures ?? e?.failed ?? 0;
+  if (e && e.samples > 0 && failures / e.samples > t.FAILED_SHARE) {
+    const kinds = kindsText(e.kinds);
+    out.push({ rule: 'most-failed', text: `${fmt(failures)} of ${fmt(e.samples)} samples failed (${pct(failures / e.samples)})${kinds ? `: ${kinds}` : ''}` });
+  }
+  const a = m.answers;
+  if (a && a.expected > 0 && a.achieved === 0 && a.judged !== false && !noLoad(m)) {
+    out.push({ rule: 'no-answer', text: `the server answered none of the ${fmt(a.expected)} answers asked in the steady window (${a.basis})` });
+  }
+  if (noLoad(m)) {
+    out.push({ rule: 'no-load', text: `neither JMeter nor the server recorded a request of the ${fmt(m.threads)} threads asked: see jmeter/controller.log and the engine logs` });
+  } else if (m.connections.expected > 0 && m.connections.max === 0) {
+    out.push({ rule: 'no-connection', text: 'the server held no connection in the whole steady window' });
+  }
+  return out;
+}
+
 // Evidence that the server was the bottleneck.
 function serverEvidence(m, t, crashed) {
   const out = [];
@@ -139,6 +162,9 @@ function serverEvidence(m, t, crashed) {
     out.push({ rule: 'server-cpu', text: `the server process at >= ${pct(t.PROCESS_SATURATED_SHARE)} of the ${fmt(s.capacityPercent)}% CPU it can use in ${s.saturatedSeconds} of ${s.seconds} steady seconds` });
   }
   const e = m.emit;
+  if (e && e.cyclesExpected >= 3 && Number.isFinite(e.cyclesNumbered) && e.cyclesNumbered < t.ANSWERS_SHORT * e.cyclesExpected) {
+    out.push({ rule: 'emit-stall', text: `the server emitted ${fmt(e.cyclesNumbered)} cycles in the steady window; one per ${fmt(e.interval)} ms asks ${fmt(e.cyclesExpected)}` });
+  }
   if (e && e.interval > 0 && e.durationP90Ms !== null && e.durationP90Ms >= t.EMIT_SHARE * e.interval) {
     out.push({ rule: 'emit-duration', text: `emit cycles took ${fmt(e.durationP90Ms)} ms (90th percentile), the interval is ${fmt(e.interval)} ms` });
   } else if (e && e.firstThirdMeanMs > 0 && e.lastThirdMeanMs > 100 && e.lastThirdMeanMs >= t.EMIT_GROWTH * e.firstThirdMeanMs) {
@@ -163,15 +189,19 @@ function disturbance(m, t) {
 
 // The verdict: { verdict, reasons: [{ rule, verdict, text }], unknowns: [], confidence, thresholds }.
 // known: what the caller already knows to be missing (e.g. results.csv), listed among the unknowns.
-// tail: data/summary.json's `tail` (measure/tail.js), or null.
-function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null } = {}) {
+// tail: data/summary.json's `tail` (measure/tail.js), or null. lost: the records lost on the way (archives
+// cut short or unreadable or missing, stream logs damaged, answers the engines counted but no log holds:
+// stage/validity.js recordsLost), each a text: with a shortfall the run failed (what fell short cannot be
+// told from what was lost), without one they lower the confidence.
+function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null, lost = [] } = {}) {
   const short = shortfalls(m, t);
+  const failure = failureEvidence(m, t);
   const gen = generatorEvidence(m, t);
   const tailed = tailEvidence(tail, t);
   gen.evidence.push(...tailed);
   const srv = serverEvidence(m, t, crashed);
   const dis = disturbance(m, t);
-  const unknowns = [...gen.unknown, ...known];
+  const unknowns = [...gen.unknown, ...known, ...(short.length ? [] : lost.map((l) => `records lost: ${l}`))];
   if (m.window.seconds < 1) unknowns.push('no steady window: the run has no load seconds to judge');
   const serverCpuUnknown = m.server.seconds === 0;
   if (serverCpuUnknown) unknowns.push('server process CPU unknown (no pidstat samples in the steady window)');
@@ -182,6 +212,12 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   if (crashed) {
     verdict = 'server-limited';
     reasons = [...tag(srv, verdict), ...tag(short, verdict)];
+  } else if (failure.length) {
+    verdict = 'failed';
+    reasons = tag(failure, verdict);
+  } else if (short.length && lost.length) {
+    verdict = 'failed';
+    reasons = [...lost.map((text) => ({ rule: 'records-lost', verdict, text: `records lost: ${text}` })), ...tag(short, verdict)];
   } else if (short.length && gen.evidence.length && !serverBusy) {
     verdict = 'generator-bound';
     reasons = [...tag(gen.evidence, verdict), ...tag(short, verdict)];
@@ -216,4 +252,4 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   return { verdict, reasons, unknowns, confidence: unknowns.length ? 'reduced' : 'full' };
 }
 
-module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, generatorEvidence, serverEvidence, disturbance, tailEvidence };
+module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, failureEvidence, generatorEvidence, serverEvidence, disturbance, tailEvidence };

@@ -8,10 +8,12 @@
 //
 // Asked of the server:
 //   connections held   threads (not for pull: a pull is answered at once, nothing is held)
-//   answers            comet or long poll with events: threads x emit cycles started in the window
+//   answers            comet or long poll with events: threads x emit cycles in the window
 //                      long poll without events: the polls due to end in the window, each thread asking
 //                      again at once after every answer (its first request + k x max-duration; without
 //                      results.csv: threads x window seconds / max-duration seconds)
+//                      (threads x the cycles one per interval gives, or the cycles seen when more: a stall
+//                      of the server's emit loop or records lost show as answers short)
 //                      comet without events: none (only connections are held)
 //                      pull: the pulls due in the window, each thread asking every pull-interval from its
 //                      first request (achieved: the requests that followed an answer in the window)
@@ -47,6 +49,21 @@ function serverCapacityPercent(server, cores) {
   return Number.isFinite(cores) && cores > 0 ? cores * 100 : null;
 }
 
+// The emit cycles the run's parameters ask in the window: one per interval (null without events).
+const cyclesAsked = (run, w) => (run.event && run.interval > 0 ? Math.floor((w.seconds * 1000) / run.interval) : null);
+
+// The emit cycles the server numbered in the window: per event, from the first cycle number seen in it to
+// the last (a cycle between them that no record shows was emitted, its records lost).
+function cyclesNumbered(inWindow) {
+  const byEvent = new Map();
+  for (const c of inWindow) {
+    if (!Number.isFinite(c.cycle)) continue;
+    const r = byEvent.get(c.event) ?? { lo: c.cycle, hi: c.cycle };
+    byEvent.set(c.event, { lo: Math.min(r.lo, c.cycle), hi: Math.max(r.hi, c.cycle) });
+  }
+  return byEvent.size ? [...byEvent.values()].reduce((n, r) => n + r.hi - r.lo + 1, 0) : null;
+}
+
 // Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
 function answers(run, w, cycles, series, client) {
   const threads = run.threads;
@@ -59,10 +76,12 @@ function answers(run, w, cycles, series, client) {
   }
   if (run.event) {
     const inWindow = cycles.filter((c) => startedIn(c, w));
-    const expected = threads * inWindow.length;
+    const asked = cyclesAsked(run, w);
+    const counted = Math.max(inWindow.length, asked ?? 0);
+    const expected = threads * counted;
     const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
-    return { basis: `threads x emit cycles started in the window (${inWindow.length})`, cycles: inWindow.length,
-      expected, achieved, share: expected ? r3(achieved / expected) : null };
+    return { basis: `threads x emit cycles the interval asks in the window (${counted}${inWindow.length < counted ? `; ${inWindow.length} seen` : ''})`,
+      cycles: counted, expected, achieved, share: expected ? r3(achieved / expected) : null };
   }
   if (run.type === 'poll' && run.maxDuration > 0) {
     const due = client?.pollsDue ?? null;
@@ -118,7 +137,8 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
 }
 
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
-// sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed, samples },
+// sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed (errors), failures
+// (every failed sample: errors and timeout failures), samples, kinds: [{ kind, count }] },
 // thresholds, controllerCpu (per second, or null) }.
 function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, serverCores = sutCores, errors, thresholds: t, controllerCpu = null }) {
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
@@ -132,6 +152,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
     threads: run.threads,
     connections: { expected: run.type === 'pull' ? 0 : run.threads, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
+      max: connections.length ? Math.max(...connections) : null,
       share: run.threads && connections.length ? r3(mean(connections) / run.threads) : null },
     answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
     rampup: { askedSeconds: run.rampup ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },
@@ -139,8 +160,8 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
-    emit: run.event ? { interval: run.interval, cycles: byTime.length,
-      cyclesExpected: run.interval > 0 ? Math.floor((w.seconds * 1000) / run.interval) : null,
+    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: cyclesAsked(run, w),
+      cyclesSeen: cycles.filter((c) => startedIn(c, w)).length, cyclesNumbered: cyclesNumbered(cycles.filter((c) => startedIn(c, w))),
       durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,
       lastThirdMeanMs: third ? r1(mean(byTime.slice(-third).map((c) => c.duration))) : null } : null,
@@ -158,7 +179,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
     }),
     hosts: hostLoads(run, w, series, sutCores, engines, t, controllerCpu),
     controller: controllerCpu ? { cpuMean: r1(mean(slice(controllerCpu, w))) } : null,
-    errors: errors && errors.samples ? { ...errors, share: r3(errors.failed / errors.samples) } : null,
+    errors: errors && errors.samples ? { ...errors, share: r3(errors.failed / errors.samples) } : null,   // failed: errors only
   };
 }
 

@@ -27,8 +27,8 @@ function gzipTrailerSize(file) {
 }
 
 class ArchiveReader {
-  // sink: { open, data, close } (above); spent(bytes): told of every chunk the archive's own gunzip inflates
-  // (the tar's bytes; archive-worker.js collects garbage by them)
+  // sink: { open, data, close } (above); spent(bytes): told of every chunk of the tar's bytes handed to the
+  // parser (archive-worker.js collects garbage by them and reports them as its progress)
   constructor(file, sink, { spent = () => {} } = {}) {
     this.file = file;
     this.sink = sink;
@@ -63,6 +63,7 @@ class ArchiveReader {
   }
 
   feed(chunk) {
+    this.spent(chunk.length);
     if (this.parser.write(chunk)) return;
     this.source.pause();
   }
@@ -203,7 +204,7 @@ class ArchiveReader {
     const expectedSize = gzipTrailerSize(this.file);
     let size = 0;
     this.source = gunzip;
-    gunzip.on('data', (chunk) => { size += chunk.length; this.feed(chunk); this.spent(chunk.length); });
+    gunzip.on('data', (chunk) => { size += chunk.length; this.feed(chunk); });
     gunzip.on('end', () => {
       if (expectedSize !== null && (size % 2 ** 32) !== expectedSize) this.inputProblem = 'gzip stream cut off (shorter than its trailer says)';
       this.parser.end();

@@ -70,18 +70,37 @@ function atMost(n, tasks) {
   return done;
 }
 
-// One archive through its worker; resolves to { stats, partial } (never rejects: a worker that fails is
-// a bug, not bad input; its archive is counted as unreadable, with the problem, and nothing of it measured).
-function measureArchive(data) {
+// A reader whose progress (the tar's bytes read: archive-worker.js) stays the same this long has stalled: a
+// bug, never a slow archive (a reader reads on at disk and gunzip speed, in seconds).
+const STALL_MS = 60000;
+
+// One archive through its worker; resolves to { stats, partial } (never rejects: a worker that fails or
+// stalls is a bug, not bad input; its archive is counted as unreadable, with the problem, and nothing of it
+// measured).
+function measureArchive(data, stallMs = STALL_MS) {
   return new Promise((resolve) => {
     let finished = false;
+    let read = 0;
+    let movedAt = Date.now();
     const worker = new Worker(WORKER, { workerData: data, resourceLimits: WORKER_LIMITS });
+    const watch = setInterval(() => {
+      if (Date.now() - movedAt < stallMs) return;
+      finish(notRead(data, `archive reader stalled: no progress for ${Math.round(stallMs / 1000)} s after ${read} bytes of the tar`));
+    }, Math.min(5000, stallMs));
     const finish = (result) => {
       if (finished) return;
       finished = true;
-      worker.terminate().then(() => resolve(result), () => resolve(result));
+      clearInterval(watch);
+      // Stopped in the background: a stalled worker's stop waits for what blocks it; it keeps nothing alive.
+      worker.unref();
+      worker.terminate().catch(() => {});
+      resolve(result);
     };
-    worker.once('message', finish);
+    worker.on('message', (m) => {
+      if (m.progress === undefined) { finish(m); return; }
+      if (m.progress !== read) movedAt = Date.now();
+      read = m.progress;
+    });
     worker.on('error', (err) => finish(notRead(data, `archive reader failed: ${err.message}`)));
     worker.on('exit', (code) => finish(notRead(data, `archive reader stopped (exit code ${code})`)));
   });
@@ -90,4 +109,4 @@ function measureArchive(data) {
 // The stats of an archive that gave nothing: { stats, partial: null }.
 const notRead = ({ file, engine }, problem) => ({ stats: new ArchiveVisit(file, engine, {}).finish({ problem, unreadable: true }), partial: null });
 
-module.exports = { readArchives };
+module.exports = { readArchives, measureArchive };

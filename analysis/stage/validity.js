@@ -3,6 +3,7 @@
 // (measure/workload.js), with the load generator's monitors beside the SUT's and the client's own delays
 // (measure/client-threads.js), judged by the rules of measure/validity.js (docs/validity.md). CHIRON
 // (reference 001) names what this guards against a threat to validity.
+const path = require('node:path');
 const { measureWorkload } = require('../measure/workload');
 const { assessValidity, thresholds: validityThresholds } = require('../measure/validity');
 const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
@@ -21,22 +22,45 @@ function stampMarginMs({ offset, best, byEngine }, resolutionMs = STAMP_RESOLUTI
   return resolutionMs + Math.max(best?.errorBoundMs ?? 0, ...engines);
 }
 
+const n = (v) => v.toLocaleString('en-US');
+
+// The records lost between the engines and the analysis, each a text (empty when none): an engine's archive
+// missing, cut short or unreadable, stream logs damaged, answers the engines' summaries counted that no
+// stream log holds. archives: stage/archives.js' stats ({ file, truncated, unreadable, damagedStreamLogs });
+// totals: stage/samples.js answerTotals' (or null).
+function recordsLost(run, archives, totals) {
+  const lost = [];
+  const names = new Set(archives.map((a) => path.basename(a.file, '.tar.gz')));
+  for (const e of run.hosts?.engines ?? []) if (!names.has(e.name)) lost.push(`no archive of engine ${e.name}`);
+  for (const a of archives) {
+    if (a.unreadable) lost.push(`${path.basename(a.file)} unreadable`);
+    else if (a.truncated) lost.push(`${path.basename(a.file)} cut short`);
+    if (a.damagedStreamLogs > 0) lost.push(`${n(a.damagedStreamLogs)} stream log(s) of ${path.basename(a.file)} damaged`);
+  }
+  if (totals?.agree === false) lost.push(totals.problem);
+  return lost;
+}
+
+// The failed samples' kinds, most frequent first: [{ kind, count }].
+const kindsOf = (errorKinds) => Object.entries(errorKinds ?? {}).map(([kind, count]) => ({ kind, count }))
+  .sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
+
 // run; csv: stage/samples.js'; clock: stage/clock.js runClock's; axis: { seconds, window }; series:
 // stage/series.js'; emit: stage/cycles.js'; sutCores: the SUT's cores (pidstat); serverCores: those
 // the server may use (stage/monitors.js); loadGenerator:
-// stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null). Returns { workload, validity,
-// notes }.
-function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null }) {
+// stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null); lost: recordsLost's.
+// Returns { workload, validity, notes }.
+function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null, lost = [] }) {
   const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
     requestPeriod(run), stampMarginMs(clock, csv.clientThreads.resolutionMs)) : null;
   const { thresholds, problems } = validityThresholds();
   const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores, serverCores,
-    controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, samples: csv.rows } : null, thresholds });
-  const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds, tail,
+    controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, failures: csv.failed, samples: csv.rows, kinds: kindsOf(csv.errorKinds) } : null, thresholds });
+  const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds, tail, lost,
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });
   return { workload, validity, notes: problems };
 }
 
-module.exports = { judgeRun, stampMarginMs };
+module.exports = { judgeRun, stampMarginMs, recordsLost };

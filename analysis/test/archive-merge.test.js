@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { readArchive } = require('../read/responses');
 const { findInputs, readRun } = require('../read/run-inputs');
-const { readArchives } = require('../stage/archives');
+const { readArchives, measureArchive } = require('../stage/archives');
 const { readSamples } = require('../stage/samples');
 const { clientStart, timelineBase } = require('../stage/clock');
 const { ArchiveMeasures } = require('../measure/archive-measures');
@@ -182,4 +182,20 @@ test('an emit cycle in two partials: requests add up, its start is what one coll
   const { timelines: _t, cycles: _c, ...rest } = merged.result();
   const { timelines: _t1, cycles: _c1, ...restOne } = one.result();
   assert.deepEqual(rest, restOne);
+});
+
+test('a reader that stalls (an archive that is a FIFO nobody writes) is given up: unreadable, with the problem, not a hang', async () => {
+  const fifo = path.join(scratchDir(), 'gen1.tar.gz');
+  require('node:child_process').execFileSync('mkfifo', [fifo]);
+  const started = Date.now();
+  // the blocked open of the FIFO returns once a writer comes (and closes at once): no thread stays blocked
+  // (without blocking itself when the reader is gone: O_NONBLOCK)
+  const writer = setTimeout(() => fs.open(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK, (err, fd) => { if (!err) fs.close(fd, () => {}); }), 4000);
+  const criterion = { run: { type: 'comet', event: 'event1', interval: 1000 }, seconds: 6 };
+  const { stats, partial } = await measureArchive({ file: fifo, engine: 'gen1', baseMs: null, bases: {}, sampleEnds: null, criterion }, 1500);
+  assert.ok(writer);
+  assert.equal(partial, null);
+  assert.equal(stats.unreadable, true);
+  assert.match(stats.problem, /^archive reader stalled: no progress for 2 s after 0 bytes of the tar$/);
+  assert.ok(Date.now() - started < 10000, `given up after ${Date.now() - started} ms`);
 });

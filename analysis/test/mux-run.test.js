@@ -51,8 +51,12 @@ test('a mux run: its answers come from the stream logs, failures split, summarie
   assert.deepEqual(expected.failedByKind, { network: 2, http: 2, error: 2, timeout: 2 });
   assert.equal(t.samples, expected.answers + 9, 'the answers and results.csv\'s 9 other samples');
   assert.equal(datasets.series.errors.reduce((a, b) => a + b, 0), expected.errors, 'errors per second, at each error\'s end');
-  assert.deepEqual(summary.workload.errors, { failed: expected.errors, samples: expected.answers + 9,
+  const { kinds, ...errors } = summary.workload.errors;
+  assert.deepEqual(errors, { failed: expected.errors, failures: expected.failed, samples: expected.answers + 9,
     share: Math.round((expected.errors / (expected.answers + 9)) * 1000) / 1000 });
+  // the errors by kind (issue #36 item 3): an HTTP status, or the network error's class; timeout failures are no error
+  assert.equal(kinds.reduce((n, k) => n + k.count, 0), expected.errors);
+  for (const k of kinds) assert.match(k.kind, /^(HTTP [45][0-9][0-9]|Non HTTP response code: java\.[A-Za-z.]+Exception)$/, k.kind);
   // the totals check agrees
   assert.equal(summary.flags.lostAnswers, false);
   assert.deepEqual(summary.flags.answerTotals.streamLogs, { answers: expected.answers, failed: expected.failed });

@@ -252,8 +252,82 @@ test('no request sample at all: the generator did not run, whatever the server d
     timeouts: fill(65, 0) }, cycles: [], client: { threads: 0, lastStartSecond: null, gaps: { count: 0 }, missedCycles: 0 },
   engines: [], sutCores: 2, errors: null, thresholds: T });
   const v = assessValidity(m, { thresholds: T });
-  assert.equal(v.verdict, 'generator-bound');
-  assert.deepEqual(v.reasons.map((r) => r.rule), ['engines-silent', 'no-load']);
+  assert.equal(v.verdict, 'failed');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['no-load']);
+  assert.match(v.reasons[0].text, /neither JMeter nor the server recorded a request of the 1,000 threads asked/);
+});
+
+// issue #36 item 3: a run that measured nothing of the server is `failed`, never a figure.
+test('most samples failed (the service address refused every connection): failed, the error kinds counted', () => {
+  const { run, window } = dataSet();
+  const seconds = 65;
+  const m = measureWorkload({ run, window, series: { cpu: fill(seconds, 5), steal: fill(seconds, 0), processCpu: fill(seconds, 0),
+    connections: fill(seconds, 0), timeouts: fill(seconds, 0) }, cycles: [], sutCores: 2, thresholds: T, engines: [],
+  client: { threads: 1000, lastStartSecond: 10, gaps: { count: 0 }, missedCycles: 0 },
+  errors: { failed: 86849, failures: 86849, samples: 86849, kinds: [{ kind: 'Non HTTP response code: java.net.ConnectException', count: 86840 }, { kind: 'HTTP 503', count: 9 }] } });
+  const v = assessValidity(m, { thresholds: T });
+  assert.equal(v.verdict, 'failed');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['most-failed', 'no-answer', 'no-connection']);
+  assert.equal(v.reasons[0].text, '86,849 of 86,849 samples failed (100%): Non HTTP response code: java.net.ConnectException 86,840; HTTP 503 9');
+  assert.match(v.reasons[1].text, /^the server answered none of the 50,000 answers asked in the steady window/);
+  // half of them is not most: errors, a server sign
+  const half = assessValidity(dataSet({ errors: 5000 }).m, { thresholds: T });
+  assert.equal(half.verdict, 'server-limited');
+  // a crash stays a server result, however many samples failed after it
+  assert.equal(assessValidity(m, { thresholds: T, crashed: true }).verdict, 'server-limited');
+});
+
+// Cycles one per interval from second 0.3, numbered from 1; `stall`: the seconds [from, to) with no cycle.
+function numberedCycles(duration, { stall = null, drop = () => false, requests = 1000 } = {}) {
+  const cycles = [];
+  let n = 0;
+  for (let s = 0; s < duration; s++) {
+    if (stall && s >= stall[0] && s < stall[1]) continue;
+    n++;
+    if (!drop(n)) cycles.push({ event: 'event1', cycle: n, createdSecond: s + 0.3, requests, duration: 20 });
+  }
+  return cycles;
+}
+
+function withCycles(cycles) {
+  const { run, window } = dataSet({ type: 'comet' });
+  const seconds = 65;
+  return measureWorkload({ run, window, series: { cpu: fill(seconds, 10), steal: fill(seconds, 0), processCpu: fill(seconds, 10),
+    connections: fill(seconds, 1000), timeouts: fill(seconds, 0) }, cycles, client: null, engines: [], sutCores: 2, thresholds: T,
+  errors: { failed: 0, failures: 0, samples: 10000 } });
+}
+
+test('answers asked from the parameters: a 10 s stall of the server shows as a shortfall and an emit stall', () => {
+  const whole = withCycles(numberedCycles(60));
+  assert.equal(whole.emit.cyclesExpected, 50);   // window 10-60 s, one per 1,000 ms
+  assert.equal(whole.answers.expected, 50 * 1000);
+  assert.equal(assessValidity(whole, { thresholds: T }).verdict, 'valid');
+  const stalled = withCycles(numberedCycles(60, { stall: [20, 35] }));
+  assert.equal(stalled.emit.cyclesSeen, 35);
+  assert.equal(stalled.emit.cyclesNumbered, 35);
+  assert.equal(stalled.answers.expected, 50 * 1000, 'asked from the interval, not from the cycles that happened');
+  assert.match(stalled.answers.basis, /\(50; 35 seen\)/);
+  const v = assessValidity(stalled, { thresholds: T });
+  assert.equal(v.verdict, 'server-limited');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['emit-stall', 'answers-short']);
+  assert.match(v.reasons[0].text, /the server emitted 35 cycles in the steady window; one per 1,000 ms asks 50/);
+});
+
+test('records lost (an archive cut short): with a shortfall the run failed, a data problem; without one the confidence is reduced', () => {
+  // every other cycle's records lost: the cycle numbers say the server emitted them all
+  const halfLost = withCycles(numberedCycles(60, { drop: (n) => n % 2 === 0 }));
+  assert.equal(halfLost.emit.cyclesSeen, 25);
+  assert.equal(halfLost.emit.cyclesNumbered, 49);
+  const lost = ['gen1.tar.gz cut short'];
+  const v = assessValidity(halfLost, { thresholds: T, lost });
+  assert.equal(v.verdict, 'failed');
+  assert.deepEqual(v.reasons.map((r) => r.rule), ['records-lost', 'answers-short']);
+  assert.equal(v.reasons[0].text, 'records lost: gen1.tar.gz cut short');
+  assert.ok(!v.reasons.some((r) => r.rule === 'emit-stall'), 'a loss is not blamed on the server');
+  const whole = assessValidity(withCycles(numberedCycles(60)), { thresholds: T, lost });
+  assert.equal(whole.verdict, 'valid');
+  assert.equal(whole.confidence, 'reduced');
+  assert.deepEqual(whole.unknowns, ['records lost: gen1.tar.gz cut short']);
 });
 
 test('docs/validity.md lists every threshold with its default', () => {

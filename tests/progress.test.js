@@ -1,0 +1,71 @@
+'use strict';
+// run.sh's progress line (lib/progress.sh) on captured output: a real mux run's results.csv in which every
+// answer failed (tests/fixtures/results-all-failed.csv: summary samples counting answers and errors, with
+// the first failure in their message) gives its counts and the last error, read in pieces as run.sh reads
+// a growing file; a plain sample's failure gives its response code.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+const ROOT = path.resolve(__dirname, '..');
+const FIXTURE = path.join(__dirname, 'fixtures', 'results-all-failed.csv');
+
+// Sources lib/progress.sh, feeds it the file's growing prefixes (cut at the given byte counts), prints
+// PROGRESS and progress_errors.
+function progress(file, cuts) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-progress-'));
+  try {
+    const grow = path.join(dir, 'results.csv');
+    const data = fs.readFileSync(file);
+    const script = `source lib/progress.sh; progress_reset
+      for n in ${cuts.join(' ')}; do head -c "$n" "$1" > "$2"; progress_update "$2"; done
+      printf '%s\\n%s\\n%s\\n' "\${PROGRESS[samples]}" "\${PROGRESS[errors]}" "$(progress_errors)"`;
+    const [samples, errors, line] = execFileSync('bash', ['-c', script, 'progress', file, grow], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    assert.ok(data.length > 0);
+    return { samples: Number(samples), errors: Number(errors), line };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The file's own totals: non-summary rows count one each; summary rows their SampleCount and ErrorCount.
+function totals(file) {
+  const rows = fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
+  let samples = 0;
+  let errors = 0;
+  for (const r of rows) {
+    const m = /,(\d+),(\d+),\d+,[^,]*$/.exec(r);   // SampleCount, ErrorCount, Connect, responseFile
+    samples += Number(m[1]);
+    errors += Number(m[2]);
+  }
+  return { samples, errors };
+}
+
+test('a mux run in which every answer failed: its counts, and the last error in the progress line', () => {
+  const size = fs.statSync(FIXTURE).size;
+  const want = totals(FIXTURE);
+  assert.ok(want.errors > 100000 && want.samples - want.errors < 20, JSON.stringify(want));   // all but Init and time-stamp samples
+  for (const cuts of [[size], [1000, 5000, 5001, 9999, size]]) {
+    const got = progress(FIXTURE, cuts);
+    assert.deepEqual({ samples: got.samples, errors: got.errors }, want, `read in pieces ${cuts}`);
+    assert.equal(got.line, `${want.errors} errors (last: Test failed: text expected not to contain /error/)`);
+  }
+});
+
+test('plain samples: a failure gives its response code; no error, no "last"', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-progress-'));
+  try {
+    const head = fs.readFileSync(FIXTURE, 'utf8').split('\n')[0];
+    const file = path.join(dir, 'plain.csv');
+    fs.writeFileSync(file, `${head}\n1,2,request,200,OK,t1,true,,10,10,1,1,1,1,0,0,\n`);
+    assert.equal(progress(file, [fs.statSync(file).size]).line, '0 errors');
+    fs.appendFileSync(file, '3,2,request,Non HTTP response code: java.net.ConnectException,Non HTTP response message: Connection refused,t1,false,,0,0,1,1,0,1,1,0,\n');
+    const got = progress(file, [fs.statSync(file).size]);
+    assert.deepEqual(got, { samples: 2, errors: 1, line: '1 errors (last: Non HTTP response code: java.net.ConnectException)' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
