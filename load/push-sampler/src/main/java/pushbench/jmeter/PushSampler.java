@@ -10,6 +10,10 @@ package pushbench.jmeter;
 // the longest silence accepted on the connection (the safety timeout): a stalled stream ends there, failed.
 // The variable responseFile is set to <stream dir>/<label>_<sample id>.push, the name results.csv's
 // responseFile column gives the sample (docs/run-layout.md).
+// After a failed request (a network error, a status outside 2xx/3xx) the thread waits before its next one,
+// MuxEngine's backoff: BACKOFF_FIRST_MS doubling to BACKOFF_MAX_MS, none again after a good answer, so that a
+// failing server is not flooded by threads that spin. The wait is the next sample's idle time (results.csv's
+// IdleTime column: the backoffs are the samples with one).
 
 import java.nio.charset.StandardCharsets;
 
@@ -27,10 +31,13 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
 
 
   private transient PushClient client;
+  private transient int backoffMs;   // the wait before this thread's next request: 0 after a good answer
 
   @Override
   public SampleResult sample(Entry entry) {
+    long idleMs = backOff();
     SampleResult res = new SampleResult();
+    res.setIdleTime(idleMs);
     res.setSampleLabel(getName());
     res.setDataType(SampleResult.TEXT);
     res.setDataEncoding(StandardCharsets.UTF_8.name());
@@ -95,7 +102,21 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
       res.setSuccessful(ok);
     }
     if (log != null) log.end(o.endMicros, id, code, ok, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message);
+    backoffMs = ok ? 0 : backoffMs == 0 ? MuxEngine.BACKOFF_FIRST_MS : Math.min(MuxEngine.BACKOFF_MAX_MS, backoffMs * 2);
     return res;
+  }
+
+  /** Waits this thread's backoff (none after a good answer); returns the ms waited. An interrupt (the test
+   *  stopping) ends the wait. */
+  private long backOff() {
+    if (backoffMs == 0) return 0;
+    long from = System.nanoTime();
+    try {
+      Thread.sleep(backoffMs);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return (System.nanoTime() - from) / 1_000_000;
   }
 
   private static SampleResult failed(SampleResult res, String exception, String message, byte[] data) {

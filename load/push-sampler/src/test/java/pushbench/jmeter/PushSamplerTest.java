@@ -135,6 +135,31 @@ class PushSamplerTest {
   }
 
   @Test
+  void failedRequestsBackOffDoublingAndAGoodAnswerEndsIt() throws Exception {
+    server.close();   // nothing listens on the port: every connection is refused
+    long[] idle = new long[4];
+    for (int i = 0; i < 4; i++) {
+      SampleResult res = sampler.sample(null);
+      assertFalse(res.isSuccessful());
+      assertEquals("Non HTTP response code: java.net.ConnectException", res.getResponseCode());
+      idle[i] = res.getIdleTime();
+    }
+    assertEquals(0, idle[0], "the first request goes at once");
+    for (int i = 1; i < 4; i++) {
+      long want = MuxEngine.BACKOFF_FIRST_MS << (i - 1);   // 100, 200, 400 ms
+      assertTrue(idle[i] >= want && idle[i] < want + 1000, "backoff " + i + ": " + idle[i] + " ms, want " + want);
+    }
+    server = new ChunkedServer();
+    sampler.setPort(String.valueOf(server.port()));
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    SampleResult good = sampler.sample(null);
+    assertTrue(good.isSuccessful(), good.getResponseCode());
+    assertTrue(good.getIdleTime() >= 800, "waited its backoff first: " + good.getIdleTime());
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    assertEquals(0, sampler.sample(null).getIdleTime(), "a good answer ends the backoff");
+  }
+
+  @Test
   void badPortFailsWithoutANetworkAttempt() {
     sampler.setPort("eighty");
     SampleResult res = sampler.sample(null);
