@@ -29,6 +29,23 @@ const tarMembers = (file) => {
   return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : [];
 };
 
+// Before the sshd test below: it kills the SUT namespace's sshd.
+test('the sut\'s server listening where the engine host cannot reach it (bind=127.0.0.1 in its namespace): refused before any load, naming the engine host and the address', async () => {
+  const file = path.join(hosts.state, 'hosts-bound-inside.conf');
+  fs.writeFileSync(file, fs.readFileSync(hosts.hostsFile, 'utf8').replace(/^(sut\s.*)$/m, '$1 bind=127.0.0.1'));
+  const r = await runSh(['node', '2', '12', '40', 'comet', '-', 'event1', '1000'], {
+    env: { ...hosts.env, PB_HOSTS: file, PB_RESULTS: RESULTS }, timeoutMs: 180000 });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const [eng] = hosts.engines;
+  const port = Number(process.env.PB_PORT_NODE || 8080);
+  assert.match(r.stdout, new RegExp(`refused: engine ${eng.name} \\(${eng.address.replace(/\./g, '\\.')}\\) cannot reach the server under test at `
+    + `${hosts.sut.address.replace(/\./g, '\\.')}:${port}: cannot connect to .*; no load was sent`));
+  const run = readRun(r.runDir);
+  assert.equal(run.status, 'incomplete');
+  assert.equal(run.steps.run_controller, undefined, 'the controller ran');
+  assert.deepEqual(hosts.strangers(hosts.sut).map((p) => p.cmd).filter((c) => !/sshd/.test(c)), [], 'something was left running on the sut');
+});
+
 test('the SUT host\'s sshd gone mid-run: the test runs its course, the engine\'s responses are kept, the SUT\'s files noted where they stay', async () => {
   let killed = [];
   const r = await runSh(['node', '2', '12', '40', 'comet', '-', 'event1', '1000'], {

@@ -6,11 +6,13 @@
 // - an engine host that cannot reach the target is refused before any load (host/probe.sh), naming the
 //   host and the address, and nothing is left running;
 // - a server stopped (SIGSTOP) for the whole load answers nothing: the verdict is `failed`, exit 1, never a
-//   figure.
+//   figure; one frozen for 10 s of the window emits 40% fewer cycles than the interval asks: its stall is
+//   a shortfall, `server-limited` with `emit-stall`, never `valid`.
 // Every address is on 127.0.0.0/8 (all of it is this machine's loopback).
 const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 const { scratch, hostsFile, runSh } = require('./lib/runsh');
@@ -28,6 +30,19 @@ function listening(address, port) {
     socket.on('connect', () => { socket.destroy(); resolve(true); });
     socket.on('error', () => resolve(false));
     socket.on('timeout', () => { socket.destroy(); resolve(false); });
+  });
+}
+
+// Whether the server at address:port has an event set (its GET /status lists one); false when it does not answer.
+function eventSet(address, port) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: address, port, path: '/status', timeout: 500 }, (res) => {
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => { try { resolve(JSON.parse(body).events.length > 0); } catch { resolve(false); } });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
   });
 }
 
@@ -62,18 +77,28 @@ test('a server stopped (SIGSTOP) through the whole load answers nothing: verdict
   const hosts = hostsFile(s.dir, ['sut local 127.0.0.1 local', 'engine local 127.0.0.1 local']);
   let pid = null;
   let stopped = false;
-  const r = await runSh(['node', '2', '12', '40', 'poll', '3000', 'event1', '1000'], {
+  let watch = null;
+  const r = await runSh(['node', '2', '8', '40', 'poll', '3000', 'event1', '1000'], {
     env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
     timeoutMs: 240000,
     onLine: (line) => {
       const m = /node running on [0-9.]+:\d+ \(pid (\d+)\)/.exec(line);
       if (m) pid = Number(m[1]);
-      // stopped once the engines are ready, before the controller starts the load
-      if (!stopped && pid && /engine\(s\) ready/.test(line)) { process.kill(pid, 'SIGSTOP'); stopped = true; }
+      // stopped once the plan's set-up has set the event (the server's /status lists it), before the load's
+      // polls: none of them is answered
+      if (!watch && pid && /controller started/.test(line)) {
+        watch = setInterval(async () => {
+          if (stopped || !(await eventSet('127.0.0.1', PORT))) return;
+          process.kill(pid, 'SIGSTOP');
+          stopped = true;
+          clearInterval(watch);
+        }, 50);
+      }
       // woken after the load, so that its stop is a plain one
       if (stopped && /controller finished/.test(line)) process.kill(pid, 'SIGCONT');
     },
   });
+  clearInterval(watch);
   if (pid) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
   assert.ok(stopped, `the server was never stopped:\n${r.stdout}`);
   assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
@@ -84,4 +109,33 @@ test('a server stopped (SIGSTOP) through the whole load answers nothing: verdict
   assert.match(r.stdout, /^validity: failed/m);
   assert.match(r.stdout, /run failed: it measured nothing of the server/);
   assert.match(fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8'), /data-verdict="failed"/);
+});
+
+test('a server frozen (SIGSTOP) for 10 s of a 25 s window: the cycles the interval asks fall short, server-limited with emit-stall', async () => {
+  const hosts = hostsFile(s.dir, ['sut local 127.0.0.1 local', 'engine local 127.0.0.1 local']);
+  let pid = null;
+  let frozen = null;
+  const r = await runSh(['node', '2', '27', '40', 'comet', '-', 'event1', '1000'], {
+    env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
+    timeoutMs: 240000,
+    onLine: (line) => {
+      const m = /node running on [0-9.]+:\d+ \(pid (\d+)\)/.exec(line);
+      if (m) pid = Number(m[1]);
+      const w = /^ {2}wait: (\d+)\//.exec(line);
+      if (frozen === null && pid && w && Number(w[1]) >= 6) {
+        frozen = setTimeout(() => process.kill(pid, 'SIGCONT'), 10000);
+        process.kill(pid, 'SIGSTOP');
+      }
+    },
+  });
+  if (pid) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
+  assert.ok(frozen, `the server was never frozen:\n${r.stdout}`);
+  const summary = readJson(path.join(r.runDir, 'data', 'summary.json'));
+  const v = summary.validity;
+  assert.equal(v.verdict, 'server-limited', JSON.stringify(v, null, 1));
+  assert.ok(v.reasons.some((x) => x.rule === 'emit-stall'), JSON.stringify(v.reasons));
+  const e = summary.workload.emit;
+  assert.ok(e.cyclesNumbered <= e.cyclesExpected - 7, `cycles emitted ${e.cyclesNumbered} of ${e.cyclesExpected} asked`);
+  assert.equal(summary.workload.answers.expected, 40 * e.cyclesExpected, 'asked from the interval, not from the cycles that happened');
+  assert.equal(r.code, 0, 'a stall is a server result, not a failed run');
 });

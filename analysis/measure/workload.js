@@ -49,8 +49,19 @@ function serverCapacityPercent(server, cores) {
   return Number.isFinite(cores) && cores > 0 ? cores * 100 : null;
 }
 
-// The emit cycles the run's parameters ask in the window: one per interval (null without events).
-const cyclesAsked = (run, w) => (run.event && run.interval > 0 ? Math.floor((w.seconds * 1000) / run.interval) : null);
+// The emit cycles the run's parameters ask in the window (null without events): those one per interval from
+// the emitter's first cycle start in it. The first cycle: where the records place it (cycle n started n - 1
+// intervals after it; the earliest such start over the cycles seen, so that a stall later does not move
+// it), else one interval after the load's start (the plan sets the event as the load starts).
+function cyclesAsked(run, w, cycles, loadStartSecond) {
+  if (!run.event || !(run.interval > 0)) return null;
+  const step = run.interval / 1000;
+  const implied = cycles.filter((c) => Number.isFinite(c.cycle) && Number.isFinite(c.createdSecond))
+    .map((c) => c.createdSecond - (c.cycle - 1) * step);
+  const first = implied.length ? Math.min(...implied) : (loadStartSecond ?? w.fromSecond) + step;
+  const before = (t) => Math.max(0, Math.ceil((t - first) / step - 1e-9));   // cycles started before second t
+  return before(w.toSecond) - before(w.fromSecond);
+}
 
 // The emit cycles the server numbered in the window: per event, from the first cycle number seen in it to
 // the last (a cycle between them that no record shows was emitted, its records lost).
@@ -65,7 +76,7 @@ function cyclesNumbered(inWindow) {
 }
 
 // Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
-function answers(run, w, cycles, series, client) {
+function answers(run, w, cycles, series, client, loadStartSecond) {
   const threads = run.threads;
   if (!Number.isFinite(threads) || w.seconds <= 0) return null;
   if (run.type === 'pull') {
@@ -76,7 +87,7 @@ function answers(run, w, cycles, series, client) {
   }
   if (run.event) {
     const inWindow = cycles.filter((c) => startedIn(c, w));
-    const asked = cyclesAsked(run, w);
+    const asked = cyclesAsked(run, w, cycles, loadStartSecond);
     const counted = Math.max(inWindow.length, asked ?? 0);
     const expected = threads * counted;
     const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
@@ -139,15 +150,16 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
 // sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed (errors), failures
 // (every failed sample: errors and timeout failures), samples, kinds: [{ kind, count }] },
-// thresholds, controllerCpu (per second, or null) }.
-function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, serverCores = sutCores, errors, thresholds: t, controllerCpu = null }) {
+// thresholds, controllerCpu (per second, or null), loadStartSecond (the load's start on the run's axis, or null) }.
+function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, serverCores = sutCores, errors, thresholds: t, controllerCpu = null,
+  loadStartSecond = null }) {
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, serverCores);
   const serverCpu = slice(series.processCpu, w);
   const byTime = cycles.filter((c) => startedIn(c, w) && c.duration !== null);   // cycles are in time order
   const durations = byTime.map((c) => c.duration).sort((a, b) => a - b);
   const third = Math.floor(byTime.length / 3);
-  const a = answers(run, w, cycles, series, client);
+  const a = answers(run, w, cycles, series, client, loadStartSecond);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
     threads: run.threads,
@@ -160,7 +172,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
-    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: cyclesAsked(run, w),
+    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: cyclesAsked(run, w, cycles, loadStartSecond),
       cyclesSeen: cycles.filter((c) => startedIn(c, w)).length, cyclesNumbered: cyclesNumbered(cycles.filter((c) => startedIn(c, w))),
       durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,

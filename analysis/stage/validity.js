@@ -50,13 +50,13 @@ const kindsOf = (errorKinds) => Object.entries(errorKinds ?? {}).map(([kind, cou
 // the server may use (stage/monitors.js); loadGenerator:
 // stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null); lost: recordsLost's.
 // Returns { workload, validity, notes }.
-function judgeRun({ run, csv, clock, axis: { window }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null, lost = [] }) {
+function judgeRun({ run, csv, clock, axis: { window, loadStartSecond = null }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null, lost = [] }) {
   const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
     requestPeriod(run), stampMarginMs(clock, csv.clientThreads.resolutionMs)) : null;
   const { thresholds, problems } = validityThresholds();
-  const workload = measureWorkload({ run, window, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores, serverCores,
+  const workload = measureWorkload({ run, window, loadStartSecond, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores, serverCores,
     controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, failures: csv.failed, samples: csv.rows, kinds: kindsOf(csv.errorKinds) } : null, thresholds });
   const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds, tail, lost,
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });

@@ -269,7 +269,7 @@ test('most samples failed (the service address refused every connection): failed
   assert.equal(v.verdict, 'failed');
   assert.deepEqual(v.reasons.map((r) => r.rule), ['most-failed', 'no-answer', 'no-connection']);
   assert.equal(v.reasons[0].text, '86,849 of 86,849 samples failed (100%): Non HTTP response code: java.net.ConnectException 86,840; HTTP 503 9');
-  assert.match(v.reasons[1].text, /^the server answered none of the 50,000 answers asked in the steady window/);
+  assert.match(v.reasons[1].text, /^the server answered none of the 49,000 answers asked in the steady window \(threads x emit cycles the interval asks in the window \(49; 0 seen\)\)/);
   // half of them is not most: errors, a server sign
   const half = assessValidity(dataSet({ errors: 5000 }).m, { thresholds: T });
   assert.equal(half.verdict, 'server-limited');
@@ -311,6 +311,24 @@ test('answers asked from the parameters: a 10 s stall of the server shows as a s
   assert.equal(v.verdict, 'server-limited');
   assert.deepEqual(v.reasons.map((r) => r.rule), ['emit-stall', 'answers-short']);
   assert.match(v.reasons[0].text, /the server emitted 35 cycles in the steady window; one per 1,000 ms asks 50/);
+});
+
+test('cycles asked: one per interval from the emitter\'s first cycle (as numbered records place it, else one interval after the load start)', () => {
+  const { run } = dataSet({ type: 'comet', interval: 5000 });
+  const seconds = 6;
+  // a 5 s load whose 5 s interval puts its first cycle at its end: none asked, nothing judged (not "no answer")
+  const short = { ...run, rampup: 1, duration: 5 };
+  const w = steadyWindow(short, 0, seconds);
+  const m = measureWorkload({ run: short, window: w, loadStartSecond: 0, series: { cpu: fill(seconds, 5), steal: fill(seconds, 0),
+    processCpu: fill(seconds, 1), connections: fill(seconds, 1000), timeouts: fill(seconds, 0) }, cycles: [], client: null, engines: [],
+  sutCores: 2, thresholds: T, errors: { failed: 0, failures: 0, samples: 1000 } });
+  assert.equal(m.emit.cyclesExpected, 0);
+  assert.equal(m.answers.expected, 0);
+  assert.equal(assessValidity(m, { thresholds: T }).verdict, 'valid');
+  // numbered records place the first cycle: a late first cycle (the event set late) asks fewer
+  const late = withCycles(numberedCycles(60).filter((c) => c.createdSecond >= 12).map((c) => ({ ...c, cycle: c.cycle - 12 })));
+  assert.equal(late.emit.cyclesExpected, 48);   // first cycle at 12.3 s: 12.3 ... 59.3
+  assert.equal(late.emit.cyclesNumbered, 48);
 });
 
 test('records lost (an archive cut short): with a shortfall the run failed, a data problem; without one the confidence is reduced', () => {
