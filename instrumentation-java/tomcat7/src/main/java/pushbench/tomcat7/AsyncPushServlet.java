@@ -17,7 +17,8 @@ import pushbench.core.ReadWait;
 /**
  * The Tomcat 7 request handler: one Servlet 3.0 async servlet (async-supported in web.xml) mapped to /*.
  * Routing, bodies and plain endpoints are the core's {@link PushServlet}; a comet stream, poll or SSE stream
- * to hold is put into async mode here and handed to the core through an {@link AsyncRequestMonitor}. Bodies are read on
+ * to hold is put into async mode here and handed to the core through an {@link AsyncRequestMonitor}; a
+ * WebSocket upgrade the core's checks took goes to the JSR-356 container ({@link WebSocketTransport}). Bodies are read on
  * the container thread (Servlet 3.0 has no non-blocking read), each read bounded by the body deadline
  * through the socket's read wait ({@link ClientProbe#readWaitOf}).
  */
@@ -37,10 +38,12 @@ public final class AsyncPushServlet extends PushServlet {
 
     private final transient Set<AsyncRequestMonitor> held = ConcurrentHashMap.newKeySet();
     private transient ScheduledExecutorService prober;
+    private transient WebSocketTransport webSockets; // null where the webapp has no WebSocket container
 
     @Override
     public void init() throws ServletException {
         super.init();
+        webSockets = WebSocketTransport.of(getServletContext(), instrumentation());
         prober = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "pushbench-client-probe");
             thread.setDaemon(true);
@@ -72,6 +75,16 @@ public final class AsyncPushServlet extends PushServlet {
             prober.shutdownNow();
         }
         super.destroy();
+    }
+
+    @Override
+    protected boolean speaksWebSocket() {
+        return webSockets != null;
+    }
+
+    @Override
+    protected void upgrade(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        webSockets.upgrade(request, response);
     }
 
     @Override
