@@ -2,7 +2,7 @@
 'use strict';
 // Runs the conformance suite against a running server:  node conformance/run.js http://127.0.0.1:8080
 // (PB_CONFORMANCE_BLOCKING=1 for a server on a blocking connector, tc6-bio or tc7-bio: see suite.js;
-// PB_CONFORMANCE_TRANSPORTS: the transports of issue #38 it speaks, default "sse ws"; "" for the Tomcats)
+// PB_CONFORMANCE_TRANSPORTS: the transports of issue #38 it speaks, default "sse ws"; "sse" for tc6 and tc6-bio)
 const { registerSuite } = require('./suite');
 
 const base = process.argv[2];

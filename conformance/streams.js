@@ -4,7 +4,8 @@
 // bound and its gap record, bad queries and upgrades, refused, late and oversized subscriptions, clients
 // that never read, and the streams in /status and in an emit cycle beside comet. One table of cases; each
 // names the transports it needs, and a server that does not speak one of them has the case skipped with
-// the reason (registerStreamTests' `speaks`), never failed.
+// the reason (registerStreamTests' `speaks`), never failed; such a server is instead held to refusing the
+// transport as the protocol says (the refusal cases: `refuses`).
 // The server's settings, as it was started with: env PB_REPLAY_CYCLES (default 100), PB_STREAM_BACKLOG_BYTES
 // (default 1048576), PB_BODY_DEADLINE_MS (default 10000), PB_MAX_EMITTERS (default 16).
 
@@ -371,21 +372,48 @@ async function wsLate(ctx) {
   await ctx.stillServing();
 }
 
-// ---- both: one emit cycle over every held transport -----------------------------------------------------
+async function sseAllowed(ctx) {
+  const answer = await ctx.request('PUT', '/request');
+  ctx.assertRejected(answer, 405, 'PUT /request');
+  assert.deepEqual(String(answer.headers.allow).split(/,\s*/).sort(), ['GET', 'POST'], 'Allow names POST and GET');
+}
+
+// ---- a transport the server does not speak: refused as the protocol says --------------------------------
+
+async function wsRefused(ctx) {
+  const reply = await rawExchange(ctx.base, upgradeHead('/request'), 4000);
+  const split = reply.indexOf('\r\n\r\n');
+  assert.match(reply, /^HTTP\/1\.1 400 /, `a WebSocket upgrade: ${reply.slice(0, 80)}`);
+  assert.match(reply.slice(0, split), /\r\nconnection: close\r\n/i, 'the connection ends with the answer');
+  const body = JSON.parse(reply.slice(split + 4));
+  assert.equal(body.error.status, 400);
+  assert.match(body.error.message, /does not speak WebSocket/);
+  const asked = await ctx.get('/request?type=ws&events=x');
+  ctx.assertRejected(asked, 400, 'GET /request?type=ws');
+  assert.equal((await ctx.status()).requests.ws, 0, 'no WebSocket is held');
+  await ctx.stillServing();
+}
+
+// ---- one emit cycle over comet and every stream transport the server speaks ------------------------------
 
 async function oneCycleEverywhere(ctx) {
   const name = ctx.uniqueName('all');
+  const spoken = ['sse', 'ws'].filter((transport) => ctx.speaks.includes(transport));
   const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
-  const sse = await TRANSPORTS.sse.open(ctx, [name]);
-  const ws = await TRANSPORTS.ws.open(ctx, [name]);
-  assert.deepEqual((await ctx.status()).requests, { open: 3, comet: 1, poll: 0, sse: 1, ws: 1 });
+  const streams = [];
+  for (const transport of spoken) streams.push(await TRANSPORTS[transport].open(ctx, [name]));
+  const total = 1 + streams.length;
+  assert.deepEqual((await ctx.status()).requests, { open: total, comet: 1, poll: 0, sse: spoken.includes('sse') ? 1 : 0,
+    ws: spoken.includes('ws') ? 1 : 0 });
   await ctx.setEvent(name, 200);
-  const events = [(await comet.nextLine(1000 + ctx.SLACK)).record, (await sse.next(1000 + ctx.SLACK)).record,
-    (await ws.next(1000 + ctx.SLACK)).record].map((r) => r.response.event);
-  assert.ok(events.every((e) => e.cycle === 1 && e.connections.total === 3), JSON.stringify(events));
+  const records = [(await comet.nextLine(1000 + ctx.SLACK)).record];
+  for (const stream of streams) records.push((await stream.next(1000 + ctx.SLACK)).record);
+  const events = records.map((r) => r.response.event);
+  assert.ok(events.every((e) => e.cycle === 1 && e.connections.total === total), JSON.stringify(events));
   assert.equal(new Set(events.map((e) => e.timings.created)).size, 1, 'one cycle, one start');
-  assert.deepEqual(events.map((e) => e.connections.place).sort(), [1, 2, 3], 'places 1..3 once each');
-  [comet, sse, ws].forEach((s) => s.destroy());
+  assert.deepEqual(events.map((e) => e.connections.place).sort(), Array.from({ length: total }, (_, i) => i + 1),
+    `places 1..${total} once each`);
+  [comet, ...streams].forEach((s) => s.destroy());
 }
 
 // { needs, title, run(ctx, transport, name) }: per transport, or once for several.
@@ -396,6 +424,7 @@ const streamCases = ({ deadline, replay }) => [
   { needs: ['sse'], title: 'SSE: 200 text/event-stream at once, one event per record (id name:cycle, data the record), the clear record ends it', run: sseFraming },
   { needs: ['sse'], title: 'SSE: the id names every subscribed event in order, with its last cycle', run: sseIds },
   { needs: ['sse'], title: 'SSE: a bad query or Last-Event-ID is a 400 error body (unknown transport, names, cursor)', run: sseBadQueries },
+  { needs: ['sse'], title: 'SSE: a wrong method on /request is 405 with Allow: POST, GET', run: sseAllowed },
   { needs: ['ws'], title: 'WebSocket: the first message subscribes; one text frame per record; clear closes 1000', run: wsFraming },
   { needs: ['ws'], title: 'WebSocket: a ping is answered with its pong, before and after the subscription', run: wsPing },
   { needs: ['ws'], title: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', run: wsBadUpgrades },
@@ -406,17 +435,21 @@ const streamCases = ({ deadline, replay }) => [
   ...perTransport(`beyond the replay bound (PB_REPLAY_CYCLES ${replay}) one gap record, then the last N cycles`, resumeBeyondBound),
   ...perTransport('a client that never reads is cut and counted in /status; the others get every record on time', neverReading),
   ...perTransport('a held stream counts in /status and connections; a client that leaves is removed', heldAndGone),
-  { needs: ['sse', 'ws'], title: 'comet, SSE and WebSocket streams share one emit cycle: one start, places 1..3', run: oneCycleEverywhere },
+  { needs: ['sse'], title: 'comet streams and every stream transport the server speaks share one emit cycle: one start, places 1..n', run: oneCycleEverywhere },
+  { refuses: ['ws'], title: 'a server without WebSocket refuses the upgrade: 400 error body saying so, Connection: close', run: wsRefused },
 ];
 
 // Registers the cases in the calling describe(). ctx: the suite's helpers (suite.js); speaks: the transports
 // the server speaks; notSpoken: the reason a case is skipped on a server that lacks one; settings: the
-// server's (serverSettings).
+// server's (serverSettings). A refusal case (`refuses`) is registered only for a server that lacks its
+// transports: it is the test of that server, not a case to skip on the others.
 function registerStreamTests({ group, ctx, speaks, notSpoken, settings = serverSettings() }) {
   group('Server-Sent Events and WebSocket (issue #38)', () => {
-    for (const { needs, title, run } of streamCases(settings)) {
+    for (const { needs = [], refuses = [], title, run } of streamCases(settings)) {
+      if (refuses.some((name) => speaks.includes(name))) continue;
       const lacking = needs.filter((name) => !speaks.includes(name));
-      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false }, () => run({ ...ctx, settings }));
+      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false },
+        () => run({ ...ctx, settings, speaks }));
     }
   });
 }

@@ -534,7 +534,8 @@ function registerSuite(base, { label = base, blocking = false, speaks = ALL_TRAN
 
     registerBrokenClientTests({ group, base, status, stillServing, SLACK });
 
-    registerStreamTests({ group, speaks, notSpoken, ctx: { base, get, post, status, setEvent, assertEventRecord,
+    const ask = (method, path, options) => request(base, method, path, options);
+    registerStreamTests({ group, speaks, notSpoken, ctx: { base, get, post, request: ask, status, setEvent, assertEventRecord,
       assertClearRecord, assertEnvelope, assertNormal, assertRejected, stillServing, uniqueName, SLACK } });
   });
 }

@@ -23,7 +23,7 @@ REMOTE_OPENED=()      # indexes whose master connection this run opened
 # Settings forwarded to every host (config.sh reads each from the environment first): the ports,
 # server, JMeter and timeout settings, never paths of this machine (each host has its own checkout).
 remote_forwarded_settings() {
-  compgen -v PB_ | grep -E '^PB_(PORT|SERVER_ADDRESS|SERVER_CPUS|TOMCAT|JMETER|ENGINE|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE|NODE_CLUSTER|NODE_REQUEST_TIMEOUT_MS|MAX_EMITTERS|BODY_DEADLINE_MS|TEST_CLOCK_OFFSET_MS)' || true
+  compgen -v PB_ | grep -E '^PB_(PORT|SERVER_ADDRESS|SERVER_CPUS|TOMCAT|JMETER|ENGINE|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE|NODE_CLUSTER|NODE_REQUEST_TIMEOUT_MS|MAX_EMITTERS|BODY_DEADLINE_MS|REPLAY_CYCLES|STREAM_BACKLOG_BYTES|TEST_CLOCK_OFFSET_MS)' || true
 }
 
 # H_STATE[i]: the PB_STATE directory on host i. Local hosts and hosts sharing this file system (the

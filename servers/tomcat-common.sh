@@ -87,6 +87,10 @@ pb_tomcat_exec() {
     # Read by the WAR (pushbench.core.Bodies): a request body must arrive whole within this many ms
     # (docs/protocol.md, "Request bodies"); empty or not a whole number: its default, 10000.
     "-Dpb.bodyDeadlineMs=${PB_BODY_DEADLINE_MS:-}"
+    # Read by the WAR (pushbench.core.Streams): the SSE and WebSocket streams' replay bound and backlog bound
+    # (docs/protocol.md, "Replay and gaps", "Clients that do not read"); anything else: their defaults.
+    "-Dpb.replayCycles=${PB_REPLAY_CYCLES:-}"
+    "-Dpb.streamBacklogBytes=${PB_STREAM_BACKLOG_BYTES:-}"
   )
   local -a extra=()
   # Word splitting is the point: PB_TOMCAT_EXTRA_OPTS holds several options.

@@ -146,6 +146,8 @@ describe('run.sh hosts files', () => {
     ['a newline in PB_PORT_NODE', { PB_PORT_NODE: '18080\n1' }, /PB_PORT_NODE holds a control character \(a newline\?\): \$'18080\\n1'/],
     ['PB_JMETER_RMI_PORT out of range', { PB_JMETER_RMI_PORT: '70000' }, /PB_JMETER_RMI_PORT must be a port \(1-65535\), got 70000/],
     ['PB_MAX_EMITTERS not a number', { PB_MAX_EMITTERS: 'many' }, /PB_MAX_EMITTERS must be a whole number >= 1, got many/],
+    ['PB_REPLAY_CYCLES over 1024', { PB_REPLAY_CYCLES: '2000' }, /PB_REPLAY_CYCLES must be a whole number from 0 to 1024, got 2000/],
+    ['PB_STREAM_BACKLOG_BYTES 0', { PB_STREAM_BACKLOG_BYTES: '0' }, /PB_STREAM_BACKLOG_BYTES must be a whole number >= 1, got 0/],
     ['PB_SERVER_ADDRESS a host name', { PB_SERVER_ADDRESS: 'localhost' }, /PB_SERVER_ADDRESS must be an IPv4 address/],
     ['PB_JMETER_RMI_SSL neither 0 nor 1', { PB_JMETER_RMI_SSL: 'yes' }, /PB_JMETER_RMI_SSL must be 1 \(SSL\) or 0/],
   ];

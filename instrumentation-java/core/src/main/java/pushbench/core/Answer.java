@@ -2,30 +2,40 @@ package pushbench.core;
 
 import com.google.gson.JsonObject;
 
-/** A complete, synchronous answer: status, JSON body and (for 405) the Allow header. */
+/**
+ * A complete, synchronous answer: status, JSON body and at most one header of its own (a 405's Allow, a
+ * refused WebSocket version's Sec-WebSocket-Version).
+ */
 public final class Answer {
     public static final String JSON = "application/json";
 
     private final int status;
     private final String body;
-    private final String allow;
+    private final String headerName;
+    private final String headerValue;
 
-    private Answer(int status, String body, String allow) {
+    private Answer(int status, String body, String headerName, String headerValue) {
         this.status = status;
         this.body = body;
-        this.allow = allow;
+        this.headerName = headerName;
+        this.headerValue = headerValue;
     }
 
     public static Answer ok(JsonObject body) {
-        return new Answer(200, Json.write(body), null);
+        return new Answer(200, Json.write(body), null, null);
     }
 
     public static Answer error(int status, String message) {
-        return new Answer(status, Json.write(Records.error(status, message)), null);
+        return new Answer(status, Json.write(Records.error(status, message)), null, null);
     }
 
     public static Answer methodNotAllowed(String allow) {
-        return new Answer(405, Json.write(Records.error(405, "method not allowed; use " + allow)), allow);
+        return new Answer(405, Json.write(Records.error(405, "method not allowed; use " + allow)), "Allow", allow);
+    }
+
+    /** This answer with a header of its own. */
+    public Answer withHeader(String name, String value) {
+        return new Answer(status, body, name, value);
     }
 
     public int status() {
@@ -42,6 +52,15 @@ public final class Answer {
 
     /** The Allow header of a 405, or null. */
     public String allow() {
-        return allow;
+        return "Allow".equals(headerName) ? headerValue : null;
+    }
+
+    /** The header of its own, or null. */
+    public String headerName() {
+        return headerName;
+    }
+
+    public String headerValue() {
+        return headerValue;
     }
 }

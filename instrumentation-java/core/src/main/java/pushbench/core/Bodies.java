@@ -87,6 +87,12 @@ public final class Bodies {
                 + " ms (PB_BODY_DEADLINE_MS) or stalled past the connection timeout");
     }
 
+    /** Counts (as a late body) and returns the 408 of a WebSocket whose subscription did not come within the deadline. */
+    public BadInput lateSubscription() {
+        late.incrementAndGet();
+        return new BadInput(408, "subscription not received within " + deadlineMillis + " ms (PB_BODY_DEADLINE_MS)");
+    }
+
     /** Counts and returns the 503 of a body that would wait while every waiting place is taken. */
     BadInput busy() {
         refused.incrementAndGet();

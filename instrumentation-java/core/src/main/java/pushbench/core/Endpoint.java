@@ -1,6 +1,6 @@
 package pushbench.core;
 
-/** The protocol's paths, with the one method each accepts. */
+/** The protocol's endpoints: a path and the method it is asked with (GET /request is an SSE stream). */
 public enum Endpoint {
     TIMESTAMP("/timestamp", "GET"),
     LOGGING("/logging", "POST"),
@@ -8,6 +8,7 @@ public enum Endpoint {
     EVENT_REMOVE("/event/remove", "POST"),
     EVENT_CLEAR("/event/clear", "POST"),
     REQUEST("/request", "POST"),
+    STREAM("/request", "GET"),
     STATUS("/status", "GET");
 
     private final String path;
@@ -31,13 +32,15 @@ public enum Endpoint {
         return "POST".equals(method);
     }
 
-    public static Endpoint of(String path) {
+    /** The methods a path is asked with, as an Allow header names them ("POST, GET"); null for an unknown path. */
+    public static String allowed(String path) {
+        StringBuilder allow = new StringBuilder();
         for (Endpoint endpoint : values()) {
             if (endpoint.path.equals(path)) {
-                return endpoint;
+                allow.append(allow.length() == 0 ? "" : ", ").append(endpoint.method);
             }
         }
-        return null;
+        return allow.length() == 0 ? null : allow.toString();
     }
 
     /**
@@ -48,14 +51,16 @@ public enum Endpoint {
         if (hasDotSegment(path)) {
             return new Route(null, Answer.error(400, "path has a dot segment (. or .., also as %2e): " + path));
         }
-        Endpoint endpoint = of(path);
-        if (endpoint == null) {
+        for (Endpoint endpoint : values()) {
+            if (endpoint.path.equals(path) && endpoint.method.equals(method)) {
+                return new Route(endpoint, null);
+            }
+        }
+        String allow = allowed(path);
+        if (allow == null) {
             return new Route(null, Answer.error(404, "no such path: " + path));
         }
-        if (!endpoint.method.equals(method)) {
-            return new Route(null, Answer.methodNotAllowed(endpoint.method));
-        }
-        return new Route(endpoint, null);
+        return new Route(null, Answer.methodNotAllowed(allow));
     }
 
     /**

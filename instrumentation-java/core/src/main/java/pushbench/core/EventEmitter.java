@@ -100,8 +100,7 @@ final class EventEmitter {
         long began = System.nanoTime();
         long created = clock.millis();
         long id = cycles.incrementAndGet();
-        subscription.history().record(id, created);
-        PushRequest[] snapshot = subscription.snapshot();
+        PushRequest[] snapshot = subscription.cycle(id, created);
         EmitCycle cycle = new EmitCycle(name, id, created, snapshot.length);
         for (int i = 0; i < snapshot.length; i++) {
             try {

@@ -5,6 +5,7 @@ import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,7 @@ public final class Instrumentation {
     private final EventManager events;
     private final RequestManager requests;
     private final Bodies bodies;
+    private final Streams streams;
 
     public Instrumentation() {
         this(Clock.SYSTEM);
@@ -44,13 +46,18 @@ public final class Instrumentation {
     }
 
     public Instrumentation(Clock clock, int maxEmitters, Bodies bodies) {
+        this(clock, maxEmitters, bodies, Streams.fromSystemProperties());
+    }
+
+    public Instrumentation(Clock clock, int maxEmitters, Bodies bodies, Streams streams) {
         this.clock = clock;
         this.bodies = bodies;
+        this.streams = streams;
         emitterThreads = executor(EMITTER_THREADS, "pushbench-emitter");
         timerThreads = executor(TIMER_THREADS, "pushbench-timer");
         Subscriptions subscriptions = new Subscriptions();
         events = new EventManager(subscriptions, emitterThreads, clock, log, maxEmitters);
-        requests = new RequestManager(subscriptions, timerThreads, clock, log);
+        requests = new RequestManager(subscriptions, timerThreads, streams, clock, log);
     }
 
     /** The cap from its setting: a whole number from 1 to 999999, else {@link #DEFAULT_MAX_EMITTERS}. */
@@ -90,6 +97,11 @@ public final class Instrumentation {
     /** The rules for receiving request bodies, and their counts. */
     public Bodies bodies() {
         return bodies;
+    }
+
+    /** The SSE and WebSocket streams' settings and writers. */
+    public Streams streams() {
+        return streams;
     }
 
     /**
@@ -154,6 +166,11 @@ public final class Instrumentation {
         return null;
     }
 
+    /** Runs a task on the core's timer threads after a delay (a WebSocket's subscription deadline). */
+    public ScheduledFuture<?> later(Runnable task, long delayMillis) {
+        return timerThreads.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
     public PushRequest open(PushSpec spec, RequestObserver observer) {
         return requests.open(spec, observer);
     }
@@ -162,6 +179,7 @@ public final class Instrumentation {
     public void shutdown() {
         events.clear();
         requests.shutdown();
+        streams.shutdown();
         emitterThreads.shutdownNow();
         timerThreads.shutdownNow();
         try {
@@ -227,6 +245,8 @@ public final class Instrumentation {
         counts.addProperty("open", requests.openCount());
         counts.addProperty("comet", requests.cometCount());
         counts.addProperty("poll", requests.pollCount());
+        counts.addProperty("sse", requests.count(PushSpec.Type.SSE));
+        counts.addProperty("ws", requests.count(PushSpec.Type.WS));
         JsonArray list = new JsonArray();
         for (EventEmitter emitter : events.list()) {
             JsonObject event = new JsonObject();
@@ -249,6 +269,7 @@ public final class Instrumentation {
         status.addProperty("logging", log.enabled());
         status.add("events", list);
         status.add("bodies", bodies.status());
+        status.add("streams", streams.status());
         return status;
     }
 

@@ -11,11 +11,12 @@ import javax.servlet.http.HttpServletResponse;
 
 /**
  * The servlet every Tomcat handler is: the protocol's request routing, written once. {@link #service}
- * routes a request (400 a dot segment, 404, 405), reads a POST body by the rules of {@link Bodies} (413,
- * 408, 503, 400 malformed), answers every endpoint but a held POST /request, and hands that one to the
- * container's {@link #hold}. Tomcat 7 (Servlet 3.0 async) and tc6-bio
+ * decides what a request's head asks for ({@link Head}: 400 a dot segment, 404, 405, a WebSocket upgrade,
+ * an SSE stream), reads a POST body by the rules of {@link Bodies} (413, 408, 503, 400 malformed), answers
+ * every endpoint but a held one, and hands a held comet, poll or SSE stream to the container's
+ * {@link #hold}, a WebSocket upgrade to its {@link #upgrade}. Tomcat 7 (Servlet 3.0 async) and tc6-bio
  * (a CometProcessor on the blocking connector gets service() calls) use service() as it is; Tomcat 6's
- * CometProcessor on NIO routes its events through {@link #route} and {@link Instrumentation#handle}.
+ * CometProcessor on NIO routes its events through {@link Head} and {@link Instrumentation#handle}.
  */
 public abstract class PushServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -45,8 +46,8 @@ public abstract class PushServlet extends HttpServlet {
     }
 
     /**
-     * The container's part of holding a valid comet or poll: prepare the response (a {@link HeldResponse}),
-     * then register it with {@link Instrumentation#open} and attach the request it returns.
+     * The container's part of holding a valid comet, poll or SSE stream: prepare the response (a
+     * {@link HeldResponse}), then register it with {@link Instrumentation#open} and attach the request it returns.
      */
     protected abstract void hold(HttpServletRequest request, HttpServletResponse response, PushSpec spec)
             throws IOException;
@@ -58,36 +59,51 @@ public abstract class PushServlet extends HttpServlet {
      */
     protected abstract ReadWait readWaitOf(HttpServletRequest request);
 
+    /** Whether this server takes WebSocket upgrades ({@link #upgrade}); false: it refuses them (400). */
+    protected boolean speaksWebSocket() {
+        return false;
+    }
+
+    /** The container's part of a WebSocket upgrade that {@link Head} took: only where {@link #speaksWebSocket}. */
+    protected void upgrade(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        throw new IllegalStateException("this server does not speak WebSocket");
+    }
+
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         long start = System.nanoTime();
-        Endpoint.Route route = route(request);
-        if (route.rejection != null) {
-            send(response, route.rejection);
-            return;
+        Head head = Head.of(request, speaksWebSocket());
+        if (head.closes) {
+            refuse(response, head.refusal, readWait(request));
+        } else if (head.refusal != null) {
+            send(response, head.refusal);
+        } else if (head.upgrade) {
+            upgrade(request, response);
+        } else if (head.stream != null) {
+            hold(request, response, head.stream);
+        } else {
+            serve(request, response, head.endpoint, start);
         }
+    }
+
+    /** An endpoint's body (POST) read by the body rules, then its answer, or the POST /request held. */
+    private void serve(HttpServletRequest request, HttpServletResponse response, Endpoint endpoint, long start)
+            throws IOException {
         byte[] body = EMPTY;
-        if (route.endpoint.hasBody()) {
+        if (endpoint.hasBody()) {
             ReadWait wait = readWait(request);
             try {
                 body = new BodyReader(request.getInputStream(), request.getContentLength(), start,
                         inst.bodies(), wait).read();
             } catch (BadInput e) {
-                refuse(response, e, wait);
+                refuse(response, e.toAnswer(), wait);
                 return;
             }
         }
-        Answer answer = inst.handle(route.endpoint, clientOf(request, route.endpoint), body,
-                spec -> hold(request, response, spec));
+        Answer answer = inst.handle(endpoint, clientOf(request, endpoint), body, spec -> hold(request, response, spec));
         if (answer != null) {
             send(response, answer);
         }
-    }
-
-    /** The endpoint of a request's method and path, or the answer that refuses it. */
-    public static Endpoint.Route route(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        return Endpoint.route(request.getMethod(), path);
     }
 
     /** /timestamp's client parameter; null for every other endpoint. */
@@ -109,23 +125,25 @@ public abstract class PushServlet extends HttpServlet {
     }
 
     /**
-     * Answers a request whose body is left unread, and ends the connection: the answer is flushed, then
-     * the container is told not to wait for the rest of the body ({@link ReadWait#leaveRestUnread}).
+     * Answers a request that ends its connection (a refused body left unread, a refused upgrade): the answer
+     * is flushed with Connection: close, then the container is told not to wait for anything more of it
+     * ({@link ReadWait#leaveRestUnread}), which closes the connection on every connector (Tomcat 7 keeps a
+     * connection whose answer has a Content-Length, whatever its Connection header says).
      */
-    private static void refuse(HttpServletResponse response, BadInput refusal, ReadWait wait) throws IOException {
+    private static void refuse(HttpServletResponse response, Answer refusal, ReadWait wait) throws IOException {
         response.setHeader("Connection", "close");
-        send(response, refusal.toAnswer());
+        send(response, refusal);
         response.flushBuffer();
         wait.leaveRestUnread();
     }
 
-    /** Writes a whole answer: status, type, Allow if any, Content-Length and body. */
+    /** Writes a whole answer: status, type, its own header if any (Allow...), Content-Length and body. */
     public static void send(HttpServletResponse response, Answer answer) throws IOException {
         byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         response.setStatus(answer.status());
         response.setContentType(answer.contentType());
-        if (answer.allow() != null) {
-            response.setHeader("Allow", answer.allow());
+        if (answer.headerName() != null) {
+            response.setHeader(answer.headerName(), answer.headerValue());
         }
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);

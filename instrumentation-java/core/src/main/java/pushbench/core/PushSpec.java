@@ -10,10 +10,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A validated POST /request body: what to hold, for which events, and for how long. */
+/**
+ * A validated subscription: a POST /request body (comet, poll, pull), an SSE query with its Last-Event-ID,
+ * or a WebSocket's first message (docs/protocol.md "Request manager", "Server-Sent Events", "WebSocket"):
+ * what to hold, for which events, for how long, and from which cursor.
+ */
 public final class PushSpec {
+    /** The transports; comet, SSE and WebSocket are streams (held until clear, shutdown or the client leaves). */
     public enum Type {
-        COMET, POLL, PULL
+        COMET, POLL, PULL, SSE, WS
     }
 
     private final Type type;
@@ -26,7 +31,7 @@ public final class PushSpec {
         this(type, events, duration, null);
     }
 
-    /** cursor: a pull's last cycle id per name (null: none sent). */
+    /** cursor: a pull's, an SSE stream's or a WebSocket's last cycle id per name (null: none sent). */
     PushSpec(Type type, List<String> events, Long duration, Map<String, Long> cursor) {
         this.type = type;
         this.cursor = cursor == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(cursor));
@@ -54,8 +59,27 @@ public final class PushSpec {
         return type;
     }
 
+    /** The stream of NDJSON lines (POST /request type comet). */
     public boolean isComet() {
         return type == Type.COMET;
+    }
+
+    /** Held until an event or its duration: one record, then the answer ends. */
+    public boolean isPoll() {
+        return type == Type.POLL;
+    }
+
+    /** Held with no maximum, one record per event: comet, SSE and WebSocket. */
+    public boolean isStream() {
+        return type == Type.COMET || type == Type.SSE || type == Type.WS;
+    }
+
+    /**
+     * SSE and WebSocket: written through a queue whose client may be cut for not reading, and resumable
+     * from a cursor ({@link Outbox}, docs/protocol.md "Replay and gaps", "Clients that do not read").
+     */
+    public boolean isQueued() {
+        return type == Type.SSE || type == Type.WS;
     }
 
     /** Short polling: answered at once by {@link RequestManager#pull}, never held. */
@@ -63,7 +87,7 @@ public final class PushSpec {
         return type == Type.PULL;
     }
 
-    /** A pull's cursor: last cycle id per name as sent, or null when none was sent. */
+    /** The cursor as sent (a pull's, Last-Event-ID, a WebSocket's): last cycle id per name, or null when none was. */
     public Map<String, Long> cursor() {
         return cursor;
     }

@@ -42,6 +42,32 @@ public final class Records {
         return envelope(r, response, sent, finish);
     }
 
+    /**
+     * A cycle a resumed stream missed that is still kept: sent now, in no cycle's snapshot (so no
+     * connections), like a pull's event (docs/protocol.md "Replay and gaps"). kept: {id, created}.
+     */
+    static JsonObject replay(PushRequest r, String name, long[] kept, long sent, int finish) {
+        JsonObject replay = new JsonObject();
+        replay.addProperty("name", name);
+        replay.addProperty("cycle", kept[0]);
+        replay.add("timings", timings(sent, kept[1]));
+        JsonObject response = new JsonObject();
+        response.add("replay", replay);
+        return envelope(r, response, sent, finish);
+    }
+
+    /** Cycles from..to (inclusive) of {@code name} a resumed stream missed that are no longer replayed. */
+    static JsonObject gap(PushRequest r, String name, long from, long to, long sent, int finish) {
+        JsonObject gap = new JsonObject();
+        gap.addProperty("name", name);
+        gap.addProperty("from", from);
+        gap.addProperty("to", to);
+        gap.addProperty("skipped", to - from + 1);
+        JsonObject response = new JsonObject();
+        response.add("gap", gap);
+        return envelope(r, response, sent, finish);
+    }
+
     public static JsonObject error(int status, String message) {
         JsonObject error = new JsonObject();
         error.addProperty("status", status);

@@ -4,6 +4,8 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,46 +17,53 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The study's request manager: the global request pool, the counts behind connections.start/finish, and
- * the poll timeouts. Timeouts are scheduled here, so every handler times polls out the same way (and the
- * request's lock makes the timeout and an event race-free); a handler may ask for a grace and time its
- * polls out with its container's own timeout first ({@link RequestObserver#timeoutGraceMillis()}).
+ * The study's request manager: the global request pool, the counts behind connections.start/finish (and
+ * /status's per type), and the poll timeouts. Timeouts are scheduled here, so every handler times polls out
+ * the same way (and the request's lock makes the timeout and an event race-free); a handler may ask for a
+ * grace and time its polls out with its container's own timeout first
+ * ({@link RequestObserver#timeoutGraceMillis()}). An SSE or WebSocket stream is written through its own
+ * queue ({@link Outbox}) and gets what it missed when it resumes ({@link PushRequest#joined}).
  */
 public final class RequestManager {
     private final ConcurrentHashMap<Long, PushRequest> pool = new ConcurrentHashMap<>();
     private final AtomicInteger open = new AtomicInteger();
-    private final AtomicInteger comet = new AtomicInteger();
-    private final AtomicInteger poll = new AtomicInteger();
+    private final Map<PushSpec.Type, AtomicInteger> byType = new EnumMap<>(PushSpec.Type.class);
     private final AtomicLong ids = new AtomicLong();
     private final Subscriptions subscriptions;
     private final ScheduledExecutorService timers;
+    private final Streams streams;
     private final Clock clock;
     private final LogManager log;
     private volatile boolean closed;
 
-    RequestManager(Subscriptions subscriptions, ScheduledExecutorService timers, Clock clock, LogManager log) {
+    RequestManager(Subscriptions subscriptions, ScheduledExecutorService timers, Streams streams, Clock clock, LogManager log) {
         this.subscriptions = subscriptions;
         this.timers = timers;
+        this.streams = streams;
         this.clock = clock;
         this.log = log;
+        for (PushSpec.Type type : PushSpec.Type.values()) {
+            byType.put(type, new AtomicInteger());
+        }
     }
 
     /**
-     * Registers a request: into the pool, onto each event's subscription list, and (poll) onto the timer.
-     * All under the request's lock, so no event, timeout or clear can complete it half-registered.
+     * Registers a request: into the pool, onto each event's subscription list, and (poll) onto the timer;
+     * a stream that resumes gets what it missed before any live record. All under the request's lock, so
+     * no event, timeout or clear can complete it half-registered.
      */
     public PushRequest open(PushSpec spec, RequestObserver observer) {
-        PushRequest request = new PushRequest(ids.incrementAndGet(), spec, clock.millis(), observer, this);
+        RequestObserver writer = spec.isQueued() ? streams.outbox(observer) : observer;
+        PushRequest request = new PushRequest(ids.incrementAndGet(), spec, clock.millis(), writer, this);
         boolean rejected = false;
+        boolean gone = false;
         synchronized (request) {
             pool.put(request.id(), request);
             int start = open.incrementAndGet();
-            (spec.isComet() ? comet : poll).incrementAndGet();
-            for (String name : spec.subscriptions()) {
-                subscriptions.of(name).add(request);
-            }
+            byType.get(spec.type()).incrementAndGet();
+            Map<String, PullHistory.Replay> missed = join(request, spec);
             ScheduledFuture<?> timeout = null;
-            if (!spec.isComet()) {
+            if (spec.isPoll()) {
                 try {
                     long delay = fallbackDelay(request, observer);
                     timeout = timers.schedule(request::expire, delay, TimeUnit.MILLISECONDS);
@@ -63,14 +72,32 @@ public final class RequestManager {
                 }
             }
             request.registered(start, timeout);
+            gone = spec.isQueued() && !request.joined(missed);
         }
         if (log.enabled()) {
             log.info("request " + request.id() + " received: " + Json.write(spec.echo()));
         }
-        if (closed || rejected) {
+        if (gone) {
+            request.finish();
+        } else if (closed || rejected) {
             request.clear("shutdown");
         }
         return request;
+    }
+
+    /** Onto each name's list; a queued stream also learns, per name, what it missed after its cursor. */
+    private Map<String, PullHistory.Replay> join(PushRequest request, PushSpec spec) {
+        Map<String, PullHistory.Replay> missed = new LinkedHashMap<>();
+        Map<String, Long> given = spec.cursor();
+        for (String name : spec.subscriptions()) {
+            Subscription subscription = subscriptions.of(name);
+            if (spec.isQueued()) {
+                missed.put(name, subscription.join(request, given == null ? null : given.get(name), streams.replayCycles()));
+            } else {
+                subscription.add(request);
+            }
+        }
+        return missed;
     }
 
     /**
@@ -130,7 +157,7 @@ public final class RequestManager {
         for (String name : request.spec().subscriptions()) {
             subscriptions.of(name).remove(request);
         }
-        (request.spec().isComet() ? comet : poll).decrementAndGet();
+        byType.get(request.spec().type()).decrementAndGet();
         open.decrementAndGet();
     }
 
@@ -158,11 +185,16 @@ public final class RequestManager {
     }
 
     public int cometCount() {
-        return comet.get();
+        return count(PushSpec.Type.COMET);
     }
 
     public int pollCount() {
-        return poll.get();
+        return count(PushSpec.Type.POLL);
+    }
+
+    /** Open requests of one held type. */
+    public int count(PushSpec.Type type) {
+        return byType.get(type).get();
     }
 
     Clock clock() {

@@ -32,6 +32,22 @@ public interface RequestObserver {
     void complete();
 
     /**
+     * Before the last record of a request that /event/clear ({@code "clear"}) or the server's shutdown
+     * ({@code "shutdown"}) completes. A WebSocket closes with the code that says which (1000, 1001).
+     */
+    default void clearing(String reason) {
+    }
+
+    /**
+     * An SSE or WebSocket stream whose client does not read is cut (docs/protocol.md "Clients that do not
+     * read"): end its connection at once, with nothing more written, from the thread that cut it, without
+     * waiting for a write in progress. {@link #complete} still follows, after that write has returned.
+     * Default: nothing to close early.
+     */
+    default void abort() {
+    }
+
+    /**
      * How long after a poll's duration the core's own timer expires it. The default, 0: the core times
      * polls out itself. A handler whose container has a timeout of its own that ends a poll better (Tomcat
      * 6's Comet TIMEOUT event, after which the connection stays open for the client's next request)

@@ -1,7 +1,10 @@
 package pushbench.core;
 
+import java.io.Closeable;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
 import java.util.Optional;
 import javax.servlet.http.HttpServletRequest;
 
@@ -22,6 +25,10 @@ public final class TomcatReach {
     private static final Step COYOTE_REQUEST = method("getCoyoteRequest");
     private static final Step COYOTE_RESPONSE = method("getResponse");
     private static final Step HOOK = method("getHook");
+    private static final Step SOCKET_WRAPPER = field("socketWrapper");
+    private static final Step SOCKET = field("socket");
+    private static final Step GET_SOCKET = method("getSocket");
+    private static final Step GET_IO_CHANNEL = method("getIOChannel");
 
     private TomcatReach() {
     }
@@ -34,6 +41,30 @@ public final class TomcatReach {
     /** The connection's processor (Http11Processor, Http11NioProcessor) serving this request. */
     public static Object processorOf(HttpServletRequest request) throws ReflectiveOperationException {
         return HOOK.from(COYOTE_RESPONSE.from(coyoteRequestOf(request)));
+    }
+
+    /**
+     * The connection behind this request, to close at once (a stream cut for not reading): the blocking
+     * connectors' java.net.Socket, the NIO connectors' SocketChannel. Tomcat 7: the processor's
+     * socketWrapper.getSocket(); Tomcat 6: the processor's socket; a NioChannel gives its getIOChannel().
+     * Null where a step is missing.
+     */
+    public static Closeable connectionOf(HttpServletRequest request) {
+        try {
+            Object processor = processorOf(request);
+            Object socket;
+            try {
+                socket = GET_SOCKET.from(SOCKET_WRAPPER.from(processor));
+            } catch (ReflectiveOperationException e) {
+                socket = SOCKET.from(processor);
+            }
+            if (!(socket instanceof Socket) && !(socket instanceof SocketChannel)) {
+                socket = GET_IO_CHANNEL.from(socket);
+            }
+            return socket instanceof Closeable ? (Closeable) socket : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** One step of a path: a field (declared by the class or a superclass) or a public no-argument method. */

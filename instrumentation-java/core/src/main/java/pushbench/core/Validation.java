@@ -6,12 +6,20 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The input rules of docs/protocol.md; every violation becomes a BadInput with status 400. */
+/**
+ * The input rules of docs/protocol.md (control bodies, POST /request, an SSE query and its Last-Event-ID,
+ * a WebSocket's subscription); every violation becomes a BadInput with status 400.
+ */
 public final class Validation {
     public static final int MAX_EVENTS = 16;
     public static final long MIN_FREQUENCY = 10;
@@ -21,6 +29,10 @@ public final class Validation {
     /** A pull cursor's cycle ids: 0 to 2^53 - 1 (what every JSON reader holds exactly). */
     public static final long MAX_CYCLE = 9_007_199_254_740_991L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    /** One pair of a Last-Event-ID: an event name and a cycle id. */
+    private static final Pattern CURSOR_PAIR = Pattern.compile("([A-Za-z0-9_-]{1,64}):(0|[1-9][0-9]{0,15})");
+    /** The types POSTed to /request. */
+    private static final Set<PushSpec.Type> POSTED = EnumSet.of(PushSpec.Type.COMET, PushSpec.Type.POLL, PushSpec.Type.PULL);
 
     private Validation() {
     }
@@ -54,40 +66,123 @@ public final class Validation {
         }
     }
 
-    /** POST /request. */
+    /** POST /request: comet, poll or pull. */
     public static PushSpec pushRequest(byte[] body) throws BadInput {
-        JsonObject request = object(body);
+        return subscription(object(body), POSTED, "type must be \"comet\", \"poll\" or \"pull\"");
+    }
+
+    /** A WebSocket's first message: {"type":"ws","events":[..],"cursor":{..}?}, echoed as parsed. */
+    public static PushSpec wsSubscription(byte[] message) throws BadInput {
+        return subscription(object(message), EnumSet.of(PushSpec.Type.WS), "this connection is a WebSocket: type must be \"ws\"");
+    }
+
+    /**
+     * The rules every subscription sent as JSON shares: {@code taken} the types asked for this way,
+     * {@code unknown} the message for any other type (one asked for elsewhere also says where).
+     */
+    private static PushSpec subscription(JsonObject request, Set<PushSpec.Type> taken, String unknown) throws BadInput {
         JsonElement typeField = request.get("type");
-        PushSpec.Type type;
-        if (isString(typeField, "comet")) {
-            type = PushSpec.Type.COMET;
-        } else if (isString(typeField, "poll")) {
-            type = PushSpec.Type.POLL;
-        } else if (isString(typeField, "pull")) {
-            type = PushSpec.Type.PULL;
-        } else {
-            throw bad("type must be \"comet\", \"poll\" or \"pull\"");
+        PushSpec.Type type = typeOf(typeField);
+        if (type == null || !taken.contains(type)) {
+            throw bad(type == null ? unknown : unknown + " (" + askedFor(type) + ")");
         }
         JsonElement eventsField = request.get("events");
         if (eventsField == null || !eventsField.isJsonArray()) {
             throw bad("events must be an array of event names");
         }
         JsonArray array = eventsField.getAsJsonArray();
-        if (array.size() > MAX_EVENTS) {
-            throw bad("events may hold at most " + MAX_EVENTS + " names");
-        }
         List<String> events = new ArrayList<>(array.size());
         for (JsonElement name : array) {
-            events.add(name(name, "each event name"));
+            events.add(name instanceof JsonPrimitive && ((JsonPrimitive) name).isString() ? name.getAsString() : null);
         }
+        checkNames(events, "each event name");
         Long duration = integer(request.get("duration"), MIN_DURATION, MAX_DURATION);
         if (type == PushSpec.Type.POLL && duration == null) {
             throw bad("duration must be an integer from " + MIN_DURATION + " to " + MAX_DURATION + " ms");
         }
-        // Comet and pull have no maximum hold: the duration is ignored, never a reason to reject (a load plan
+        // Only a poll is held for a duration: elsewhere it is ignored, never a reason to reject (a load plan
         // may send a placeholder); a valid one is kept only to be echoed.
-        Map<String, Long> cursor = type == PushSpec.Type.PULL ? cursor(request.get("cursor")) : null;
+        boolean resumable = type == PushSpec.Type.PULL || type == PushSpec.Type.WS;
+        Map<String, Long> cursor = resumable ? cursor(request.get("cursor")) : null;
         return new PushSpec(type, events, duration, cursor);
+    }
+
+    /**
+     * GET /request's query as an SSE subscription (docs/protocol.md "Server-Sent Events"): {@code types} and
+     * {@code eventLists} the values of its type and events parameters (null: absent); {@code lastEventId}
+     * the header that resumes it (null or empty: none). Echo: {"type":"sse","events":[..],"cursor":{..}?}.
+     */
+    public static PushSpec sseQuery(String[] types, String[] eventLists, String lastEventId) throws BadInput {
+        if (types == null || types.length != 1) {
+            throw bad("GET /request takes one type=sse (comet, poll and pull are POST /request)");
+        }
+        PushSpec.Type type = typeOf(new JsonPrimitive(types[0]));
+        if (type != PushSpec.Type.SSE) {
+            throw bad(type == null ? "unknown transport: GET /request takes type=sse" : askedFor(type));
+        }
+        if (eventLists == null || eventLists.length != 1) {
+            throw bad("events must be given once: a comma-separated list of event names");
+        }
+        List<String> events = eventLists[0].isEmpty() ? new ArrayList<>() : Arrays.asList(eventLists[0].split(",", -1));
+        checkNames(events, "each event name");
+        return new PushSpec(type, events, null, lastEventId(lastEventId));
+    }
+
+    /**
+     * A Last-Event-ID (an SSE stream's id: name:cycle pairs joined by ",") as a cursor, the shape a pull's
+     * and a WebSocket's cursor have; null when absent or empty.
+     */
+    static Map<String, Long> lastEventId(String header) throws BadInput {
+        if (header == null || header.isEmpty()) {
+            return null;
+        }
+        String[] pairs = header.split(",", -1);
+        if (pairs.length > MAX_EVENTS) {
+            throw bad("Last-Event-ID may name at most " + MAX_EVENTS + " events");
+        }
+        Map<String, Long> cursor = new LinkedHashMap<>();
+        for (String pair : pairs) {
+            Matcher match = CURSOR_PAIR.matcher(pair.trim());
+            if (!match.matches() || Long.parseLong(match.group(2)) > MAX_CYCLE
+                    || cursor.put(match.group(1), Long.parseLong(match.group(2))) != null) {
+                throw bad("Last-Event-ID must be the id of an event of this server: name:cycle pairs joined by \",\"");
+            }
+        }
+        return cursor;
+    }
+
+    /** The type a JSON "type" names, or null for none of the protocol's. */
+    private static PushSpec.Type typeOf(JsonElement value) {
+        for (PushSpec.Type type : PushSpec.Type.values()) {
+            if (isString(value, type.name().toLowerCase(Locale.ROOT))) {
+                return type;
+            }
+        }
+        return null;
+    }
+
+    /** Where a transport is asked for, for the refusal of one asked for the wrong way. */
+    private static String askedFor(PushSpec.Type type) {
+        switch (type) {
+            case SSE:
+                return "type sse is GET /request?type=sse&events=<names>";
+            case WS:
+                return "type ws is a WebSocket upgrade of GET /request";
+            default:
+                return "type " + type.name().toLowerCase(Locale.ROOT) + " is POST /request";
+        }
+    }
+
+    /** 0 to MAX_EVENTS names, each by the name rule (null: not a string). */
+    private static void checkNames(List<String> events, String field) throws BadInput {
+        if (events.size() > MAX_EVENTS) {
+            throw bad("events may hold at most " + MAX_EVENTS + " names");
+        }
+        for (String name : events) {
+            if (name == null || !NAME.matcher(name).matches()) {
+                throw bad(field + " must be 1-64 characters of A-Z a-z 0-9 _ -");
+            }
+        }
     }
 
     /** A pull's cursor: absent (null), or an object of at most MAX_EVENTS names to cycle ids. */

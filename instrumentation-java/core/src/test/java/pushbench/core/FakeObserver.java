@@ -25,6 +25,9 @@ final class FakeObserver implements RequestObserver {
     volatile long grace;
     /** What {@link #timeoutTickMillis()} answers. */
     volatile long tick;
+    /** Streams: how often the core cut the connection, and why it was cleared. */
+    final AtomicInteger aborts = new AtomicInteger();
+    volatile String clearedFor;
 
     @Override
     public void write(String text) throws IOException {
@@ -59,6 +62,16 @@ final class FakeObserver implements RequestObserver {
     @Override
     public void complete() {
         completions.incrementAndGet();
+    }
+
+    @Override
+    public void abort() {
+        aborts.incrementAndGet();
+    }
+
+    @Override
+    public void clearing(String reason) {
+        clearedFor = reason;
     }
 
     @Override

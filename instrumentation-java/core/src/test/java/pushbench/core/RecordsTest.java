@@ -140,9 +140,10 @@ class RecordsTest {
         inst.open(inst.pushSpec(b("{\"type\":\"comet\",\"events\":[\"b\"]}")), new FakeObserver());
         inst.events().emitter("b").emit();
         JsonObject status = parse(inst.answer(Endpoint.STATUS, null, new byte[0]).body());
-        assertKeys(status, "requests", "logging", "events", "bodies");
-        assertEquals(parse("{\"open\":1,\"comet\":1,\"poll\":0}"), status.get("requests"));
+        assertKeys(status, "requests", "logging", "events", "bodies", "streams");
+        assertEquals(parse("{\"open\":1,\"comet\":1,\"poll\":0,\"sse\":0,\"ws\":0}"), status.get("requests"));
         assertEquals(parse("{\"late\":0,\"refused\":0}"), status.get("bodies"));
+        assertEquals(parse("{\"dropped\":0}"), status.get("streams"));
         assertFalse(status.get("logging").getAsBoolean());
         JsonObject a = status.getAsJsonArray("events").get(0).getAsJsonObject();
         JsonObject bEvent = status.getAsJsonArray("events").get(1).getAsJsonObject();

@@ -161,6 +161,8 @@ class ValidationTest {
         assertEquals("POST", wrongMethod.allow());
         assertEquals("GET", Endpoint.route("POST", "/status").rejection.allow());
         assertEquals(404, Endpoint.route("GET", "/timestamp/").rejection.status());
+        assertEquals(Endpoint.STREAM, Endpoint.route("GET", "/request").endpoint, "GET /request is an SSE stream");
+        assertEquals("POST, GET", Endpoint.route("PUT", "/request").rejection.allow());
     }
 
     @Test

@@ -13,6 +13,7 @@ import pushbench.core.BadInput;
 import pushbench.core.Bodies;
 import pushbench.core.BodyBuffer;
 import pushbench.core.Endpoint;
+import pushbench.core.Head;
 import pushbench.core.PushServlet;
 import pushbench.core.PushSpec;
 import pushbench.core.ReadWait;
@@ -23,7 +24,8 @@ import pushbench.core.TomcatReach;
  * core's {@link PushServlet}. With the NIO connector every request to a Comet servlet arrives through
  * {@link #event}, never service(), so:
  * <ul>
- * <li>BEGIN: route; GET endpoints (and bodiless POSTs) are answered and closed at once;</li>
+ * <li>BEGIN: route ({@link Head}); GET endpoints (and bodiless POSTs) are answered and closed at once, an
+ *     SSE stream is held; a WebSocket upgrade is refused (400: Tomcat 6 has no WebSocket API);</li>
  * <li>READ: the POST body arrives, possibly in pieces; once complete, control endpoints are answered and
  *     closed, and POST /request is handed to the request manager (which holds it);</li>
  * <li>END / ERROR: the request is over for the container (client gone, closed, server stopping); END may
@@ -77,12 +79,16 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
     }
 
     private void begin(Exchange exchange, HttpServletRequest request) throws IOException {
-        Endpoint.Route route = route(request);
-        if (route.rejection != null) {
-            exchange.answer(route.rejection);
+        Head head = Head.of(request, speaksWebSocket());
+        if (head.refusal != null) {
+            exchange.answer(head.refusal);
             return;
         }
-        Endpoint endpoint = route.endpoint;
+        if (head.stream != null) {
+            hold(exchange, head.stream);
+            return;
+        }
+        Endpoint endpoint = head.endpoint;
         if (!endpoint.hasBody()) {
             exchange.answer(instrumentation().answer(endpoint, clientOf(request, endpoint), EMPTY));
             return;
@@ -166,13 +172,16 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
     }
 
     private void process(Exchange exchange, byte[] body) throws IOException {
-        Answer answer = instrumentation().handle(exchange.endpoint(), null, body, spec -> {
-            exchange.hold(spec);
-            exchange.attach(instrumentation().open(spec, exchange));
-        });
+        Answer answer = instrumentation().handle(exchange.endpoint(), null, body, spec -> hold(exchange, spec));
         if (answer != null) {
             exchange.answer(answer);
         }
+    }
+
+    /** A comet stream, poll or SSE stream held on this Comet connection. */
+    private void hold(Exchange exchange, PushSpec spec) throws IOException {
+        exchange.hold(spec);
+        exchange.attach(instrumentation().open(spec, exchange));
     }
 
     private void end(Exchange exchange, CometEvent.EventSubType subType) {
@@ -208,9 +217,9 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
 
     /**
      * Without the NIO connector (tc6-bio: the blocking Http11Protocol) Tomcat calls service() instead of
-     * event(), and the core's routing answers as usual; a POST /request to hold is held on this container
-     * thread ({@link BlockingHold}) until the core completes it, so the protocol is the same on both
-     * connectors.
+     * event(), and the core's routing answers as usual; a request to hold (comet, poll, SSE) is held on this
+     * container thread ({@link BlockingHold}) until the core completes it, so the protocol is the same on
+     * both connectors.
      */
     /** tc6-bio: the blocking connector's socket (Http11Processor.socket), whose SO_TIMEOUT each body read waits. */
     @Override
@@ -225,7 +234,7 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
     @Override
     protected void hold(HttpServletRequest request, HttpServletResponse response, PushSpec spec) throws IOException {
         BlockingHold hold = new BlockingHold(response);
-        hold.begin(spec);
+        hold.begin(spec, request);
         hold.attach(instrumentation().open(spec, hold));
         hold.await();
     }

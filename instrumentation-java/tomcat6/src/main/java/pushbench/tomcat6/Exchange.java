@@ -246,19 +246,19 @@ final class Exchange extends HeldResponse {
     // ---- a held request ----
 
     /**
-     * Before registering. A comet stream gets its status and headers at once, and no connector timeout. A
+     * Before registering. A stream (comet, SSE) gets its status and headers at once, and no connector timeout. A
      * poll gets the connector's Comet timeout set to its duration: a close inside that TIMEOUT event keeps
      * the connection open for the client's next poll, as on Tomcat 7, while a close from any other thread
      * ends it (CoyoteAdapter.event() counts a close that arrives with status OPEN as an error). The core's
      * timer stays as the fallback, {@link #CONTAINER_TIMEOUT_GRACE_MILLIS} later.
      */
     void hold(PushSpec spec) throws IOException {
-        begin(spec);
-        int timeout = spec.isComet() ? Integer.MAX_VALUE : (int) Math.min(spec.duration(), Integer.MAX_VALUE);
+        begin(spec, event.getHttpServletRequest());
+        int timeout = spec.isStream() ? Integer.MAX_VALUE : (int) Math.min(spec.duration(), Integer.MAX_VALUE);
         try {
             event.setTimeout(timeout);
             synchronized (lock) {
-                containerTimesOut = !spec.isComet();
+                containerTimesOut = spec.isPoll();
             }
         } catch (Exception e) { // UnsupportedOperationException where the connector has no comet timeouts
             log.info("could not set the comet timeout: " + e);
@@ -278,7 +278,7 @@ final class Exchange extends HeldResponse {
     }
 
     /**
-     * The connector's Comet TIMEOUT, on this connection's event thread. A held comet stream ignores it. A
+     * The connector's Comet TIMEOUT, on this connection's event thread. A held stream ignores it. A
      * held poll gets its timeout record here (after the rest of its duration, if the connector counted
      * from a little before the poll was opened), and the close that follows, still inside this event,
      * keeps the connection.
@@ -290,7 +290,7 @@ final class Exchange extends HeldResponse {
         if (request == null || !request.isOpen()) {
             return false;
         }
-        if (spec().isComet()) {
+        if (spec().isStream()) {
             return true;
         }
         long early = Math.min(request.remainingMillis(), EARLY_TIMEOUT_WAIT_LIMIT_MILLIS);
@@ -300,10 +300,10 @@ final class Exchange extends HeldResponse {
         return request.expire();
     }
 
-    /** A comet stream always ends its connection; a poll answered from another thread than its own event's does. */
+    /** A stream always ends its connection; a poll answered from another thread than its own event's does. */
     @Override
     protected boolean closesConnection() {
-        return spec().isComet() || !onEventThread();
+        return spec().isStream() || !onEventThread();
     }
 
     @Override

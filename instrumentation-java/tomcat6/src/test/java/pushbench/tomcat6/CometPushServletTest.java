@@ -20,6 +20,7 @@ import pushbench.core.Bodies;
 import pushbench.core.Clock;
 import pushbench.core.Endpoint;
 import pushbench.core.Instrumentation;
+import pushbench.core.PushSpec;
 
 /** The Tomcat 6 CometProcessor's event handling against a fake connection; the real one is conformance's. */
 class CometPushServletTest {
@@ -144,6 +145,48 @@ class CometPushServletTest {
         int length = comet.text().length();
         Thread.sleep(100);
         assertEquals(length, comet.text().length(), "written after the client disconnected");
+    }
+
+    @Test
+    void anSseStreamIsHeldInBeginAndWritesOneEventPerRecordUntilClear() throws Exception {
+        FakeComet sse = new FakeComet("GET", "/request", null, -1);
+        sse.parameters.put("type", new String[] {"sse"});
+        sse.parameters.put("events", new String[] {"e6"});
+        fire(sse, EventType.BEGIN, null);
+        assertEquals("text/event-stream", sse.headers.get("Content-Type"));
+        assertEquals("no-cache", sse.headers.get("Cache-Control"));
+        assertEquals("close", sse.headers.get("Connection"), "a stream ends its connection, as comet's does");
+        assertEquals(Integer.valueOf(Integer.MAX_VALUE), sse.timeout, "a stream has no connector timeout");
+        assertEquals(0, sse.closes.get());
+        assertEquals(1, inst.requests().count(PushSpec.Type.SSE));
+        setEvent("e6");
+        waitFor(() -> sse.text().split("\n\n").length >= 2);
+        String[] first = sse.text().split("\n\n")[0].split("\n");
+        assertEquals("id: e6:1", first[0]);
+        assertEquals(1, JsonParser.parseString(first[1].substring("data: ".length())).getAsJsonObject()
+                .getAsJsonObject("response").getAsJsonObject("event").get("cycle").getAsLong());
+        inst.answer(Endpoint.EVENT_CLEAR, null, new byte[0]);
+        waitFor(() -> sse.closes.get() == 1);
+        assertTrue(sse.text().contains("\"clear\":{\"reason\":\"clear\"}"));
+        assertTrue(sse.text().endsWith("\n\n"));
+        assertEquals(0, inst.requests().openCount());
+    }
+
+    @Test
+    void aWebSocketUpgradeIsRefused400AndClosedInBegin() throws Exception {
+        FakeComet upgrade = new FakeComet("GET", "/request", null, -1);
+        upgrade.requestHeaders.put("Upgrade", "websocket");
+        upgrade.requestHeaders.put("Connection", "Upgrade");
+        upgrade.requestHeaders.put("Sec-WebSocket-Version", "13");
+        fire(upgrade, EventType.BEGIN, null);
+        assertEquals(400, upgrade.status);
+        assertEquals("close", upgrade.headers.get("Connection"));
+        assertTrue(upgrade.text().contains("does not speak WebSocket"), upgrade.text());
+        assertEquals(1, upgrade.closes.get());
+        FakeComet put = new FakeComet("PUT", "/request", null, -1);
+        fire(put, EventType.BEGIN, null);
+        assertEquals(405, put.status);
+        assertEquals("POST, GET", put.headers.get("Allow"));
     }
 
     @Test

@@ -3,6 +3,7 @@ package pushbench.tomcat6;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,9 @@ final class FakeComet {
     final String query;
     final int contentLength;
     final Map<String, Object> attributes = new HashMap<>();
+    /** The request's headers and query parameters (an SSE subscription, an upgrade). */
+    final Map<String, String> requestHeaders = new HashMap<>();
+    final Map<String, String[]> parameters = new HashMap<>();
     private byte[] pending = new byte[0];
     private int pendingPos;
 
@@ -124,7 +128,12 @@ final class FakeComet {
                         case "getContentLength":
                             return contentLength;
                         case "getHeader":
-                            return null;
+                            return requestHeaders.get(args[0]);
+                        case "getHeaders":
+                            return Collections.enumeration(requestHeaders.containsKey(args[0])
+                                    ? Collections.singletonList(requestHeaders.get(args[0])) : Collections.emptyList());
+                        case "getParameterValues":
+                            return parameters.get(args[0]);
                         case "getInputStream":
                             return in;
                         case "getAttribute":

@@ -16,8 +16,9 @@ import pushbench.core.ReadWait;
 
 /**
  * The Tomcat 7 request handler: one Servlet 3.0 async servlet (async-supported in web.xml) mapped to /*.
- * Routing, bodies and plain endpoints are the core's {@link PushServlet}; a POST /request to hold is put
- * into async mode here and handed to the core through an {@link AsyncRequestMonitor}. Bodies are read on
+ * Routing, bodies and plain endpoints are the core's {@link PushServlet}; a comet stream, poll or SSE stream
+ * to hold is put into async mode here and handed to the core through an {@link AsyncRequestMonitor}; a
+ * WebSocket upgrade the core's checks took goes to the JSR-356 container ({@link WebSocketTransport}). Bodies are read on
  * the container thread (Servlet 3.0 has no non-blocking read), each read bounded by the body deadline
  * through the socket's read wait ({@link ClientProbe#readWaitOf}).
  */
@@ -25,7 +26,7 @@ public final class AsyncPushServlet extends PushServlet {
     private static final long serialVersionUID = 1L;
     /**
      * The core times polls out itself; the container's timeout is only a safety net this long after the
-     * poll's own duration, and a comet stream has none at all (0).
+     * poll's own duration, and a stream (comet, SSE) has none at all (0).
      */
     static final long CONTAINER_TIMEOUT_MARGIN_MS = 60_000;
 
@@ -37,10 +38,12 @@ public final class AsyncPushServlet extends PushServlet {
 
     private final transient Set<AsyncRequestMonitor> held = ConcurrentHashMap.newKeySet();
     private transient ScheduledExecutorService prober;
+    private transient WebSocketTransport webSockets; // null where the webapp has no WebSocket container
 
     @Override
     public void init() throws ServletException {
         super.init();
+        webSockets = WebSocketTransport.of(getServletContext(), instrumentation());
         prober = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "pushbench-client-probe");
             thread.setDaemon(true);
@@ -75,6 +78,16 @@ public final class AsyncPushServlet extends PushServlet {
     }
 
     @Override
+    protected boolean speaksWebSocket() {
+        return webSockets != null;
+    }
+
+    @Override
+    protected void upgrade(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        webSockets.upgrade(request, response);
+    }
+
+    @Override
     protected ReadWait readWaitOf(HttpServletRequest request) {
         return ClientProbe.readWaitOf(request);
     }
@@ -84,8 +97,8 @@ public final class AsyncPushServlet extends PushServlet {
         AsyncContext async = request.startAsync(request, response);
         AsyncRequestMonitor monitor = new AsyncRequestMonitor(async, response, instrumentation().log());
         async.addListener(monitor);
-        async.setTimeout(spec.isComet() ? 0 : spec.duration() + CONTAINER_TIMEOUT_MARGIN_MS);
-        monitor.begin(spec);
+        async.setTimeout(spec.isStream() ? 0 : spec.duration() + CONTAINER_TIMEOUT_MARGIN_MS);
+        monitor.begin(spec, request);
         monitor.probeWith(ClientProbe.channelOf(request));
         monitor.attach(instrumentation().open(spec, monitor));
         if (prober != null) {

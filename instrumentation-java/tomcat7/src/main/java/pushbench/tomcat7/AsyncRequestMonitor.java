@@ -32,7 +32,7 @@ final class AsyncRequestMonitor extends HeldResponse implements AsyncListener {
     private final AsyncContext async;
     private final LogManager log;
     private final AtomicBoolean completed = new AtomicBoolean();
-    private boolean finishing; // guarded by lock: complete() is under way, the socket is Tomcat's again
+    private volatile boolean finishing; // written under lock: complete() is under way, the socket is Tomcat's again
     private SocketChannel channel; // guarded by lock: for probeClientGone(), null when not probed
     private boolean closeAfter; // guarded by lock: the probe consumed bytes the client sent early
     private long lastWriteNanos = System.nanoTime(); // guarded by lock
@@ -55,11 +55,15 @@ final class AsyncRequestMonitor extends HeldResponse implements AsyncListener {
      * closed its end. Runs under the lock, so never during a write and never once the request is handed
      * back to Tomcat (after complete() or the container's end), when the socket may already carry the
      * client's next request. A client that sends bytes while it waits (it should not) is not probed again,
-     * and a poll's answer then closes the connection, as those bytes are gone.
+     * and a poll's answer then closes the connection, as those bytes are gone. A request with a write in
+     * progress is not idle: it is left alone, so the probe never waits for a client that does not read.
      *
      * @return true if the client is gone
      */
     boolean probeClientGone() {
+        if (writing()) {
+            return false;
+        }
         synchronized (lock) {
             if (ended() || finishing || channel == null || System.nanoTime() - lastWriteNanos < PROBE_IDLE_NANOS) {
                 return false;
@@ -85,9 +89,7 @@ final class AsyncRequestMonitor extends HeldResponse implements AsyncListener {
     }
 
     boolean isOver() {
-        synchronized (lock) {
-            return ended() || finishing;
-        }
+        return ended() || finishing;
     }
 
     @Override

@@ -17,6 +17,7 @@ import pushbench.core.Bodies;
 import pushbench.core.Clock;
 import pushbench.core.Endpoint;
 import pushbench.core.Instrumentation;
+import pushbench.core.PushSpec;
 
 /** The Tomcat 7 handler against fake container objects; the real container is the conformance suite's job. */
 class AsyncPushServletTest {
@@ -130,6 +131,47 @@ class AsyncPushServletTest {
         for (String line : comet.text().split("\n")) {
             assertTrue(JsonParser.parseString(line).getAsJsonObject().getAsJsonObject("response").has("event"));
         }
+    }
+
+    /** GET /request?type=<type>&events=<events>. */
+    private static FakeHttp subscription(String type, String events) {
+        FakeHttp http = new FakeHttp("GET", "/request", null, null);
+        http.parameters.put("type", new String[] {type});
+        http.parameters.put("events", new String[] {events});
+        return http;
+    }
+
+    @Test
+    void anSseStreamIsHeldAsyncWithNoTimeoutAndItsEventsCarryTheStreamsCursor() throws Exception {
+        FakeHttp sse = call(subscription("sse", "v7"));
+        assertTrue(sse.asyncStarted);
+        assertEquals(0, sse.asyncTimeout, "a stream has no container timeout");
+        assertEquals("text/event-stream", sse.headers.get("Content-Type"));
+        assertEquals("no-cache", sse.headers.get("Cache-Control"));
+        assertEquals(1, inst.requests().count(PushSpec.Type.SSE));
+        emit("v7");
+        waitFor(() -> sse.text().split("\n\n").length >= 3);
+        String[] events = sse.text().split("\n\n");
+        for (int i = 0; i < 3; i++) {
+            String[] fields = events[i].split("\n");
+            assertEquals("id: v7:" + (i + 1), fields[0]);
+            assertTrue(fields[1].startsWith("data: {\"response\":{\"event\":{\"name\":\"v7\",\"cycle\":" + (i + 1) + ","),
+                    fields[1]);
+        }
+        sse.listeners.get(0).onError(new AsyncEvent(null, new java.io.IOException("reset")));
+        assertEquals(1, sse.completes.get());
+        assertEquals(0, inst.requests().openCount());
+    }
+
+    @Test
+    void aBadSseQueryIs400AndAWrongMethodOnRequestNamesBothMethods() throws Exception {
+        FakeHttp comet = call(subscription("comet", "x"));
+        assertEquals(400, comet.status);
+        assertTrue(comet.text().contains("POST /request"), comet.text());
+        assertFalse(comet.asyncStarted);
+        FakeHttp put = call(new FakeHttp("PUT", "/request", null, null));
+        assertEquals(405, put.status);
+        assertEquals("POST, GET", put.headers.get("Allow"));
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import javax.servlet.AsyncContext;
+import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,9 +42,10 @@ class ClientProbeTest {
 
     private AsyncRequestMonitor monitor(FakeHttp http) throws Exception {
         HttpServletResponse response = http.response();
-        AsyncContext async = http.request(response).startAsync();
+        HttpServletRequest request = http.request(response);
+        AsyncContext async = request.startAsync();
         AsyncRequestMonitor monitor = new AsyncRequestMonitor(async, response, new LogManager());
-        monitor.begin(Validation.pushRequest("{\"type\":\"poll\",\"events\":[],\"duration\":60000}".getBytes()));
+        monitor.begin(Validation.pushRequest("{\"type\":\"poll\",\"events\":[],\"duration\":60000}".getBytes()), request);
         monitor.probeWith(server);
         return monitor;
     }

@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,9 @@ final class FakeHttp {
     final String query;
     final byte[] body;
     final Integer contentLength;
+    /** The request's headers and query parameters (an SSE subscription, an upgrade). */
+    final Map<String, String> requestHeaders = new HashMap<>();
+    final Map<String, String[]> parameters = new HashMap<>();
 
     int status = 200;
     final Map<String, String> headers = new HashMap<>();
@@ -146,6 +150,13 @@ final class FakeHttp {
                             return "";
                         case "getParameter":
                             return "client".equals(args[0]) ? query : null;
+                        case "getParameterValues":
+                            return parameters.get(args[0]);
+                        case "getHeader":
+                            return requestHeaders.get(args[0]);
+                        case "getHeaders":
+                            return Collections.enumeration(requestHeaders.containsKey(args[0])
+                                    ? Collections.singletonList(requestHeaders.get(args[0])) : Collections.emptyList());
                         case "getContentLength":
                             return contentLength != null ? contentLength : body.length;
                         case "getInputStream":
