@@ -1,7 +1,8 @@
 'use strict';
 // Runs the conformance suite against every server in env PB_CONFORMANCE_SERVERS (default all six):
 // each is started with servers/control.sh on its PB_PORT_<NAME> (a 2 s body deadline and a replay bound of
-// 4 cycles unless PB_BODY_DEADLINE_MS and PB_REPLAY_CYCLES say otherwise), tested, and stopped (also on
+// 4 cycles unless PB_CONFORMANCE_BODY_DEADLINE_MS and PB_CONFORMANCE_REPLAY_CYCLES say otherwise), tested,
+// and stopped (also on
 // failure). The SSE and WebSocket cases (issue #38) are skipped, with the reason, on a server that does not
 // speak them (servers-under-test.js).
 // A server that is not installed fails here with the reason; it is never skipped.
@@ -14,11 +15,12 @@ const { request, openStream, waitUntil } = require('../http-client');
 const { openSse, openWs } = require('../stream-clients');
 const { control, servers, isBlocking, transportsOf, notSpokenBy, portOf, controlSh, startServer } = require('../servers-under-test');
 
-// Each server starts with a 2 s body deadline unless the environment sets one, so the slow-body case
-// takes 2 s, not the default 10 (the suite reads the same variable).
-process.env.PB_BODY_DEADLINE_MS = process.env.PB_BODY_DEADLINE_MS || '2000';
-// Likewise a replay bound of 4 cycles, so the case beyond the bound waits for a few cycles, not 100.
-process.env.PB_REPLAY_CYCLES = process.env.PB_REPLAY_CYCLES || '4';
+// Each server starts with a 2 s body deadline, so the slow-body case takes 2 s, not the default 10 (the suite
+// reads the same variable), and a replay bound of 4 cycles, so the case beyond the bound waits for a few
+// cycles, not 100. Set whatever PB_BODY_DEADLINE_MS and PB_REPLAY_CYCLES hold (./test.sh exports
+// lib/config.sh's defaults); PB_CONFORMANCE_BODY_DEADLINE_MS and PB_CONFORMANCE_REPLAY_CYCLES test others.
+process.env.PB_BODY_DEADLINE_MS = process.env.PB_CONFORMANCE_BODY_DEADLINE_MS || '2000';
+process.env.PB_REPLAY_CYCLES = process.env.PB_CONFORMANCE_REPLAY_CYCLES || '4';
 
 // The SSE stream and the WebSocket a server that speaks them holds at its stop, subscribed; each resolves
 // to its last record's response and (WebSocket) its close code.
