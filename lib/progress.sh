@@ -30,6 +30,8 @@ function field(line, n,    i, c, q, k, f) {
   }
   return (k == n) ? f : ""
 }
+# The first failure named in a mux summary sample, else "" (the text after "first failure: ").
+function first_failure(line) { return match(line, /first failure: [^"]*/) ? substr(line, RSTART + 15, RLENGTH - 15) : "" }
 $0 == "\001END" { next }
 /\001END$/ { partial = length($0) - 4; next }
 {
@@ -45,13 +47,14 @@ $0 == "\001END" { next }
   }
   if (sc > 0 && field($0, sc) != "" && field($0, sc) != 1) {   # a summary sample: its answers and failed ones
     rows += field($0, sc)
-    if (ec > 0 && field($0, ec) > 0) { errors += field($0, ec); if (match($0, /first failure: [^"]*/)) last = substr($0, RSTART + 15, RLENGTH - 15) }
+    if (ec > 0 && field($0, ec) > 0) { errors += field($0, ec); f = first_failure($0); if (f != "") last = f }
     next
   }
   rows++
   if (col > 0 && field($0, col) == "false") {
     errors++
-    if (match($0, /first failure: [^"]*/)) last = substr($0, RSTART + 15, RLENGTH - 15); else if (rc > 0) last = field($0, rc)
+    f = first_failure($0)
+    if (f != "") last = f; else if (rc > 0) last = field($0, rc)
   }
 }
 BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3]; rc = c[4] } }

@@ -33,6 +33,12 @@ function listening(address, port) {
   });
 }
 
+// The server's PID from run.sh's "node running on <address>:<port> (pid <n>)" line, or null.
+function serverPid(line) {
+  const m = /node running on [0-9.]+:\d+ \(pid (\d+)\)/.exec(line);
+  return m ? Number(m[1]) : null;
+}
+
 // Whether the server at address:port has an event set (its GET /status lists one); false when it does not answer.
 function eventSet(address, port) {
   return new Promise((resolve) => {
@@ -82,8 +88,7 @@ test('a server stopped (SIGSTOP) through the whole load answers nothing: verdict
     env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
     timeoutMs: 240000,
     onLine: (line) => {
-      const m = /node running on [0-9.]+:\d+ \(pid (\d+)\)/.exec(line);
-      if (m) pid = Number(m[1]);
+      pid ??= serverPid(line);
       // stopped once the plan's set-up has set the event (the server's /status lists it), before the load's
       // polls: none of them is answered
       if (!watch && pid && /controller started/.test(line)) {
@@ -119,8 +124,7 @@ test('a server frozen (SIGSTOP) for 10 s of a 25 s window: the cycles the interv
     env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
     timeoutMs: 240000,
     onLine: (line) => {
-      const m = /node running on [0-9.]+:\d+ \(pid (\d+)\)/.exec(line);
-      if (m) pid = Number(m[1]);
+      pid ??= serverPid(line);
       const w = /^ {2}wait: (\d+)\//.exec(line);
       if (frozen === null && pid && w && Number(w[1]) >= 6) {
         frozen = setTimeout(() => process.kill(pid, 'SIGCONT'), 10000);

@@ -27,8 +27,10 @@ const OTHER_KIND = 'other kinds';
 // its failure message; numbers in a message read <n>, so that one cause is one kind.
 function errorKind(s) {
   const code = String(s.responseCode ?? '');
-  if (/^[1-5][0-9][0-9]$/.test(code)) return /^[23]/.test(code) ? (s.failureMessage || `HTTP ${code}`).replace(/[0-9]+/g, '<n>').slice(0, 100) : `HTTP ${code}`;
-  return (code || s.failureMessage || 'no message').replace(/[0-9]+/g, '<n>').slice(0, 100);
+  const isStatus = /^[1-5][0-9][0-9]$/.test(code);
+  if (isStatus && !/^[23]/.test(code)) return `HTTP ${code}`;
+  const text = isStatus ? s.failureMessage || `HTTP ${code}` : code || s.failureMessage || 'no message';
+  return text.replace(/[0-9]+/g, '<n>').slice(0, 100);
 }
 
 const earlier = (a, b) => (a === null || (b !== null && b < a) ? b : a);

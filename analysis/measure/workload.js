@@ -76,7 +76,8 @@ function cyclesNumbered(inWindow) {
 }
 
 // Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
-function answers(run, w, cycles, series, client, loadStartSecond) {
+// inWindow: the cycles started in the window; asked: cyclesAsked's.
+function answers(run, w, inWindow, asked, series, client) {
   const threads = run.threads;
   if (!Number.isFinite(threads) || w.seconds <= 0) return null;
   if (run.type === 'pull') {
@@ -86,8 +87,6 @@ function answers(run, w, cycles, series, client, loadStartSecond) {
       expected, achieved: client.gaps.count, share: expected ? r3(client.gaps.count / expected) : null };
   }
   if (run.event) {
-    const inWindow = cycles.filter((c) => startedIn(c, w));
-    const asked = cyclesAsked(run, w, cycles, loadStartSecond);
     const counted = Math.max(inWindow.length, asked ?? 0);
     const expected = threads * counted;
     const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
@@ -156,10 +155,12 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, serverCores);
   const serverCpu = slice(series.processCpu, w);
-  const byTime = cycles.filter((c) => startedIn(c, w) && c.duration !== null);   // cycles are in time order
+  const inWindow = cycles.filter((c) => startedIn(c, w));   // cycles are in time order
+  const byTime = inWindow.filter((c) => c.duration !== null);
   const durations = byTime.map((c) => c.duration).sort((a, b) => a - b);
   const third = Math.floor(byTime.length / 3);
-  const a = answers(run, w, cycles, series, client, loadStartSecond);
+  const asked = cyclesAsked(run, w, cycles, loadStartSecond);
+  const a = answers(run, w, inWindow, asked, series, client);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
     threads: run.threads,
@@ -172,8 +173,8 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
-    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: cyclesAsked(run, w, cycles, loadStartSecond),
-      cyclesSeen: cycles.filter((c) => startedIn(c, w)).length, cyclesNumbered: cyclesNumbered(cycles.filter((c) => startedIn(c, w))),
+    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: asked,
+      cyclesSeen: inWindow.length, cyclesNumbered: cyclesNumbered(inWindow),
       durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,
       lastThirdMeanMs: third ? r1(mean(byTime.slice(-third).map((c) => c.duration))) : null } : null,

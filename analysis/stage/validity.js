@@ -5,6 +5,7 @@
 // (reference 001) names what this guards against a threat to validity.
 const path = require('node:path');
 const { measureWorkload } = require('../measure/workload');
+const { engineOf } = require('../read/responses');
 const { assessValidity, thresholds: validityThresholds } = require('../measure/validity');
 const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
 
@@ -30,7 +31,7 @@ const n = (v) => v.toLocaleString('en-US');
 // totals: stage/samples.js answerTotals' (or null).
 function recordsLost(run, archives, totals) {
   const lost = [];
-  const names = new Set(archives.map((a) => path.basename(a.file, '.tar.gz')));
+  const names = new Set(archives.map((a) => engineOf(a.file)));
   for (const e of run.hosts?.engines ?? []) if (!names.has(e.name)) lost.push(`no archive of engine ${e.name}`);
   for (const a of archives) {
     if (a.unreadable) lost.push(`${path.basename(a.file)} unreadable`);
