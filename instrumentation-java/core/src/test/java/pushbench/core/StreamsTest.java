@@ -163,6 +163,10 @@ class StreamsTest {
             emit("slow", 1);
             emitted++;
             assertTrue(silent.enteredWrite.await(5, TimeUnit.SECONDS));
+            // The reader's queue is under the same bound: it must have taken each record before the next
+            // comes, or a slow writer thread would cut the reader too.
+            final int sent = emitted;
+            waitFor(() -> reader.writeCount() == sent);
             assertTrue(emitted < BACKLOG, "the stream was never cut");
         }
         final int cycles = emitted;
