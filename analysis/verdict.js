@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 'use strict';
-// node analysis/verdict.js <run-dir>: prints the run's validity verdict (data/summary.json, written by
-// analysis/analyze.js; docs/validity.md) as run.sh's closing lines:
+// A run's validity verdict (docs/validity.md; analysis/measure/validity.js decides it and writes it into
+// data/summary.json as `validity.verdict`, with `reasons` [{ rule, verdict, text }]) as everyone else
+// reads it: its words, how a summary's verdict and reasons are read, how verdicts are counted, and the
+// closing lines run.sh prints. The sweep, the comparison figures and the study page take the words from
+// here, never their own.
+// A summary without a verdict (analysed before validity existed, or unreadable) counts as 'unknown'. Only
+// 'valid' counts as valid: every other verdict, 'unknown' included, is drawn and counted as not valid.
+//
+// node analysis/verdict.js <run-dir>: prints the run's verdict as run.sh's closing lines:
 //   validity: generator-bound (steady window 15-70 s, 55 s)
 //     - engine local's host CPU >= 95% in 48 of 55 steady seconds ...
 //     - not known: ...
@@ -10,6 +17,46 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+const VERDICTS = ['valid', 'generator-bound', 'disturbed', 'server-limited', 'failed', 'unknown'];
+const VALID = 'valid';
+
+// The verdict of one summary.json (or null): one of VERDICTS; a verdict analysis/ adds later is kept as is.
+function verdictOf(summary) {
+  const v = summary?.validity?.verdict;
+  return typeof v === 'string' && v ? v : 'unknown';
+}
+
+// The reasons' texts of one summary (what made it not valid, and what could not be checked).
+function reasonTexts(summary) {
+  const validity = summary?.validity;
+  if (!validity) return ['no validity verdict in data/summary.json (analysed before validity existed)'];
+  const reasons = Array.isArray(validity.reasons) ? validity.reasons : [];
+  const unknowns = Array.isArray(validity.unknowns) ? validity.unknowns : [];
+  return [...reasons.map((r) => (typeof r === 'string' ? r : r?.text)), ...unknowns].filter(Boolean).map(String);
+}
+
+const isValid = (verdict) => verdict === VALID;
+
+// verdicts -> [[verdict, count]], in VERDICTS' order (others after, by name); zero counts left out.
+function countVerdicts(verdicts) {
+  const counts = new Map();
+  for (const v of verdicts) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const rank = (v) => (VERDICTS.includes(v) ? VERDICTS.indexOf(v) : VERDICTS.length);
+  return [...counts.entries()].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]));
+}
+
+// "valid 10, generator-bound 2, disturbed 1"
+const formatCounts = (verdicts) => countVerdicts(verdicts).map(([v, n]) => `${v} ${n}`).join(', ');
+
+// "3 of 12 runs not valid: 2 generator-bound, 1 disturbed", or "all 12 runs valid".
+function notValidNote(verdicts) {
+  const bad = verdicts.filter((v) => !isValid(v));
+  const runs = (n) => `${n} run${n === 1 ? '' : 's'}`;
+  if (bad.length === 0) return `${verdicts.length === 1 ? 'the' : 'all'} ${runs(verdicts.length)} valid`;
+  return `${bad.length} of ${runs(verdicts.length)} not valid: ${countVerdicts(bad).map(([v, n]) => `${n} ${v}`).join(', ')}`;
+}
+
+// run.sh's closing lines for one summary: the verdict, its window, each reason and each unknown; null without a verdict.
 function verdictLines(summary) {
   const v = summary.validity;
   if (!v) return null;
@@ -43,4 +90,4 @@ function main(argv) {
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
-module.exports = { verdictLines };
+module.exports = { VERDICTS, VALID, verdictOf, reasonTexts, isValid, countVerdicts, formatCounts, notValidNote, verdictLines };

@@ -3,7 +3,7 @@
 // node charts/compare.js <out-dir> <run-dir|sweep-dir>...: the study's comparison figures (figures.js)
 // drawn from many runs, one page per figure (small multiples), and an index page linking every figure and
 // every run's report, with repeats of a permutation averaged and their spread shown. Lines and points built
-// from runs that are not valid (their validity verdict, sweep/validity.js) are drawn dashed / hollow
+// from runs that are not valid (their validity verdict, analysis/verdict.js) are drawn dashed / hollow
 // (figure-data.js), and every figure says how many of its runs are not valid. A figure whose runs differ in
 // their provenance (commit, versions, hosts, settings: lib/provenance.js) or in their duration says so.
 // Every file is written whole (lib/atomic-write.js), index.html last; a run analysed again on loading
@@ -16,7 +16,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { writeReport } = require('./report');
 const { serverName, typeName } = require('../analysis/chart/vocabulary');
-const { verdictOf, reasonTexts, isValid } = require('../sweep/validity');
+const { verdictOf, reasonTexts, isValid } = require('../analysis/verdict');
 const { differences, formatDifferences } = require('../lib/provenance');
 const { writeFileAtomic } = require('../lib/atomic-write');
 

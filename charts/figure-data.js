@@ -2,7 +2,7 @@
 // Turns one figure definition (figures.js) and the loaded runs into small-multiple charts: pick the runs,
 // split them into panels, one line per series value, repeats averaged second by second. Each run's series
 // starts at its load start (summary.loadStartSecond), so runs line up whatever their start-up took.
-// A line or point built from any run whose validity verdict is not 'valid' (sweep/validity.js) is
+// A line or point built from any run whose validity verdict is not 'valid' (analysis/verdict.js) is
 // drawn dashed / hollow (OFC2 'line-style' dash, 'hollow-dot' dots), and each figure counts its runs
 // that are not valid. Runs on host sets that differ (params.hostSet, lib/provenance.js) get lines of their own.
 const { lineChart, scatterChart } = require('../analysis/chart/ofc');
@@ -10,7 +10,7 @@ const { permutationKey } = require('./collect-runs');
 const { serverName, typeName, seconds, thousands, join, PALETTE, SERVER_COLOURS, NOT_VALID_LINE, NOT_VALID_DOT,
   X_SINCE_LOAD_START } = require('../analysis/chart/vocabulary');
 const { METRICS } = require('./figures');
-const { verdictOf, isValid, notValidNote } = require('../sweep/validity');
+const { verdictOf, isValid, notValidNote } = require('../analysis/verdict');
 
 const allValid = (runs) => runs.every((r) => isValid(verdictOf(r.summary)));
 

@@ -23,7 +23,7 @@
 //   level there and its smallest at 1,000 or more. Runs below it give an *indicative* verdict only, never
 //   a 'not confirmed'.
 // - The runs: only usable runs when each side has at least two: valid ones, and server-limited ones (the
-//   server could not keep up: a real server result; sweep/validity.js); runs the load generator bound or
+//   server could not keep up: a real server result; analysis/verdict.js); runs the load generator bound or
 //   the machine disturbed are left out. Otherwise all runs, and the verdict is marked provisional with the
 //   verdicts of the runs it rests on. A figure's line or a table's row (one permutation) follows the same
 //   rule alone (usableRuns).
@@ -38,7 +38,7 @@
 const { describe, welch } = require('./study-stats');
 const { metricValue, STUDY_METRICS } = require('./study-metrics');
 const { selectRuns, valueName } = require('./figure-data');
-const { verdictOf, formatCounts } = require('../sweep/validity');
+const { verdictOf, formatCounts } = require('../analysis/verdict');
 
 const TOLERANCE = 0.1;          // 'similar': within 10% of the reference mean (or the metric's study margin)
 const KEEPS_UP_SHARE = 0.95;    // a run that got at least 95% of the answers it asked for kept up with its load

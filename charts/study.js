@@ -19,7 +19,7 @@ const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
 const { evaluateFinding, conditionLabel, usableRuns, VERDICTS, STUDY_SMALLEST_LEVEL } = require('./study-verdict');
 const { describe, band } = require('./study-stats');
-const { verdictOf, reasonTexts, isValid, formatCounts } = require('../sweep/validity');
+const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
 const { writeFileAtomic } = require('../lib/atomic-write');
 
 const ROOT = path.join(__dirname, '..');

@@ -13,7 +13,7 @@ const { spawnSync } = require('node:child_process');
 
 const { SweepState } = require('./state');
 const { permutations, matchesFilters } = require('./permutations');
-const { verdictOf, reasonTexts, isValid, formatCounts } = require('./validity');
+const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
 const { writeFileAtomic } = require('../lib/atomic-write');
 
 const ROOT = path.resolve(__dirname, '..');

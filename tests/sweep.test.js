@@ -137,7 +137,7 @@ describe('fit: what the open-file limits allow, decided before the first run by 
 describe('validity (issue #19): runs.csv, runs.html and the closing summary', () => {
   const { makeVerdictSweep, VERDICT_PERMUTATIONS } = require('../charts/test/sweep-fixture');
   const { writeReport, finishedVerdicts } = require('../sweep/report');
-  const { formatCounts } = require('../sweep/validity');
+  const { formatCounts } = require('../analysis/verdict');
   const { SweepState } = require('../sweep/state');
   const { parse: parseCsv } = require('csv-parse/sync');
 

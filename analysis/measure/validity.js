@@ -16,6 +16,7 @@
 // Precedence: a crash is server-limited; then failed; a shortfall goes to the side with the evidence (generator first,
 // then the server, then a disturbance); without a shortfall a disturbance still marks the run, and then a
 // trip-time tail the engines' stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
+// The words are analysis/verdict.js' VERDICTS, which its readers (sweep, figures, study page) take.
 
 const DEFAULTS = {
   SATURATED_CPU_PERCENT: 95,      // a host second is saturated at or above this CPU used (100 - idle)
