@@ -1,6 +1,10 @@
 package pushbench.core;
 
-/** The protocol's endpoints: a path and the method it is asked with (GET /request is an SSE stream). */
+/**
+ * The protocol's endpoints: a path and the method it is asked with (GET /request is an SSE stream). HEAD
+ * asks for a GET endpoint's head: routed to it, its answer's body left out by the container (an SSE
+ * stream's by {@link Head}).
+ */
 public enum Endpoint {
     TIMESTAMP("/timestamp", "GET"),
     LOGGING("/logging", "POST"),
@@ -52,7 +56,7 @@ public enum Endpoint {
             return new Route(null, Answer.error(400, "path has a dot segment (. or .., also as %2e): " + path));
         }
         for (Endpoint endpoint : values()) {
-            if (endpoint.path.equals(path) && endpoint.method.equals(method)) {
+            if (endpoint.path.equals(path) && (endpoint.method.equals(method) || isHeadOf(method, endpoint))) {
                 return new Route(endpoint, null);
             }
         }
@@ -61,6 +65,10 @@ public enum Endpoint {
             return new Route(null, Answer.error(404, "no such path: " + path));
         }
         return new Route(null, Answer.methodNotAllowed(allow));
+    }
+
+    private static boolean isHeadOf(String method, Endpoint endpoint) {
+        return "HEAD".equals(method) && "GET".equals(endpoint.method);
     }
 
     /**

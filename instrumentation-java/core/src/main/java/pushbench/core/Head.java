@@ -9,7 +9,8 @@ import javax.servlet.http.HttpServletRequest;
  * What a request's head asks for, decided once for every Tomcat handler before a body is read
  * (docs/protocol.md "Endpoints", "Server-Sent Events", "WebSocket", "Paths"): exactly one of
  * <ul>
- * <li>{@link #refusal}: an answer at once (400, 404, 405, 426); {@link #closes}: with Connection: close;</li>
+ * <li>{@link #answer}: an answer at once, a refusal (400, 404, 405, 426) or the head alone of an SSE
+ *     subscription asked with HEAD; {@link #closes}: with Connection: close;</li>
  * <li>{@link #upgrade}: a WebSocket upgrade of GET /request the checks took (only where the server speaks
  *     WebSocket; a server that does not refuses every upgrade to it, 400, as a transport it does not know);</li>
  * <li>{@link #stream}: an SSE subscription (GET /request), validated with its Last-Event-ID;</li>
@@ -22,14 +23,14 @@ public final class Head {
     /** Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 section 4.1). */
     private static final Pattern KEY = Pattern.compile("[A-Za-z0-9+/]{21}[AQgw]==");
 
-    public final Answer refusal;
+    public final Answer answer;
     public final boolean closes;
     public final boolean upgrade;
     public final PushSpec stream;
     public final Endpoint endpoint;
 
-    private Head(Answer refusal, boolean closes, boolean upgrade, PushSpec stream, Endpoint endpoint) {
-        this.refusal = refusal;
+    private Head(Answer answer, boolean closes, boolean upgrade, PushSpec stream, Endpoint endpoint) {
+        this.answer = answer;
         this.closes = closes;
         this.upgrade = upgrade;
         this.stream = stream;
@@ -57,7 +58,8 @@ public final class Head {
         try {
             PushSpec spec = Validation.sseQuery(request.getParameterValues("type"), request.getParameterValues("events"),
                     request.getHeader("Last-Event-ID"));
-            return new Head(null, false, false, spec, null);
+            return "HEAD".equals(method) ? new Head(Answer.streamHead(), false, false, null, null)
+                    : new Head(null, false, false, spec, null);
         } catch (BadInput e) {
             return new Head(e.toAnswer(), false, false, null, null);
         }

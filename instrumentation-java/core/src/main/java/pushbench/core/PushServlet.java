@@ -74,9 +74,9 @@ public abstract class PushServlet extends HttpServlet {
         long start = System.nanoTime();
         Head head = Head.of(request, speaksWebSocket());
         if (head.closes) {
-            refuse(response, head.refusal, readWait(request));
-        } else if (head.refusal != null) {
-            send(response, head.refusal);
+            refuse(response, head.answer, readWait(request));
+        } else if (head.answer != null) {
+            send(response, head.answer);
         } else if (head.upgrade) {
             upgrade(request, response);
         } else if (head.stream != null) {
@@ -137,14 +137,21 @@ public abstract class PushServlet extends HttpServlet {
         wait.leaveRestUnread();
     }
 
-    /** Writes a whole answer: status, type, its own header if any (Allow...), Content-Length and body. */
+    /**
+     * Writes a whole answer: status, type, its own header if any (Allow...), Content-Length and body; a
+     * stream's head, its status and headers alone.
+     */
     public static void send(HttpServletResponse response, Answer answer) throws IOException {
-        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         response.setStatus(answer.status());
         response.setContentType(answer.contentType());
         if (answer.headerName() != null) {
             response.setHeader(answer.headerName(), answer.headerValue());
         }
+        if (!answer.hasBody()) {
+            response.flushBuffer();
+            return;
+        }
+        byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);
     }

@@ -187,6 +187,31 @@ class StreamsTest {
     }
 
     @Test
+    void aReplayLargerThanTheBacklogBoundCutsAResumedStreamWhoseClientDoesNotRead() throws Exception {
+        Instrumentation deep = new Instrumentation(Clock.SYSTEM, 16, new Bodies(10_000, 0, 1), new Streams(64, BACKLOG));
+        CountDownLatch gate = new CountDownLatch(1);
+        try {
+            deep.events().set("deep", NEVER);
+            for (int i = 0; i < 64; i++) {
+                deep.events().emitter("deep").emit();
+            }
+            FakeObserver silent = new FakeObserver();
+            silent.blockFirstWrite = gate;
+            silent.enteredWrite = new CountDownLatch(1);
+            deep.open(sse("deep", "deep:1"), silent);
+            // The replay (63 records of about 250 bytes) is queued at registration, the first one blocked in
+            // its write: the rest pass the bound, so the stream is cut there, counted, its connection closed.
+            assertTrue(silent.enteredWrite.await(5, TimeUnit.SECONDS));
+            waitFor(() -> deep.streams().status().get("dropped").getAsLong() == 1);
+            assertEquals(0, deep.requests().count(PushSpec.Type.SSE), "not held");
+            assertEquals(1, silent.aborts.get());
+        } finally {
+            gate.countDown();
+            deep.shutdown();
+        }
+    }
+
+    @Test
     void aClearedWebSocketIsToldWhyBeforeItsLastRecord() throws Exception {
         FakeObserver ws = new FakeObserver();
         inst.open(Validation.wsSubscription("{\"type\":\"ws\",\"events\":[]}".getBytes(StandardCharsets.UTF_8)), ws);

@@ -163,6 +163,21 @@ class ValidationTest {
         assertEquals(404, Endpoint.route("GET", "/timestamp/").rejection.status());
         assertEquals(Endpoint.STREAM, Endpoint.route("GET", "/request").endpoint, "GET /request is an SSE stream");
         assertEquals("POST, GET", Endpoint.route("PUT", "/request").rejection.allow());
+        assertEquals(Endpoint.STREAM, Endpoint.route("HEAD", "/request").endpoint, "HEAD asks for a GET endpoint's head");
+        assertEquals(Endpoint.STATUS, Endpoint.route("HEAD", "/status").endpoint);
+        assertEquals(405, Endpoint.route("HEAD", "/event/set").rejection.status(), "no head of a POST endpoint");
+    }
+
+    @Test
+    void anSseStreamsHeadIsItsStatusAndHeadersWithoutBodyOrLength() {
+        Answer head = Answer.streamHead();
+        assertEquals(200, head.status());
+        assertEquals("text/event-stream", head.contentType());
+        assertEquals("Cache-Control", head.headerName());
+        assertEquals("no-cache", head.headerValue());
+        assertFalse(head.hasBody());
+        assertTrue(Answer.error(400, "x").hasBody());
+        assertEquals("application/json", Answer.error(400, "x").withHeader("A", "b").contentType());
     }
 
     @Test

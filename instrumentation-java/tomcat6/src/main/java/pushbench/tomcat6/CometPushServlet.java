@@ -80,8 +80,8 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
 
     private void begin(Exchange exchange, HttpServletRequest request) throws IOException {
         Head head = Head.of(request, speaksWebSocket());
-        if (head.refusal != null) {
-            exchange.answer(head.refusal);
+        if (head.answer != null) {
+            exchange.answer(head.answer);
             return;
         }
         if (head.stream != null) {
