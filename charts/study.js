@@ -19,6 +19,7 @@ const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
 const { evaluateFinding, conditionLabel, usableRuns, VERDICTS, STUDY_SMALLEST_LEVEL } = require('./study-verdict');
 const { describe, band } = require('./study-stats');
+const { leaveOutSuperseded } = require('./study-superseded');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
 const { writeFileAtomic } = require('../lib/atomic-write');
 
@@ -246,12 +247,23 @@ function figureBlock(figure, result, charts) {
 }
 
 // The runs under <data>/runs, ordered by id, each run's dir named relative to the data directory
-// (runs/<id>), so the page does not depend on where the repository lies. Returns { runs, problems }.
+// (runs/<id>), so the page does not depend on where the repository lies; the runs of superseded sweeps
+// (study-superseded.js) left out. Returns { runs, problems, superseded: { leftOut, sweeps } }.
 async function loadStudyRuns(data) {
   const { runs: loaded, problems } = await loadRuns([path.join(data, 'runs')]);
-  const runs = loaded.sort((a, b) => a.summary.id.localeCompare(b.summary.id));
+  const { kept, leftOut, sweeps } = leaveOutSuperseded(loaded, data);
+  const runs = kept.sort((a, b) => a.summary.id.localeCompare(b.summary.id));
   for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
-  return { runs, problems };
+  return { runs, problems, superseded: { leftOut, sweeps } };
+}
+
+// The superseded sweeps, each with why and how many of its runs the page leaves out; '' when none.
+function supersededBlock({ leftOut, sweeps }) {
+  const items = Object.entries(sweeps).map(([sweep, why]) => {
+    const n = leftOut.filter((r) => r.sweep === sweep).length;
+    return `<li>${escapeHtml(sweep)} (${n} run${n === 1 ? '' : 's'}): ${escapeHtml(why)}</li>`;
+  });
+  return items.length ? `<div class="flags" id="superseded"><strong>Sweeps superseded</strong> (their data stay in data/; data/superseded.json lists them)<ul>${items.join('')}</ul></div>` : '';
 }
 
 // Every comparison figure (id -> its figure-data.js result, bands added) drawn from the runs at scale:
@@ -360,6 +372,7 @@ function studyBody(p) {
     STYLE,
     INTRO,
     p.problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${p.problems.map((x) => `<li>${escapeHtml(path.basename(x.dir))}: ${escapeHtml(x.problem)}</li>`).join('')}</ul></div>` : '',
+    supersededBlock(p.superseded),
     '<h2>The sitting at the study\'s scale</h2>', scaleTable(p.scale),
     '<h2>Threats to the comparison</h2>', table(threatRows),
     '<h2>Verdicts</h2>',
@@ -404,7 +417,7 @@ function writeStudy(out, charts, html) {
 
 // Builds the page from the runs under data into out. Returns { index, runs, evaluated, results, charts, counts }.
 async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
-  const { runs, problems } = await loadStudyRuns(data);
+  const { runs, problems, superseded } = await loadStudyRuns(data);
   // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
   // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
   const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
@@ -415,7 +428,7 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const scale = scaleOf(atScale);
   const counts = verdictCounts(evaluated);
   const { sections, beyond, charts } = findingSections(evaluated, smallEvaluated, results, atScale);
-  const body = studyBody({ problems, scale, smallScale: scaleOf(small), counts, smallCounts: verdictCounts(smallEvaluated),
+  const body = studyBody({ problems, superseded, scale, smallScale: scaleOf(small), counts, smallCounts: verdictCounts(smallEvaluated),
     summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, repeats: repeatsTable(atScale),
     withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts });
   writeStudy(out, charts, page({ title: 'pushbench \u2013 the study reproduced',
