@@ -317,19 +317,34 @@ final class AnswerParser {
     while (p < end) {
       int nl = indexOf(b, p, end, (byte) '\n');
       if (nl < 0) {
-        if (pending == null) pending = new Line();
-        appendBounded(pending, b, p, end - p, "record");
+        hold(b, p, end);
         return;
       }
-      if (pending == null || pending.len == 0) {
-        deliver(b, p, nl - p, stamp);
-      } else {
-        appendBounded(pending, b, p, nl - p, "record");
-        deliver(pending.buf, 0, pending.len, stamp);
-        clear(pending);
-      }
+      cut(b, p, nl, stamp);
       p = nl + 1;
     }
+  }
+
+  // A record (an event) ends at b[to]: read from the caller's bytes when it lies whole in them, else joined
+  // to its start, held in pending.
+  private void cut(byte[] b, int from, int to, long stamp) throws IOException {
+    byte[] in = b;
+    int off = from;
+    int len = to - from;
+    if (pending != null && pending.len > 0) {
+      appendBounded(pending, b, from, len, eventStream ? "event" : "record");
+      in = pending.buf;
+      off = 0;
+      len = pending.len;
+    }
+    if (eventStream) event(in, off, len, stamp); else deliver(in, off, len, stamp);
+    clear(pending);
+  }
+
+  // The start of a record (an event) that the caller's bytes end inside: held until its end comes.
+  private void hold(byte[] b, int from, int to) throws IOException {
+    if (pending == null) pending = new Line();
+    appendBounded(pending, b, from, to - from, eventStream ? "event" : "record");
   }
 
   // The body ended cleanly: a last record without "\n" is complete; an event without its blank line is not.
@@ -361,19 +376,10 @@ final class AnswerParser {
       eventLineBytes = 0;
       p = nl + 1;
       if (lineBytes > 1 || (lineBytes == 1 && before != '\r')) continue;
-      if (pending == null || pending.len == 0) {
-        event(b, start, p - start, stamp);
-      } else {
-        appendBounded(pending, b, start, p - start, "event");
-        event(pending.buf, 0, pending.len, stamp);
-        clear(pending);
-      }
+      cut(b, start, p, stamp);
       start = p;
     }
-    if (start < end) {
-      if (pending == null) pending = new Line();
-      appendBounded(pending, b, start, end - start, "event");
-    }
+    if (start < end) hold(b, start, end);
     if (len > 0) lastBodyByte = b[end - 1];
   }
 
