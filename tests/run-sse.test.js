@@ -34,8 +34,6 @@ describe('run.sh sse on each server family', () => {
       assert.equal(run.maxDuration, null);
       assert.match(path.basename(r.runDir), new RegExp(`-${server}-sse-${THREADS}-15$`));
       const summary = readJson(r.runDir, 'data/summary.json');
-      assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity, null, 1));
-      assert.match(r.stdout, /^validity: valid /m);
 
       // CHIRON's counts per client (one engine connection) across its streams: every cycle once.
       const m = summary.messages.sse;
@@ -63,6 +61,10 @@ describe('run.sh sse on each server family', () => {
       assert.match(html, /SSE \u2013 With Events \u2013 1 Second Emit Interval/);   // the run title
       assert.match(html, /SSE trip time p50/);
       assert.match(html, /SSE: expected \/ missed/);
+
+      // Last, so that a machine busy with other work (verdict disturbed) shows every check above passed.
+      assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity, null, 1));
+      assert.match(r.stdout, /^validity: valid /m);
     });
   }
 });
