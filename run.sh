@@ -148,6 +148,7 @@ validate_arguments() {
   while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
   RUN[port]=$(pb_server_port "${RUN[server]}")
   args_server_settings "${RUN[server]}" "${RUN[connections]}"
+  args_type_settings "${RUN[type]}" "$PB_REQUEST_SAMPLER"
 }
 
 read_hosts() {

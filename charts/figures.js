@@ -13,12 +13,14 @@
 //   panels  one small chart per value of this parameter (small multiples), or null for one chart
 // Repeats of the same permutation are averaged second by second.
 const { SERIES } = require('../analysis/chart/vocabulary');
+const { isHeldStream } = require('../lib/test-types');
 
 // A metric drawn from the per-second data set `data` (data/series.json), named as the run charts name it.
 const perSecond = (data, more = {}) => ({ ...SERIES[data], data, ...more });
 
-// The trip-time figures of a run's own kind of message (summary.tripTime, analysis/measure/trip-time.js).
-const tripOf = (s) => (s.parameters?.type === 'comet' ? s.tripTime?.comet : s.tripTime);
+// The trip-time figures of a run's own kind of message (summary.tripTime, analysis/measure/trip-time.js): a
+// held stream's (comet, sse) records are in tripTime.comet.
+const tripOf = (s) => (isHeldStream(s.parameters?.type) ? s.tripTime?.comet : s.tripTime);
 
 const METRICS = {
   cpu: perSecond('cpu'),

@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
-const { RUN_CHART_IDS } = require('../analysis/chart/vocabulary');
+const { RUN_CHART_IDS, typeName } = require('../analysis/chart/vocabulary');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/read/run-inputs');
 const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
@@ -163,11 +163,23 @@ function resourcesCard(s) {
     row('Comet: expected / missed', m.comet.streams ? `${fmt(m.comet.expected)} / ${fmt(m.comet.missed)}` : null),
     row('Comet: received message %', m.comet.receivedPercent),
     row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
+    ...sseRows(m.sse),
     ...tripRows(s.tripTime, s),
-    ...tailRows(s.tail),
+    ...tailRows(s.tail, heldName(s)),
   ];
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
+
+// CHIRON's messages of an SSE run, per client across its reconnections (analysis/measure/messages.js).
+function sseRows(m) {
+  if (!m?.clients) return [];
+  return [row('SSE: received / unique', `${fmt(m.received)} / ${fmt(m.unique)}`),
+    row('SSE: expected / missed', `${fmt(m.expected)} / ${fmt(m.missed)}`), row('SSE: received message %', m.receivedPercent),
+    row('SSE: clients / streams / replayed / skipped by gaps', [m.clients, m.streams, m.replays, m.gapSkipped].map(fmt).join(' / '))];
+}
+
+// The name of a run's held streams, whose records the trip time `comet` holds: Comet or SSE.
+const heldName = (s) => (s.parameters?.type === 'sse' ? typeName('sse') : typeName('comet'));
 
 // Network cost per delivered message over the steady window (analysis/measure/network.js), and for a pull run
 // CHIRON's messages and the trip time of pulled messages (what the pull interval costs in latency).
@@ -196,13 +208,14 @@ function networkCard(s) {
 
 // The trip times beyond p99 and what fell in their seconds (data/summary.json `tail`, analysis/measure/tail.js):
 // per kind, the records and each cause's share (%), then the longest stops.
-const TAIL_KINDS = [['tripTime', 'Trip time'], ['comet', 'Comet trip time']];
+const TAIL_KINDS = [['tripTime', 'Trip time'], ['comet', 'trip time']];   // comet: the held streams' (heldName)
 const TAIL_CAUSES = [['enginePause', 'engine stop'], ['serverPause', 'server stop'], ['serverCpu', 'server CPU'], ['unexplained', 'none']];
-function tailRows(t) {
+function tailRows(t, held) {
   if (!t) return [];
   const share = (c) => (c ? `${fmt(Math.round(c.share * 1000) / 10)}%` : '?');
   const rows = [];
-  for (const [key, label] of TAIL_KINDS) {
+  for (const [key, words] of TAIL_KINDS) {
+    const label = key === 'comet' ? `${held} ${words}` : words;
     const k = t[key];
     if (!k) continue;
     rows.push(row(`${label} beyond p99 (${fmt(k.beyondMs)} ms): records`, k.records),
@@ -233,11 +246,12 @@ function tripRows(t, s) {
   }
   if (t.polls) rows.push(row(`${kind} trip time: clock offset error bound (\u00b1 ms)`, t.errorBoundMs), ...cycleRows(kind, t.cycles));
   if (t.unmatched) rows.push(row(`${kind} answers without their JMeter sample`, t.unmatched));
-  const c = t.comet;   // comet records stamped on arrival by the push sampler
+  const c = t.comet;   // held streams' (comet, SSE) records stamped on arrival by the push sampler
+  const held = heldName(s);
   if (c?.records) {
-    rows.push(row('Comet trip time: records timed', c.records),
-      row('Comet trip time p50 / p90 / p99 / p99.9 / max (ms)', [c.p50Ms, c.p90Ms, c.p99Ms, c.p999Ms, c.maxMs].map(fmt).join(' / ')),
-      row('Comet trip time: clock offset error bound (\u00b1 ms)', c.errorBoundMs), ...cycleRows('Comet', c.cycles));
+    rows.push(row(`${held} trip time: records timed`, c.records),
+      row(`${held} trip time p50 / p90 / p99 / p99.9 / max (ms)`, [c.p50Ms, c.p90Ms, c.p99Ms, c.p999Ms, c.maxMs].map(fmt).join(' / ')),
+      row(`${held} trip time: clock offset error bound (\u00b1 ms)`, c.errorBoundMs), ...cycleRows(held, c.cycles));
   }
   // each engine's own clock offset, which its trip times use (analysis/measure/clock-offset.js)
   for (const e of s.clockOffset?.byEngine ?? []) {

@@ -10,6 +10,7 @@
 // the whole run (every engine's archive, results.csv at CSV_BYTES_PER_SAMPLE, BASE_MB of data sets,
 // charts and report). A pull's interval stands in place of the max-duration: one request per pull.
 const { responseEstimate } = require('./response-estimate');
+const { TEST_TYPES } = require('./test-types');
 
 const BASE_MB = 20;
 const CSV_BYTES_PER_SAMPLE = 200;
@@ -26,8 +27,8 @@ function main(argv) {
   const [type, duration, maxDur, emit, ...connections] = argv;
   const num = (v) => (v === '-' || v === '' || v === undefined ? null : Number(v));
   const ok = (v) => Number.isInteger(v) && v > 0;
-  if (!['comet', 'poll', 'pull'].includes(type) || !ok(num(duration)) || connections.length === 0 || !connections.map(num).every(ok)) {
-    process.stderr.write('usage: node lib/disk-need.js <comet|poll|pull> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...\n');
+  if (!TEST_TYPES.includes(type) || !ok(num(duration)) || connections.length === 0 || !connections.map(num).every(ok)) {
+    process.stderr.write(`usage: node lib/disk-need.js <${TEST_TYPES.join('|')}> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...\n`);
     return 2;
   }
   let archives = 0;

@@ -3,11 +3,13 @@
 // Responses"): run.sh's disk need (lib/disk-need.js, for its preflight) and the sweep's disk summary
 // (sweep/plan.js) both size from this one estimate.
 //
-// JMeter saves one file per sample: a comet request is one file that grows by one record per emit; a
-// long poll is one file per answer (an event or a timeout), a pull one per pull. Record size measured on
+// JMeter saves one file per sample: a held stream (comet, sse: lib/test-types.js) is one file that grows by
+// one record per emit; a long poll is one file per answer (an event or a timeout), a pull one per pull. Record size measured on
 // real runs (an event record ~300 bytes, a timeout ~210); every small file costs a whole file-system
 // block on the engine until it is archived. Archives measured at 3-6 % of the records' bytes plus
 // ~20 bytes per file; the figures below round up.
+const { isHeldStream } = require('./test-types');
+
 const RECORD_BYTES = 320;
 const BLOCK_BYTES = 4096;
 const ARCHIVE_RATIO = 0.08;        // gzip'd tar of JSON records vs the records' bytes
@@ -19,7 +21,7 @@ function responseEstimate(run) {
   const seconds = run.duration;
   let files;
   let bytesPerFile;
-  if (run.type === 'comet') {
+  if (isHeldStream(run.type)) {
     files = run.connections;
     const records = run.emitMs ? Math.ceil((seconds * 1000) / run.emitMs) + 1 : 1;
     bytesPerFile = records * RECORD_BYTES;

@@ -8,11 +8,14 @@
 // Pull (issue #26, --types ...,pull) is beyond the study: after each server's long polls, pull with events
 // at every emit interval, each client pulling at every pull interval chosen (default: the emit interval
 // itself, CHIRON's fair case), concurrent requests inner (docs/pull.md). It is never in the default.
+// Server-Sent Events (issue #38, --types ...,sse) are beyond it too: after pull, the grid of comet (with
+// events at every emit interval, then without), the same held stream on another transport.
+
+const { TEST_TYPES: TYPES } = require('../lib/test-types');
 
 const SERVERS = ['node', 'tc6', 'tc7'];
 const EXTENDED_SERVERS = ['node-cluster', 'tc6-bio', 'tc7-bio'];
 const STUDIES = { default: SERVERS, extended: [...SERVERS, ...EXTENDED_SERVERS] };
-const TYPES = ['comet', 'poll', 'pull'];
 const DEFAULT_TYPES = ['comet', 'poll'];
 // --pull-intervals: ms, or EMIT_PULL for 'the permutation's emit interval'.
 const EMIT_PULL = 'emit';
@@ -59,10 +62,11 @@ function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVEL
   const out = [];
   const add = (...a) => out.push(permutation(...a, rampup, duration));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
-    if (types.includes('comet')) {
-      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, 'comet', n, { emitMs: emit * 1000 });
-      for (const n of levels) add(server, 'comet', n, {});
-    }
+    const heldStreams = (type) => {
+      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, type, n, { emitMs: emit * 1000 });
+      for (const n of levels) add(server, type, n, {});
+    };
+    if (types.includes('comet')) heldStreams('comet');
     if (types.includes('poll')) {
       for (const emit of EMIT_SECONDS) {
         for (const n of levels) {
@@ -78,6 +82,7 @@ function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVEL
         }
       }
     }
+    if (types.includes('sse')) heldStreams('sse');
   }
   return out;
 }

@@ -59,6 +59,10 @@ describe('run.sh arguments', () => {
     ['pull with a max-duration', ['node', '5', '30', '500', 'pull', '1000', '3000'], /pull takes no max-duration/],
     ['pull with a max-duration and an event', ['node', '5', '30', '500', 'pull', '1000', '3000', 'event1'], /pull takes no max-duration/],
     ['pull with a max-duration, an event and its interval', ['node', '5', '30', '500', 'pull', '1000', '3000', 'event1', '2000'], /pull takes no max-duration/],
+    // sse (issue #38): comet's arguments, but no max-duration; the mux engine alone speaks it.
+    ['sse with a max-duration', ['node', '5', '30', '500', 'sse', '3000', 'event1', '2000'], /sse takes no max-duration/],
+    ['sse with a max-duration alone', ['node', '5', '30', '500', 'sse', '3000'], /sse takes no max-duration/],
+    ['sse with an event and no interval', ['node', '5', '30', '500', 'sse', '-', 'event1'], /emit-interval/],
   ];
   for (const [name, args, message] of bad) {
     test(`${name}: exit 2, usage line, nothing started`, async () => {
@@ -69,11 +73,17 @@ describe('run.sh arguments', () => {
       assert.equal(fs.existsSync('/tmp/pb-pwned'), false, 'an argument reached a shell');
     });
   }
+  test('sse with a thread-per-connection sampler: exit 2 naming PB_REQUEST_SAMPLER, nothing started', async () => {
+    const r = await refused(['node', '5', '30', '500', 'sse', '-', 'event1', '2000'], { env: { PB_REQUEST_SAMPLER: 'push' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /sse needs the mux engine \(PB_REQUEST_SAMPLER=mux, the default\), got PB_REQUEST_SAMPLER=push/);
+  });
   test('--help prints the usage, the - convention and the exit codes, exit 0', async () => {
     const r = await runSh(['--help'], { timeoutMs: 10000 });
     assert.equal(r.code, 0);
     assert.match(r.stdout, USAGE);
     assert.match(r.stdout, /comet - event1 2000/);
+    assert.match(r.stdout, /sse - event1 2000/);
     assert.match(r.stdout, /130 interrupted/);
   });
 });

@@ -9,10 +9,10 @@
 // past the wait the protocol itself asks of a healthy server, because push holds answers on purpose:
 //   long poll with events     elapsed - emit interval (a poll waits at most one interval for the next event)
 //   long poll without events  elapsed - max-duration (the poll is answered by its timeout, on purpose)
-//   comet                     Latency: the time to the stream's first bytes (the server took the request
+//   comet, sse                Latency: the time to the stream's first bytes (the server took the request
 //                             and answered its headers). A stream's events are not single samples, so their
 //                             per-message times are not in results.csv; the run report's emit duration and
-//                             comet received-message % cover them.
+//                             received-message % cover them (a held stream: lib/test-types.js).
 // On time: a sample that is not an error and whose answer time is <= T s. An error is a failed sample
 // whose failure is not the plan's "does not contain timeout" assertion (read/jmeter-csv.js
 // isTimeoutAssertion: a poll that ran to its max-duration is late, not an error).
@@ -21,6 +21,7 @@
 // T is PB_ANSWER_WITHIN_S (seconds, > 0; default WITHIN_SECONDS_DEFAULT). It is read here and nowhere
 // else; an unusable value keeps the default and says so in `problem`.
 const { readResultsCsv, isTimeoutAssertion } = require('../read/jmeter-csv');
+const { isHeldStream } = require('../../lib/test-types');
 
 const WITHIN_SECONDS_DEFAULT = 6;   // reference 003: "a total page duration of six seconds or less"
 const QUANTILE = 0.95;              // reference 003: "at least 95% of the users"
@@ -40,13 +41,13 @@ function withinSeconds(env = process.env) {
 function allowance(run) {
   if (run.type === 'poll' && run.event && run.interval > 0) return { ms: run.interval, basis: 'long poll: elapsed less the emit interval' };
   if (run.type === 'poll' && run.maxDuration > 0) return { ms: run.maxDuration, basis: 'long poll: elapsed less the max-duration' };
-  if (run.type === 'comet') return { ms: 0, basis: 'comet: time to the stream\'s first bytes (JMeter Latency)' };
+  if (isHeldStream(run.type)) return { ms: 0, basis: `${run.type}: time to the stream's first bytes (JMeter Latency)` };
   return { ms: 0, basis: 'elapsed' };
 }
 
 // The answer time of one request sample (ms), or null when it has none to judge.
 function answerTimeMs(sample, run, allowanceMs) {
-  const t = run.type === 'comet' ? sample.latency : sample.elapsed;
+  const t = isHeldStream(run.type) ? sample.latency : sample.elapsed;
   return Number.isFinite(t) ? t - allowanceMs : null;
 }
 
@@ -139,7 +140,7 @@ async function answerCriterionOfCsv(file, run, env = process.env) {
 function answerCriterionOfStreamLogs(c, run, env = process.env) {
   const { problem } = withinSeconds(env);
   const problems = problem ? [problem] : [];
-  if (run.type === 'comet' && c.answers === 0) problems.push('the stream logs do not record when a comet stream\'s head came: its answers are not judged');
+  if (isHeldStream(run.type) && c.answers === 0) problems.push(`the stream logs do not record when a ${run.type} stream's head came: its answers are not judged`);
   return judged(c, problems);
 }
 

@@ -1,14 +1,18 @@
 'use strict';
 // What the analysis takes from the response archives (study 3.4.1): a collector (collect.js) of every
-// record, the trip times (trip-time.js) of long polls and pulls and those of comet streams, and the answers
-// that only the stream logs record (stream-answers.js: the mux engine's). Each record that carries an event
-// gives a trip time: from its arrival where the push sampler stamped one, else from the end of its JMeter
-// sample (polls only). Fed by read/responses.js's visitor; one per archive, each in a worker thread
-// (read/archive-worker.js), their partial results merged in archive order (stage/archives.js).
+// record, the trip times (trip-time.js) of long polls and pulls and those of held streams (comet and SSE,
+// lib/test-types.js: cometTrips, the summary's tripTime.comet), and the answers that only the stream logs
+// record (stream-answers.js: the mux engine's). Each record that carries an event gives a trip time: from
+// its arrival where the push sampler stamped one, else from the end of its JMeter sample (polls only). A
+// replay record (a resumed SSE stream's) gives none: its delay is the reconnection's, and the cycle it
+// brings was no live delivery (collect.js counts it as a message, once). Fed by read/responses.js's
+// visitor; one per archive, each in a worker thread (read/archive-worker.js), their partial results merged
+// in archive order (stage/archives.js).
 const { Collector } = require('./collect');
 const { TripTimes } = require('./trip-time');
 const { pullEvents } = require('./pull-messages');
 const { StreamAnswers } = require('./stream-answers');
+const { isHeldStream } = require('../../lib/test-types');
 
 class ArchiveMeasures {
   // baseMs: the first time the time lines keep (stage/clock.js timelineBase); sampleEnds: the request
@@ -30,7 +34,7 @@ class ArchiveMeasures {
       },
       event(f, st) {
         collect.event(f, st);
-        if (st.arrivalMs !== undefined) (st.type === 'comet' ? cometTrips : trips).add(st.arrivalMs, f.eventCreated, st.engine, f.name, f.cycle);
+        if (st.arrivalMs !== undefined) (isHeldStream(st.type) ? cometTrips : trips).add(st.arrivalMs, f.eventCreated, st.engine, f.name, f.cycle);
         else if (st.type === 'poll' && sampleEnds) trips.add(sampleEnd(st), f.eventCreated, st.engine, f.name, f.cycle);
       },
       record(obj, type, st) {

@@ -1,8 +1,14 @@
 'use strict';
 // The archive visitor: folds every record of every saved response into time lines, emit-cycle and
 // queue-place tables and per-stream message counts, keeping only what stays small (no per-response lists
-// for polls, one small summary per comet stream). Study 3.4.1: every data set of a run but the monitors'
-// comes from these. The analysis runs one collector per archive, each in its own worker thread, and merges
+// for polls, one small summary per comet stream, one per SSE client). Study 3.4.1: every data set of a run
+// but the monitors' comes from these.
+// An SSE client (one connection of an engine: its stream log's thread) makes one request per stream and
+// requests again when a stream ends or breaks, resuming with Last-Event-ID (docs/protocol.md "Replay and
+// gaps"); its messages are counted across its streams, as one held window from its first request to its
+// last record: an event or replay record is a message received, a cycle counts once however often it came
+// (unique), and the cycles of a gap record were not sent (missed). A replay is no emit cycle's delivery to
+// a snapshot (it is in no cycle's requests) and gives no trip time (measure/archive-measures.js). The analysis runs one collector per archive, each in its own worker thread, and merges
 // their partial results (partial, merge) into one, which gives what one collector over every archive, one
 // after the other, would (stage/archives.js).
 const { Timeline } = require('./timeline');
@@ -47,9 +53,11 @@ class Collector {
     this.index = new Map();    // name -> cycle -> the cycle's entry in `cycles` (cycleOf)
     this.places = { sum: [], max: [], count: [] };   // index = place - 1
     this.cometStreams = [];
+    this.sseClients = new Map();   // "<engine>\t<thread>" -> its counts across its streams (sseClient)
     this.poll = { responses: 0, received: 0, unique: 0 };
     this.pull = createPullCounter();
-    this.counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, pull: 0, unknownType: 0 };
+    this.counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, pull: 0, sse: 0, replays: 0, gaps: 0,
+      unknownType: 0 };
     this.timestamps = [];
     this.controls = [];
     this.firstServer = Infinity;
@@ -74,12 +82,29 @@ class Collector {
     if (Number.isFinite(f.total) && f.total > c.total) c.total = f.total;
     const place = f.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
-    // unique per stream: a comet stream remembers which cycles it saw until it ends, one bit each
-    if (st.seenCycles === null) st.seenCycles = new SeenCycles();
-    if (st.seenCycles.add(f.name, f.cycle)) {
-      st.uniqueByEvent[f.name] = (st.uniqueByEvent[f.name] || 0) + 1;
-      st.unique++;
+    this.unique(st.type === 'sse' ? this.sseClient(st) : st, f.name, f.cycle);
+  }
+
+  // Unique per stream (an SSE client's across its streams): a comet stream remembers which cycles it saw
+  // until it ends, one bit each. holder: the stream, or its SSE client.
+  unique(holder, name, cycle) {
+    if (holder.seenCycles === null) holder.seenCycles = new SeenCycles();
+    if (holder.seenCycles.add(name, cycle)) {
+      holder.uniqueByEvent[name] = (holder.uniqueByEvent[name] || 0) + 1;
+      holder.unique++;
     }
+  }
+
+  // The SSE client a stream belongs to: its engine's connection (the stream log's thread).
+  sseClient(st) {
+    const key = `${st.engine}\t${st.thread ?? st.name}`;
+    let c = this.sseClients.get(key);
+    if (c === undefined) {
+      c = { created: null, end: null, events: st.events, received: 0, uniqueByEvent: Object.create(null), unique: 0,
+        seenCycles: null, streams: 0, replays: 0, gapSkipped: 0, cut: false };
+      this.sseClients.set(key, c);
+    }
+    return c;
   }
 
   // One record of another type (read/responses.js recordType: timeout, clear, pull); st: the response's stream.
@@ -94,6 +119,15 @@ class Collector {
       if (Number.isFinite(sent)) this.t.clears.add(sent);
     } else if (type === 'pull') {
       this.pullAnswer(obj, st, sent);
+    } else if (type === 'replay') {
+      const r = obj.response.replay;
+      this.counts.replays++;
+      st.replays++;
+      this.cycleOf(r.name, r.cycle, r.timings?.created, 0);   // its start is known; no live delivery
+      if (st.type === 'sse') this.unique(this.sseClient(st), r.name, r.cycle);
+    } else if (type === 'gap') {
+      this.counts.gaps++;
+      if (st.type === 'sse' && Number.isFinite(obj.response.gap.skipped)) this.sseClient(st).gapSkipped += obj.response.gap.skipped;
     }
   }
 
@@ -115,12 +149,14 @@ class Collector {
     st.events = Array.isArray(request?.events) ? request.events : [];
     st.created = created;
     st.received = 0;
+    st.replays = 0;
     st.uniqueByEvent = Object.create(null);
     st.unique = 0;                             // the sum of uniqueByEvent, kept as it grows
     st.seenCycles = null;
     if (Number.isFinite(created)) this.t.requests.add(created);
     if (st.type === 'comet') this.counts.comet++; else if (st.type === 'poll') this.counts.poll++;
-    else if (st.type === 'pull') this.counts.pull++; else this.counts.unknownType++;
+    else if (st.type === 'pull') this.counts.pull++; else if (st.type === 'sse') this.counts.sse++;
+    else this.counts.unknownType++;
     if (Number.isFinite(created) && Number.isFinite(start)) {
       this.t.connections.add(created, start);
       this.seen(created);
@@ -139,9 +175,9 @@ class Collector {
   }
 
   // The emit cycle `cycle` of event `name` (created on first sight, starting at `created`), counted as
-  // reaching one more request. The cycles are kept by "name#cycle"; `index` finds them by name and cycle
+  // reaching `reached` more requests (one live delivery; a replay reaches none). The cycles are kept by "name#cycle"; `index` finds them by name and cycle
   // without making that text for every record.
-  cycleOf(name, cycle, created) {
+  cycleOf(name, cycle, created, reached = 1) {
     let byCycle = this.index.get(name);
     if (byCycle === undefined) { byCycle = new Map(); this.index.set(name, byCycle); }
     let c = byCycle.get(cycle);
@@ -154,7 +190,7 @@ class Collector {
       }
       byCycle.set(cycle, c);
     }
-    c.requests++;
+    c.requests += reached;
     return c;
   }
 
@@ -171,12 +207,30 @@ class Collector {
     if (st.type === 'comet') {
       this.cometStreams.push({ created: st.created, end: st.end, events: st.events, received: st.received,
         uniqueByEvent: st.uniqueByEvent, cut: Boolean(st.cut) });
+    } else if (st.type === 'sse') {
+      this.sseStreamEnded(st);
     } else if (st.type !== 'pull') {
       this.poll.responses++;
       this.poll.received += st.received;
       this.poll.unique += st.unique;
     }
     st.seenCycles = null;
+  }
+
+  // One stream of an SSE client ended: its window grows to the stream's, its messages join the client's.
+  sseStreamEnded(st) {
+    const c = this.sseClient(st);
+    c.streams++;
+    c.received += st.received + st.replays;
+    c.replays += st.replays;
+    if (Number.isFinite(st.created) && (c.created === null || st.created < c.created)) c.created = st.created;
+    if (Number.isFinite(st.end) && (c.end === null || st.end > c.end)) c.end = st.end;
+    if (st.cut) c.cut = true;
+  }
+
+  // The SSE clients as plain data (each as a comet stream's summary, plus streams, replays, gapSkipped).
+  sseClientList() {
+    return [...this.sseClients.values()].map(({ seenCycles, unique, ...c }) => c);
   }
 
   timestamp(obj, st) {
@@ -193,8 +247,8 @@ class Collector {
   }
 
   result() {
-    return { timelines: this.t, cycles: this.cycles, places: this.places, cometStreams: this.cometStreams, poll: this.poll,
-      pull: this.pull.result(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
+    return { timelines: this.t, cycles: this.cycles, places: this.places, cometStreams: this.cometStreams,
+      sseClients: this.sseClientList(), poll: this.poll, pull: this.pull.result(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
       firstServer: Number.isFinite(this.firstServer) ? this.firstServer : null,
       lastServer: Number.isFinite(this.lastServer) ? this.lastServer : null };
   }
@@ -208,7 +262,7 @@ class Collector {
   // Plain data of everything collected so far (structured-clone-able: a worker's partial result).
   partial() {
     return { timelines: Object.fromEntries(Object.entries(this.t).map(([name, t]) => [name, t.partial()])),
-      cycles: [...this.cycles.values()], places: this.places, cometStreams: this.cometStreams, poll: this.poll,
+      cycles: [...this.cycles.values()], places: this.places, cometStreams: this.cometStreams, sseClients: this.sseClientList(), poll: this.poll,
       pull: this.pull.partial(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
       firstServer: this.firstServer, lastServer: this.lastServer };
   }
@@ -236,6 +290,10 @@ class Collector {
     });
     // (uniqueByEvent is keyed by event names: no prototype, as request() made it, which a clone loses)
     for (const s of p.cometStreams) this.cometStreams.push({ ...s, uniqueByEvent: Object.assign(Object.create(null), s.uniqueByEvent) });
+    // an SSE client is one engine's connection, so each archive's clients are their own
+    for (const c of p.sseClients ?? []) {
+      this.sseClients.set(`merged\t${this.sseClients.size}`, { ...c, uniqueByEvent: Object.assign(Object.create(null), c.uniqueByEvent), seenCycles: null, unique: 0 });
+    }
     for (const k of Object.keys(this.poll)) this.poll[k] += p.poll[k];
     this.pull.merge(p.pull);
     for (const k of Object.keys(this.counts)) this.counts[k] += p.counts[k];

@@ -6,9 +6,12 @@
 //   expected = emit cycles of a subscribed event that started while the stream was open (after the request
 //              was received, up to its clear record or last record);
 //   missed   = expected - unique, never below 0.
-// Only comet streams have a window where every cycle should arrive; a poll gets one event by design, so for
+// Only held streams have a window where every cycle should arrive; a poll gets one event by design, so for
 // polls only received and unique are given. Pulls (short polling) count per client by cycle id
-// (analysis/measure/pull-messages.js) and come in counted.
+// (analysis/measure/pull-messages.js) and come in counted. SSE counts per client (measure/collect.js): its
+// window runs from its first request to its last record across its reconnections, its received and unique
+// include the replays it got on resuming, a cycle of a gap record is missed; `sse` adds its streams
+// (reconnections = streams - clients), replays and the cycles its gap records skipped.
 
 // cyclesByEvent: Map event -> sorted array of cycle start times (server ms).
 function countAfter(sorted, from, to) {
@@ -28,34 +31,44 @@ function upperBound(sorted, value) {
   return lo;
 }
 
-// cometStreams: [{ created, end, events: [names], received, uniqueByEvent: {name: n} }] (server ms);
-// poll: { responses, received, unique } counted while reading (polls are too many to keep one by one).
-function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null) {
-  const out = {
-    comet: { streams: 0, received: 0, unique: 0, duplicates: 0, expected: 0, missed: 0, receivedPercent: null },
-    poll: { responses: poll.responses, received: poll.received, unique: poll.unique, duplicates: 0 },
-    ...(pull?.responses ? { pull } : {}),
-  };
-  for (const s of cometStreams) {
-    const unique = Object.values(s.uniqueByEvent).reduce((a, b) => a + b, 0);
-    {
-      const c = out.comet;
-      c.streams++;
-      c.received += s.received;
-      c.unique += unique;
-      for (const name of s.events) {
-        const times = cyclesByEvent.get(name);
-        if (!times || !Number.isFinite(s.created) || !Number.isFinite(s.end)) continue;
-        const expected = countAfter(times, s.created, s.end);
-        c.expected += expected;
-        c.missed += Math.max(0, expected - (s.uniqueByEvent[name] || 0));
-      }
+// Received, unique, expected and missed over held windows ({ created, end, events, received, uniqueByEvent }):
+// comet streams, SSE clients. streams: how many windows.
+function heldCounts(windows, cyclesByEvent) {
+  const c = { streams: 0, received: 0, unique: 0, duplicates: 0, expected: 0, missed: 0, receivedPercent: null };
+  for (const s of windows) {
+    c.streams++;
+    c.received += s.received;
+    c.unique += Object.values(s.uniqueByEvent).reduce((a, b) => a + b, 0);
+    for (const name of s.events) {
+      const times = cyclesByEvent.get(name);
+      if (!times || !Number.isFinite(s.created) || !Number.isFinite(s.end)) continue;
+      const expected = countAfter(times, s.created, s.end);
+      c.expected += expected;
+      c.missed += Math.max(0, expected - (s.uniqueByEvent[name] || 0));
     }
   }
-  out.comet.duplicates = out.comet.received - out.comet.unique;
-  out.poll.duplicates = out.poll.received - out.poll.unique;
-  if (out.comet.expected > 0) out.comet.receivedPercent = (100 * (out.comet.expected - out.comet.missed)) / out.comet.expected;
-  return out;
+  c.duplicates = c.received - c.unique;
+  if (c.expected > 0) c.receivedPercent = (100 * (c.expected - c.missed)) / c.expected;
+  return c;
+}
+
+// SSE: heldCounts over the clients, as clients, with their streams, replays and the cycles gaps skipped.
+function sseCounts(clients, cyclesByEvent) {
+  const { streams: n, ...held } = heldCounts(clients, cyclesByEvent);
+  const sum = (k) => clients.reduce((a, c) => a + c[k], 0);
+  return { clients: n, streams: sum('streams'), ...held, replays: sum('replays'), gapSkipped: sum('gapSkipped') };
+}
+
+// cometStreams: [{ created, end, events: [names], received, uniqueByEvent: {name: n} }] (server ms);
+// poll: { responses, received, unique } counted while reading (polls are too many to keep one by one);
+// sseClients: as cometStreams, each with streams, replays, gapSkipped (only when the run has any).
+function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null, sseClients = []) {
+  return {
+    comet: heldCounts(cometStreams, cyclesByEvent),
+    poll: { responses: poll.responses, received: poll.received, unique: poll.unique, duplicates: poll.received - poll.unique },
+    ...(pull?.responses ? { pull } : {}),
+    ...(sseClients.length ? { sse: sseCounts(sseClients, cyclesByEvent) } : {}),
+  };
 }
 
 module.exports = { messageCounts, countAfter };

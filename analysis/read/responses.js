@@ -24,7 +24,8 @@ const { EventFields, EventRecordReader, eventFields } = require('./record-bytes'
 
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 
-// What a parsed request line is: an event record, a timeout record, a clear record, an error answer.
+// What a parsed request line is: an event record, a timeout, clear, pull, replay or gap record (the last
+// two only on a resumed SSE or WebSocket stream: docs/protocol.md "Replay and gaps"), an error answer.
 function recordType(obj) {
   if (obj === null || typeof obj !== 'object') return null;
   if (obj.error !== undefined) return 'error';
@@ -34,6 +35,8 @@ function recordType(obj) {
   if (r.timeout) return 'timeout';
   if (r.clear) return 'clear';
   if (r.pull) return 'pull';
+  if (r.replay) return 'replay';
+  if (r.gap) return 'gap';
   return null;
 }
 
@@ -42,7 +45,7 @@ function recordType(obj) {
 // visitor: { event(fields, stream), record(obj, type, stream), endStream(stream), timestamp(obj, stream),
 // control(kind, obj, stream), errorBody(text, stream) } (all optional). event: an event record's fields
 // (record-bytes.js EventFields, one object refilled for every record: read it, do not keep it); record: a
-// record of another type (timeout, clear, pull; recordType). stream = { name, kind, engine, records, ... }
+// record of another type (timeout, clear, pull, replay, gap; recordType). stream = { name, kind, engine, records, ... }
 // lives for one saved response.
 class ArchiveVisit {
   constructor(file, engine, visitor) {

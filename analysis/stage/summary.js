@@ -51,7 +51,9 @@ function totalsOf({ col, csv, archiveStats, cycles, answerSource }) {
     ...(answerSource === 'stream logs' ? { answersFrom: answerSource } : {}),   // only when results.csv does not hold them
     requestResponses: archiveStats.reduce((n, a) => n + a.byKind.request, 0), responsesSent: col.counts.records,
     events: col.counts.events, timeouts: col.counts.timeouts, clears: col.counts.clears, cometStreams: col.counts.comet,
-    pollResponses: col.counts.poll, errorBodies: sumOf(archiveStats, 'errorBodies'),
+    pollResponses: col.counts.poll,
+    ...(col.counts.sse ? { sseStreams: col.counts.sse, replays: col.counts.replays, gaps: col.counts.gaps } : {}),   // only SSE runs
+    errorBodies: sumOf(archiveStats, 'errorBodies'),
     samples: csv?.rows ?? null, failedSamples: csv?.failed ?? null, errors: csv?.errors ?? null,
     timeoutFailures: csv?.timeoutFailures ?? null, samplesByLabel: csv?.byLabel ?? null, emitCycles: cycles.length,
   };

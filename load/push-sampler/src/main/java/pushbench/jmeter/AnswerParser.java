@@ -11,7 +11,15 @@ package pushbench.jmeter;
 // - a record ends at "\n", a trailing "\r" is stripped, empty records are skipped; a last record without
 //   "\n" is complete when the body ends cleanly;
 // - a line or record is copied only when it spans reads (into a buffer allocated then and released after),
-//   so a parser waiting for its next bytes holds no buffer.
+//   so a parser waiting for its next bytes holds no buffer;
+// - an event stream (the caller asked for one, and the answer's Content-Type is text/event-stream: the
+//   protocol's SSE, docs/protocol.md) is cut at blank lines instead, one event per cut (LF or CRLF line
+//   ends), and each event is read as the HTML standard's EventSource reads it: a line starting with ":" is a
+//   comment, "field: value" (one space after the colon dropped), `data` lines joined are the record
+//   (none, or empty: no record; joined by a space, not EventSource's "\n": a record is one line, and the
+//   stream log writes a line end inside a field as a space anyway), `id` (without NUL) and `retry` (digits only) go to the EventSink, other
+//   fields are ignored; an event the body ends inside (no blank line after it) is not dispatched: its bytes
+//   count as cut. Every other answer (an error's JSON body) is cut into records at "\n" as above.
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -20,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 final class AnswerParser {
   /** Longest record (and head line) accepted; a longer one is a broken answer, not a reason to grow. */
   static final int MAX_LINE = 1 << 20;
+  private static final byte[] SPACE = {' '};
 
   // Phases of an answer.
   private static final int HEAD = 0;       // status line and headers
@@ -52,8 +61,21 @@ final class AnswerParser {
   private long contentLength;
   private long remaining;
   private Line line;                 // a head, chunk-size or trailer line spanning reads
-  private Line pending;              // a record spanning reads
+  private Line pending;              // a record (an event) spanning reads
   private final boolean keepBuffers;
+  private EventSink events;          // non-null: the caller asked for an event stream
+  private boolean eventStream;       // the answer is one (its head said text/event-stream)
+  private int eventLineBytes;        // bytes of the event's current line read so far
+  private byte lastBodyByte;         // the body byte before the current read's (a CR ending a line)
+
+  /** Receives the fields of an event stream that are not its records: the last event id and retry. */
+  interface EventSink extends PushClient.RecordSink {
+    /** An event was dispatched with an id field: b[off, off+len) is the new last event id. */
+    void eventId(byte[] b, int off, int len);
+
+    /** A retry field: the reconnection time the server asks for, ms. */
+    void retry(long ms);
+  }
 
   /** keepBuffers: keep a spanning line's buffer for the next one (one client, few answers held at once). */
   AnswerParser(boolean keepBuffers) {
@@ -62,7 +84,16 @@ final class AnswerParser {
 
   /** Prepares for a new answer; records go to sink (may be null). headRequest: the answer has no body. */
   void start(PushClient.RecordSink sink, boolean headRequest) {
+    start(sink, headRequest, null);
+  }
+
+  /** As start(sink, headRequest); events non-null: an event stream answer is read as one, its fields to events. */
+  void start(PushClient.RecordSink sink, boolean headRequest, EventSink events) {
     this.sink = sink;
+    this.events = events;
+    eventStream = false;
+    eventLineBytes = 0;
+    lastBodyByte = 0;
     this.headRequest = headRequest;
     status = -1;
     reason = "";
@@ -193,6 +224,7 @@ final class AnswerParser {
 
   private void headEnded(long stamp) {
     headersMicros = stamp;
+    eventStream = events != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17);
     boolean noBody = headRequest || status == 204 || status == 304;
     toClose = !chunked && contentLength < 0;
     if (noBody || (!chunked && contentLength == 0)) {
@@ -275,34 +307,144 @@ final class AnswerParser {
 
   // Body bytes: cut at "\n"; a record lying whole in the caller's bytes goes to the sink from there.
   private void body(byte[] b, int off, int len, long stamp) throws IOException {
+    if (eventStream) {
+      eventBody(b, off, len, stamp);
+      return;
+    }
     bodyBytes += len;
     int end = off + len;
     int p = off;
     while (p < end) {
       int nl = indexOf(b, p, end, (byte) '\n');
       if (nl < 0) {
-        if (pending == null) pending = new Line();
-        appendBounded(pending, b, p, end - p, "record");
+        hold(b, p, end);
         return;
       }
-      if (pending == null || pending.len == 0) {
-        deliver(b, p, nl - p, stamp);
-      } else {
-        appendBounded(pending, b, p, nl - p, "record");
-        deliver(pending.buf, 0, pending.len, stamp);
-        clear(pending);
-      }
+      cut(b, p, nl, stamp);
       p = nl + 1;
     }
   }
 
-  // The body ended cleanly: a last record without "\n" is complete.
+  // A record (an event) ends at b[to]: read from the caller's bytes when it lies whole in them, else joined
+  // to its start, held in pending.
+  private void cut(byte[] b, int from, int to, long stamp) throws IOException {
+    byte[] in = b;
+    int off = from;
+    int len = to - from;
+    if (pending != null && pending.len > 0) {
+      appendBounded(pending, b, from, len, eventStream ? "event" : "record");
+      in = pending.buf;
+      off = 0;
+      len = pending.len;
+    }
+    if (eventStream) event(in, off, len, stamp); else deliver(in, off, len, stamp);
+    clear(pending);
+  }
+
+  // The start of a record (an event) that the caller's bytes end inside: held until its end comes.
+  private void hold(byte[] b, int from, int to) throws IOException {
+    if (pending == null) pending = new Line();
+    appendBounded(pending, b, from, to - from, eventStream ? "event" : "record");
+  }
+
+  // The body ended cleanly: a last record without "\n" is complete; an event without its blank line is not.
   private void finish() {
     phase = DONE;
-    if (pending != null && pending.len > 0) {
+    if (eventStream && pending != null && pending.len > 0) {
+      cutBytes = pending.len;
+      clear(pending);
+    } else if (pending != null && pending.len > 0) {
       deliver(pending.buf, 0, pending.len, lastMicros);
       clear(pending);
     }
+  }
+
+  // Event stream bytes: cut at each blank line; an event lying whole in the caller's bytes is read from there.
+  private void eventBody(byte[] b, int off, int len, long stamp) throws IOException {
+    bodyBytes += len;
+    int end = off + len;
+    int start = off;   // the first byte of the event in b
+    int p = off;
+    while (p < end) {
+      int nl = indexOf(b, p, end, (byte) '\n');
+      if (nl < 0) {
+        eventLineBytes += end - p;
+        break;
+      }
+      int lineBytes = eventLineBytes + nl - p;
+      byte before = nl > off ? b[nl - 1] : lastBodyByte;
+      eventLineBytes = 0;
+      p = nl + 1;
+      if (lineBytes > 1 || (lineBytes == 1 && before != '\r')) continue;
+      cut(b, start, p, stamp);
+      start = p;
+    }
+    if (start < end) hold(b, start, end);
+    if (len > 0) lastBodyByte = b[end - 1];
+  }
+
+  // One event, b[off, off+len) up to and with its blank line: its fields read, its data the record.
+  private void event(byte[] b, int off, int len, long stamp) {
+    int end = off + len;
+    int dataOff = -1;
+    int dataLen = 0;
+    Line joined = null;   // only when an event has several data lines
+    int idOff = -1;
+    int idLen = 0;
+    for (int p = off; p < end; ) {
+      int nl = indexOf(b, p, end, (byte) '\n');
+      int lineEnd = nl < 0 ? end : nl;
+      int next = lineEnd + 1;
+      if (lineEnd > p && b[lineEnd - 1] == '\r') lineEnd--;
+      if (lineEnd == p || b[p] == ':') {   // the blank line, or a comment
+        p = next;
+        continue;
+      }
+      int colon = indexOf(b, p, lineEnd, (byte) ':');
+      int nameEnd = colon < 0 ? lineEnd : colon;
+      int v = colon < 0 ? lineEnd : colon + 1;
+      if (v < lineEnd && b[v] == ' ') v++;
+      if (fieldIs(b, p, nameEnd, "data")) {
+        if (dataOff < 0) {
+          dataOff = v;
+          dataLen = lineEnd - v;
+        } else {
+          if (joined == null) joined = joinedData(b, dataOff, dataLen);
+          joined.append(SPACE, 0, 1);
+          joined.append(b, v, lineEnd - v);
+        }
+      } else if (fieldIs(b, p, nameEnd, "id")) {
+        if (indexOf(b, v, lineEnd, (byte) 0) < 0) {
+          idOff = v;
+          idLen = lineEnd - v;
+        }
+      } else if (fieldIs(b, p, nameEnd, "retry")) {
+        long ms = parseDecimal(b, v, lineEnd);
+        if (ms >= 0) events.retry(ms);
+      }
+      p = next;
+    }
+    if (idOff >= 0) events.eventId(b, idOff, idLen);
+    if (joined != null) deliverEvent(joined.buf, 0, joined.len, stamp);
+    else if (dataLen > 0) deliverEvent(b, dataOff, dataLen, stamp);
+  }
+
+  private static Line joinedData(byte[] b, int off, int len) {
+    Line l = new Line();
+    l.append(b, off, len);
+    return l;
+  }
+
+  private static boolean fieldIs(byte[] b, int from, int to, String name) {
+    if (to - from != name.length()) return false;
+    for (int i = 0; i < name.length(); i++) if (b[from + i] != name.charAt(i)) return false;
+    return true;
+  }
+
+  // An event's record: its data.
+  private void deliverEvent(byte[] b, int off, int len, long stamp) {
+    records++;
+    if (sink != null) sink.record(stamp, b, off, len);
   }
 
   private void deliver(byte[] b, int off, int len, long stamp) {

@@ -3,12 +3,18 @@ package pushbench.jmeter;
 // The settings of the multiplexing engine (MuxEngine), parsed and checked once: MuxSampler builds it from
 // its TestBean strings (parse), tests set the fields directly. Times are milliseconds; `connections` counts
 // the connections of the whole engine (every mux thread together), numbered 0..connections-1.
+// Type SSE (docs/protocol.md "Server-Sent Events") is a GET of `path`, which carries the subscription in
+// its query (`/request?type=sse&events=event1`); `body` is not sent. Its request asks for
+// text/event-stream and, on a reconnection, names the last event id the connection got (Last-Event-ID).
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 final class MuxConfig {
-  enum Type { COMET, POLL, PULL }
+  enum Type { COMET, POLL, PULL, SSE }
+
+  /** SSE: the reconnection time until the server gives one (`retry:`), as EventSource's default. */
+  static final int SSE_RETRY_MS = 3000;
 
   String host = "127.0.0.1";
   int port = 8080;
@@ -44,6 +50,22 @@ final class MuxConfig {
     return all;
   }
 
+  /** An SSE request's bytes: lastEventId, when not null or empty, as its Last-Event-ID (ASCII bytes). */
+  byte[] sseRequest(byte[] lastEventId) {
+    String head = "GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
+        + "\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n";
+    String tail = "Connection: keep-alive\r\n\r\n";
+    boolean id = lastEventId != null && lastEventId.length > 0;
+    byte[] h = (id ? head + "Last-Event-ID: " : head + tail).getBytes(StandardCharsets.ISO_8859_1);
+    if (!id) return h;
+    byte[] t = ("\r\n" + tail).getBytes(StandardCharsets.ISO_8859_1);
+    byte[] all = new byte[h.length + lastEventId.length + t.length];
+    System.arraycopy(h, 0, all, 0, h.length);
+    System.arraycopy(lastEventId, 0, all, h.length, lastEventId.length);
+    System.arraycopy(t, 0, all, h.length + lastEventId.length, t.length);
+    return all;
+  }
+
   /** The TestBean strings, checked; a bad value throws IllegalArgumentException naming the property. */
   static MuxConfig parse(String label, String host, String port, String method, String path, String contentType,
                          String body, String connectTimeout, String responseTimeout, String connections,
@@ -64,6 +86,9 @@ final class MuxConfig {
     c.rampupMs = seconds("rampup", rampup, 0);
     c.durationMs = seconds("duration", duration, 1);
     c.type = type(requestType);
+    if (c.type == Type.SSE && !c.method.equals("GET")) {
+      throw new IllegalArgumentException("requestType sse is a GET (the subscription in the path's query), not " + c.method);
+    }
     c.pullIntervalMs = (int) whole("pullInterval", pullInterval, 0, Integer.MAX_VALUE);
     c.failOnTimeout = bool("failOnTimeout", failOnTimeout);
     c.summaryIntervalMs = (int) whole("summaryInterval", summaryInterval, 10, 3_600_000);
@@ -106,7 +131,8 @@ final class MuxConfig {
       case "comet": return Type.COMET;
       case "poll": return Type.POLL;
       case "pull": return Type.PULL;
-      default: throw new IllegalArgumentException("requestType must be comet, poll or pull: '" + v + "'");
+      case "sse": return Type.SSE;
+      default: throw new IllegalArgumentException("requestType must be comet, poll, pull or sse: '" + v + "'");
     }
   }
 

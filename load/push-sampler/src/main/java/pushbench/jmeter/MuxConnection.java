@@ -5,13 +5,14 @@ package pushbench.jmeter;
 // parser cuts it, and the plan's two assertions are decided on the fly from two flags, what the first
 // record held and what the latest one held (the per-thread sampler's digest is the first and, from two
 // records on, the last record, each up to PushClient.KEEP_LINE bytes). A pull connection also keeps the
-// cursor its next request sends.
+// cursor its next request sends; an SSE connection the last event id it got (its reconnection's
+// Last-Event-ID, kept across its requests as EventSource keeps it) and the retry the server gave.
 
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
-final class MuxConnection implements PushClient.RecordSink {
+final class MuxConnection implements AnswerParser.EventSink {
   // Flags of a record.
   static final int HAS_ERROR = 1;
   static final int HAS_TIMEOUT = 2;
@@ -49,6 +50,9 @@ final class MuxConnection implements PushClient.RecordSink {
   /** Pull: the cursor sent next ({} before the first answer), and whether this answer gave one already. */
   String cursor;
   boolean cursorSeen;
+  /** SSE: the last event id dispatched (null: none yet), and the server's retry in ms (-1: none yet). */
+  byte[] lastEventId;
+  int retryMs = -1;
 
   MuxConnection(MuxEngine engine, int index) {
     this.engine = engine;
@@ -60,8 +64,8 @@ final class MuxConnection implements PushClient.RecordSink {
   }
 
   /** Resets the per-answer state for a new request. */
-  void startAnswer(boolean headRequest) {
-    parser.start(this, headRequest);
+  void startAnswer(boolean headRequest, boolean eventStream) {
+    parser.start(this, headRequest, eventStream ? this : null);
     firstFlags = 0;
     lastFlags = 0;
     cursorSeen = false;
@@ -88,6 +92,18 @@ final class MuxConnection implements PushClient.RecordSink {
       }
     }
     engine.onRecord(this, micros, b, off, len);
+  }
+
+  @Override
+  public void eventId(byte[] b, int off, int len) {
+    if (AnswerParser.indexOf(b, off, off + len, (byte) '\r') >= 0) return;   // never a header's end
+    if (lastEventId == null || lastEventId.length != len) lastEventId = new byte[len];
+    System.arraycopy(b, off, lastEventId, 0, len);
+  }
+
+  @Override
+  public void retry(long ms) {
+    retryMs = (int) Math.min(ms, Integer.MAX_VALUE);
   }
 
   /** The first match of "cursor":(\{[^}]*\}) in b[from, to): the group, or null. */

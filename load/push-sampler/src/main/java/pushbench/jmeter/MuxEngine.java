@@ -6,7 +6,10 @@ package pushbench.jmeter;
 //   to be written (for a new connection: before the connect);
 // - comet: a stream that ends (or fails) before the duration is requested again; poll: the next request
 //   follows each answer at once on the kept-alive connection (a new one if the server closed it); pull: the
-//   next request follows pullInterval ms after an answer, carrying the answer's cursor;
+//   next request follows pullInterval ms after an answer, carrying the answer's cursor; sse: a stream that
+//   ends or breaks is requested again as EventSource does, after the retry the server gave (else
+//   MuxConfig.SSE_RETRY_MS; after a failure at least the backoff), with Last-Event-ID the last event id it
+//   got, so the server replays what it missed (replay and gap records are records like the others);
 // - no request starts at or after start + duration; requests in flight go on until they end; the engine is
 //   finished when none is left after the duration, or at the hard deadline start + duration +
 //   responseTimeout + deadlineGrace, where whatever is open ends as an error ("engine deadline");
@@ -76,7 +79,7 @@ final class MuxEngine implements Closeable {
   private final Selector selector;
   private final ByteBuffer readBuffer = ByteBuffer.allocate(READ_BUFFER);
   private final InetSocketAddress address;
-  private final byte[] sharedRequest;  // comet and poll: every request is the same bytes
+  private final byte[] sharedRequest;  // comet, poll and an SSE stream's first: every request is the same bytes
   private final boolean headRequest;
   private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
   private final PriorityQueue<MuxConnection> timers =
@@ -104,7 +107,8 @@ final class MuxEngine implements Closeable {
     this.log = log;
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
-    this.sharedRequest = cfg.type == MuxConfig.Type.PULL ? null : cfg.request(cfg.body);
+    this.sharedRequest = cfg.type == MuxConfig.Type.PULL ? null
+        : cfg.type == MuxConfig.Type.SSE ? cfg.sseRequest(null) : cfg.request(cfg.body);
     this.headRequest = "HEAD".equals(cfg.method);
     int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
     this.conns = new MuxConnection[owned];
@@ -118,6 +122,13 @@ final class MuxEngine implements Closeable {
   boolean finished() { return finished; }
 
   boolean checksTimeout() { return cfg.failOnTimeout; }
+
+  private boolean sse() { return cfg.type == MuxConfig.Type.SSE; }
+
+  // An SSE connection's reconnection time: the server's retry, else the default.
+  private long retryMs(MuxConnection c) {
+    return c.retryMs >= 0 ? c.retryMs : MuxConfig.SSE_RETRY_MS;
+  }
 
   /** Connections of this thread with an open channel. */
   int openChannels() { return openChannels; }
@@ -243,8 +254,8 @@ final class MuxEngine implements Closeable {
     c.id = log != null ? log.nextSampleId() : ++localIds;
     c.beginMicros = PushClient.nowMicros();
     if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
-    c.request = sharedRequest != null ? sharedRequest : cfg.request(cfg.body + c.cursor + "}");
-    c.startAnswer(headRequest);
+    c.request = requestOf(c);
+    c.startAnswer(headRequest, sse());
     active++;
     if (c.channel != null) {
       c.reused = true;
@@ -253,6 +264,13 @@ final class MuxEngine implements Closeable {
       c.reused = false;
       connect(c);
     }
+  }
+
+  // The bytes of c's next request: a pull's carry its cursor, an SSE reconnection's its last event id.
+  private byte[] requestOf(MuxConnection c) {
+    if (cfg.type == MuxConfig.Type.PULL) return cfg.request(cfg.body + c.cursor + "}");
+    if (sse() && c.lastEventId != null && c.lastEventId.length > 0) return cfg.sseRequest(c.lastEventId);
+    return sharedRequest;
   }
 
   private void connect(MuxConnection c) {
@@ -388,6 +406,8 @@ final class MuxEngine implements Closeable {
     c.backoffMs = BACKOFF_FIRST_MS;
     if (cfg.type == MuxConfig.Type.PULL) {
       schedule(c, cfg.pullIntervalMs);
+    } else if (sse()) {
+      schedule(c, retryMs(c));
     } else {
       c.state = MuxConnection.IDLE;
       startRequest(c);
@@ -401,7 +421,7 @@ final class MuxEngine implements Closeable {
     c.parser.abort();
     closeChannel(c);
     if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
-      c.startAnswer(headRequest);
+      c.startAnswer(headRequest, sse());
       c.reused = false;
       connect(c);
       return;
@@ -412,10 +432,11 @@ final class MuxEngine implements Closeable {
   }
 
   // The connection's next attempt after its backoff, which doubles up to BACKOFF_MAX_MS (counted); a pull
-  // waits at least its pull interval.
+  // waits at least its pull interval, an SSE stream at least its retry.
   private void backOff(MuxConnection c) {
     iv.backoffs++;
-    schedule(c, cfg.type == MuxConfig.Type.PULL ? Math.max(c.backoffMs, cfg.pullIntervalMs) : c.backoffMs);
+    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c) : 0;
+    schedule(c, Math.max(c.backoffMs, floor));
     c.backoffMs = Math.min(BACKOFF_MAX_MS, c.backoffMs * 2);
   }
 

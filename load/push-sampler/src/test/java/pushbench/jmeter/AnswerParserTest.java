@@ -4,6 +4,8 @@ package pushbench.jmeter;
 // into two and three pieces, byte by byte), for chunked answers with an interim 100, chunk extensions and
 // trailers, Content-Length and read-to-close bodies; bytes beyond an answer are left; a premature end
 // counts the cut bytes; a parser waiting between reads holds no buffer once a spanning record ended.
+// An event stream (SSE) gives the same events, ids and retry whatever the slicing (every split into three
+// pieces, chunk boundaries inside an event and inside its blank line), and an event cut at the end is none.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -114,5 +116,48 @@ class AnswerParserTest {
       for (int i = 0; i < 20; i++) p.feed(piece, 0, piece.length, i);
     });
     assertTrue(e.getMessage().startsWith("record longer than"), e.getMessage());
+  }
+
+  // An event stream in chunks whose boundaries fall inside a field, a CRLF and a blank line; the last
+  // event is cut by the body's end.
+  private static final String SSE = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream;charset=UTF-8\r\n"
+      + "Transfer-Encoding: chunked\r\n\r\n"
+      + chunk(": hi\nretry: 1500\n\nid") + chunk(": e1:1\r\ndata: {\"a\":1}\r\n\r")
+      + chunk("\nid: e1:2\ndata: {\"b\":2}\n\n") + chunk("id: e1:3\nd") + "0\r\n\r\n";
+
+  private static String chunk(String text) {
+    return Integer.toHexString(text.length()) + "\r\n" + text + "\r\n";
+  }
+
+  @Test
+  void anEventStreamGivesTheSameEventsWhateverTheSlicing() throws IOException {
+    byte[] all = SSE.getBytes(StandardCharsets.ISO_8859_1);
+    for (int a = 0; a <= all.length; a++) {
+      for (int b = a; b <= all.length; b++) {
+        List<String> ids = new ArrayList<>();
+        long[] retry = {-1};
+        records.clear();
+        AnswerParser.EventSink sink = new AnswerParser.EventSink() {
+          @Override public void record(long micros, byte[] bytes, int off, int len) {
+            records.add(new String(bytes, off, len, StandardCharsets.UTF_8));
+          }
+
+          @Override public void eventId(byte[] bytes, int off, int len) {
+            ids.add(new String(bytes, off, len, StandardCharsets.UTF_8));
+          }
+
+          @Override public void retry(long ms) { retry[0] = ms; }
+        };
+        AnswerParser p = new AnswerParser(false);
+        p.start(sink, false, sink);
+        assertEquals(0, feed(p, all, a, b));
+        assertTrue(p.done(), "done at " + a + "/" + b);
+        assertEquals(List.of("{\"a\":1}", "{\"b\":2}"), records, "split at " + a + "/" + b);
+        assertEquals(List.of("e1:1", "e1:2"), ids, "the id of each event dispatched; e1:3 was cut: " + a + "/" + b);
+        assertEquals(1500, retry[0]);
+        assertEquals(2, p.records);
+        assertEquals(10, p.cutBytes, "the event the body ended inside");
+      }
+    }
   }
 }
