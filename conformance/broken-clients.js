@@ -1,10 +1,10 @@
 'use strict';
 // Conformance cases for clients that send broken or slow requests (docs/protocol.md, "Request bodies" and
-// "Errors"): a table of raw requests with the answer each must get, run by one runner, and bodies sent a
-// byte at a time while other clients use the server. After each case the server must still serve.
-// The body deadline the server was started with: env PB_BODY_DEADLINE_MS (default 10000).
+// "Errors"): a table of raw requests with the answer each must get, each checked the same way, and bodies sent
+// a byte at a time while other clients use the server. After each case the server must still serve. Two
+// groups of suite.js's cases (brokenClientGroups). The body deadline the server was started with: env
+// PB_BODY_DEADLINE_MS (default 10000), read by suite.js (ctx.settings.deadline).
 
-const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { rawExchange } = require('./http-client');
 const { measureSlowBodies } = require('./slow-bodies');
@@ -53,46 +53,47 @@ function assertErrorBody({ head, body }, status, what) {
   assert.equal(typeof json.error.message, 'string', what);
 }
 
-// Registers the cases in the calling describe(); stillServing() and status() as in suite.js.
-function registerBrokenClientTests({ group, base, status, stillServing, SLACK }) {
-  const DEADLINE = Number(process.env.PB_BODY_DEADLINE_MS) || 10000;
-  group('broken requests are refused with a 4xx, and the server keeps serving', () => {
-    for (const [what, request, expected, body] of CASES) {
-      test(`${what}: ${expected}`, async () => {
-        const reply = parseReply(await rawExchange(base, request));
-        assert.equal(reply.status, expected, `${what}: got ${reply.head.split('\r\n')[0] || 'no answer'}`);
-        if (body === 'error' || reply.body !== '') assertErrorBody(reply, expected, what);
-        await stillServing();
-      });
+// The slow-body case over SLOW_CLIENTS connections; deadline: the server's body deadline (ctx.settings).
+async function slowBodies({ base, status, stillServing, SLACK, settings: { deadline } }) {
+  const lateBefore = (await status()).bodies.late;
+  const { slow, others } = await measureSlowBodies(base, { connections: SLOW_CLIENTS, intervalMs: 250,
+    seconds: (deadline + SLACK) / 1000 + 3 });
+  let late = 0;
+  for (const r of slow.results) {
+    const what = `a slow client answered ${r.status} after ${r.answeredMs} ms, closed after ${r.closedMs} ms`;
+    // 503 at once is the other allowed answer: every place to wait for a body taken (docs/protocol.md).
+    assert.ok(r.status === 408 || r.status === 503, what);
+    assertErrorBody(parseReply(r.text), r.status, what);
+    if (r.status === 408) {
+      late++;
+      assert.ok(r.answeredMs >= deadline - 20 && r.answeredMs <= deadline + SLACK, what);
+    } else {
+      assert.ok(r.answeredMs <= SLACK, what);
     }
-  });
-
-  group('slow bodies', () => {
-    test(`${SLOW_CLIENTS} bodies sent a byte every 250 ms get 408 at the body deadline (${DEADLINE} ms, ` +
-      'PB_BODY_DEADLINE_MS) and their connection closed; other clients are served meanwhile', async () => {
-      const lateBefore = (await status()).bodies.late;
-      const { slow, others } = await measureSlowBodies(base, { connections: SLOW_CLIENTS, intervalMs: 250,
-        seconds: (DEADLINE + SLACK) / 1000 + 3 });
-      let late = 0;
-      for (const r of slow.results) {
-        const what = `a slow client answered ${r.status} after ${r.answeredMs} ms, closed after ${r.closedMs} ms`;
-        // 503 at once is the other allowed answer: every place to wait for a body taken (docs/protocol.md).
-        assert.ok(r.status === 408 || r.status === 503, what);
-        assertErrorBody(parseReply(r.text), r.status, what);
-        if (r.status === 408) {
-          late++;
-          assert.ok(r.answeredMs >= DEADLINE - 20 && r.answeredMs <= DEADLINE + SLACK, what);
-        } else {
-          assert.ok(r.answeredMs <= SLACK, what);
-        }
-        assert.ok(r.closedMs !== null && r.closedMs - r.answeredMs < SLACK, `${what}: the server must close it`);
-      }
-      assert.equal(others.failed, 0, `other clients went unanswered: ${JSON.stringify(others)}`);
-      assert.ok(others.max < SLACK, `other clients waited up to ${others.max} ms: ${JSON.stringify(others)}`);
-      assert.equal((await status()).bodies.late - lateBefore, late, '/status counts each 408 in bodies.late');
-      await stillServing();
-    });
-  });
+    assert.ok(r.closedMs !== null && r.closedMs - r.answeredMs < SLACK, `${what}: the server must close it`);
+  }
+  assert.equal(others.failed, 0, `other clients went unanswered: ${JSON.stringify(others)}`);
+  assert.ok(others.max < SLACK, `other clients waited up to ${others.max} ms: ${JSON.stringify(others)}`);
+  assert.equal((await status()).bodies.late - lateBefore, late, '/status counts each 408 in bodies.late');
+  await stillServing();
 }
 
-module.exports = { registerBrokenClientTests, CASES };
+// The two groups of suite.js's cases (each body gets its ctx); the slow-body case names the body deadline
+// the server was started with (settings.deadline, PB_BODY_DEADLINE_MS).
+const brokenClientGroups = ({ deadline }) => [
+  { name: 'broken requests are refused with a 4xx, and the server keeps serving', cases: CASES.map(([what, request, expected, body]) => ({
+    name: `${what}: ${expected}`,
+    body: async ({ base, stillServing }) => {
+      const reply = parseReply(await rawExchange(base, request));
+      assert.equal(reply.status, expected, `${what}: got ${reply.head.split('\r\n')[0] || 'no answer'}`);
+      if (body === 'error' || reply.body !== '') assertErrorBody(reply, expected, what);
+      await stillServing();
+    },
+  })) },
+  { name: 'slow bodies', cases: [
+    { name: `${SLOW_CLIENTS} bodies sent a byte every 250 ms get 408 at the body deadline (${deadline} ms, ` +
+      'PB_BODY_DEADLINE_MS) and their connection closed; other clients are served meanwhile', body: slowBodies },
+  ] },
+];
+
+module.exports = { brokenClientGroups, CASES };

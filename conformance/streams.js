@@ -2,24 +2,16 @@
 // Conformance cases for the Server-Sent Events and WebSocket transports (issue #38 item 1; docs/protocol.md
 // "Server-Sent Events and WebSocket"): framing, ids, resuming with Last-Event-ID or a cursor, the replay
 // bound and its gap record, bad queries and upgrades, refused, late and oversized subscriptions, clients
-// that never read, and the streams in /status and in an emit cycle beside comet. One table of cases; each
-// names the transports it needs, and a server that does not speak one of them has the case skipped with
-// the reason (registerStreamTests' `speaks`), never failed; such a server is instead held to refusing the
-// transport as the protocol says (the refusal cases: `refuses`).
-// The server's settings, as it was started with: env PB_REPLAY_CYCLES (default 100), PB_STREAM_BACKLOG_BYTES
-// (default 1048576), PB_BODY_DEADLINE_MS (default 10000), PB_MAX_EMITTERS (default 16).
+// that never read, and the streams in /status and in an emit cycle beside comet. One group of suite.js's
+// cases (streamGroup); each names the transports it needs, and a server that does not speak one of them has
+// the case skipped with the reason (suite.js's runner), never failed; such a server is instead held to
+// refusing the transport as the protocol says (the refusal cases: `refuses`).
+// The server's settings, as it was started with, are ctx.settings (suite.js's serverSettings: PB_REPLAY_CYCLES,
+// PB_STREAM_BACKLOG_BYTES, PB_BODY_DEADLINE_MS, PB_MAX_EMITTERS).
 
-const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { openSse, openWs, neverReads, upgradeHead } = require('./stream-clients');
 const { openStream, rawExchange, waitUntil } = require('./http-client');
-
-// The server's settings the cases check against (ctx.settings).
-function serverSettings(env = process.env) {
-  const replay = /^\d{1,4}$/.test(env.PB_REPLAY_CYCLES || '') ? Number(env.PB_REPLAY_CYCLES) : 100;
-  return { replay, backlog: Number(env.PB_STREAM_BACKLOG_BYTES) || 1048576, deadline: Number(env.PB_BODY_DEADLINE_MS) || 10000,
-    maxEmitters: Number(env.PB_MAX_EMITTERS) || 16 };
-}
 
 const cursorText = (cursor) => Object.entries(cursor).map(([name, id]) => `${name}:${id}`).join(',');
 const kindOf = (record) => Object.keys(record.response)[0];
@@ -419,42 +411,30 @@ async function oneCycleEverywhere(ctx) {
   [comet, ...streams].forEach((s) => s.destroy());
 }
 
-// { needs, title, run(ctx, transport, name) }: per transport, or once for several.
-const perTransport = (title, run) => ['sse', 'ws'].map((name) => ({
-  needs: [name], title: `${TRANSPORTS[name].label}: ${title}`, run: (ctx) => run(ctx, TRANSPORTS[name], name),
+// { needs, refuses, name, body(ctx) }: per transport, or once for several.
+const perTransport = (title, run) => ['sse', 'ws'].map((transport) => ({
+  needs: [transport], name: `${TRANSPORTS[transport].label}: ${title}`, body: (ctx) => run(ctx, TRANSPORTS[transport], transport),
 }));
 const streamCases = ({ deadline, replay }) => [
-  { needs: ['sse'], title: 'SSE: 200 text/event-stream at once, one event per record (id name:cycle, data the record), the clear record ends it', run: sseFraming },
-  { needs: ['sse'], title: 'SSE: the id names every subscribed event in order, with its last cycle', run: sseIds },
-  { needs: ['sse'], title: 'SSE: a bad query or Last-Event-ID is a 400 error body (unknown transport, names, cursor)', run: sseBadQueries },
-  { needs: ['sse'], title: 'SSE: a wrong method on /request is 405 with Allow: POST, GET', run: sseAllowed },
-  { needs: ['ws'], title: 'WebSocket: the first message subscribes; one text frame per record; clear closes 1000', run: wsFraming },
-  { needs: ['ws'], title: 'WebSocket: a ping is answered with its pong, before and after the subscription', run: wsPing },
-  { needs: ['ws'], title: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', run: wsBadUpgrades },
-  { needs: ['ws'], title: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003; bad framing 1007 / 1002', run: wsBadSubscriptions },
-  { needs: ['ws'], title: 'WebSocket: a message over 16 KiB, in one frame or several, is closed 1009; 16384 bytes is taken', run: wsOversize },
-  { needs: ['ws'], title: `WebSocket: no subscription within the body deadline (${deadline} ms): error 408, close 1008, counted late`, run: wsLate },
+  { needs: ['sse'], name: 'SSE: 200 text/event-stream at once, one event per record (id name:cycle, data the record), the clear record ends it', body: sseFraming },
+  { needs: ['sse'], name: 'SSE: the id names every subscribed event in order, with its last cycle', body: sseIds },
+  { needs: ['sse'], name: 'SSE: a bad query or Last-Event-ID is a 400 error body (unknown transport, names, cursor)', body: sseBadQueries },
+  { needs: ['sse'], name: 'SSE: a wrong method on /request is 405 with Allow: POST, GET', body: sseAllowed },
+  { needs: ['ws'], name: 'WebSocket: the first message subscribes; one text frame per record; clear closes 1000', body: wsFraming },
+  { needs: ['ws'], name: 'WebSocket: a ping is answered with its pong, before and after the subscription', body: wsPing },
+  { needs: ['ws'], name: 'WebSocket: a malformed upgrade, or one to another protocol, is refused with its status and closed', body: wsBadUpgrades },
+  { needs: ['ws'], name: 'WebSocket: a bad, binary or second subscription gets an error frame and close 1008 / 1003; bad framing 1007 / 1002', body: wsBadSubscriptions },
+  { needs: ['ws'], name: 'WebSocket: a message over 16 KiB, in one frame or several, is closed 1009; 16384 bytes is taken', body: wsOversize },
+  { needs: ['ws'], name: `WebSocket: no subscription within the body deadline (${deadline} ms): error 408, close 1008, counted late`, body: wsLate },
   ...perTransport('resumed after its cursor, the missed cycles come again in order, then the live ones', resumeWithinBound),
   ...perTransport(`beyond the replay bound (PB_REPLAY_CYCLES ${replay}) one gap record, then the last N cycles`, resumeBeyondBound),
   ...perTransport('a client that never reads is cut and counted in /status; the others get every record on time', neverReading),
   ...perTransport('a held stream counts in /status and connections; a client that leaves is removed', heldAndGone),
-  { needs: ['sse'], title: 'comet streams and every stream transport the server speaks share one emit cycle: one start, places 1..n', run: oneCycleEverywhere },
-  { refuses: ['ws'], title: 'a server without WebSocket refuses the upgrade: 400 error body saying so, Connection: close', run: wsRefused },
+  { needs: ['sse'], name: 'comet streams and every stream transport the server speaks share one emit cycle: one start, places 1..n', body: oneCycleEverywhere },
+  { refuses: ['ws'], name: 'a server without WebSocket refuses the upgrade: 400 error body saying so, Connection: close', body: wsRefused },
 ];
 
-// Registers the cases in the calling describe(). ctx: the suite's helpers (suite.js); speaks: the transports
-// the server speaks; notSpoken: the reason a case is skipped on a server that lacks one; settings: the
-// server's (serverSettings). A refusal case (`refuses`) is registered only for a server that lacks its
-// transports: it is the test of that server, not a case to skip on the others.
-function registerStreamTests({ group, ctx, speaks, notSpoken, settings = serverSettings() }) {
-  group('Server-Sent Events and WebSocket (issue #38)', () => {
-    for (const { needs = [], refuses = [], title, run } of streamCases(settings)) {
-      if (refuses.some((name) => speaks.includes(name))) continue;
-      const lacking = needs.filter((name) => !speaks.includes(name));
-      test(title, { skip: lacking.length > 0 ? `${notSpoken} (${lacking.join(', ')})` : false },
-        () => run({ ...ctx, settings, speaks }));
-    }
-  });
-}
+// The group suite.js registers; settings: the server's (ctx.settings), which some case names state.
+const streamGroup = (settings) => ({ name: 'Server-Sent Events and WebSocket (issue #38)', cases: streamCases(settings) });
 
-module.exports = { registerStreamTests, streamCases, serverSettings, TRANSPORTS };
+module.exports = { streamGroup, TRANSPORTS };
