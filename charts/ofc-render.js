@@ -39,42 +39,89 @@
     };
   }
 
-  function toChartJs(ofc) {
+  // An element's points: a scatter_line's values give their x, a line's value sits at its index.
+  function pointsOf(e) {
+    var values = e.values || [];
+    if (e.type === 'scatter_line') return values.map(function (v) { return { x: v.x, y: v.y }; });
+    return values.map(function (v, i) {
+      var value = v !== null && typeof v === 'object' ? v.value : v;
+      return { x: i, y: value === undefined ? null : value };
+    });
+  }
+
+  // One Chart.js dataset of an OFC2 element: its points from xMin on, its colour, line and dot styles
+  // (no dots on a line of more than 150 values).
+  function datasetOf(e, xMin) {
+    var values = e.values || [];
+    var data = pointsOf(e);
+    var allHollow = isHollow(e['dot-style']);
+    var hollow = values.map(function (v) { return allHollow || (v !== null && typeof v === 'object' && isHollow(v)); });
+    var shown = data.map(function (p, i) { return i; }).filter(function (i) { return data[i].x >= xMin; });
+    var style = styleOf(e, shown.map(function (i) { return hollow[i]; }));
+    return {
+      label: e.text || '',
+      data: shown.map(function (i) { return data[i]; }),
+      borderColor: e.colour,
+      backgroundColor: style.backgroundColor,
+      pointBackgroundColor: style.pointBackgroundColor,
+      pointBorderColor: style.pointBorderColor,
+      pointBorderWidth: style.pointBorderWidth,
+      borderDash: style.borderDash,
+      segment: style.segment,
+      borderWidth: Math.max(1.5, e.width || 1),
+      pointRadius: values.length > 150 ? 0 : ((e['dot-style'] && e['dot-style']['dot-size']) || 2),
+      pointHoverRadius: 4,
+      spanGaps: true,
+      tension: 0
+    };
+  }
+
+  // Chart.js scales of an OFC2 chart's x_axis and y_axis (both linear; y from 0 unless given), with
+  // its legends as axis titles; scatter: whether x is a measured value rather than an index.
+  function scalesOf(ofc, xMin, scatter) {
     var x = ofc.x_axis || {};
     var y = ofc.y_axis || {};
+    return {
+      x: {
+        type: 'linear', min: xMin, max: typeof x.max === 'number' ? x.max : undefined,
+        ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: scatter ? undefined : 0, color: '#4b5563', includeBounds: false,
+          // OFC2's x_axis.labels.labels: a text per index in place of the number
+          callback: x.labels && Array.isArray(x.labels.labels)
+            ? function (v) { return x.labels.labels[v] !== undefined ? x.labels.labels[v] : ''; } : undefined },
+        title: { display: true, text: legendText(ofc.x_legend), color: '#374151', font: { size: 12 } },
+        grid: { color: '#eef0f3' }
+      },
+      y: {
+        type: 'linear', min: typeof y.min === 'number' ? y.min : 0, max: typeof y.max === 'number' ? y.max : undefined,
+        ticks: { stepSize: y.steps || undefined, color: '#4b5563' },
+        title: { display: true, text: legendText(ofc.y_legend), color: '#374151', font: { size: 12 } },
+        grid: { color: '#eef0f3' }
+      }
+    };
+  }
+
+  // A Chart.js plugin that fills the canvas with the chart's bg_colour (white by default) before drawing.
+  function backgroundPlugin(ofc) {
+    return {
+      id: 'ofcBackground',
+      beforeDraw: function (chart) {
+        var ctx = chart.ctx;
+        ctx.save();
+        ctx.fillStyle = ofc.bg_colour || '#FFFFFF';
+        ctx.fillRect(0, 0, chart.width, chart.height);
+        ctx.restore();
+      }
+    };
+  }
+
+  // An OFC2 chart as a Chart.js line chart: its line and scatter_line elements as datasets from the
+  // x axis' min on, its title, a legend unless one line is drawn alone, its axes and background.
+  function toChartJs(ofc) {
+    var x = ofc.x_axis || {};
     var xMin = typeof x.min === 'number' ? x.min : 0;
     var elements = (ofc.elements || []).filter(function (e) { return e.type === 'line' || e.type === 'scatter_line'; });
     var scatter = elements.some(function (e) { return e.type === 'scatter_line'; });
-    var datasets = elements.map(function (e) {
-      var values = e.values || [];
-      var dense = values.length > 150;
-      var data = e.type === 'scatter_line'
-        ? values.map(function (v) { return { x: v.x, y: v.y }; })   // each point gives its x
-        : values.map(function (v, i) {                              // x is the value's index
-          var value = v !== null && typeof v === 'object' ? v.value : v;
-          return { x: i, y: value === undefined ? null : value };
-        });
-      var allHollow = isHollow(e['dot-style']);
-      var hollow = values.map(function (v) { return allHollow || (v !== null && typeof v === 'object' && isHollow(v)); });
-      var shown = data.map(function (p, i) { return i; }).filter(function (i) { return data[i].x >= xMin; });
-      var style = styleOf(e, shown.map(function (i) { return hollow[i]; }));
-      return {
-        label: e.text || '',
-        data: shown.map(function (i) { return data[i]; }),
-        borderColor: e.colour,
-        backgroundColor: style.backgroundColor,
-        pointBackgroundColor: style.pointBackgroundColor,
-        pointBorderColor: style.pointBorderColor,
-        pointBorderWidth: style.pointBorderWidth,
-        borderDash: style.borderDash,
-        segment: style.segment,
-        borderWidth: Math.max(1.5, e.width || 1),
-        pointRadius: dense ? 0 : ((e['dot-style'] && e['dot-style']['dot-size']) || 2),
-        pointHoverRadius: 4,
-        spanGaps: true,
-        tension: 0
-      };
-    });
+    var datasets = elements.map(function (e) { return datasetOf(e, xMin); });
     var single = datasets.length === 1;
     return {
       type: 'line',
@@ -90,34 +137,9 @@
             font: { size: 14, weight: '600' }, color: '#1f2937', padding: { bottom: 8 } },
           legend: { display: !single || scatter, position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } }
         },
-        scales: {
-          x: {
-            type: 'linear', min: xMin, max: typeof x.max === 'number' ? x.max : undefined,
-            ticks: { stepSize: (x.labels && x.labels.steps) || x.steps || undefined, precision: scatter ? undefined : 0, color: '#4b5563', includeBounds: false,
-              // OFC2's x_axis.labels.labels: a text per index in place of the number
-              callback: x.labels && Array.isArray(x.labels.labels)
-                ? function (v) { return x.labels.labels[v] !== undefined ? x.labels.labels[v] : ''; } : undefined },
-            title: { display: true, text: legendText(ofc.x_legend), color: '#374151', font: { size: 12 } },
-            grid: { color: '#eef0f3' }
-          },
-          y: {
-            type: 'linear', min: typeof y.min === 'number' ? y.min : 0, max: typeof y.max === 'number' ? y.max : undefined,
-            ticks: { stepSize: y.steps || undefined, color: '#4b5563' },
-            title: { display: true, text: legendText(ofc.y_legend), color: '#374151', font: { size: 12 } },
-            grid: { color: '#eef0f3' }
-          }
-        }
+        scales: scalesOf(ofc, xMin, scatter)
       },
-      plugins: [{
-        id: 'ofcBackground',
-        beforeDraw: function (chart) {
-          var ctx = chart.ctx;
-          ctx.save();
-          ctx.fillStyle = ofc.bg_colour || '#FFFFFF';
-          ctx.fillRect(0, 0, chart.width, chart.height);
-          ctx.restore();
-        }
-      }]
+      plugins: [backgroundPlugin(ofc)]
     };
   }
 

@@ -245,67 +245,91 @@ function figureBlock(figure, result, charts) {
 <div class="charts small">${cards.join('')}</div></div>`;
 }
 
-async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
+// The runs under <data>/runs, ordered by id, each run's dir named relative to the data directory
+// (runs/<id>), so the page does not depend on where the repository lies. Returns { runs, problems }.
+async function loadStudyRuns(data) {
   const { runs: loaded, problems } = await loadRuns([path.join(data, 'runs')]);
   const runs = loaded.sort((a, b) => a.summary.id.localeCompare(b.summary.id));
-  // run directories are named by the runs' ids, relative to the data directory, so the page does not
-  // depend on where the repository lies
   for (const r of runs) r.dir = `runs/${path.basename(r.dir)}`;
+  return { runs, problems };
+}
+
+// Every comparison figure (id -> its figure-data.js result, bands added) drawn from the runs at scale:
+// each permutation's lines rest on its valid runs when it has two or more, as the verdicts do.
+function figureResults(atScale, runs) {
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
-  // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
-  // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
-  const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
-  const small = runs.filter((r) => r.params.threads < STUDY_SMALLEST_LEVEL);
-  // each permutation's lines rest on its valid runs when it has two or more, as the verdicts do
   const figureRuns = [...byPermutation(atScale).values()].flatMap(usableRuns);
-  const results = new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
-  const evaluated = FINDINGS.map((f) => evaluateFinding(f, atScale));
-  const smallEvaluated = FINDINGS.map((f) => evaluateFinding(f, small));
+  return new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
+}
+
+// The page's groups of findings: a title and whether a finding belongs to it.
+const GROUPS = [
+  ['Section 5: the figures and tables', (f) => f.figure && /^(Figure|Table)/.test(f.source)],
+  ['Section 6.1: conclusions', (f) => f.source.startsWith('Section 6.1')],
+  ['Section 6.2: the research questions', (f) => f.source.startsWith('RQ')],
+];
+
+// The findings' sections, group by group, each finding's figure drawn with the first finding that names
+// it; then the study's figures no finding drew (beyond). Returns { sections, beyond, charts: every chart
+// drawn, in the page's order }.
+function findingSections(evaluated, smallEvaluated, results, atScale) {
   const charts = [];
-  const drawnFigures = new Set();
+  const drawn = new Set();
   const figureHtml = (id) => {
-    if (!id || drawnFigures.has(id)) return '';
-    drawnFigures.add(id);
+    if (!id || drawn.has(id)) return '';
+    drawn.add(id);
     return figureBlock(FIGURES.find((f) => f.id === id), results.get(id), charts);
   };
-  const scale = scaleOf(atScale);
-  const countsOf = (list) => Object.fromEntries(VERDICTS.map((v) => [v, list.filter((e) => e.verdict === v).length]));
-  const counts = countsOf(evaluated);
-  const smallCounts = countsOf(smallEvaluated);
-  const countLine = (c) => Object.entries(c).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ');
+  const sections = [];
+  for (const [title, holds] of GROUPS) {
+    sections.push(`<h2 class="group">${escapeHtml(title)}</h2>`);
+    evaluated.forEach((e, i) => { if (holds(e.finding)) sections.push(findingSection(e, smallEvaluated[i], figureHtml(e.finding.figure), atScale)); });
+  }
+  const beyond = STUDY_FIGURES.filter((f) => !drawn.has(f.id)).map((f) => figureHtml(f.id));
+  return { sections, beyond, charts };
+}
 
+// How many findings got each verdict, in VERDICTS' order.
+const verdictCounts = (list) => Object.fromEntries(VERDICTS.map((v) => [v, list.filter((e) => e.verdict === v).length]));
+const countLine = (c) => Object.entries(c).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ');
+
+// The verdicts table: each finding, its verdict at scale and why, and the 100/400 sitting's beside it.
+function summaryRows(evaluated, smallEvaluated) {
   const whyWords = (e) => [...new Set(e.checks.flatMap((c) => c.why.map((w) => w.split(':')[0])))].join(', ');
-  const summaryRows = evaluated.map((e, i) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
+  return evaluated.map((e, i) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
     `<td>${escapeHtml(e.finding.title)}</td>`, `<td>${verdictBadge(e.verdict)}${marks(e)}</td>`,
     `<td class="why">${escapeHtml(whyWords(e))}</td>`,
     `<td>${verdictBadge(smallEvaluated[i].verdict)}${smallEvaluated[i].checks.some((c) => c.indicative) ? ` <span class="none">${escapeHtml(indicativeWords(smallEvaluated[i]))}</span>` : ''}</td>`]);
-  const figureRows = FIGURES.map((f) => {
+}
+
+// The figures table: each comparison figure's number, title, runs and validity note.
+function figureRows(results) {
+  return FIGURES.map((f) => {
     const r = results.get(f.id);
     return [`<td class="num">${escapeHtml(String(f.number))}</td>`, `<td>${escapeHtml(f.title)}</td>`,
       r.runs.length ? `<td class="num">${r.runs.length}</td>` : '<td class="num none">not run yet</td>',
       `<td>${r.runs.length ? escapeHtml(r.validityNote) : ''}</td>`];
   });
-  const runRows = runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
+}
+
+// The runs table: each run's id, permutation, duration, validity, reasons and flags.
+function runRows(runs) {
+  return runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
     `<td class="num">${fmt(r.params.duration)}</td>`,
     `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
     `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
-  const repeats = repeatsTable(atScale);
-  const withinNoise = evaluated.flatMap((e) => e.checks.filter((c) => c.withinNoise)
+}
+
+// The checks decided within noise, each with its finding: [{ id, source, text }].
+function withinNoiseOf(evaluated) {
+  return evaluated.flatMap((e) => e.checks.filter((c) => c.withinNoise)
     .map((c) => ({ id: e.finding.id, source: e.finding.source, text: c.check.text })));
-  const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
+}
 
-  const sections = [];
-  const group = (title, ids) => {
-    sections.push(`<h2 class="group">${escapeHtml(title)}</h2>`);
-    evaluated.forEach((e, i) => { if (ids(e.finding)) sections.push(findingSection(e, smallEvaluated[i], figureHtml(e.finding.figure), atScale)); });
-  };
-  group('Section 5: the figures and tables', (f) => f.figure && /^(Figure|Table)/.test(f.source));
-  group('Section 6.1: conclusions', (f) => f.source.startsWith('Section 6.1'));
-  group('Section 6.2: the research questions', (f) => f.source.startsWith('RQ'));
-  const beyond = STUDY_FIGURES.filter((f) => !drawnFigures.has(f.id)).map((f) => figureHtml(f.id));
-
-  const scaleTable = (sc) => table([
+// A sitting's scale (scaleOf) as a table of headings and values.
+function scaleTable(sc) {
+  return table([
     ['Runs', `${sc.runs} (${sc.permutations} permutations, ${sc.repeats[0] === sc.repeats[1] ? sc.repeats[0] : sc.repeats.join('\u2013')} runs each)`],
     ['Servers', sc.servers.join(', ')], ['Types', sc.types.join(', ')],
     ['Connections', sc.levels.map((v) => fmt(v)).join(', ') + ' (the study: 1,000, 5,000, 10,000, 15,000, 20,000)'],
@@ -314,11 +338,9 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
     ['Commit', sc.commits.join(', ') || 'unknown'],
     ['Run between (UTC)', sc.from ? `${sc.from} and ${sc.to}` : '\u2013'], ['Validity', sc.verdicts || '\u2013'],
   ].map(([k, v]) => [`<th>${escapeHtml(k)}</th>`, `<td>${escapeHtml(v)}</td>`]));
-  const threatRows = THREATS.map((t) => [`<th>${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
+}
 
-  const body = [
-    STYLE,
-    `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
+const INTRO = `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
 at the study's scale (1,000\u201315,000 connections, 3 repeats) and a verdict: <strong>confirmed</strong> (the conditions show it beyond noise: each
 condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
 noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
@@ -326,36 +348,50 @@ repeats), <strong>indicative</strong> (only runs below the level at which the st
 or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
 run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a verdict when each side keeps two valid runs;
 otherwise the verdict rests on them and is marked provisional. The rules: charts/study-verdict.js; how this page was made and how to make the
-full study: docs/study/README.md.</p>`,
-    problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${problems.map((p) => `<li>${escapeHtml(path.basename(p.dir))}: ${escapeHtml(p.problem)}</li>`).join('')}</ul></div>` : '',
-    '<h2>The sitting at the study\'s scale</h2>', scaleTable(scale),
+full study: docs/study/README.md.</p>`;
+
+// The page's body, in its order: the intro, the sittings' scale, threats, verdicts, the findings'
+// sections, the figures beyond the study, the small sitting, repeats, and the tables of figures,
+// metrics and runs; then the charts' data and renderer.
+function studyBody(p) {
+  const threatRows = THREATS.map((t) => [`<th>${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
+  const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
+  return [
+    STYLE,
+    INTRO,
+    p.problems.length ? `<div class="flags"><strong>Runs left out</strong><ul>${p.problems.map((x) => `<li>${escapeHtml(path.basename(x.dir))}: ${escapeHtml(x.problem)}</li>`).join('')}</ul></div>` : '',
+    '<h2>The sitting at the study\'s scale</h2>', scaleTable(p.scale),
     '<h2>Threats to the comparison</h2>', table(threatRows),
     '<h2>Verdicts</h2>',
-    `<p id="verdict-counts">At the study's scale: ${countLine(counts)}</p>`,
-    `<p id="small-verdict-counts">The 100/400 sitting (indicative only): ${countLine(smallCounts)}</p>`,
-    table(summaryRows, { head: ['Source', 'Finding', 'Verdict at scale', 'Why', 'The 100/400 sitting'] }),
-    ...sections,
+    `<p id="verdict-counts">At the study's scale: ${countLine(p.counts)}</p>`,
+    `<p id="small-verdict-counts">The 100/400 sitting (indicative only): ${countLine(p.smallCounts)}</p>`,
+    table(p.summaryRows, { head: ['Source', 'Finding', 'Verdict at scale', 'Why', 'The 100/400 sitting'] }),
+    ...p.sections,
     '<h2 class="group">Beyond the study</h2>',
     '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
-    ...beyond,
+    ...p.beyond,
     '<h2 class="group" id="small-sitting">The sitting at 100 and 400 connections</h2>',
     `<p>The first sitting (issue #25) ran below the study's smallest level, with server and load generator sharing both cores. Its verdicts are
 indicative only: the outcome they lean to is given beside each in the table above, and its runs are listed below; its figures are not drawn
 on this page.</p>`,
-    scaleTable(scaleOf(small)),
+    scaleTable(p.smallScale),
     '<h2 class="group">Repeats</h2>',
     '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the verdicts above.</p>',
-    repeats.cv,
-    `<p id="within-noise"><strong>Within noise</strong> (no difference beyond the 95% interval): ${withinNoise.length
-      ? withinNoise.map((x) => `<a href="#${escapeHtml(x.id)}">${escapeHtml(x.source)}</a>: ${escapeHtml(x.text)}`).join('; ') : 'none of the checks decided'}.</p>`,
-    repeats.permutations,
-    '<h2 class="group">Figures</h2>', table(figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity'] }),
+    p.repeats.cv,
+    `<p id="within-noise"><strong>Within noise</strong> (no difference beyond the 95% interval): ${p.withinNoise.length
+      ? p.withinNoise.map((x) => `<a href="#${escapeHtml(x.id)}">${escapeHtml(x.source)}</a>: ${escapeHtml(x.text)}`).join('; ') : 'none of the checks decided'}.</p>`,
+    p.repeats.permutations,
+    '<h2 class="group">Figures</h2>', table(p.figureRows, { head: [{ text: 'Fig.', num: true }, 'Title', { text: 'Runs', num: true }, 'Validity'] }),
     '<h2 class="group">Metrics</h2>', table(metricRows, { head: ['Metric', 'Unit', 'Definition'] }),
-    '<h2 class="group">Runs</h2>', table(runRows, { head: ['Run', 'Permutation', { text: 'Duration (s)', num: true }, 'Validity', 'Reasons', 'Flags'] }),
-    `<script>window.PB_STUDY_CHARTS = ${scriptJson(charts.map(({ canvas, ofc }) => ({ canvas, ofc })))};</script>`,
+    '<h2 class="group">Runs</h2>', table(p.runRows, { head: ['Run', 'Permutation', { text: 'Duration (s)', num: true }, 'Validity', 'Reasons', 'Flags'] }),
+    `<script>window.PB_STUDY_CHARTS = ${scriptJson(p.charts.map(({ canvas, ofc }) => ({ canvas, ofc })))};</script>`,
     '<script src="assets/study-render.js"></script>',
   ].join('\n');
+}
 
+// Writes the page into out: the assets, every chart's OFC2 JSON under figures/ (the old ones removed),
+// and index.html last, so a page is there only once its figures are whole.
+function writeStudy(out, charts, html) {
   fs.mkdirSync(out, { recursive: true });
   copyAssets(path.join(out, 'assets'));
   fs.copyFileSync(path.join(__dirname, 'study-render.js'), path.join(out, 'assets', 'study-render.js'));
@@ -363,10 +399,28 @@ on this page.</p>`,
   fs.rmSync(figDir, { recursive: true, force: true });
   fs.mkdirSync(figDir, { recursive: true });
   for (const c of charts) writeFileAtomic(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
-  const html = page({ title: 'pushbench \u2013 the study reproduced',
+  writeFileAtomic(path.join(out, 'index.html'), html);
+}
+
+// Builds the page from the runs under data into out. Returns { index, runs, evaluated, results, charts, counts }.
+async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
+  const { runs, problems } = await loadStudyRuns(data);
+  // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
+  // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
+  const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
+  const small = runs.filter((r) => r.params.threads < STUDY_SMALLEST_LEVEL);
+  const results = figureResults(atScale, runs);
+  const evaluated = FINDINGS.map((f) => evaluateFinding(f, atScale));
+  const smallEvaluated = FINDINGS.map((f) => evaluateFinding(f, small));
+  const scale = scaleOf(atScale);
+  const counts = verdictCounts(evaluated);
+  const { sections, beyond, charts } = findingSections(evaluated, smallEvaluated, results, atScale);
+  const body = studyBody({ problems, scale, smallScale: scaleOf(small), counts, smallCounts: verdictCounts(smallEvaluated),
+    summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, repeats: repeatsTable(atScale),
+    withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts });
+  writeStudy(out, charts, page({ title: 'pushbench \u2013 the study reproduced',
     subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
-    body, charts: [], assets: 'assets' });
-  writeFileAtomic(path.join(out, 'index.html'), html);   // last: a page whose figures are all whole
+    body, charts: [], assets: 'assets' }));
   return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };
 }
 

@@ -1,5 +1,5 @@
 'use strict';
-// sweep.sh: the study's permutations through ./run.sh, one at a time, resumable. See ./sweep.sh --help.
+// sweep.sh: the study's permutations through ./run.sh, one at a time (one per lane with --lanes), resumable. See ./sweep.sh --help.
 //
 // A sweep directory holds: sweep.json (the selection, reused on resume), state.tsv (one line per
 // permutation and repeat, see state.js), sweep.log (every attempt, appended), logs/ (run.sh's output per
@@ -204,6 +204,118 @@ function predictGeneratorBound(perms, engines, splitOf) {
   }
 }
 
+// ---- the sweep's plan and its runs' outcomes, worked out from plain values ----
+
+// " on 2 lanes (a: lanes/a.conf, ...)" for a sweep over several lanes, '' for one.
+function lanesText(lanes) {
+  return lanes.length > 1 ? ` on ${lanes.length} lanes (${lanes.map((l) => `${l.name}: ${l.file}`).join(', ')})` : '';
+}
+
+// Sorts the selected items by state.tsv and the lanes' fits (plans: the Plans of every item not done):
+// done before (done or crashed), skipped ({ item, reason }: it fits no lane), failed before (not retried
+// without --retry-failed), else to do, each to-do item with the lanes it fits (item.lanes).
+function sortItems(items, state, lanes, plans, retryFailed) {
+  const sorted = { todo: [], skipped: [], doneBefore: 0, failedBefore: 0 };
+  for (const item of items) {
+    const prev = state.get(item.key);
+    if (prev && (prev.status === 'done' || prev.status === 'crashed')) {
+      sorted.doneBefore++;
+      continue;
+    }
+    const fits = lanes.map((l) => plan.fit(plans.get(item.perm, l)));
+    const fitting = lanes.filter((l, k) => fits[k].fits);
+    if (!fitting.length) {
+      const reason = lanes.length > 1 ? lanes.map((l, k) => `lane ${l.name}: ${fits[k].reason}`).join('; ') : fits[0].reason;
+      sorted.skipped.push({ item, reason });
+      continue;
+    }
+    if (prev && prev.status === 'failed' && !retryFailed) {
+      sorted.failedBefore++;
+      continue;
+    }
+    sorted.todo.push({ ...item, lanes: fitting });
+  }
+  return sorted;
+}
+
+// The distinct permutations of the to-do items a lane may run.
+function laneTodo(todo, lane) {
+  return [...new Map(todo.filter((i) => i.lanes.includes(lane)).map((i) => [i.perm.command, i.perm])).values()];
+}
+
+// Says how long the runs to do should take: ramp-up + duration + the default overhead each, and the
+// rests between them, shared over the lanes.
+function sayEstimate(todo, settle, laneCount) {
+  if (!todo.length) return;
+  const seconds = (todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
+    + settle * Math.max(0, todo.length - 1)) / laneCount;
+  say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${settle ? `, ${settle} s rest between runs` : ''}`
+    + `${laneCount > 1 ? `, over ${laneCount} lanes at once` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
+}
+
+// The sweep directory's disk: it keeps the archives, the engines hold one run's raw files at a time
+// (per lane). Says the estimate; returns true (with a warning) when the disk may fill up.
+function sweepDiskShort(todo, dir, cleanupRaw, laneCount) {
+  const disk = plan.diskEstimate(todo.map((i) => i.perm), { cleanupRaw });
+  let existing = dir;
+  while (!fs.existsSync(existing)) existing = path.dirname(existing);
+  const here = fs.statfsSync(existing);
+  const freeHere = here.bavail * here.bsize;
+  say(`disk: response archives ~${plan.formatBytes(disk.keptArchive)} kept in ${dir} (${plan.formatBytes(freeHere)} free); `
+    + `largest run ~${plan.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
+  const short = disk.keptArchive + disk.maxRaw * laneCount > freeHere * 0.9;
+  if (short) say(`WARNING: the sweep directory's disk may fill up${cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
+  return short;
+}
+
+// Each engine's disk as run.sh's preflight will check it (lib/disk-need.js, the engine's share of the
+// lane's largest run). Returns true (with a warning per engine) when one has too little.
+function enginesDiskShort(todo, lanes, plans) {
+  let short = false;
+  for (const lane of lanes) {
+    const needMB = plan.engineDiskNeed(laneTodo(todo, lane), plans, lane);
+    for (const e of lane.hosts.filter((h) => h.role === 'engine' && needMB[h.name] > h.freeKb / 1024)) {
+      short = true;
+      say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run needs ~${plan.formatBytes(needMB[e.name] * 1024 * 1024)} `
+        + 'there (its responses, their archive and logs): run.sh\'s preflight would refuse it');
+    }
+  }
+  return short;
+}
+
+// "2 done, 1 failed, ...": how many items are in each status (state.tsv's, 'not run' without a line).
+function statusCounts(items, state) {
+  const counts = {};
+  for (const item of items) {
+    const s = state.get(item.key)?.status ?? 'not run';
+    counts[s] = (counts[s] ?? 0) + 1;
+  }
+  return Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ');
+}
+
+// The log file of an item's attempts: <its place in the selection>-<server>-<type>-<connections>-r<repeat>.log.
+function logName(index, item) {
+  return `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.connections}-r${item.repeat}.log`;
+}
+
+// How a run ended, for state.tsv: { status, reason } from run.sh's exit code (r.code), whether the sweep
+// was interrupted, and what stopping a killed run.sh's leftovers did (r.stopped).
+function outcomeOf(r, interrupted) {
+  if (r.code === 0) return { status: 'done', reason: '' };
+  if (r.code === 4) return { status: 'crashed', reason: 'the server under test crashed during the run' };
+  const exited = `run.sh exited ${r.code} (${EXIT_MEANING[r.code] ?? 'unexpected'})`;
+  if (r.code === 130 || interrupted) return { status: 'interrupted', reason: exited };
+  if (r.stopped) return { status: 'interrupted', reason: `run.sh was killed by ${r.signal}; ${r.stopped}` };
+  return { status: 'failed', reason: `${exited}: ${lastErrorLine(r.tail)}` };
+}
+
+// Seconds until the queue is done: each run's ramp-up + duration + overhead (the mean of the runs so
+// far, else the default) and the rest after it, shared over the lanes left.
+function secondsLeft(queue, settle, overheads, lanesLeft) {
+  const overhead = overheads.length ? overheads.reduce((a, b) => a + b, 0) / overheads.length : plan.DEFAULT_OVERHEAD_S;
+  return queue.reduce((s, i) => s + settle + plan.runSeconds(i.perm, overhead), 0) / lanesLeft;
+}
+
 // A sweep over one or more lanes (lanes.js): each lane runs one permutation at a time, taking the next
 // one that fits its hosts from one shared queue; state.tsv records every run's lane and times.
 class Sweep {
@@ -389,117 +501,37 @@ class Sweep {
     return this.withDurations(todo);
   }
 
+  // The whole sweep: checks every lane's hosts, plans the runs, says what they will take, asks, runs the
+  // queue on every lane and closes with the report. Returns the exit code.
   async run() {
-    const { o, dir, sel, state } = this;
+    const { o, state } = this;
     if (state.rebuilt) {
       say(state.rebuilt.line);
       if (o.mode !== 'check') state.save();
     }
-    let { items } = itemsFor(sel);
-    if (items.length === 0) {
+    const selected = itemsFor(this.sel).items;
+    if (selected.length === 0) {
       say('the selection holds no permutation (see --list)');
       return 2;
     }
-
-    // ---- preflight, for the whole sweep, before anything runs
-    if (!fs.existsSync(RUN_SH)) {
-      say(`preflight failed: ${RUN_SH} not found`);
-      return 3;
-    }
-    const servers = [...new Set(items.map((i) => i.perm.server))];
-    // What a killed sweep left running goes first: it would hold the ports the preflight checks.
-    if (o.mode !== 'check') for (const lane of this.lanes) await this.stopLeftBehind(lane);
-    const failed = await this.preflight(servers);
+    const failed = await this.checkHosts(selected);
     if (failed) return failed;
     const preflightFailed = this.preflightProblems > 0;
-    items = this.withDurations(items);
-
-    // run.sh's plan of every permutation still to run, on every lane: its split and its fit.
-    const open = items.filter((item) => !['done', 'crashed'].includes(state.get(item.key)?.status));
-    try {
-      await this.plans.load(open.map((i) => i.perm), this.lanes);
-    } catch (e) {
-      say(`preflight failed: ${e.message}; nothing was started`);
-      return 3;
-    }
-
-    let todo = [];
-    const skipped = [];
-    let doneBefore = 0;
-    let failedBefore = 0;
-    for (const item of items) {
-      const prev = state.get(item.key);
-      if (prev && (prev.status === 'done' || prev.status === 'crashed')) {
-        doneBefore++;
-        continue;
-      }
-      const fits = this.lanes.map((l) => plan.fit(this.plans.get(item.perm, l)));
-      item.lanes = this.lanes.filter((l, k) => fits[k].fits);
-      if (!item.lanes.length) {
-        const reason = this.several ? this.lanes.map((l, k) => `lane ${l.name}: ${fits[k].reason}`).join('; ') : fits[0].reason;
-        skipped.push(item);
-        if (o.mode !== 'check') state.set(item.key, 'skipped', null, reason);
-        else state.entries.set(item.key, { status: 'skipped', runDir: null, reason });
-        continue;
-      }
-      if (prev && prev.status === 'failed' && !o.retryFailed) {
-        failedBefore++;
-        continue;
-      }
-      todo.push(item);
-    }
-    const lanesText = this.several ? ` on ${this.lanes.length} lanes (${this.lanes.map((l) => `${l.name}: ${l.file}`).join(', ')})` : '';
-
-    say(`directory ${path.relative(process.cwd(), dir) || '.'} (resume: ./sweep.sh --dir ${dir})`);
-    say(`${items.length} selected: ${doneBefore} done before, ${todo.length} to run, ${skipped.length} skipped (do not fit)`
-      + (failedBefore ? `, ${failedBefore} failed before (not retried without --retry-failed)` : '') + lanesText);
-    for (const item of skipped) say(`skipped: ${item.key}: ${state.get(item.key).reason}`);
-
-    if (sel.budget && todo.length) {
+    const items = this.withDurations(selected);
+    if (!(await this.loadPlans(items))) return 3;
+    const sorted = sortItems(items, state, this.lanes, this.plans, o.retryFailed);
+    this.recordSkipped(sorted.skipped);
+    this.sayItems(items.length, sorted);
+    let { todo } = sorted;
+    if (this.sel.budget && todo.length) {
       if (this.durations) {
         say('budget: the durations chosen when the sweep started (sweep.json) are kept');
       } else {
-        const fitted = this.fitBudget(todo);
-        if (!fitted) return 2;
-        todo = fitted;
+        todo = this.fitBudget(todo);
+        if (!todo) return 2;
       }
     }
-
-    const seconds = (todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
-      + o.settle * Math.max(0, todo.length - 1)) / this.lanes.length;
-    if (todo.length) {
-      say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${o.settle ? `, ${o.settle} s rest between runs` : ''}`
-        + `${this.several ? `, over ${this.lanes.length} lanes at once` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
-    }
-
-    // Disk: the sweep directory keeps the archives; the engines hold one run's raw files at a time.
-    const disk = plan.diskEstimate(todo.map((i) => i.perm), { cleanupRaw: o.cleanupRaw });
-    let existing = dir;
-    while (!fs.existsSync(existing)) existing = path.dirname(existing);
-    const here = fs.statfsSync(existing);
-    const freeHere = here.bavail * here.bsize;
-    say(`disk: response archives ~${plan.formatBytes(disk.keptArchive)} kept in ${dir} (${plan.formatBytes(freeHere)} free); `
-      + `largest run ~${plan.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
-    let diskShort = false;
-    if (disk.keptArchive + disk.maxRaw * this.lanes.length > freeHere * 0.9) {
-      diskShort = true;
-      say(`WARNING: the sweep directory's disk may fill up${o.cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
-    }
-    // Each engine's disk as run.sh's preflight will check it (lib/disk-need.js, the engine's share).
-    const laneTodo = (lane) => [...new Map(todo.filter((i) => i.lanes.includes(lane)).map((i) => [i.perm.command, i.perm])).values()];
-    for (const lane of this.lanes) {
-      const needMB = plan.engineDiskNeed(laneTodo(lane), this.plans, lane);
-      for (const e of lane.hosts.filter((h) => h.role === 'engine' && needMB[h.name] > h.freeKb / 1024)) {
-        diskShort = true;
-        say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run needs ~${plan.formatBytes(needMB[e.name] * 1024 * 1024)} `
-          + 'there (its responses, their archive and logs): run.sh\'s preflight would refuse it');
-      }
-    }
-    for (const lane of this.lanes) {
-      if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
-      predictGeneratorBound(laneTodo(lane), lane.hosts.filter((h) => h.role === 'engine'),
-        (perm) => this.plans.get(perm, lane).plan.engines);
-    }
+    const diskShort = this.outlook(todo);
     if (o.mode === 'check') {
       say(preflightFailed ? 'check: preflight FAILED (problems above)' : 'check: ready');
       return preflightFailed ? 3 : 0;
@@ -507,15 +539,77 @@ class Sweep {
     if (todo.length === 0) {
       say('nothing to run');
       this.report();
-      return failedBefore ? 1 : 0;
+      return sorted.failedBefore ? 1 : 0;
     }
-    if (!o.yes && !(await confirm(`sweep: start ${todo.length} run(s)${lanesText}${diskShort ? ' despite the disk warning' : ''}? [y/N] `))) {
+    if (!o.yes && !(await confirm(`sweep: start ${todo.length} run(s)${lanesText(this.lanes)}${diskShort ? ' despite the disk warning' : ''}? [y/N] `))) {
       say('not started');
       return 0;
     }
     this.saveSelection();
+    await this.runQueue(todo, items);
+    return this.close(items);
+  }
 
-    // ---- the runs
+  // Before anything runs: run.sh is there, what a killed sweep left running is stopped (it would hold
+  // the ports the preflight checks) and every lane's hosts pass (preflight). Returns an exit code, or null.
+  async checkHosts(items) {
+    if (!fs.existsSync(RUN_SH)) {
+      say(`preflight failed: ${RUN_SH} not found`);
+      return 3;
+    }
+    const servers = [...new Set(items.map((i) => i.perm.server))];
+    if (this.o.mode !== 'check') for (const lane of this.lanes) await this.stopLeftBehind(lane);
+    return this.preflight(servers);
+  }
+
+  // run.sh's plan (its split and its fit) of every item still to run, on every lane (this.plans).
+  // Returns false, having said why, when run.sh gives none.
+  async loadPlans(items) {
+    const open = items.filter((item) => !['done', 'crashed'].includes(this.state.get(item.key)?.status));
+    try {
+      await this.plans.load(open.map((i) => i.perm), this.lanes);
+    } catch (e) {
+      say(`preflight failed: ${e.message}; nothing was started`);
+      return false;
+    }
+    return true;
+  }
+
+  // Items that fit no lane are recorded skipped, with the reason (--check keeps them in memory only).
+  recordSkipped(skipped) {
+    for (const { item, reason } of skipped) {
+      if (this.o.mode !== 'check') this.state.set(item.key, 'skipped', null, reason);
+      else this.state.entries.set(item.key, { status: 'skipped', runDir: null, reason });
+    }
+  }
+
+  // Says where the sweep is and what it holds: done before, to run, skipped (each with its reason),
+  // failed before.
+  sayItems(selected, { todo, skipped, doneBefore, failedBefore }) {
+    const { dir, state } = this;
+    say(`directory ${path.relative(process.cwd(), dir) || '.'} (resume: ./sweep.sh --dir ${dir})`);
+    say(`${selected} selected: ${doneBefore} done before, ${todo.length} to run, ${skipped.length} skipped (do not fit)`
+      + (failedBefore ? `, ${failedBefore} failed before (not retried without --retry-failed)` : '') + lanesText(this.lanes));
+    for (const { item } of skipped) say(`skipped: ${item.key}: ${state.get(item.key).reason}`);
+  }
+
+  // What the runs to do will take, said before they start: the time, the disks, and each lane's
+  // generator-bound prediction. Returns true when a disk may be short.
+  outlook(todo) {
+    sayEstimate(todo, this.o.settle, this.lanes.length);
+    const sweepShort = sweepDiskShort(todo, this.dir, this.o.cleanupRaw, this.lanes.length);
+    const enginesShort = enginesDiskShort(todo, this.lanes, this.plans);
+    for (const lane of this.lanes) {
+      if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
+      predictGeneratorBound(laneTodo(todo, lane), lane.hosts.filter((h) => h.role === 'engine'),
+        (perm) => this.plans.get(perm, lane).plan.engines);
+    }
+    return sweepShort || enginesShort;
+  }
+
+  // Runs the queue: every lane takes its next run until none is left for it (laneLoop); a signal
+  // meanwhile stops them once run.sh has cleaned up (onSignal).
+  async runQueue(todo, items) {
     fs.mkdirSync(this.runsDir, { recursive: true });
     fs.mkdirSync(this.logsDir, { recursive: true });
     const handlers = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((sig) => {
@@ -535,7 +629,12 @@ class Sweep {
     } finally {
       for (const [sig, h] of handlers) process.off(sig, h);
     }
+  }
 
+  // The sweep's end, the report written in every case: why it stopped (incomplete, interrupted, no lane
+  // left), or what finished (the counts, each lane's runs, the validity). Returns the exit code.
+  close(items) {
+    const { dir, state } = this;
     if (this.incomplete) {
       say(`stopped, incomplete (${this.incomplete.reason}); ${this.incomplete.fix}, then resume with: ./sweep.sh --dir ${dir}`);
       this.report();
@@ -548,12 +647,7 @@ class Sweep {
     }
     const stranded = this.queue.length;
     this.report();
-    const counts = {};
-    for (const item of items) {
-      const s = state.get(item.key)?.status ?? 'not run';
-      counts[s] = (counts[s] ?? 0) + 1;
-    }
-    say(`finished: ${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')}`);
+    say(`finished: ${statusCounts(items, state)}`);
     if (this.several) {
       for (const lane of this.lanes) {
         const mine = items.map((i) => state.get(i.key)).filter((e) => e && e.lane === lane.name && e.startedAt);
@@ -649,103 +743,118 @@ class Sweep {
     this.recorded(lane);
   }
 
+  // One lane's loop: takes the next run that fits the lane from the queue, runs it and records how it
+  // ended, until the queue holds none for it, the sweep stops or the lane is taken out.
   async laneLoop(lane) {
-    const { o, dir, state } = this;
     while (!this.interrupted && !this.stopped && !lane.out) {
       const at = this.queue.findIndex((i) => i.lanes.includes(lane));
       if (at < 0) return;
       const [item] = this.queue.splice(at, 1);
-      const index = this.itemsAll.findIndex((i) => i.key === item.key) + 1;
-      const laneTag = this.several ? ` lane ${lane.name}:` : '';
-      const logFile = path.join(this.logsDir, `${String(index).padStart(3, '0')}-${item.perm.server}-${item.perm.type}-${item.perm.connections}-r${item.repeat}.log`);
-      const k = this.finishedCount + this.children.size + 1;
-      say(`[${k}/${this.total}]${laneTag} ${item.key}`);
-      this.log(`start ${item.key}${this.several ? ` lane ${lane.name}` : ''}`);
-      const startedAt = new Date();
-      const r = await this.runOne(item, logFile, lane);
-      const finishedAt = new Date();
-      const took = (finishedAt - startedAt) / 1000;
-      const rel = r.runDir ? path.relative(dir, path.resolve(ROOT, r.runDir)) : null;
-      // run.sh killed beyond its trap: what it left is stopped now, before the lane's next run.
-      const stopped = r.signal ? await stopLeftRun(r.runDir, lane.env) : null;
-      // run.sh refused to start, nothing started (exit 5, 6): the run goes back to the queue, the sweep stops.
-      if (r.code === 5 || r.code === 6) {
-        this.recorded(lane);
-        this.queue.unshift(item);
-        say(`stopping: run.sh refused to start (${EXIT_MEANING[r.code]}): ${lastErrorLine(r.tail)}; deal with it, then resume with ./sweep.sh --dir ${dir}`);
-        this.stopped = true;
-        return;
-      }
-
-      // A lane whose hosts fail is taken out and the run retried on another lane: run.sh's preflight
-      // refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
-      if (!this.interrupted && this.several && r.code === 3) {
-        this.log(`failed ${item.key} lane ${lane.name}: run.sh exited 3 (preflight failed)`);
-        this.recorded(lane);
-        this.takeOut(lane, `run.sh's preflight failed (exit 3): ${lastErrorLine(r.tail)}`, item);
-        return;
-      }
-      if (!this.interrupted && this.several && ![0, 4, 130].includes(r.code)) {
-        const reach = await this.laneReachable(lane, item.perm.server);
-        if (!reach.ok) {
-          this.log(`failed ${item.key} lane ${lane.name} ${rel ?? '-'}: run.sh exited ${r.code}; the lane's hosts fail`);
-          this.recorded(lane);
-          this.takeOut(lane, `${reach.why} (run.sh exited ${r.code}${rel ? `; the attempt is kept in ${rel}` : ''})`, item);
-          return;
-        }
-      }
-
-      let status;
-      let reason = `run.sh exited ${r.code} (${EXIT_MEANING[r.code] ?? 'unexpected'})`;
-      if (r.code === 0) status = 'done';
-      else if (r.code === 4) status = 'crashed';
-      else if (r.code === 130 || (this.interrupted && r.code !== 0)) status = 'interrupted';
-      else if (stopped) {
-        status = 'interrupted';
-        reason = `run.sh was killed by ${r.signal}; ${stopped}`;
-      } else {
-        status = 'failed';
-        reason += `: ${lastErrorLine(r.tail)}`;
-      }
-      if (status === 'done' || status === 'crashed') {
-        reason = status === 'crashed' ? 'the server under test crashed during the run' : '';
-        if (r.runDir) await this.afterFinished(path.resolve(ROOT, r.runDir), rel);
-        this.overheads.push(Math.max(0, took - item.perm.rampup - item.perm.duration));
-        this.failedInARow = 0;
-      } else if (status === 'failed') {
-        this.failed++;
-        this.failedInARow++;
-      }
-      try {
-        state.set(item.key, status, rel, reason, { lane: lane.name, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString() });
-      } catch (e) {
-        this.stateLost({ key: item.key, status, runDir: rel, reason }, e);
-        return;
-      }
-      this.recorded(lane);
-      this.log(`${status} ${item.key} ${rel ?? '-'} ${reason}`);
-      this.finishedCount++;
-      const n = this.finishedCount;
-      say(`[${n}/${this.total}]${laneTag} ${status} in ${plan.formatDuration(took)}: ${item.key}${rel ? ` -> ${rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
-
-      const overhead = this.overheads.length
-        ? this.overheads.reduce((a, b) => a + b, 0) / this.overheads.length : plan.DEFAULT_OVERHEAD_S;
-      const lanesLeft = Math.max(1, this.lanes.filter((l) => !l.out).length);
-      const left = this.queue.reduce((s, i) => s + o.settle + plan.runSeconds(i.perm, overhead), 0) / lanesLeft;
-      const elapsed = (Date.now() - this.started) / 1000;
-      say(`${n}/${this.total} finished${this.several ? ` (${this.children.size} running, ${lanesLeft} lane(s))` : ''}, elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
-        + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
-      if (status === 'interrupted' && !stopped) return;   // a killed run.sh's run was stopped: go on
+      const r = await this.attempt(item, lane);
+      if (this.refused(item, lane, r)) return;
+      if (await this.laneFailed(item, lane, r)) return;
+      const outcome = outcomeOf(r, this.interrupted);
+      if (!(await this.recordOutcome(item, lane, r, outcome))) return;
+      this.sayProgress();
+      if (outcome.status === 'interrupted' && !r.stopped) return;   // a killed run.sh's run was stopped: go on
       if (this.failedInARow >= MAX_FAILURES_IN_A_ROW) {
         if (!this.stopped) say(`stopping: ${this.failedInARow} runs in a row failed (see ${this.logsDir}); fix the cause, then resume with --retry-failed`);
         this.stopped = true;
         return;
       }
-      if (o.settle > 0 && this.queue.some((i) => i.lanes.includes(lane)) && !this.interrupted) {
-        say(`resting ${o.settle} s before the next run${laneTag ? ` of lane ${lane.name}` : ''} (--settle)`);
-        await this.rest(o.settle * 1000);
+      if (this.o.settle > 0 && this.queue.some((i) => i.lanes.includes(lane)) && !this.interrupted) {
+        say(`resting ${this.o.settle} s before the next run${this.several ? ` of lane ${lane.name}` : ''} (--settle)`);
+        await this.rest(this.o.settle * 1000);
       }
     }
+  }
+
+  // " lane <name>:" in the lines of a sweep over several lanes, '' with one.
+  laneTag(lane) {
+    return this.several ? ` lane ${lane.name}:` : '';
+  }
+
+  // Says and runs one item on the lane (runOne). Resolves to run.sh's result with the run's times (took:
+  // seconds), its run directory relative to the sweep's (rel), and, for a run.sh killed beyond its trap,
+  // what stopping its leftovers did (stopped; null otherwise).
+  async attempt(item, lane) {
+    const index = this.itemsAll.findIndex((i) => i.key === item.key) + 1;
+    const k = this.finishedCount + this.children.size + 1;
+    say(`[${k}/${this.total}]${this.laneTag(lane)} ${item.key}`);
+    this.log(`start ${item.key}${this.several ? ` lane ${lane.name}` : ''}`);
+    const startedAt = new Date();
+    const r = await this.runOne(item, path.join(this.logsDir, logName(index, item)), lane);
+    const finishedAt = new Date();
+    const rel = r.runDir ? path.relative(this.dir, path.resolve(ROOT, r.runDir)) : null;
+    // run.sh killed beyond its trap: what it left is stopped now, before the lane's next run.
+    const stopped = r.signal ? await stopLeftRun(r.runDir, lane.env) : null;
+    return { ...r, startedAt, finishedAt, took: (finishedAt - startedAt) / 1000, rel, stopped };
+  }
+
+  // run.sh refused to start, nothing started (exit 5, 6): the run goes back to the queue, the sweep
+  // stops. Returns whether it was so.
+  refused(item, lane, r) {
+    if (r.code !== 5 && r.code !== 6) return false;
+    this.recorded(lane);
+    this.queue.unshift(item);
+    say(`stopping: run.sh refused to start (${EXIT_MEANING[r.code]}): ${lastErrorLine(r.tail)}; deal with it, then resume with ./sweep.sh --dir ${this.dir}`);
+    this.stopped = true;
+    return true;
+  }
+
+  // Of several lanes, one whose hosts fail is taken out and the run retried on another lane: run.sh's
+  // preflight refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
+  // Returns whether the lane was taken out.
+  async laneFailed(item, lane, r) {
+    if (this.interrupted || !this.several || [0, 4, 130].includes(r.code)) return false;
+    if (r.code === 3) {
+      this.log(`failed ${item.key} lane ${lane.name}: run.sh exited 3 (preflight failed)`);
+      this.recorded(lane);
+      this.takeOut(lane, `run.sh's preflight failed (exit 3): ${lastErrorLine(r.tail)}`, item);
+      return true;
+    }
+    const reach = await this.laneReachable(lane, item.perm.server);
+    if (reach.ok) return false;
+    this.log(`failed ${item.key} lane ${lane.name} ${r.rel ?? '-'}: run.sh exited ${r.code}; the lane's hosts fail`);
+    this.recorded(lane);
+    this.takeOut(lane, `${reach.why} (run.sh exited ${r.code}${r.rel ? `; the attempt is kept in ${r.rel}` : ''})`, item);
+    return true;
+  }
+
+  // Records how a run ended (outcomeOf): a finished run analysed (afterFinished) and its overhead kept,
+  // the failure counts, its line in state.tsv and sweep.log, and a line said. Returns false when
+  // state.tsv could not be saved (stateLost: the sweep stops).
+  async recordOutcome(item, lane, r, { status, reason }) {
+    if (status === 'done' || status === 'crashed') {
+      if (r.runDir) await this.afterFinished(path.resolve(ROOT, r.runDir), r.rel);
+      this.overheads.push(Math.max(0, r.took - item.perm.rampup - item.perm.duration));
+      this.failedInARow = 0;
+    } else if (status === 'failed') {
+      this.failed++;
+      this.failedInARow++;
+    }
+    try {
+      this.state.set(item.key, status, r.rel, reason, { lane: lane.name, startedAt: r.startedAt.toISOString(), finishedAt: r.finishedAt.toISOString() });
+    } catch (e) {
+      this.stateLost({ key: item.key, status, runDir: r.rel, reason }, e);
+      return false;
+    }
+    this.recorded(lane);
+    this.log(`${status} ${item.key} ${r.rel ?? '-'} ${reason}`);
+    this.finishedCount++;
+    say(`[${this.finishedCount}/${this.total}]${this.laneTag(lane)} ${status} in ${plan.formatDuration(r.took)}: ${item.key}`
+      + `${r.rel ? ` -> ${r.rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
+    return true;
+  }
+
+  // The line after each run: how many finished, elapsed, and the queue's ETA over the lanes left.
+  sayProgress() {
+    const lanesLeft = Math.max(1, this.lanes.filter((l) => !l.out).length);
+    const left = secondsLeft(this.queue, this.o.settle, this.overheads, lanesLeft);
+    const elapsed = (Date.now() - this.started) / 1000;
+    say(`${this.finishedCount}/${this.total} finished${this.several ? ` (${this.children.size} running, ${lanesLeft} lane(s))` : ''}, `
+      + `elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
+      + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
   }
 
   report() {
@@ -758,6 +867,8 @@ class Sweep {
   }
 }
 
+// sweep.sh's command line: help, list, calibrate and report answer at once; else the sweep runs (or,
+// with --check, is checked) in its directory. Returns the exit code.
 async function main(argv) {
   let o;
   try {
@@ -776,43 +887,50 @@ async function main(argv) {
     process.stdout.write(perms.map((p) => `${p.command}\n`).join(''));
     return 0;
   }
-
-  if (o.mode === 'calibrate') {
-    try {
-      const { file, calibration: c } = await calibrate({ log: (l) => say(`calibrate: ${l}`), verbose: !o.quiet });
-      say(`calibration: ${fixed(c.cpuUsPerSample)} µs of engine CPU per sample (${c.measured.samples} samples in `
-        + `${c.measured.windowSeconds} s, ${c.measured.samplesPerSecond}/s, the engine at ${fixed(c.measured.engineCpuCores * 100, 0)}% of one core); `
-        + `this host (${c.cores} cores) sustains ~${fixed(capacity.sustainableRate(c, capacity.engineCpuLimit()), 0)} samples/s within `
-        + `${capacity.engineCpuLimit()}% of its cores`);
-      say(`calibration saved: ${file}`);
-      return 0;
-    } catch (e) {
-      process.stderr.write(`sweep.sh: calibration failed: ${e.message}\n`);
-      return 1;
-    }
-  }
-
+  if (o.mode === 'calibrate') return calibrateHere(o.quiet);
   const dir = path.resolve(o.dir ?? path.join(ROOT, 'sweeps', stamp()));
-  if (o.mode === 'report') {
-    if (!fs.existsSync(dir)) {
-      process.stderr.write(`sweep.sh: ${dir}: no such sweep directory\n`);
-      return 2;
-    }
-    let out;
-    try {
-      out = writeReport(dir, { log: say });
-    } catch (e) {
-      if (!(e instanceof StateError)) throw e;
-      process.stderr.write(`sweep.sh: ${e.message}\n`);
-      return 2;
-    }
-    if (out) say(`report: ${out}`);
-    return 0;
-  }
+  if (o.mode === 'report') return reportOnly(dir);
+  return startSweep(o, dir);
+}
 
-  // The selection: the one given, or, resuming without one, the one saved in the directory, with the
-  // durations a --budget chose then and the lanes. (--check leaves no trace: it creates no directory.)
-  if (o.mode !== 'check') fs.mkdirSync(dir, { recursive: true });
+// --calibrate: measures this host's engine (calibrate.js) and says what it sustains. Returns the exit code.
+async function calibrateHere(quiet) {
+  try {
+    const { file, calibration: c } = await calibrate({ log: (l) => say(`calibrate: ${l}`), verbose: !quiet });
+    say(`calibration: ${fixed(c.cpuUsPerSample)} µs of engine CPU per sample (${c.measured.samples} samples in `
+      + `${c.measured.windowSeconds} s, ${c.measured.samplesPerSecond}/s, the engine at ${fixed(c.measured.engineCpuCores * 100, 0)}% of one core); `
+      + `this host (${c.cores} cores) sustains ~${fixed(capacity.sustainableRate(c, capacity.engineCpuLimit()), 0)} samples/s within `
+      + `${capacity.engineCpuLimit()}% of its cores`);
+    say(`calibration saved: ${file}`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`sweep.sh: calibration failed: ${e.message}\n`);
+    return 1;
+  }
+}
+
+// --report: writes the comparison report of the sweep directory dir, running nothing. Returns the exit code.
+function reportOnly(dir) {
+  if (!fs.existsSync(dir)) {
+    process.stderr.write(`sweep.sh: ${dir}: no such sweep directory\n`);
+    return 2;
+  }
+  let out;
+  try {
+    out = writeReport(dir, { log: say });
+  } catch (e) {
+    if (!(e instanceof StateError)) throw e;
+    process.stderr.write(`sweep.sh: ${e.message}\n`);
+    return 2;
+  }
+  if (out) say(`report: ${out}`);
+  return 0;
+}
+
+// The selection: the one given, or, resuming without one, the one saved in the directory (sweep.json),
+// with the durations a --budget chose then; the lanes given, or else those saved. Returns { sel,
+// durations, lanes }.
+function selectionOf(o, dir) {
   const savedFile = path.join(dir, 'sweep.json');
   const saved = fs.existsSync(savedFile) ? JSON.parse(fs.readFileSync(savedFile, 'utf8')) : {};
   let sel;
@@ -829,6 +947,14 @@ async function main(argv) {
     lanes = saved.lanes;
     say(`resuming on the lanes saved in ${savedFile}: ${lanes.map((l) => l.file).join(', ')}`);
   }
+  return { sel, durations, lanes };
+}
+
+// Runs the sweep in dir, locked against another sweep (--check leaves no trace: it creates no
+// directory). Returns the exit code.
+async function startSweep(o, dir) {
+  if (o.mode !== 'check') fs.mkdirSync(dir, { recursive: true });
+  const { sel, durations, lanes } = selectionOf(o, dir);
   try {
     if (fs.existsSync(dir)) lockDir(dir);
   } catch (e) {

@@ -163,7 +163,7 @@ class SignedHistogram {
 // kept in its compressed encoding (partial(): ~100-300 bytes), which is what a worker sends anyway, and
 // opened again should a late record come for it. Memory then stays flat however long the run.
 const OPEN_CYCLES = 16;
-const CYCLES_PER_COLLECTION = 100;   // TripTimes.result
+const CYCLES_PER_COLLECTION = 100;   // cycleFigures
 
 class CycleHistograms {
   constructor() {
@@ -425,6 +425,7 @@ class TripTimes {
     }
   }
 
+  // The run's figures, every engine's values moved onto the server's clock by its own offset.
   // offsetMs: the run's offset (server - client), for engines without their own; engineOffsets: Map
   // engine -> { offset, errorBoundMs } (measure/clock-offset.js offsetsByEngine), or null; startMs: elapsed
   // 0; window: the run's steady window ({ fromSecond, toSecond, seconds }, measure/workload.js), or null.
@@ -436,86 +437,106 @@ class TripTimes {
       e.settle();
       return { name, e, ...offsetOf(name) };
     });
-    // Per second: the engines' sums, counts and maxima, each moved by its own offset.
-    const mean = new Array(seconds).fill(null);
-    const max = new Array(seconds).fill(null);
-    const counts = new Array(seconds).fill(0);
-    const sums = new Array(seconds).fill(0);
-    for (const { e, offset } of engines) {
-      const n = e.n.toSeconds(startMs, seconds);
-      const s = e.sum.toSeconds(startMs, seconds);
-      const m = e.peak.toSeconds(startMs, seconds);
-      for (let i = 0; i < seconds; i++) {
-        counts[i] += n[i];
-        sums[i] += s[i] + n[i] * offset;
-        if (m[i] !== null) max[i] = Math.max(max[i] ?? -Infinity, round2(m[i] + offset));
-      }
-    }
-    for (let i = 0; i < seconds; i++) if (counts[i]) mean[i] = round2(sums[i] / counts[i]);
+    const { mean, max, counts } = perSecondSeries(engines, startMs, seconds);
     const count = engines.reduce((n, { e }) => n + e.count, 0);
     if (count === 0) {
       return { summary: this.unmatched ? { polls: 0, unmatched: this.unmatched } : null, series: { mean, max }, cycles: [], tail: null };
     }
-
-    // The run's distribution and each cycle's: one engine's histogram moved onto the server's clock (its
-    // reference and offset added), or those of several engines moved and merged.
+    // The run's distribution: one engine's histogram moved onto the server's clock (its reference and
+    // offset added), or those of several engines moved and merged.
     const parts = engines.map(({ e, offset, errorBoundMs: bound }) => ({ h: e.run, shiftUs: (e.reference + offset) * 1000, errorBoundMs: bound }));
     const run = merged(parts, RUN_HISTOGRAM);
-    const perCycle = new Map();   // key -> the indexes of the engines that have the cycle
-    engines.forEach(({ e }, i) => {
-      for (const key of e.byCycle.keys()) {
-        if (!perCycle.has(key)) perCycle.set(key, []);
-        perCycle.get(key).push(i);
-      }
-    });
-    const minMs = round2(Math.min(...engines.map(({ e, offset }) => e.min + offset)));
-    const maxMs = round2(Math.max(...engines.map(({ e, offset }) => e.max + offset)));
-    const total = engines.reduce((n, { e, offset }) => n + e.total + e.count * offset, 0);
-
-    // Throughput (CometD's message rate, reference 002): answers timed per second of the steady window.
-    // Without a window, from the first second with an answer to the last (which, with one emit cycle in
-    // the run, is the rate of its burst).
-    let ratePerSecond = null;
-    if (window?.seconds > 0) {
-      const inWindow = counts.slice(window.fromSecond, window.toSecond).reduce((a, c) => a + c, 0);
-      ratePerSecond = round2(inWindow / window.seconds);
-    } else {
-      const first = counts.findIndex((c) => c > 0);
-      const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
-      const inWindow = counts.reduce((a, c) => a + c, 0);
-      if (first !== -1) ratePerSecond = round2(inWindow / (last - first + 1));
-    }
-    const at = (p) => (p === 0 ? minMs : p === 100 ? maxMs : round2((run.h.valueAt(p) + run.shiftUs) / 1000));
-    const summary = {
-      polls: count,
-      unmatched: this.unmatched,
-      meanMs: round2(total / count),
-      minMs,
-      ...figures(run.h, run.shiftUs, maxMs),
-      ratePerSecond,
-      // below zero only through the clock offset's error: how many, and the bound they should stay within
-      belowZero: run.h.countBelow(-run.shiftUs),
-      errorBoundMs: largestBound(engines.map((x) => x.errorBoundMs)),
-      spectrum: percentileSpectrum(at, count),
-    };
-    if (engines.length > 1 || engines[0].name !== '') {
-      summary.byEngine = engines.map(({ name, e, offset, errorBoundMs: b }) => ({ engine: name, count: e.count,
-        offsetMs: round2(offset), errorBoundMs: b }));
-    }
-    // (each cycle's histograms taken one cycle at a time: decoded, merged, read, let go, and collected every
-    // CYCLES_PER_COLLECTION cycles: ~1 MB of typed arrays, measure/garbage.js)
-    let sinceCollection = 0;
-    const cycles = [...perCycle].map(([key, held]) => {
-      if (++sinceCollection % CYCLES_PER_COLLECTION === 0) collectGarbage('minor');
-      const cycleParts = held.map((i) => ({ ...parts[i], h: engines[i].e.byCycle.get(key) }));
-      const c = this.cycles.get(key);
-      const { h, shiftUs } = merged(cycleParts, CYCLE_HISTOGRAM);
-      return { event: c.event, cycle: c.cycle, createdSecond: round2((c.createdMs - offsetMs - startMs) / 1000), count: h.count,
-        ...figures(h, shiftUs), errorBoundMs: largestBound(cycleParts.map((part) => part.errorBoundMs)) };
-    }).sort((a, b) => a.createdSecond - b.createdSecond || String(a.event).localeCompare(String(b.event)) || a.cycle - b.cycle);
+    const summary = runSummary(engines, run, count, this.unmatched, ratePerSecond(counts, window));
+    const cycles = cycleFigures(engines, parts, this.cycles, offsetMs, startMs);
     if (cycles.length) summary.cycles = cycleDigest(cycles);
     return { summary, series: { mean, max }, cycles, tail: tailOf(run, engines, summary.p99Ms, startMs, seconds) };
   }
+}
+
+// Per second from startMs, the engines' trip times together: the mean and the largest (each engine's
+// moved by its own offset), and how many (counts).
+function perSecondSeries(engines, startMs, seconds) {
+  const mean = new Array(seconds).fill(null);
+  const max = new Array(seconds).fill(null);
+  const counts = new Array(seconds).fill(0);
+  const sums = new Array(seconds).fill(0);
+  for (const { e, offset } of engines) {
+    const n = e.n.toSeconds(startMs, seconds);
+    const s = e.sum.toSeconds(startMs, seconds);
+    const m = e.peak.toSeconds(startMs, seconds);
+    for (let i = 0; i < seconds; i++) {
+      counts[i] += n[i];
+      sums[i] += s[i] + n[i] * offset;
+      if (m[i] !== null) max[i] = Math.max(max[i] ?? -Infinity, round2(m[i] + offset));
+    }
+  }
+  for (let i = 0; i < seconds; i++) if (counts[i]) mean[i] = round2(sums[i] / counts[i]);
+  return { mean, max, counts };
+}
+
+// Throughput (CometD's message rate, reference 002): answers timed per second of the steady window.
+// Without a window, from the first second with an answer to the last (which, with one emit cycle in the
+// run, is the rate of its burst); null when there is none.
+function ratePerSecond(counts, window) {
+  if (window?.seconds > 0) {
+    const inWindow = counts.slice(window.fromSecond, window.toSecond).reduce((a, c) => a + c, 0);
+    return round2(inWindow / window.seconds);
+  }
+  const first = counts.findIndex((c) => c > 0);
+  const last = counts.length - 1 - [...counts].reverse().findIndex((c) => c > 0);
+  const inWindow = counts.reduce((a, c) => a + c, 0);
+  return first === -1 ? null : round2(inWindow / (last - first + 1));
+}
+
+// The run's summary from its engines (each { name, e, offset, errorBoundMs }) and its distribution `run`
+// ({ h, shiftUs }, merged): count, mean, minimum, percentiles, maximum, rate, values below zero, the error
+// bound, the percentile spectrum and, with named engines, each engine's count, offset and bound.
+function runSummary(engines, run, count, unmatched, rate) {
+  const minMs = round2(Math.min(...engines.map(({ e, offset }) => e.min + offset)));
+  const maxMs = round2(Math.max(...engines.map(({ e, offset }) => e.max + offset)));
+  const total = engines.reduce((n, { e, offset }) => n + e.total + e.count * offset, 0);
+  const at = (p) => (p === 0 ? minMs : p === 100 ? maxMs : round2((run.h.valueAt(p) + run.shiftUs) / 1000));
+  const summary = {
+    polls: count,
+    unmatched,
+    meanMs: round2(total / count),
+    minMs,
+    ...figures(run.h, run.shiftUs, maxMs),
+    ratePerSecond: rate,
+    // below zero only through the clock offset's error: how many, and the bound they should stay within
+    belowZero: run.h.countBelow(-run.shiftUs),
+    errorBoundMs: largestBound(engines.map((x) => x.errorBoundMs)),
+    spectrum: percentileSpectrum(at, count),
+  };
+  if (engines.length > 1 || engines[0].name !== '') {
+    summary.byEngine = engines.map(({ name, e, offset, errorBoundMs: b }) => ({ engine: name, count: e.count,
+      offsetMs: round2(offset), errorBoundMs: b }));
+  }
+  return summary;
+}
+
+// Each emit cycle's figures, in the order the cycles were created: its histograms of the engines that
+// have it (parts[i]'s shift and bound) merged as the run's are. cycleInfo: cycle key -> { event, cycle,
+// createdMs }; a cycle's createdSecond is from startMs moved by offsetMs. The histograms are taken one cycle at a time
+// (decoded, merged, read, let go) and collected every CYCLES_PER_COLLECTION cycles: ~1 MB of typed
+// arrays (measure/garbage.js).
+function cycleFigures(engines, parts, cycleInfo, offsetMs, startMs) {
+  const perCycle = new Map();   // key -> the indexes of the engines that have the cycle
+  engines.forEach(({ e }, i) => {
+    for (const key of e.byCycle.keys()) {
+      if (!perCycle.has(key)) perCycle.set(key, []);
+      perCycle.get(key).push(i);
+    }
+  });
+  let sinceCollection = 0;
+  return [...perCycle].map(([key, held]) => {
+    if (++sinceCollection % CYCLES_PER_COLLECTION === 0) collectGarbage('minor');
+    const cycleParts = held.map((i) => ({ ...parts[i], h: engines[i].e.byCycle.get(key) }));
+    const c = cycleInfo.get(key);
+    const { h, shiftUs } = merged(cycleParts, CYCLE_HISTOGRAM);
+    return { event: c.event, cycle: c.cycle, createdSecond: round2((c.createdMs - offsetMs - startMs) / 1000), count: h.count,
+      ...figures(h, shiftUs), errorBoundMs: largestBound(cycleParts.map((part) => part.errorBoundMs)) };
+  }).sort((a, b) => a.createdSecond - b.createdSecond || String(a.event).localeCompare(String(b.event)) || a.cycle - b.cycle);
 }
 
 // The tail of a run (TailCounts): { beyondMs (the p99), records (beyond it, from the run's histogram
