@@ -23,13 +23,26 @@ const readRun = (runDir) => JSON.parse(fs.readFileSync(path.join(runDir, 'run.js
 const workDir = (runDir) => path.join(s.state, 'runs', path.basename(runDir));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Every PID file under a run's work directory: { 'node': pid, 'sut/vmstat': pid, ... }.
+// Every PID file under a run's work directory: { 'node': pid, 'sut/vmstat': pid, ... }. The run removes
+// its files as it stops what they name: a file listed and gone before it is read names nothing any more.
 function recorded(dir) {
   const pids = {};
-  if (!fs.existsSync(dir)) return pids;
-  for (const f of fs.readdirSync(dir, { recursive: true })) {
+  let files;
+  try {
+    files = fs.readdirSync(dir, { recursive: true });
+  } catch (err) {
+    if (err.code === 'ENOENT') return pids;
+    throw err;
+  }
+  for (const f of files) {
     if (!f.endsWith('.pid') || f === 'run.pid') continue;
-    const text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
+    let text;
+    try {
+      text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
+    } catch (err) {
+      if (err.code === 'ENOENT') continue;
+      throw err;
+    }
     if (text) pids[f.slice(0, -4)] = Number(text.split(/\s+/)[0]);
   }
   return pids;

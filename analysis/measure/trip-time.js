@@ -139,10 +139,16 @@ class SignedHistogram {
     return { count: this.count, pos: encode(this.pos), neg: encode(this.neg) };
   }
 
-  // The histogram a partial (partial()) was made of: the same counts in the same buckets.
+  // The histogram a partial (partial()) was made of: the same counts in the same buckets, and growing as
+  // its settings say (the encoding does not keep autoResize: a later value past its range would throw).
   static fromPartial(p, settings) {
     const h = new SignedHistogram(settings);
-    const decode = (text) => (text === null ? null : hdr.decodeFromCompressedBase64(text, settings.bitBucketSize, false));
+    const decode = (text) => {
+      if (text === null) return null;
+      const decoded = hdr.decodeFromCompressedBase64(text, settings.bitBucketSize, false);
+      decoded.autoResize = Boolean(settings.autoResize);
+      return decoded;
+    };
     h.pos = decode(p.pos);
     h.neg = decode(p.neg);
     h.count = p.count;

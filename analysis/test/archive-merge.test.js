@@ -143,6 +143,11 @@ test('a trip-time histogram rebuilt from its partial gives the same buckets and 
     for (const p of [0, 1, 10, 50, 90, 99, 99.9, 100]) assert.equal(back.valueAt(p), h.valueAt(p), `p${p}`);
     assert.equal(back.count, h.count);
     assert.equal(back.countBelow(0), h.countBelow(0));
+    // a rebuilt histogram still grows: a late value far past what it held is recorded, not refused
+    back.record(60_000_000);
+    back.record(-60_000_000);
+    assert.equal(back.count, h.count + 2);
+    assert.equal(back.valueAt(100) >= 60_000_000 * 0.99, true, `p100 ${back.valueAt(100)}`);
   }
 });
 
