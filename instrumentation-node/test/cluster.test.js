@@ -10,7 +10,7 @@ const { spawn } = require('node:child_process');
 const { request, openStream, waitUntil } = require('../../conformance/http-client');
 const { openSse, openWs } = require('../../conformance/stream-clients');
 const { workerCount } = require('../cluster');
-const { exitStatusOf } = require('../cluster-primary');
+const { exitStatusOf, blockOffsets, sumCounts } = require('../cluster-primary');
 
 const PORT = Number(process.env.PB_PORT_NODE_CLUSTER || 18081);
 const base = `http://127.0.0.1:${PORT}`;
@@ -31,6 +31,18 @@ test('workers: auto is the host cores, else a whole number from 1 to 1024', () =
   for (const bad of ['0', '-1', '2.5', 'two', '', '1025', '01']) assert.equal(workerCount(bad), null, bad);
   assert.equal(exitStatusOf(null, 'SIGKILL'), 137);
   assert.equal(exitStatusOf(3, null), 3);
+});
+
+test('a cycle\'s blocks: each worker starts after the sizes before it; /status counts are summed', () => {
+  assert.deepEqual(blockOffsets([3, 0, 5, 2]), [0, 3, 3, 8]);
+  assert.deepEqual(blockOffsets([]), []);
+  const counts = [
+    { open: 2, comet: 1, poll: 0, sse: 1, ws: 0, bodies: { late: 1, refused: 0 }, streams: { dropped: 2 } },
+    { open: 3, comet: 0, poll: 1, sse: 0, ws: 2 },
+  ];
+  assert.deepEqual(sumCounts(counts), {
+    requests: { open: 5, comet: 1, poll: 1, sse: 1, ws: 2 }, bodies: { late: 1, refused: 0 }, streams: { dropped: 2 },
+  });
 });
 
 test('a bad worker count is refused before anything starts (exit 2)', async () => {
