@@ -61,6 +61,8 @@ describe('run.sh sse on each server family', () => {
       assert.match(html, /SSE \u2013 With Events \u2013 1 Second Emit Interval/);   // the run title
       assert.match(html, /SSE trip time p50/);
       assert.match(html, /SSE: expected \/ missed/);
+      const spectrum = JSON.parse(fs.readFileSync(path.join(r.runDir, 'charts', 'trip-time-spectrum.json'), 'utf8'));
+      assert.ok(JSON.stringify(spectrum).includes('"SSE records"'), 'the distribution names its line by the transport');
 
       // Last, so that a machine busy with other work (verdict disturbed) shows every check above passed.
       assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity, null, 1));

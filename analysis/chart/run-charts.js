@@ -3,18 +3,22 @@
 // charts' order come from chart/vocabulary.js. Each becomes <run>/charts/<id>.json in Open Flash Chart 2
 // format (chart/ofc.js).
 const { lineChart } = require('./ofc');
-const { runTitle, join, SERIES, X_ELAPSED, RUN_CHART_IDS } = require('./vocabulary');
+const { runTitle, typeName, join, SERIES, X_ELAPSED, RUN_CHART_IDS } = require('./vocabulary');
 
 const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
 
-// The trip-time percentile spectrum (analysis/measure/trip-time.js percentileSpectrum) of long polls and comet
-// records, on one axis of the longer one's percentiles.
+// The held stream's records (summary.tripTime.comet holds them for comet and SSE alike) as a line names them:
+// 'Comet records', 'SSE records'.
+const heldName = (run) => typeName(run?.type === 'sse' ? 'sse' : 'comet');
+
+// The trip-time percentile spectrum (analysis/measure/trip-time.js percentileSpectrum) of long polls and a held
+// stream's records, on one axis of the longer one's percentiles.
 const spectrumOf = (t) => [t?.poll ?? [], t?.comet ?? []];
 const spectrumLabels = (t) => spectrumOf(t).reduce((a, b) => (b.length > a.length ? b : a))
   .map((p) => `${p.percentile}%`);
-function spectrumLines(t) {
+function spectrumLines(t, held) {
   const [poll, comet] = spectrumOf(t);
-  return [{ name: 'Long polls', values: poll.map((p) => p.ms) }, { name: 'Comet records', values: comet.map((p) => p.ms) }]
+  return [{ name: 'Long polls', values: poll.map((p) => p.ms) }, { name: `${held} records`, values: comet.map((p) => p.ms) }]
     .filter((l) => l.values.length);
 }
 
@@ -48,7 +52,7 @@ const CHARTS = {
     lines: (d) => [{ name: 'Mean per second', values: d.series.tripMean }, { name: 'Max per second', values: d.series.tripMax }] },
   'trip-time-spectrum': { name: 'Trip Time Distribution', x: 'Percentile (log scale: each step halves the rest)',
     y: 'Emit cycle start to arrival (ms)', xLabels: (d) => spectrumLabels(d.tripSpectrum),
-    lines: (d) => spectrumLines(d.tripSpectrum) },
+    lines: (d, held) => spectrumLines(d.tripSpectrum, held) },
   'trip-time-cycles': { name: 'Trip Time per Emit Cycle', x: 'Emit cycle (1 = the first to start)',
     y: 'Emit cycle start to arrival (ms)', lines: (d) => cycleLines(d.tripCycles) },
   'emit-duration-place': { name: 'Emit Duration vs Place in Queue', x: 'Place in queue', y: 'Emit duration (ms)',
@@ -73,14 +77,14 @@ function engineCharts(engines = []) {
 // The JVMs' pauses beside the trip time (stage/tail.js; docs/validity.md "The tail"): the longest stop in
 // each second of every engine and of the server (a Tomcat), and the longest trip time of that second
 // (long polls' and pulls', comet records'). Drawn only when some JVM's pauses were logged.
-function pauseCharts(p) {
+function pauseCharts(p, held) {
   if (!p || (!p.engines?.length && !p.server)) return [];
   return [{ id: 'pauses-trip-time', name: 'JVM Pauses and Trip Time per Second', y: 'Longest in the second (ms)', zerosCount: 'always',
     lines: () => [
       ...p.engines.map((e) => ({ name: `Engine ${e.name}: longest stop`, values: e.longestMs })),
       ...(p.server ? [{ name: 'Server JVM: longest stop', values: p.server }] : []),
       { name: 'Trip time: max', values: p.tripMax ?? [] },
-      { name: 'Comet trip time: max', values: p.cometMax ?? [] },
+      { name: `${held} trip time: max`, values: p.cometMax ?? [] },
     ].filter((l) => l.values.some((v) => v !== null)) }];
 }
 
@@ -89,8 +93,9 @@ function buildRunCharts(datasets, run) {
   const charts = {};
   const skipped = {};
   const prefix = runTitle(run);
-  for (const def of [...RUN_CHARTS, ...engineCharts(datasets.engines), ...pauseCharts(datasets.pauses)]) {
-    const lines = def.lines(datasets);
+  const held = heldName(run);
+  for (const def of [...RUN_CHARTS, ...engineCharts(datasets.engines), ...pauseCharts(datasets.pauses, held)]) {
+    const lines = def.lines(datasets, held);
     // zerosCount: zeros are a result when the run has samples ('always': whenever the chart exists)
     const zeros = def.zerosCount === 'always' || Boolean(def.zerosCount && datasets.hasSamples);
     if (!lines.some((l) => hasData(l.values, zeros))) { skipped[def.id] = 'no data'; continue; }
