@@ -52,18 +52,12 @@ final class MuxConfig {
 
   /** An SSE request's bytes: lastEventId, when not null or empty, as its Last-Event-ID (ASCII bytes). */
   byte[] sseRequest(byte[] lastEventId) {
-    String head = "GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
-        + "\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n";
-    String tail = "Connection: keep-alive\r\n\r\n";
-    boolean id = lastEventId != null && lastEventId.length > 0;
-    byte[] h = (id ? head + "Last-Event-ID: " : head + tail).getBytes(StandardCharsets.ISO_8859_1);
-    if (!id) return h;
-    byte[] t = ("\r\n" + tail).getBytes(StandardCharsets.ISO_8859_1);
-    byte[] all = new byte[h.length + lastEventId.length + t.length];
-    System.arraycopy(h, 0, all, 0, h.length);
-    System.arraycopy(lastEventId, 0, all, h.length, lastEventId.length);
-    System.arraycopy(t, 0, all, h.length + lastEventId.length, t.length);
-    return all;
+    // ISO-8859-1 maps each byte to one char and back, so the id's bytes go out as they came
+    String resume = lastEventId == null || lastEventId.length == 0 ? ""
+        : "Last-Event-ID: " + new String(lastEventId, StandardCharsets.ISO_8859_1) + "\r\n";
+    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
+        + "\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n" + resume
+        + "Connection: keep-alive\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** The TestBean strings, checked; a bad value throws IllegalArgumentException naming the property. */
