@@ -95,8 +95,10 @@ class Collector {
     }
   }
 
-  // The SSE client a stream belongs to: its engine's connection (the stream log's thread).
+  // The SSE client a stream belongs to: its engine's connection (the stream log's thread), looked up once
+  // per stream, not per record.
   sseClient(st) {
+    if (st.sseClient) return st.sseClient;
     const key = `${st.engine}\t${st.thread ?? st.name}`;
     let c = this.sseClients.get(key);
     if (c === undefined) {
@@ -104,6 +106,7 @@ class Collector {
         seenCycles: null, streams: 0, replays: 0, gapSkipped: 0, cut: false };
       this.sseClients.set(key, c);
     }
+    st.sseClient = c;
     return c;
   }
 
