@@ -96,7 +96,12 @@ run_node_tests() {
   done < <(node_test_files)
   [[ ${#files[@]} -gt 0 ]] || { echo "no Node test file matched"; return; }
   local log=$PB_BUILD/node-tests$suffix.log   # one per slot: suites side by side keep their own
-  node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log" || true
+  local times=$PB_BUILD/node-test-times$suffix.tsv
+  node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./tests/lib/file-times.js --test-reporter-destination="$times" "${files[@]}" 2>&1 | tee "$log" || true
+  echo "slowest test files (s):"   # the 12 slowest, then the total line
+  awk 'NR <= 12 { row[NR] = $0 } { n = NR; last = $0 }
+       END { for (i = 1; i < n && i <= 12; i++) print "  " row[i]; if (n) print "  " last }' "$times" 2>/dev/null || true
   local pass fail cancelled
   pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$log" | tail -n 1)
   fail=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$log" | tail -n 1)

@@ -404,9 +404,11 @@ describe('faults: a part of the run dies', () => {
       onLine: (line) => {
         const m = /^run directory: (.+)$/.exec(line);
         if (m) runDir = m[1];
-        if (killed === null && /^ {2}wait: [0-9]+\//.test(line)) {
+        // Both streams open, then 3 s for an event and the stream log's 1 s flush to reach the disk.
+        const open = /^ {2}wait: [0-9]+\/[0-9]+s, ([0-9]+) open on the server/.exec(line);
+        if (killed === null && open && Number(open[1]) >= 2) {
           killed = pidOf(path.join(s.state, 'runs', path.basename(runDir), 'engine-local.pid'));
-          if (killed) process.kill(killed, 'SIGKILL');
+          if (killed) setTimeout(() => process.kill(killed, 'SIGKILL'), 3000);
         }
       },
     });
