@@ -5,6 +5,7 @@
 // measure/archive-measures.js), as many at once as the machine has cores; their partial results are merged
 // in archive order into what one collector over all of them, one after the other, would give. Study 3.4.1.
 // docs/trip-time.md ("Analyzer speed and memory") gives the layout's reasons.
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
@@ -76,13 +77,16 @@ const STALL_MS = 60000;
 
 // One archive through its worker; resolves to { stats, partial } (never rejects: a worker that fails or
 // stalls is a bug, not bad input; its archive is counted as unreadable, with the problem, and nothing of it
-// measured).
-function measureArchive(data, stallMs = STALL_MS) {
+// measured). Only a regular file is read: opening a FIFO or a device could block a thread of libuv's pool
+// for good, and the process could then never exit. worker: the reader's script (a test gives one that stalls).
+function measureArchive(data, { stallMs = STALL_MS, worker: script = WORKER } = {}) {
+  const kind = specialKind(data.file);
+  if (kind) return Promise.resolve(notRead(data, `not a regular file (${kind}): not read`));
   return new Promise((resolve) => {
     let finished = false;
     let read = 0;
     let movedAt = Date.now();
-    const worker = new Worker(WORKER, { workerData: data, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(script, { workerData: data, resourceLimits: WORKER_LIMITS });
     const watch = setInterval(() => {
       if (Date.now() - movedAt < stallMs) return;
       finish(notRead(data, `archive reader stalled: no progress for ${Math.round(stallMs / 1000)} s after ${read} bytes of the tar`));
@@ -104,6 +108,18 @@ function measureArchive(data, stallMs = STALL_MS) {
     worker.on('error', (err) => finish(notRead(data, `archive reader failed: ${err.message}`)));
     worker.on('exit', (code) => finish(notRead(data, `archive reader stopped (exit code ${code})`)));
   });
+}
+
+// What is at file when it is there and no regular file, without opening it: 'a directory', 'a FIFO', 'a
+// socket', 'a device'; null otherwise (a regular file, or nothing: the reader says what it finds).
+function specialKind(file) {
+  let st;
+  try { st = fs.statSync(file); } catch { return null; }
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  return 'a device';
 }
 
 // The stats of an archive that gave nothing: { stats, partial: null }.

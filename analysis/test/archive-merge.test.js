@@ -189,18 +189,27 @@ test('an emit cycle in two partials: requests add up, its start is what one coll
   assert.deepEqual(rest, restOne);
 });
 
-test('a reader that stalls (an archive that is a FIFO nobody writes) is given up: unreadable, with the problem, not a hang', async () => {
-  const fifo = path.join(scratchDir(), 'gen1.tar.gz');
-  require('node:child_process').execFileSync('mkfifo', [fifo]);
+test('a reader that stalls is given up: unreadable, with the problem, not a hang', async () => {
+  const file = path.join(scratchDir(), 'gen1.tar.gz');
+  fs.writeFileSync(file, '');
   const started = Date.now();
-  // the blocked open of the FIFO returns once a writer comes (and closes at once): no thread stays blocked
-  // (without blocking itself when the reader is gone: O_NONBLOCK)
-  const writer = setTimeout(() => fs.open(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK, (err, fd) => { if (!err) fs.close(fd, () => {}); }), 4000);
-  const criterion = { run: { type: 'comet', event: 'event1', interval: 1000 }, seconds: 6 };
-  const { stats, partial } = await measureArchive({ file: fifo, engine: 'gen1', baseMs: null, bases: {}, sampleEnds: null, criterion }, 1500);
-  assert.ok(writer);
+  const worker = path.join(__dirname, 'fixtures', 'stalled-worker.js');
+  const { stats, partial } = await measureArchive({ file, engine: 'gen1', baseMs: null, bases: {}, sampleEnds: null, criterion: {} }, { stallMs: 1500, worker });
   assert.equal(partial, null);
   assert.equal(stats.unreadable, true);
   assert.match(stats.problem, /^archive reader stalled: no progress for 2 s after 0 bytes of the tar$/);
   assert.ok(Date.now() - started < 10000, `given up after ${Date.now() - started} ms`);
+});
+
+test('an archive that is a FIFO (or a device, a directory) is not opened: unreadable, named, nothing blocks', async () => {
+  const fifo = path.join(scratchDir(), 'gen1.tar.gz');
+  require('node:child_process').execFileSync('mkfifo', [fifo]);
+  const { stats, partial } = await measureArchive({ file: fifo, engine: 'gen1', baseMs: null, bases: {}, sampleEnds: null, criterion: {} });
+  assert.equal(partial, null);
+  assert.equal(stats.unreadable, true);
+  assert.equal(stats.problem, 'not a regular file (a FIFO): not read');
+  const dir = path.join(scratchDir(), 'gen2.tar.gz');
+  fs.mkdirSync(dir);
+  const d = await measureArchive({ file: dir, engine: 'gen2', baseMs: null, bases: {}, sampleEnds: null, criterion: {} });
+  assert.equal(d.stats.problem, 'not a regular file (a directory): not read');
 });
