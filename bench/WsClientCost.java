@@ -8,12 +8,13 @@ package pushbench.jmeter;
 //         UTF-8 bytes, the least the engine must do with a record before logging it (no stream log here)
 //   mux   the mux engine itself (MuxEngine, requestType ws: its own RFC 6455 framing on one selector), with
 //         its stream log (B/R/E lines, gzip on the writer thread) as in a run
+//   mux-nolog  the same without the stream log: like for like with jdk, which logs nothing
 // then measures over a steady window: this process's CPU time (utime + stime of /proc/self/stat) and the
 // server's (/proc/<server pid>/stat), and the records received; after the window, the live heap after
 // full collections with the streams held less the same once the client and its streams are gone, per held
 // connection. One JSON line on stdout.
 //
-//   java -cp <push-sampler classes>:<this> pushbench.jmeter.WsClientCost <jdk|mux> <port> <connections>
+//   java -cp <push-sampler classes>:<this> pushbench.jmeter.WsClientCost <jdk|mux|mux-nolog> <port> <connections>
 //        <server pid> <warmup s> <window s> <log dir>
 
 import java.lang.management.ManagementFactory;
@@ -43,7 +44,8 @@ public final class WsClientCost {
     long warmupMs = Long.parseLong(a[4]) * 1000;
     long windowMs = Long.parseLong(a[5]) * 1000;
     Path logDir = Path.of(a[6]);
-    Client c = kind.equals("jdk") ? new JdkClient(port, n) : new MuxClient(port, n, warmupMs + windowMs + 60_000, logDir);
+    Client c = kind.equals("jdk") ? new JdkClient(port, n)
+        : new MuxClient(port, n, warmupMs + windowMs + 60_000, kind.equals("mux") ? logDir : null);
     long opened = c.open(60_000);
     c.run(warmupMs);
     long[] cpu0 = {cpuTicks("self"), cpuTicks(String.valueOf(serverPid))};
@@ -151,7 +153,7 @@ public final class WsClientCost {
     private long records;
 
     MuxClient(int port, int n, long durationMs, Path logDir) throws Exception {
-      Files.createDirectories(logDir);
+      if (logDir != null) Files.createDirectories(logDir);
       MuxConfig c = new MuxConfig();
       c.port = port;
       c.type = MuxConfig.Type.WS;
@@ -163,7 +165,8 @@ public final class WsClientCost {
       c.durationMs = durationMs;
       c.responseTimeoutMs = 0;
       this.n = n;
-      this.engine = new MuxEngine(c, 0, 1, System.nanoTime() / 1_000_000, StreamLog.of(logDir, 0));
+      this.engine = new MuxEngine(c, 0, 1, System.nanoTime() / 1_000_000,
+          logDir == null ? null : StreamLog.of(logDir, 0));
     }
 
     @Override

@@ -8,9 +8,11 @@
 #   jdk   java.net.http.WebSocket, one shared HttpClient (each message stamped and taken as UTF-8 bytes;
 #         no stream log: its figure leaves the logging out, so it is the lower bound of what it would cost)
 #   mux   the mux engine (MuxEngine, requestType ws: RFC 6455 framing on its own selector), stream log on
+#   mux-nolog  the same without the stream log: like for like with jdk
 #
 #   bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20]
-#                           [--clients jdk,mux] [--out <file>]
+#                           [--clients jdk,mux[,mux-nolog]] [--out <file>]
+#   bench/ws-client-cost.sh --table <runs.jsonl>     the table of an earlier invocation's runs (its --out)
 #
 # Per run, over a steady window (--window s, after the streams are open and --warmup s more):
 #   client µs/record   the client JVM's CPU time (utime + stime, /proc/self/stat) / records it received
@@ -26,8 +28,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
 
-usage() { echo "usage: bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20] [--clients jdk,mux] [--out <file>]" >&2; exit 2; }
-levels=2000,5000 repeats=3 interval=1000 warmup=5 window=20 clients=jdk,mux out=''
+usage() { echo "usage: bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20] [--clients jdk,mux[,mux-nolog]] [--out <file>]" >&2; exit 2; }
+levels=2000,5000 repeats=3 interval=1000 warmup=5 window=20 clients=jdk,mux out='' table_only=''
 while [[ $# -gt 0 ]]; do
   case $1 in
     --levels) levels=${2:-}; shift 2 || usage ;;
@@ -37,13 +39,58 @@ while [[ $# -gt 0 ]]; do
     --window) window=${2:-}; shift 2 || usage ;;
     --clients) clients=${2:-}; shift 2 || usage ;;
     --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --table) table_only=${2:-}; shift 2 || usage ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
 [[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || usage
-[[ $clients =~ ^(jdk|mux)(,(jdk|mux))?$ ]] || { echo "ws-client-cost: --clients wants jdk, mux or both" >&2; exit 2; }
+[[ $clients =~ ^(jdk|mux|mux-nolog)(,(jdk|mux|mux-nolog)){0,2}$ ]] || { echo "ws-client-cost: --clients wants one or more of jdk, mux, mux-nolog" >&2; exit 2; }
 [[ $repeats =~ ^[1-9]$ && $interval =~ ^[1-9][0-9]{1,6}$ && $warmup =~ ^[0-9]+$ && $window =~ ^[1-9][0-9]*$ ]] || usage
+# table <runs.jsonl>: per (level, client) the median (min-max) over the repeats, then jdk/mux pair by pair
+table() {
+  node - "$1" <<'EOF'
+const fs = require('node:fs');
+const runs = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const stat = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  const r = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
+  return `${r(m)} (${r(s[0])}-${r(s[s.length - 1])})`;
+};
+const rows = [['level', 'client', 'runs', 'client µs/record', 'server µs/record', 'client/server', 'KB/conn', 'records/s']];
+const keys = [...new Set(runs.map((r) => `${r.connections}\t${r.client}`))];
+for (const k of keys) {
+  const [n, c] = k.split('\t');
+  const rs = runs.filter((r) => `${r.connections}\t${r.client}` === k);
+  rows.push([n, c, String(rs.length), stat(rs.map((r) => r.clientUsPerRecord)), stat(rs.map((r) => r.serverUsPerRecord)),
+    stat(rs.map((r) => r.clientUsPerRecord / r.serverUsPerRecord)), stat(rs.map((r) => r.kbPerConnection)),
+    stat(rs.map((r) => r.records / r.windowS))]);
+}
+const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+for (const r of rows) console.log(r.map((v, i) => v.padEnd(w[i])).join('  '));
+// Pair by pair within a repeat: jdk's client µs per record over mux's.
+for (const n of [...new Set(runs.map((r) => r.connections))]) {
+  const ratios = [];
+  const bareRatios = [];
+  for (const rep of [...new Set(runs.map((r) => r.repeat))]) {
+    const j = runs.find((r) => r.connections === n && r.repeat === rep && r.client === 'jdk');
+    const m = runs.find((r) => r.connections === n && r.repeat === rep && r.client === 'mux');
+    const bare = runs.find((r) => r.connections === n && r.repeat === rep && r.client === 'mux-nolog');
+    if (j && bare) bareRatios.push(j.clientUsPerRecord / bare.clientUsPerRecord);
+    if (j && m) ratios.push(j.clientUsPerRecord / m.clientUsPerRecord);
+  }
+  if (ratios.length) console.log(`client µs per record at ${n}, jdk / mux pair by pair: ${stat(ratios)} over ${ratios.length} pair(s)`);
+  if (bareRatios.length) console.log(`client µs per record at ${n}, jdk / mux-nolog pair by pair: ${stat(bareRatios)} over ${bareRatios.length} pair(s)`);
+}
+EOF
+}
+
+if [[ -n $table_only ]]; then
+  [[ -r $table_only ]] || { echo "ws-client-cost: cannot read $table_only" >&2; exit 2; }
+  table "$table_only"
+  exit 0
+fi
 IFS=, read -ra level_list <<<"$levels"
 IFS=, read -ra client_list <<<"$clients"
 for n in "${level_list[@]}"; do
@@ -101,34 +148,4 @@ done
 
 echo
 echo "median (min-max) over the repeats; runs in $out"
-node - "$out" <<'EOF'
-const fs = require('node:fs');
-const runs = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-const stat = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  const r = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
-  return `${r(m)} (${r(s[0])}-${r(s[s.length - 1])})`;
-};
-const rows = [['level', 'client', 'runs', 'client µs/record', 'server µs/record', 'client/server', 'KB/conn', 'records/s']];
-const keys = [...new Set(runs.map((r) => `${r.connections}\t${r.client}`))];
-for (const k of keys) {
-  const [n, c] = k.split('\t');
-  const rs = runs.filter((r) => `${r.connections}\t${r.client}` === k);
-  rows.push([n, c, String(rs.length), stat(rs.map((r) => r.clientUsPerRecord)), stat(rs.map((r) => r.serverUsPerRecord)),
-    stat(rs.map((r) => r.clientUsPerRecord / r.serverUsPerRecord)), stat(rs.map((r) => r.kbPerConnection)),
-    stat(rs.map((r) => r.records / r.windowS))]);
-}
-const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-for (const r of rows) console.log(r.map((v, i) => v.padEnd(w[i])).join('  '));
-// Pair by pair within a repeat: jdk's client µs per record over mux's.
-for (const n of [...new Set(runs.map((r) => r.connections))]) {
-  const ratios = [];
-  for (const rep of [...new Set(runs.map((r) => r.repeat))]) {
-    const j = runs.find((r) => r.connections === n && r.repeat === rep && r.client === 'jdk');
-    const m = runs.find((r) => r.connections === n && r.repeat === rep && r.client === 'mux');
-    if (j && m) ratios.push(j.clientUsPerRecord / m.clientUsPerRecord);
-  }
-  if (ratios.length) console.log(`client µs per record at ${n}, jdk / mux pair by pair: ${stat(ratios)} over ${ratios.length} pair(s)`);
-}
-EOF
+table "$out"
