@@ -38,6 +38,7 @@ package pushbench.jmeter;
 // each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary).
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -50,7 +51,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
-import java.io.EOFException;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
