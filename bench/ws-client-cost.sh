@@ -106,6 +106,7 @@ client=''
 cleanup() {
   if [[ -n $client ]]; then kill "$client" 2>/dev/null || true; fi
   "$root/servers/control.sh" stop node >/dev/null 2>&1 || true
+  rm -rf "$work/classes" "$work/state" "$work"/log-* "$work/out" "$work/err"   # the runs' JSON lines stay
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
