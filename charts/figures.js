@@ -19,7 +19,7 @@ const { isHeldStream } = require('../lib/test-types');
 const perSecond = (data, more = {}) => ({ ...SERIES[data], data, ...more });
 
 // The trip-time figures of a run's own kind of message (summary.tripTime, analysis/measure/trip-time.js): a
-// held stream's (comet, sse) records are in tripTime.comet.
+// held stream's (comet, sse, ws) records are in tripTime.comet.
 const tripOf = (s) => (isHeldStream(s.parameters?.type) ? s.tripTime?.comet : s.tripTime);
 
 const METRICS = {

@@ -16,6 +16,7 @@ const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/read/run-inputs');
 const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
 const { writeFileAtomic } = require('../lib/atomic-write');
+const { isHeldStream } = require('../lib/test-types');
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const td = (v, cls) => `<td${cls ? ` class="${cls}"` : ''}>${v}</td>`;
@@ -163,23 +164,25 @@ function resourcesCard(s) {
     row('Comet: expected / missed', m.comet.streams ? `${fmt(m.comet.expected)} / ${fmt(m.comet.missed)}` : null),
     row('Comet: received message %', m.comet.receivedPercent),
     row('Poll: received / unique', m.poll.responses ? `${fmt(m.poll.received)} / ${fmt(m.poll.unique)}` : null),
-    ...sseRows(m.sse),
+    ...resumedRows('SSE', m.sse),
+    ...resumedRows('WebSocket', m.ws),
     ...tripRows(s.tripTime, s),
     ...tailRows(s.tail, heldName(s)),
   ];
   return `<div class="card"><h3>Resources and messages</h3>${table(rows)}</div>`;
 }
 
-// CHIRON's messages of an SSE run, per client across its reconnections (analysis/measure/messages.js).
-function sseRows(m) {
+// CHIRON's messages of an SSE or WebSocket run (name: the transport's), per client across its
+// reconnections (analysis/measure/messages.js).
+function resumedRows(name, m) {
   if (!m?.clients) return [];
-  return [row('SSE: received / unique', `${fmt(m.received)} / ${fmt(m.unique)}`),
-    row('SSE: expected / missed', `${fmt(m.expected)} / ${fmt(m.missed)}`), row('SSE: received message %', m.receivedPercent),
-    row('SSE: clients / streams / replayed / skipped by gaps', [m.clients, m.streams, m.replays, m.gapSkipped].map(fmt).join(' / '))];
+  return [row(`${name}: received / unique`, `${fmt(m.received)} / ${fmt(m.unique)}`),
+    row(`${name}: expected / missed`, `${fmt(m.expected)} / ${fmt(m.missed)}`), row(`${name}: received message %`, m.receivedPercent),
+    row(`${name}: clients / streams / replayed / skipped by gaps`, [m.clients, m.streams, m.replays, m.gapSkipped].map(fmt).join(' / '))];
 }
 
-// The name of a run's held streams, whose records the trip time `comet` holds: Comet or SSE.
-const heldName = (s) => (s.parameters?.type === 'sse' ? typeName('sse') : typeName('comet'));
+// The name of a run's held streams, whose records the trip time `comet` holds: Comet, SSE or WebSocket.
+const heldName = (s) => typeName(isHeldStream(s.parameters?.type) ? s.parameters.type : 'comet');
 
 // Network cost per delivered message over the steady window (analysis/measure/network.js), and for a pull run
 // CHIRON's messages and the trip time of pulled messages (what the pull interval costs in latency).
@@ -246,7 +249,7 @@ function tripRows(t, s) {
   }
   if (t.polls) rows.push(row(`${kind} trip time: clock offset error bound (\u00b1 ms)`, t.errorBoundMs), ...cycleRows(kind, t.cycles));
   if (t.unmatched) rows.push(row(`${kind} answers without their JMeter sample`, t.unmatched));
-  const c = t.comet;   // held streams' (comet, SSE) records stamped on arrival by the push sampler
+  const c = t.comet;   // held streams' (comet, SSE, WebSocket) records stamped on arrival by the push sampler
   const held = heldName(s);
   if (c?.records) {
     rows.push(row(`${held} trip time: records timed`, c.records),

@@ -12,7 +12,7 @@
 
 PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]
-       ./run.sh <server-type> <rampup> <duration> <threads> sse [- [<event-name> <emit-interval>]]'
+       ./run.sh <server-type> <rampup> <duration> <threads> sse|ws [- [<event-name> <emit-interval>]]'
 
 # Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
 ARGS_MAX_SECONDS=86400          # rampup and duration: at most a day
@@ -36,12 +36,16 @@ One pushbench test run, from start to report.
   rampup         seconds during which all threads are started (0..$ARGS_MAX_SECONDS)
   duration       seconds the test runs, ramp-up included (1..$ARGS_MAX_SECONDS)
   threads        concurrent connections in total, split evenly across the engines in hosts.conf
-  test-type      comet | poll | pull | sse   (pull: short polling, each client asks every pull-interval ms;
+  test-type      comet | poll | pull | sse | ws
+                                            (pull: short polling, each client asks every pull-interval ms;
                                              sse: Server-Sent Events, a held stream as comet's, which
-                                             reconnects with Last-Event-ID as EventSource does)
+                                             reconnects with Last-Event-ID as EventSource does;
+                                             ws: WebSocket, the same held stream, which subscribes again
+                                             with the cursor it got; not on tc6, tc6-bio: Tomcat 6 has no
+                                             WebSocket API)
   max-duration   ms each long poll is held at most ($ARGS_MIN_MAXDUR..$ARGS_MAX_MAXDUR); required for poll.
-                 For comet it is ignored: write - in its place to give an event without it. sse takes
-                 none: write - there.
+                 For comet it is ignored: write - in its place to give an event without it. sse and ws
+                 take none: write - there.
   event-name     the event to create and subscribe to: 1-64 of A-Z a-z 0-9 _ -, starting with a
                  letter or digit, not containing "error" or "timeout" (the plan's assertions look
                  for those words). Omit it (or write -) for no event emitter.
@@ -56,6 +60,7 @@ Examples:
   ./run.sh node 90 1200 5000 poll 3000           long poll, no events: every poll times out after 3 s
   ./run.sh node 5 30 500 pull 1000 event1 2000   each client pulls every 1 s, event every 2 s
   ./run.sh node 5 30 500 sse - event1 2000       Server-Sent Events with an event every 2 s
+  ./run.sh tc7 5 30 500 ws - event1 2000         WebSocket with an event every 2 s
 
 The plan only: ./run.sh --plan <the arguments of a run> checks them, the settings and the hosts file as
 a run does (exit 2 on the same errors), then prints one JSON object, starting nothing: the server, each
@@ -126,15 +131,18 @@ args_parse() {
   # the full number of threads.
   ((rampup < duration)) || args_fail "rampup ($rampup s) must be shorter than duration ($duration s), which includes it"
   case $5 in
-    comet | poll | pull | sse) type=$5 ;;
-    *) args_fail "test-type must be comet, poll, pull or sse, got '$5'" ;;
+    comet | poll | pull | sse | ws) type=$5 ;;
+    *) args_fail "test-type must be comet, poll, pull, sse or ws, got '$5'" ;;
   esac
+  if [[ $type == ws && ($server == tc6 || $server == tc6-bio) ]]; then
+    args_fail "$server does not speak WebSocket (Tomcat 6 has no WebSocket API; docs/protocol.md): ws runs on node, node-cluster, tc7 and tc7-bio"
+  fi
 
   local sixth=${6:--} event=${7:--} emit=${8:--}
   if [[ $type == pull ]]; then
     pull=$(args_pull_interval "$sixth" "$event" "$emit") || exit 2
-  elif [[ $type == sse && $sixth != - ]]; then
-    args_fail "sse takes no max-duration (a stream is held until the end): write - in its place, e.g. sse - event1 2000"
+  elif [[ ($type == sse || $type == ws) && $sixth != - ]]; then
+    args_fail "$type takes no max-duration (a stream is held until the end): write - in its place, e.g. $type - event1 2000"
   elif [[ $sixth != - ]]; then
     maxdur=$(args_integer max-duration "$sixth" "$ARGS_MIN_MAXDUR" "$ARGS_MAX_MAXDUR") || exit 2
   elif [[ $type == poll ]]; then
@@ -168,12 +176,12 @@ args_pull_interval() {
   printf '%s' "$interval"
 }
 
-# args_type_settings <test-type> <request sampler>: sse is spoken by the mux engine only (the push and HTTP
-# samplers read comet's NDJSON, not text/event-stream).
+# args_type_settings <test-type> <request sampler>: sse and ws are spoken by the mux engine only (the push
+# and HTTP samplers read comet's NDJSON, not text/event-stream or WebSocket frames).
 args_type_settings() {
   local type=$1 sampler=$2
-  [[ $type != sse || $sampler == mux ]] ||
-    args_fail "sse needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=$sampler"
+  [[ ($type != sse && $type != ws) || $sampler == mux ]] ||
+    args_fail "$type needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=$sampler"
 }
 
 # args_server_settings <server-type> <connections>: the settings a server type reads, checked before

@@ -6,6 +6,7 @@
 //
 //   node lib/provenance.js < facts     prints the provenance object (JSON) built from lines of
 //     pushbench <TAB> commit|dirty <TAB> <value>
+//     transport <TAB> type|sampler <TAB> <value>      (the test type, PB_REQUEST_SAMPLER)
 //     setting   <TAB> <PB_ name> <TAB> <value>
 //     host      <TAB> <role: sut|engine|sut,engine> <TAB> <name> <TAB> <key> <TAB> <value>   (host/host-facts.sh)
 // (lib/provenance.sh collects them during run.sh.)
@@ -14,21 +15,36 @@ const HOST_NUMBERS = ['cores', 'memoryMB'];
 const VERSION_KEYS = ['jmeter', 'tomcat6', 'tomcat7', 'node', 'jdk', 'kernel'];
 // Which role's host a version is read from: JMeter runs on the engines, the rest where the server runs.
 const VERSION_ROLE = { jmeter: 'engine', tomcat6: 'sut', tomcat7: 'sut', node: 'sut', jdk: 'sut', kernel: 'sut' };
+// The transport of each test type (docs/protocol.md) and how the load side speaks it (docs/engine.md). Recorded,
+// not compared (facts): a figure draws runs of several types on purpose.
+const PROTOCOLS = { comet: 'HTTP/1.1 streaming (NDJSON)', poll: 'HTTP/1.1 long polling', pull: 'HTTP/1.1 short polling',
+  sse: 'Server-Sent Events (text/event-stream)', ws: 'WebSocket (RFC 6455)' };
+const clientOf = (type, sampler) => {
+  if (sampler === 'mux') return type === 'ws' ? 'mux engine, its own RFC 6455 framing' : 'mux engine, its own HTTP/1.1 parser';
+  if (sampler === 'push') return 'push sampler, a socket per connection';
+  return sampler ? `JMeter ${sampler} sampler` : null;
+};
 
 function build(text) {
-  const out = { pushbench: { commit: null, dirty: null }, versions: {}, hosts: [], settings: {} };
+  const out = { pushbench: { commit: null, dirty: null }, transport: null, versions: {}, hosts: [], settings: {} };
+  const transport = {};
   const hosts = new Map();
   for (const line of text.split('\n')) {
     const f = line.split('\t');
     if (f[0] === 'pushbench' && f[1] === 'commit') out.pushbench.commit = f[2] || null;
     else if (f[0] === 'pushbench' && f[1] === 'dirty') out.pushbench.dirty = f[2] === '' ? null : f[2] === '1';
     else if (f[0] === 'setting' && f[1]) out.settings[f[1]] = f[2] ?? '';
+    else if (f[0] === 'transport' && f[1]) transport[f[1]] = f[2] || null;
     else if (f[0] === 'host' && f.length >= 5) {
       const [, role, name, key, value = ''] = f;
       if (!hosts.has(name)) hosts.set(name, { name, role });
       const h = hosts.get(name);
       h[key] = HOST_NUMBERS.includes(key) ? (value === '' ? null : Number(value)) : (value || null);
     }
+  }
+  if (transport.type) {
+    out.transport = { type: transport.type, protocol: PROTOCOLS[transport.type] ?? null, sampler: transport.sampler ?? null,
+      client: clientOf(transport.type, transport.sampler) };
   }
   out.hosts = [...hosts.values()].map((h) => ({
     name: h.name, role: h.role, cores: h.cores ?? null, memoryMB: h.memoryMB ?? null, cpuModel: h.cpuModel ?? null,

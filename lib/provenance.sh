@@ -24,6 +24,11 @@ provenance_settings() {
     'source "$PB_ROOT/lib/config.sh"; for v in $(compgen -v PB_); do printf "%s\t%s\n" "$v" "${!v}"; done')
 }
 
+# The transport the run measured: its test type and the request sampler that spoke it (issue #38 item 4).
+provenance_transport() {
+  printf 'transport\ttype\t%s\ntransport\tsampler\t%s\n' "${RUN[type]:-}" "${PB_REQUEST_SAMPLER:-}"
+}
+
 provenance_pushbench() {
   local commit dirty=''
   commit=$(git -C "$PB_ROOT" rev-parse HEAD 2>/dev/null) || commit=''
@@ -50,6 +55,7 @@ provenance_json() {
   done
   json=$({
     provenance_pushbench
+    provenance_transport
     provenance_settings
     for name in "${order[@]}"; do
       remote_run "${first[$name]}" host/host-facts.sh 2>/dev/null |

@@ -7,7 +7,7 @@
 // The formula (the one place it lives):
 //   offered samples/s  comet with events        connections x events per second (1000 / emit ms)
 //                      comet without events     0 (each stream is one sample, held all run)
-//                      sse                      as comet (a held stream: lib/test-types.js)
+//                      sse, ws                  as comet (held streams: lib/test-types.js)
 //                      long poll with events    connections x events per second (a poll ends at the
 //                                               next emit, or at its max duration if that comes first)
 //                      long poll without events connections / max duration in s (every poll times out)

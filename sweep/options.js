@@ -13,10 +13,11 @@ Selection (each narrows the full list; the order stays Appendix A's):
   --study default|extended   default: the study's 195 (node, tc6, tc7); extended: the same grid for
                              node-cluster, tc6-bio and tc7-bio as well, 390 (docs/sweep.md)
   --servers node,tc6,tc7     servers to test (default: the study's; any of ${STUDIES.extended.join(', ')})
-  --types comet,poll,pull,sse
+  --types comet,poll,pull,sse,ws
                              request types (default: comet,poll, the study's); pull adds short polling
                              with events after each server's long polls (docs/pull.md); sse adds
-                             Server-Sent Events after them, comet's grid (docs/protocol.md)
+                             Server-Sent Events after them, comet's grid (docs/protocol.md); ws adds
+                             WebSocket after those, the same grid, on every server but tc6 and tc6-bio
   --pull-intervals emit,500  with pull: ms between one client's pulls, each crossed with every emit
                              interval; emit = that emit interval (default: emit only)
   --levels 1000,5000,...     concurrent requests (default: 1000,5000,10000,15000,20000)

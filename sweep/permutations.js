@@ -9,9 +9,10 @@
 // at every emit interval, each client pulling at every pull interval chosen (default: the emit interval
 // itself, CHIRON's fair case), concurrent requests inner (docs/pull.md). It is never in the default.
 // Server-Sent Events (issue #38, --types ...,sse) are beyond it too: after pull, the grid of comet (with
-// events at every emit interval, then without), the same held stream on another transport.
+// events at every emit interval, then without), the same held stream on another transport. WebSocket
+// (--types ...,ws) likewise after sse, on the servers that speak it (not tc6, tc6-bio: lib/test-types.js).
 
-const { TEST_TYPES: TYPES } = require('../lib/test-types');
+const { TEST_TYPES: TYPES, speaks } = require('../lib/test-types');
 
 const SERVERS = ['node', 'tc6', 'tc7'];
 const EXTENDED_SERVERS = ['node-cluster', 'tc6-bio', 'tc7-bio'];
@@ -83,6 +84,7 @@ function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVEL
       }
     }
     if (types.includes('sse')) heldStreams('sse');
+    if (types.includes('ws') && speaks(server, 'ws')) heldStreams('ws');
   }
   return out;
 }

@@ -63,6 +63,11 @@ describe('run.sh arguments', () => {
     ['sse with a max-duration', ['node', '5', '30', '500', 'sse', '3000', 'event1', '2000'], /sse takes no max-duration/],
     ['sse with a max-duration alone', ['node', '5', '30', '500', 'sse', '3000'], /sse takes no max-duration/],
     ['sse with an event and no interval', ['node', '5', '30', '500', 'sse', '-', 'event1'], /emit-interval/],
+    // ws (issue #38): as sse; Tomcat 6 has no WebSocket API, so tc6 and tc6-bio are refused with the reason.
+    ['ws with a max-duration', ['node', '5', '30', '500', 'ws', '3000', 'event1', '2000'], /ws takes no max-duration/],
+    ['ws with an event and no interval', ['tc7', '5', '30', '500', 'ws', '-', 'event1'], /emit-interval/],
+    ['ws on tc6', ['tc6', '2', '15', '50', 'ws', '-', 'event1', '1000'], /tc6 does not speak WebSocket \(Tomcat 6 has no WebSocket API/],
+    ['ws on tc6-bio', ['tc6-bio', '5', '30', '500', 'ws'], /tc6-bio does not speak WebSocket \(Tomcat 6 has no WebSocket API/],
   ];
   for (const [name, args, message] of bad) {
     test(`${name}: exit 2, usage line, nothing started`, async () => {
@@ -78,12 +83,18 @@ describe('run.sh arguments', () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /sse needs the mux engine \(PB_REQUEST_SAMPLER=mux, the default\), got PB_REQUEST_SAMPLER=push/);
   });
+  test('ws with a thread-per-connection sampler: exit 2 naming PB_REQUEST_SAMPLER, nothing started', async () => {
+    const r = await refused(['tc7', '5', '30', '500', 'ws', '-', 'event1', '2000'], { env: { PB_REQUEST_SAMPLER: 'http' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /ws needs the mux engine \(PB_REQUEST_SAMPLER=mux, the default\), got PB_REQUEST_SAMPLER=http/);
+  });
   test('--help prints the usage, the - convention and the exit codes, exit 0', async () => {
     const r = await runSh(['--help'], { timeoutMs: 10000 });
     assert.equal(r.code, 0);
     assert.match(r.stdout, USAGE);
     assert.match(r.stdout, /comet - event1 2000/);
     assert.match(r.stdout, /sse - event1 2000/);
+    assert.match(r.stdout, /ws - event1 2000/);
     assert.match(r.stdout, /130 interrupted/);
   });
 });

@@ -1,11 +1,13 @@
 'use strict';
-// Server-Sent Events through run.sh (issue #38, docs/protocol.md "Server-Sent Events"): a small real run
-// (50 SSE streams held by the mux engine, an event every 1,000 ms, 15 s), start to report, on one server
-// of each family: Node.js (its own http) and the Java core on Tomcat 7 (an AsyncContext response). Each
-// must come out valid, with every event record stamped on arrival (per-message trip time) and CHIRON's
-// received / unique / missed per client with none missed and none twice. The SSE framing of every server
-// type, replay and gaps included, is conformance's to check (conformance/); the engine's parsing and its
-// reconnection with Last-Event-ID are MuxSseTest's (JUnit). About 2 minutes on 2 busy cores.
+// Server-Sent Events and WebSocket through run.sh (issue #38, docs/protocol.md "Server-Sent Events",
+// "WebSocket"): a small real run (50 streams held by the mux engine, an event every 1,000 ms, 15 s), start
+// to report, per transport on one server of each family: Node.js (its own http; the ws package) and the
+// Java core on Tomcat 7 (an AsyncContext response; JSR-356). Each must come out valid, with every event
+// record stamped on arrival (per-message trip time) and CHIRON's received / unique / missed per client
+// with none missed and none twice; ws on Tomcat 6 is refused before anything starts (exit 2, the reason).
+// The framing of every server type, replay and gaps included, is conformance's to check (conformance/);
+// the engine's parsing and its reconnections are MuxSseTest's and MuxWsTest's (JUnit). About 4 minutes on
+// 2 busy cores.
 const { test, describe, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -14,29 +16,33 @@ const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 
 const THREADS = 50;
 const EMIT_MS = 1000;
-const ARGS = ['2', '15', String(THREADS), 'sse', '-', 'event1', String(EMIT_MS)];
+const args = (type) => ['2', '15', String(THREADS), type, '-', 'event1', String(EMIT_MS)];
 const SERVERS = ['node', 'tc7'];
+const NAMES = { sse: 'SSE', ws: 'WebSocket' };
 
 const s = scratch('sse');
 after(() => s.cleanup());
 const env = () => ({ PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) });
 const readJson = (dir, file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
-describe('run.sh sse on each server family', () => {
-  for (const server of SERVERS) {
-    test(`${server}: valid, a trip time per message, every message once`, async () => {
+describe('run.sh sse and ws on each server family', () => {
+  for (const type of ['sse', 'ws']) for (const server of SERVERS) {
+    const ARGS = args(type);
+    const name = NAMES[type];
+    test(`${type} on ${server}: valid, a trip time per message, every message once`, async () => {
       const r = await runSh([server, ...ARGS], { env: env(), timeoutMs: 300000 });
       assert.equal(r.code, 0, `run.sh ${server} ${ARGS.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
       const run = readJson(r.runDir, 'run.json');
       assert.equal(run.status, 'complete');
       assert.equal(run.serverCrashed, false);
-      assert.equal(run.type, 'sse');
+      assert.equal(run.type, type);
+      assert.equal(run.provenance?.transport?.type, type, 'provenance records the transport');
       assert.equal(run.maxDuration, null);
-      assert.match(path.basename(r.runDir), new RegExp(`-${server}-sse-${THREADS}-15$`));
+      assert.match(path.basename(r.runDir), new RegExp(`-${server}-${type}-${THREADS}-15$`));
       const summary = readJson(r.runDir, 'data/summary.json');
 
       // CHIRON's counts per client (one engine connection) across its streams: every cycle once.
-      const m = summary.messages.sse;
+      const m = summary.messages[type];
       assert.equal(m.clients, THREADS, JSON.stringify(m));
       assert.equal(m.streams, THREADS, 'no stream broke: one per client');
       assert.ok(m.received >= THREADS * 10, JSON.stringify(m));
@@ -46,7 +52,7 @@ describe('run.sh sse on each server family', () => {
       assert.equal(m.expected, m.unique);
       assert.equal(m.replays, 0);
       assert.equal(m.gapSkipped, 0);
-      assert.equal(summary.totals.sseStreams, THREADS);
+      assert.equal(summary.totals[`${type}Streams`], THREADS);
       assert.equal(summary.totals.events, m.received);
       assert.equal(summary.totals.failedSamples ?? 0, 0, JSON.stringify(summary.totals));
 
@@ -58,15 +64,22 @@ describe('run.sh sse on each server family', () => {
       assert.equal(summary.workload.connections.expected, THREADS);
 
       const html = fs.readFileSync(path.join(r.runDir, 'report/index.html'), 'utf8');
-      assert.match(html, /SSE \u2013 With Events \u2013 1 Second Emit Interval/);   // the run title
-      assert.match(html, /SSE trip time p50/);
-      assert.match(html, /SSE: expected \/ missed/);
+      assert.ok(html.includes(`${name} \u2013 With Events \u2013 1 Second Emit Interval`), 'the run title');
+      assert.ok(html.includes(`${name} trip time p50`));
+      assert.ok(html.includes(`${name}: expected / missed`));
       const spectrum = JSON.parse(fs.readFileSync(path.join(r.runDir, 'charts', 'trip-time-spectrum.json'), 'utf8'));
-      assert.ok(JSON.stringify(spectrum).includes('"SSE records"'), 'the distribution names its line by the transport');
+      assert.ok(JSON.stringify(spectrum).includes(`"${name} records"`), 'the distribution names its line by the transport');
 
       // Last, so that a machine busy with other work (verdict disturbed) shows every check above passed.
       assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity, null, 1));
       assert.match(r.stdout, /^validity: valid /m);
     });
   }
+
+  test('ws on tc6: refused before anything starts, exit 2, naming the reason', async () => {
+    const r = await runSh(['tc6', ...args('ws')], { env: env(), timeoutMs: 30000 });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /tc6 does not speak WebSocket \(Tomcat 6 has no WebSocket API/);
+    assert.equal(fs.existsSync(s.results) ? fs.readdirSync(s.results).filter((d) => /-tc6-ws-/.test(d)).length : 0, 0, 'no run directory');
+  });
 });

@@ -7,9 +7,10 @@ const { runTitle, typeName, join, SERIES, X_ELAPSED, RUN_CHART_IDS } = require('
 
 const hasData = (values, zerosCount) => values.some((v) => v !== null && v !== undefined && (zerosCount || v !== 0));
 
-// The held stream's records (summary.tripTime.comet holds them for comet and SSE alike) as a line names them:
-// 'Comet records', 'SSE records'.
-const heldName = (run) => typeName(run?.type === 'sse' ? 'sse' : 'comet');
+// The held stream's records (summary.tripTime.comet holds them for comet, SSE and WebSocket alike) as a line
+// names them: 'Comet records', 'SSE records', 'WebSocket records' (the held streams of lib/test-types.js;
+// chart/ requires nothing outside its folder).
+const heldName = (run) => typeName(run?.type === 'sse' || run?.type === 'ws' ? run.type : 'comet');
 
 // The trip-time percentile spectrum (analysis/measure/trip-time.js percentileSpectrum) of long polls and a held
 // stream's records, on one axis of the longer one's percentiles.

@@ -8,7 +8,7 @@
 // the blocking connectors.
 const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7',
   'node-cluster': 'Node.js Cluster', 'tc6-bio': 'Tomcat 6 Blocking', 'tc7-bio': 'Tomcat 7 Blocking' };
-const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull', sse: 'SSE' };
+const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull', sse: 'SSE', ws: 'WebSocket' };
 
 // Titles in the study's style ("Comet – With Events – 10 Second Emit Interval – CPU Usage").
 const DASH = ' \u2013 ';

@@ -9,7 +9,7 @@
 // past the wait the protocol itself asks of a healthy server, because push holds answers on purpose:
 //   long poll with events     elapsed - emit interval (a poll waits at most one interval for the next event)
 //   long poll without events  elapsed - max-duration (the poll is answered by its timeout, on purpose)
-//   comet, sse                Latency: the time to the stream's first bytes (the server took the request
+//   comet, sse, ws            Latency: the time to the stream's first bytes (the server took the request
 //                             and answered its headers). A stream's events are not single samples, so their
 //                             per-message times are not in results.csv; the run report's emit duration and
 //                             received-message % cover them (a held stream: lib/test-types.js).

@@ -1,10 +1,10 @@
 'use strict';
 // What the analysis takes from the response archives (study 3.4.1): a collector (collect.js) of every
-// record, the trip times (trip-time.js) of long polls and pulls and those of held streams (comet and SSE,
+// record, the trip times (trip-time.js) of long polls and pulls and those of held streams (comet, SSE and WebSocket,
 // lib/test-types.js: cometTrips, the summary's tripTime.comet), and the answers that only the stream logs
 // record (stream-answers.js: the mux engine's). Each record that carries an event gives a trip time: from
 // its arrival where the push sampler stamped one, else from the end of its JMeter sample (polls only). A
-// replay record (a resumed SSE stream's) gives none: its delay is the reconnection's, and the cycle it
+// replay record (a resumed SSE or WebSocket stream's) gives none: its delay is the reconnection's, and the cycle it
 // brings was no live delivery (collect.js counts it as a message, once). Fed by read/responses.js's
 // visitor; one per archive, each in a worker thread (read/archive-worker.js), their partial results merged
 // in archive order (stage/archives.js).

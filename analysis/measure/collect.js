@@ -1,11 +1,12 @@
 'use strict';
 // The archive visitor: folds every record of every saved response into time lines, emit-cycle and
 // queue-place tables and per-stream message counts, keeping only what stays small (no per-response lists
-// for polls, one small summary per comet stream, one per SSE client). Study 3.4.1: every data set of a run
-// but the monitors' comes from these.
-// An SSE client (one connection of an engine: its stream log's thread) makes one request per stream and
-// requests again when a stream ends or breaks, resuming with Last-Event-ID (docs/protocol.md "Replay and
-// gaps"); its messages are counted across its streams, as one held window from its first request to its
+// for polls, one small summary per comet stream, one per SSE or WebSocket client). Study 3.4.1: every data
+// set of a run but the monitors' comes from these.
+// An SSE or WebSocket client (a resumed stream's, lib/test-types.js: one connection of an engine, its stream
+// log's thread) makes one request per stream and requests again when a stream ends or breaks, resuming with
+// Last-Event-ID or its subscription's cursor (docs/protocol.md "Replay and gaps"); its messages are counted
+// across its streams, as one held window from its first request to its
 // last record: an event or replay record is a message received, a cycle counts once however often it came
 // (unique), and the cycles of a gap record were not sent (missed). A replay is no emit cycle's delivery to
 // a snapshot (it is in no cycle's requests) and gives no trip time (measure/archive-measures.js). The analysis runs one collector per archive, each in its own worker thread, and merges
@@ -14,6 +15,7 @@
 const { Timeline } = require('./timeline');
 const { createPullCounter, pullEvents } = require('./pull-messages');
 const { SeenCycles } = require('./seen-cycles');
+const { isResumedStream } = require('../../lib/test-types');
 
 const MAX_PLACE = 10_000_000;   // a larger place in the queue is a broken record
 
@@ -53,10 +55,10 @@ class Collector {
     this.index = new Map();    // name -> cycle -> the cycle's entry in `cycles` (cycleOf)
     this.places = { sum: [], max: [], count: [] };   // index = place - 1
     this.cometStreams = [];
-    this.sseClients = new Map();   // "<engine>\t<thread>" -> its counts across its streams (sseClient)
+    this.resumedClients = new Map();   // "<engine>\t<thread>" -> its counts across its streams (resumedClient)
     this.poll = { responses: 0, received: 0, unique: 0 };
     this.pull = createPullCounter();
-    this.counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, pull: 0, sse: 0, replays: 0, gaps: 0,
+    this.counts = { records: 0, events: 0, timeouts: 0, clears: 0, comet: 0, poll: 0, pull: 0, sse: 0, ws: 0, replays: 0, gaps: 0,
       unknownType: 0 };
     this.timestamps = [];
     this.controls = [];
@@ -82,11 +84,11 @@ class Collector {
     if (Number.isFinite(f.total) && f.total > c.total) c.total = f.total;
     const place = f.place;
     if (Number.isInteger(place) && place >= 1 && place <= MAX_PLACE && Number.isFinite(duration)) this.placed(place - 1, duration);
-    this.unique(st.type === 'sse' ? this.sseClient(st) : st, f.name, f.cycle);
+    this.unique(isResumedStream(st.type) ? this.resumedClient(st) : st, f.name, f.cycle);
   }
 
-  // Unique per stream (an SSE client's across its streams): a comet stream remembers which cycles it saw
-  // until it ends, one bit each. holder: the stream, or its SSE client.
+  // Unique per stream (an SSE or WebSocket client's across its streams): a comet stream remembers which cycles it saw
+  // until it ends, one bit each. holder: the stream, or its client.
   unique(holder, name, cycle) {
     if (holder.seenCycles === null) holder.seenCycles = new SeenCycles();
     if (holder.seenCycles.add(name, cycle)) {
@@ -95,18 +97,18 @@ class Collector {
     }
   }
 
-  // The SSE client a stream belongs to: its engine's connection (the stream log's thread), looked up once
+  // The SSE or WebSocket client a stream belongs to: its engine's connection (the stream log's thread), looked up once
   // per stream, not per record.
-  sseClient(st) {
-    if (st.sseClient) return st.sseClient;
+  resumedClient(st) {
+    if (st.resumedClient) return st.resumedClient;
     const key = `${st.engine}\t${st.thread ?? st.name}`;
-    let c = this.sseClients.get(key);
+    let c = this.resumedClients.get(key);
     if (c === undefined) {
-      c = { created: null, end: null, events: st.events, received: 0, uniqueByEvent: Object.create(null), unique: 0,
+      c = { type: st.type, created: null, end: null, events: st.events, received: 0, uniqueByEvent: Object.create(null), unique: 0,
         seenCycles: null, streams: 0, replays: 0, gapSkipped: 0, cut: false };
-      this.sseClients.set(key, c);
+      this.resumedClients.set(key, c);
     }
-    st.sseClient = c;
+    st.resumedClient = c;
     return c;
   }
 
@@ -127,10 +129,10 @@ class Collector {
       this.counts.replays++;
       st.replays++;
       this.cycleOf(r.name, r.cycle, r.timings?.created, 0);   // its start is known; no live delivery
-      if (st.type === 'sse') this.unique(this.sseClient(st), r.name, r.cycle);
+      if (isResumedStream(st.type)) this.unique(this.resumedClient(st), r.name, r.cycle);
     } else if (type === 'gap') {
       this.counts.gaps++;
-      if (st.type === 'sse' && Number.isFinite(obj.response.gap.skipped)) this.sseClient(st).gapSkipped += obj.response.gap.skipped;
+      if (isResumedStream(st.type) && Number.isFinite(obj.response.gap.skipped)) this.resumedClient(st).gapSkipped += obj.response.gap.skipped;
     }
   }
 
@@ -158,7 +160,7 @@ class Collector {
     st.seenCycles = null;
     if (Number.isFinite(created)) this.t.requests.add(created);
     if (st.type === 'comet') this.counts.comet++; else if (st.type === 'poll') this.counts.poll++;
-    else if (st.type === 'pull') this.counts.pull++; else if (st.type === 'sse') this.counts.sse++;
+    else if (st.type === 'pull') this.counts.pull++; else if (isResumedStream(st.type)) this.counts[st.type]++;
     else this.counts.unknownType++;
     if (Number.isFinite(created) && Number.isFinite(start)) {
       this.t.connections.add(created, start);
@@ -210,8 +212,8 @@ class Collector {
     if (st.type === 'comet') {
       this.cometStreams.push({ created: st.created, end: st.end, events: st.events, received: st.received,
         uniqueByEvent: st.uniqueByEvent, cut: Boolean(st.cut) });
-    } else if (st.type === 'sse') {
-      this.sseStreamEnded(st);
+    } else if (isResumedStream(st.type)) {
+      this.resumedStreamEnded(st);
     } else if (st.type !== 'pull') {
       this.poll.responses++;
       this.poll.received += st.received;
@@ -220,9 +222,9 @@ class Collector {
     st.seenCycles = null;
   }
 
-  // One stream of an SSE client ended: its window grows to the stream's, its messages join the client's.
-  sseStreamEnded(st) {
-    const c = this.sseClient(st);
+  // One stream of an SSE or WebSocket client ended: its window grows to the stream's, its messages join the client's.
+  resumedStreamEnded(st) {
+    const c = this.resumedClient(st);
     c.streams++;
     c.received += st.received + st.replays;
     c.replays += st.replays;
@@ -231,9 +233,10 @@ class Collector {
     if (st.cut) c.cut = true;
   }
 
-  // The SSE clients as plain data (each as a comet stream's summary, plus streams, replays, gapSkipped).
-  sseClientList() {
-    return [...this.sseClients.values()].map(({ seenCycles, unique, ...c }) => c);
+  // The SSE and WebSocket clients as plain data (each as a comet stream's summary, plus its type, streams,
+  // replays, gapSkipped).
+  resumedClientList() {
+    return [...this.resumedClients.values()].map(({ seenCycles, unique, ...c }) => c);
   }
 
   timestamp(obj, st) {
@@ -251,7 +254,7 @@ class Collector {
 
   result() {
     return { timelines: this.t, cycles: this.cycles, places: this.places, cometStreams: this.cometStreams,
-      sseClients: this.sseClientList(), poll: this.poll, pull: this.pull.result(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
+      resumedClients: this.resumedClientList(), poll: this.poll, pull: this.pull.result(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
       firstServer: Number.isFinite(this.firstServer) ? this.firstServer : null,
       lastServer: Number.isFinite(this.lastServer) ? this.lastServer : null };
   }
@@ -265,7 +268,7 @@ class Collector {
   // Plain data of everything collected so far (structured-clone-able: a worker's partial result).
   partial() {
     return { timelines: Object.fromEntries(Object.entries(this.t).map(([name, t]) => [name, t.partial()])),
-      cycles: [...this.cycles.values()], places: this.places, cometStreams: this.cometStreams, sseClients: this.sseClientList(), poll: this.poll,
+      cycles: [...this.cycles.values()], places: this.places, cometStreams: this.cometStreams, resumedClients: this.resumedClientList(), poll: this.poll,
       pull: this.pull.partial(), counts: this.counts, timestamps: this.timestamps, controls: this.controls,
       firstServer: this.firstServer, lastServer: this.lastServer };
   }
@@ -293,9 +296,9 @@ class Collector {
     });
     // (uniqueByEvent is keyed by event names: no prototype, as request() made it, which a clone loses)
     for (const s of p.cometStreams) this.cometStreams.push({ ...s, uniqueByEvent: Object.assign(Object.create(null), s.uniqueByEvent) });
-    // an SSE client is one engine's connection, so each archive's clients are their own
-    for (const c of p.sseClients ?? []) {
-      this.sseClients.set(`merged\t${this.sseClients.size}`, { ...c, uniqueByEvent: Object.assign(Object.create(null), c.uniqueByEvent), seenCycles: null, unique: 0 });
+    // an SSE or WebSocket client is one engine's connection, so each archive's clients are their own
+    for (const c of p.resumedClients ?? []) {
+      this.resumedClients.set(`merged\t${this.resumedClients.size}`, { ...c, uniqueByEvent: Object.assign(Object.create(null), c.uniqueByEvent), seenCycles: null, unique: 0 });
     }
     for (const k of Object.keys(this.poll)) this.poll[k] += p.poll[k];
     this.pull.merge(p.pull);

@@ -8,10 +8,11 @@
 //   missed   = expected - unique, never below 0.
 // Only held streams have a window where every cycle should arrive; a poll gets one event by design, so for
 // polls only received and unique are given. Pulls (short polling) count per client by cycle id
-// (analysis/measure/pull-messages.js) and come in counted. SSE counts per client (measure/collect.js): its
-// window runs from its first request to its last record across its reconnections, its received and unique
-// include the replays it got on resuming, a cycle of a gap record is missed; `sse` adds its streams
-// (reconnections = streams - clients), replays and the cycles its gap records skipped.
+// (analysis/measure/pull-messages.js) and come in counted. SSE and WebSocket count per client
+// (measure/collect.js): its window runs from its first request to its last record across its
+// reconnections, its received and unique include the replays it got on resuming, a cycle of a gap record
+// is missed; `sse` (`ws`) adds its streams (reconnections = streams - clients), replays and the cycles its
+// gap records skipped.
 
 // cyclesByEvent: Map event -> sorted array of cycle start times (server ms).
 function countAfter(sorted, from, to) {
@@ -52,8 +53,8 @@ function heldCounts(windows, cyclesByEvent) {
   return c;
 }
 
-// SSE: heldCounts over the clients, as clients, with their streams, replays and the cycles gaps skipped.
-function sseCounts(clients, cyclesByEvent) {
+// SSE, WebSocket: heldCounts over the clients, as clients, with their streams, replays and the cycles gaps skipped.
+function resumedCounts(clients, cyclesByEvent) {
   const { streams: n, ...held } = heldCounts(clients, cyclesByEvent);
   const sum = (k) => clients.reduce((a, c) => a + c[k], 0);
   return { clients: n, streams: sum('streams'), ...held, replays: sum('replays'), gapSkipped: sum('gapSkipped') };
@@ -61,13 +62,18 @@ function sseCounts(clients, cyclesByEvent) {
 
 // cometStreams: [{ created, end, events: [names], received, uniqueByEvent: {name: n} }] (server ms);
 // poll: { responses, received, unique } counted while reading (polls are too many to keep one by one);
-// sseClients: as cometStreams, each with streams, replays, gapSkipped (only when the run has any).
-function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null, sseClients = []) {
+// resumedClients: as cometStreams, each with its type (sse, ws; none: sse), streams, replays, gapSkipped
+// (counted under its type when the run has any).
+function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null, resumedClients = []) {
+  const ofType = (t) => resumedClients.filter((c) => (c.type ?? 'sse') === t);
+  const sse = ofType('sse');
+  const ws = ofType('ws');
   return {
     comet: heldCounts(cometStreams, cyclesByEvent),
     poll: { responses: poll.responses, received: poll.received, unique: poll.unique, duplicates: poll.received - poll.unique },
     ...(pull?.responses ? { pull } : {}),
-    ...(sseClients.length ? { sse: sseCounts(sseClients, cyclesByEvent) } : {}),
+    ...(sse.length ? { sse: resumedCounts(sse, cyclesByEvent) } : {}),
+    ...(ws.length ? { ws: resumedCounts(ws, cyclesByEvent) } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ function deliveredMessages(col) {
     cyclesByEvent.get(c.name).push(c.created);
   }
   for (const list of cyclesByEvent.values()) list.sort((a, b) => a - b);
-  return messageCounts(col.cometStreams, cyclesByEvent, col.poll, col.pull, col.sseClients);
+  return messageCounts(col.cometStreams, cyclesByEvent, col.poll, col.pull, col.resumedClients);
 }
 
 // The summary's `network`: messages delivered and requests received per second (event records and pulled

@@ -53,6 +53,7 @@ function totalsOf({ col, csv, archiveStats, cycles, answerSource }) {
     events: col.counts.events, timeouts: col.counts.timeouts, clears: col.counts.clears, cometStreams: col.counts.comet,
     pollResponses: col.counts.poll,
     ...(col.counts.sse ? { sseStreams: col.counts.sse, replays: col.counts.replays, gaps: col.counts.gaps } : {}),   // only SSE runs
+    ...(col.counts.ws ? { wsStreams: col.counts.ws, replays: col.counts.replays, gaps: col.counts.gaps } : {}),   // only WebSocket runs
     errorBodies: sumOf(archiveStats, 'errorBodies'),
     samples: csv?.rows ?? null, failedSamples: csv?.failed ?? null, errors: csv?.errors ?? null,
     timeoutFailures: csv?.timeoutFailures ?? null, samplesByLabel: csv?.byLabel ?? null, emitCycles: cycles.length,

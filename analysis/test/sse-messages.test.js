@@ -5,6 +5,8 @@
 // a gap record beyond the replay bound, then a replay. Received / unique / missed are counted per client
 // over its streams (a replay is a message, a gap's cycles are missed), trip times come from live event
 // records only (a replayed cycle is no second sample), and the records of every kind are read (none bad).
+// WebSocket clients (issue #38: a stream resumed with its subscription's cursor) are counted the same way,
+// under `ws`: the same log with ws requests and 101 answers.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -19,7 +21,8 @@ const { scratchDir } = require('./helpers');
 const T0 = 1_700_000_000_000;   // ms
 const us = (ms) => String(Math.round(ms * 1000));
 const created = (cycle) => T0 + cycle * 1000;
-const request = (cursor) => ({ type: 'sse', events: ['event1'], ...(cursor ? { cursor: { event1: cursor } } : {}) });
+let transport = 'sse';   // the requests' type in logText (each test sets it)
+const request = (cursor) => ({ type: transport, events: ['event1'], ...(cursor ? { cursor: { event1: cursor } } : {}) });
 const head = (sent, at, cursor) => ({ request: request(cursor), timings: { duration: sent - at, sent, created: at },
   connections: { start: 2, finish: 2 } });
 const event = (cycle, at, cursor) => JSON.stringify({ response: { event: { name: 'event1', cycle, timings: { duration: 2,
@@ -29,7 +32,7 @@ const replay = (cycle, at, cursor) => JSON.stringify({ response: { replay: { nam
 const gap = (from, to, at, cursor) => JSON.stringify({ response: { gap: { name: 'event1', from, to, skipped: to - from + 1 } },
   ...head(at + 1, at, cursor) });
 const clear = (at, cursor) => JSON.stringify({ response: { clear: { reason: 'clear' } }, ...head(T0 + 5500, at, cursor) });
-const ok = (id, atMs, records) => ['E', us(atMs), id, '200', '1', String(records), '900', '0', us(T0), 'OK', '', us(T0)];
+const ok = (id, atMs, records) => ['E', us(atMs), id, transport === 'ws' ? '101' : '200', '1', String(records), '900', '0', us(T0), 'OK', '', us(T0)];
 const cut = (id, atMs, records) => ['E', us(atMs), id, 'Non HTTP response code: java.io.EOFException', '0', String(records), '900', '40', us(T0),
   'Non HTTP response message: Premature end of chunk coded message body', 'java.io.EOFException', us(T0)];
 
@@ -66,21 +69,24 @@ async function archive() {
   return file;
 }
 
-test('SSE clients: messages counted across reconnections, replays once, gaps missed, trip times live only', async () => {
+for (const type of ['sse', 'ws']) test(`${type === 'sse' ? 'SSE' : 'WebSocket'} clients: messages counted across reconnections, replays once, gaps missed, trip times live only`, async () => {
+  transport = type;
+  const other = type === 'sse' ? 'ws' : 'sse';
   const m = new ArchiveMeasures(T0);
   const stats = await readArchive(await archive(), m.visitor);
   assert.equal(stats.badLines, 0, 'replay and gap records are records');
   assert.equal(stats.byKind.request, 4);
   const { col, cometTrips } = m.result();
-  assert.deepEqual({ sse: col.counts.sse, replays: col.counts.replays, gaps: col.counts.gaps, events: col.counts.events, comet: col.counts.comet },
-    { sse: 4, replays: 2, gaps: 1, events: 6, comet: 0 });
-  assert.equal(col.sseClients.length, 2);
+  assert.deepEqual({ [type]: col.counts[type], [other]: col.counts[other], replays: col.counts.replays, gaps: col.counts.gaps, events: col.counts.events, comet: col.counts.comet },
+    { [type]: 4, [other]: 0, replays: 2, gaps: 1, events: 6, comet: 0 });
+  assert.equal(col.resumedClients.length, 2);
   assert.equal(col.cycles.get('event1#3').requests, 0, 'a replayed cycle is known, but reached no request live');
   assert.equal(col.cycles.get('event1#3').created, created(3));
   assert.equal(col.cycles.get('event1#5').requests, 2);
 
-  const sse = deliveredMessages(col).sse;
-  assert.deepEqual(sse, { clients: 2, streams: 4, received: 8, unique: 8, duplicates: 0, expected: 10, missed: 2,
+  const messages = deliveredMessages(col);
+  assert.equal(messages[other], undefined, `no ${other} clients`);
+  assert.deepEqual(messages[type], { clients: 2, streams: 4, received: 8, unique: 8, duplicates: 0, expected: 10, missed: 2,
     receivedPercent: 80, replays: 2, gapSkipped: 2 });
   assert.equal(deliveredMessages(col).comet.streams, 0, 'no comet streams');
 
@@ -89,6 +95,7 @@ test('SSE clients: messages counted across reconnections, replays once, gaps mis
 });
 
 test('the same cycle twice on one client (a replay of one it got live) counts once', async () => {
+  transport = 'sse';
   const { Collector } = require('../measure/collect');
   const c = new Collector(T0);
   const st = { name: 'request_1.push', kind: 'request', engine: 'e', thread: 'Request 1-1', records: 0 };
@@ -99,7 +106,7 @@ test('the same cycle twice on one client (a replay of one it got live) counts on
   again.records = 1;
   c.record(JSON.parse(replay(3, T0 + 3600, 2)), 'replay', again);
   c.endStream(again);
-  const [client] = c.result().sseClients;
+  const [client] = c.result().resumedClients;
   assert.equal(client.received, 2);
   assert.equal(client.uniqueByEvent.event1, 1);
   assert.equal(client.streams, 2);

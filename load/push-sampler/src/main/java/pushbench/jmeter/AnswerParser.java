@@ -19,7 +19,10 @@ package pushbench.jmeter;
 //   (none, or empty: no record; joined by a space, not EventSource's "\n": a record is one line, and the
 //   stream log writes a line end inside a field as a space anyway), `id` (without NUL) and `retry` (digits only) go to the EventSink, other
 //   fields are ignored; an event the body ends inside (no blank line after it) is not dispatched: its bytes
-//   count as cut. Every other answer (an error's JSON body) is cut into records at "\n" as above.
+//   count as cut. Every other answer (an error's JSON body) is cut into records at "\n" as above;
+// - a WebSocket upgrade (the caller said so: expectUpgrade) ends at the head of a 101, which is then the
+//   answer and not an interim one; its Sec-WebSocket-Accept is kept (`accept`) and the bytes after the head
+//   are the caller's (RFC 6455 frames, MuxEngine's WsFrames). Any other answer is read as above.
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -42,6 +45,8 @@ final class AnswerParser {
   int status = -1;
   String reason = "";
   String contentType = "";
+  /** A 101's Sec-WebSocket-Accept (expectUpgrade only), else "". */
+  String accept = "";
   /** The answer asked for the connection's end (Connection: close), or its body runs to the end. */
   boolean closeAfter;
   long headerBytes;
@@ -67,6 +72,7 @@ final class AnswerParser {
   private boolean eventStream;       // the answer is one (its head said text/event-stream)
   private int eventLineBytes;        // bytes of the event's current line read so far
   private byte lastBodyByte;         // the body byte before the current read's (a CR ending a line)
+  private boolean upgrade;           // a 101 is the answer (a WebSocket upgrade), not an interim one
 
   /** Receives the fields of an event stream that are not its records: the last event id and retry. */
   interface EventSink extends PushClient.RecordSink {
@@ -95,6 +101,8 @@ final class AnswerParser {
     eventLineBytes = 0;
     lastBodyByte = 0;
     this.headRequest = headRequest;
+    upgrade = false;
+    accept = "";
     status = -1;
     reason = "";
     contentType = "";
@@ -110,6 +118,12 @@ final class AnswerParser {
     clear(line);
     clear(pending);
   }
+
+  /** After start: the request asked for a WebSocket upgrade, so a 101 ends the answer at its head. */
+  void expectUpgrade() { upgrade = true; }
+
+  /** The answer is a 101 to an upgrade: the connection now speaks the protocol it switched to. */
+  boolean switched() { return upgrade && status == 101 && phase == DONE; }
 
   boolean done() { return phase == DONE; }
 
@@ -198,7 +212,7 @@ final class AnswerParser {
       return;
     }
     if (len == 0) {
-      if (status >= 100 && status < 200) {   // an interim answer: the real one follows
+      if (status >= 100 && status < 200 && !(upgrade && status == 101)) {   // an interim answer: the real one follows
         status = -1;
         resetHeaders();
         return;
@@ -219,13 +233,15 @@ final class AnswerParser {
       closeAfter = nameIs(b, vStart, vEnd, "close");
     } else if (nameIs(b, off, nameEnd, "content-type")) {
       contentType = new String(b, vStart, vEnd - vStart, StandardCharsets.ISO_8859_1);
+    } else if (upgrade && nameIs(b, off, nameEnd, "sec-websocket-accept")) {
+      accept = new String(b, vStart, vEnd - vStart, StandardCharsets.ISO_8859_1);
     }
   }
 
   private void headEnded(long stamp) {
     headersMicros = stamp;
     eventStream = events != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17);
-    boolean noBody = headRequest || status == 204 || status == 304;
+    boolean noBody = headRequest || status == 204 || status == 304 || (upgrade && status == 101);
     toClose = !chunked && contentLength < 0;
     if (noBody || (!chunked && contentLength == 0)) {
       toClose = false;

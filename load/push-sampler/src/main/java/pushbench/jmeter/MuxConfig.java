@@ -6,15 +6,20 @@ package pushbench.jmeter;
 // Type SSE (docs/protocol.md "Server-Sent Events") is a GET of `path`, which carries the subscription in
 // its query (`/request?type=sse&events=event1`); `body` is not sent. Its request asks for
 // text/event-stream and, on a reconnection, names the last event id the connection got (Last-Event-ID).
+// Type WS (docs/protocol.md "WebSocket", issue #38 item 3) is an upgrade of a GET of `path` (/request); its
+// subscription, the first message, is `body` ({"type":"ws","events":[...]}, the plan's REQUEST_BODY), to
+// which a reconnection adds the cursor it resumes from.
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 final class MuxConfig {
-  enum Type { COMET, POLL, PULL, SSE }
+  enum Type { COMET, POLL, PULL, SSE, WS }
 
   /** SSE: the reconnection time until the server gives one (`retry:`), as EventSource's default. */
   static final int SSE_RETRY_MS = 3000;
+  /** WS: the subscription when the body is empty (no event). */
+  static final String WS_NO_EVENTS = "{\"type\":\"ws\",\"events\":[]}";
 
   String host = "127.0.0.1";
   int port = 8080;
@@ -39,6 +44,9 @@ final class MuxConfig {
   String label = "request";
   /** B lines name connection i's thread prefix + (i + 1), the shape JMeter gives per-connection threads. */
   String threadPrefix = "Request 1-";
+  /** WS: the reconnection time after a stream ended (the protocol has no retry field: SSE's default). */
+  int wsRetryMs = SSE_RETRY_MS;
+  private byte[][] wsEvents;
 
   /** The request's bytes (head and body) for a body. */
   byte[] request(String bodyText) {
@@ -58,6 +66,49 @@ final class MuxConfig {
     return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
         + "\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n" + resume
         + "Connection: keep-alive\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /** A WebSocket upgrade of `path` with this Sec-WebSocket-Key (RFC 6455 4.1; no subprotocol, no extension). */
+  byte[] wsRequest(String key) {
+    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
+        + "\r\nSec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /** The WS subscription's event names (its "events" array of strings), as bytes, read once from the body. */
+  byte[][] wsEvents() {
+    if (wsEvents == null) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"events\"\\s*:\\s*\\[([^\\]]*)\\]").matcher(wsBody());
+      java.util.List<byte[]> names = new java.util.ArrayList<>();
+      if (m.find()) {
+        java.util.regex.Matcher q = java.util.regex.Pattern.compile("\"([^\"\\\\]*)\"").matcher(m.group(1));
+        while (q.find()) names.add(q.group(1).getBytes(StandardCharsets.UTF_8));
+      }
+      wsEvents = names.toArray(new byte[0][]);
+    }
+    return wsEvents;
+  }
+
+  /**
+   * The WS subscription: the body, and when cycles holds one (>= 0) for a name of wsEvents() (same order),
+   * "cursor":{name:cycle,...} before its closing brace.
+   */
+  byte[] wsSubscription(long[] cycles) {
+    String b = wsBody();
+    StringBuilder cursor = new StringBuilder();
+    byte[][] names = wsEvents();
+    for (int k = 0; cycles != null && k < names.length; k++) {
+      if (cycles[k] < 0) continue;
+      cursor.append(cursor.length() == 0 ? "" : ",").append('"').append(new String(names[k], StandardCharsets.UTF_8))
+          .append("\":").append(cycles[k]);
+    }
+    int close = b.lastIndexOf('}');
+    if (cursor.length() > 0 && close > 0) b = b.substring(0, close) + ",\"cursor\":{" + cursor + "}" + b.substring(close);
+    return b.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private String wsBody() {
+    return body == null || body.trim().isEmpty() ? WS_NO_EVENTS : body.trim();
   }
 
   /** The TestBean strings, checked; a bad value throws IllegalArgumentException naming the property. */
@@ -82,6 +133,9 @@ final class MuxConfig {
     c.type = type(requestType);
     if (c.type == Type.SSE && !c.method.equals("GET")) {
       throw new IllegalArgumentException("requestType sse is a GET (the subscription in the path's query), not " + c.method);
+    }
+    if (c.type == Type.WS && !c.method.equals("GET")) {
+      throw new IllegalArgumentException("requestType ws is an upgrade of a GET (the subscription its first message), not " + c.method);
     }
     c.pullIntervalMs = (int) whole("pullInterval", pullInterval, 0, Integer.MAX_VALUE);
     c.failOnTimeout = bool("failOnTimeout", failOnTimeout);
@@ -126,7 +180,8 @@ final class MuxConfig {
       case "poll": return Type.POLL;
       case "pull": return Type.PULL;
       case "sse": return Type.SSE;
-      default: throw new IllegalArgumentException("requestType must be comet, poll, pull or sse: '" + v + "'");
+      case "ws": return Type.WS;
+      default: throw new IllegalArgumentException("requestType must be comet, poll, pull, sse or ws: '" + v + "'");
     }
   }
 

@@ -6,13 +6,15 @@ package pushbench.jmeter;
 // record held and what the latest one held (the per-thread sampler's digest is the first and, from two
 // records on, the last record, each up to PushClient.KEEP_LINE bytes). A pull connection also keeps the
 // cursor its next request sends; an SSE connection the last event id it got (its reconnection's
-// Last-Event-ID, kept across its requests as EventSource keeps it) and the retry the server gave.
+// Last-Event-ID, kept across its requests as EventSource keeps it) and the retry the server gave. A WS
+// connection (issue #38) reads its frames with a WsFrames of its own while a stream is open, and keeps the
+// last cycle per subscribed name its streams got (the cursor its next subscription resumes from).
 
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
-final class MuxConnection implements AnswerParser.EventSink {
+final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   // Flags of a record.
   static final int HAS_ERROR = 1;
   static final int HAS_TIMEOUT = 2;
@@ -53,6 +55,11 @@ final class MuxConnection implements AnswerParser.EventSink {
   /** SSE: the last event id dispatched (null: none yet), and the server's retry in ms (-1: none yet). */
   byte[] lastEventId;
   int retryMs = -1;
+  /** WS: the key of the upgrade in flight (until its 101 is checked), the open stream's frame reader. */
+  String wsKey;
+  WsFrames frames;
+  /** WS: per name of the subscription (MuxConfig.wsEvents order) the last cycle got, -1: none; null: none yet. */
+  long[] wsCycles;
 
   MuxConnection(MuxEngine engine, int index) {
     this.engine = engine;
@@ -104,6 +111,32 @@ final class MuxConnection implements AnswerParser.EventSink {
   @Override
   public void retry(long ms) {
     retryMs = (int) Math.min(ms, Integer.MAX_VALUE);
+  }
+
+  // ---- WebSocket (WsFrames.Listener): a text message is a record as a comet line is ---------------------
+
+  @Override
+  public void message(long micros, byte[] b, int off, int len) {
+    parser.records++;
+    byte[][] names = engine.wsNames();
+    if (names.length > 0) {
+      if (wsCycles == null) {
+        wsCycles = new long[names.length];
+        java.util.Arrays.fill(wsCycles, -1);
+      }
+      WsFrames.noteCycle(b, off, len, names, wsCycles);
+    }
+    record(micros, b, off, len);
+  }
+
+  @Override
+  public void ping(byte[] payload) throws java.io.IOException {
+    engine.wsSend(this, WsFrames.PONG, payload);
+  }
+
+  @Override
+  public void close(int code, String reason) {
+    engine.wsClosed(this, code, reason);
   }
 
   /** The first match of "cursor":(\{[^}]*\}) in b[from, to): the group, or null. */

@@ -10,6 +10,14 @@ package pushbench.jmeter;
 //   ends or breaks is requested again as EventSource does, after the retry the server gave (else
 //   MuxConfig.SSE_RETRY_MS; after a failure at least the backoff), with Last-Event-ID the last event id it
 //   got, so the server replays what it missed (replay and gap records are records like the others);
+//   ws (WebSocket, RFC 6455; docs/engine.md "WebSocket"): an upgrade of a GET with a random
+//   Sec-WebSocket-Key; a 101 whose Sec-WebSocket-Accept matches it opens the stream, and the subscription
+//   (the body, with on a reconnection the cursor of the last cycle per name the connection got) goes out
+//   as one masked text frame; then each text message is a record (WsFrames reads the frames), a ping is
+//   answered with a pong, a close with a close, and the answer ends there (codes 1000 and 1001 a normal
+//   end, others a failure naming the code). Any other answer, a bad accept, a protocol error or a
+//   connection ending without a close frame is a failed answer. A stream that ends or breaks is requested
+//   again as an SSE stream is, after cfg.wsRetryMs (after a failure at least the backoff);
 // - no request starts at or after start + duration; requests in flight go on until they end; the engine is
 //   finished when none is left after the duration, or at the hard deadline start + duration +
 //   responseTimeout + deadlineGrace, where whatever is open ends as an error ("engine deadline");
@@ -30,6 +38,7 @@ package pushbench.jmeter;
 // each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary).
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -43,6 +52,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 
 final class MuxEngine implements Closeable {
   static final int READ_BUFFER = 1 << 16;
@@ -51,6 +61,7 @@ final class MuxEngine implements Closeable {
   static final String NOT_ERROR = "Test failed: text expected not to contain /error/";
   static final String NOT_TIMEOUT = "response contains timeout although an event was set";
   private static final int READS_PER_WAKEUP = 4;
+  private static final byte[] NOTHING = new byte[0];
 
   /** Counters of one summary interval. */
   static final class Interval {
@@ -82,6 +93,8 @@ final class MuxEngine implements Closeable {
   private final byte[] sharedRequest;  // comet, poll and an SSE stream's first: every request is the same bytes
   private final boolean headRequest;
   private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
+  private final SplittableRandom random = new SplittableRandom();   // WS keys and masks
+  private final byte[][] wsNames;      // WS: the subscription's event names (the cursor's)
   private final PriorityQueue<MuxConnection> timers =
       new PriorityQueue<>((a, b) -> Long.compare(a.wakeAt, b.wakeAt));
   private int nextOpen;                // j of the next connection to open
@@ -107,8 +120,9 @@ final class MuxEngine implements Closeable {
     this.log = log;
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
-    this.sharedRequest = cfg.type == MuxConfig.Type.PULL ? null
+    this.sharedRequest = cfg.type == MuxConfig.Type.PULL || cfg.type == MuxConfig.Type.WS ? null
         : cfg.type == MuxConfig.Type.SSE ? cfg.sseRequest(null) : cfg.request(cfg.body);
+    this.wsNames = cfg.type == MuxConfig.Type.WS ? cfg.wsEvents() : new byte[0][];
     this.headRequest = "HEAD".equals(cfg.method);
     int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
     this.conns = new MuxConnection[owned];
@@ -124,6 +138,11 @@ final class MuxEngine implements Closeable {
   boolean checksTimeout() { return cfg.failOnTimeout; }
 
   private boolean sse() { return cfg.type == MuxConfig.Type.SSE; }
+
+  private boolean ws() { return cfg.type == MuxConfig.Type.WS; }
+
+  /** WS: the subscription's event names, in its order. */
+  byte[][] wsNames() { return wsNames; }
 
   // An SSE connection's reconnection time: the server's retry, else the default.
   private long retryMs(MuxConnection c) {
@@ -256,6 +275,7 @@ final class MuxEngine implements Closeable {
     if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
     c.request = requestOf(c);
     c.startAnswer(headRequest, sse());
+    if (ws()) c.parser.expectUpgrade();
     active++;
     if (c.channel != null) {
       c.reused = true;
@@ -266,9 +286,14 @@ final class MuxEngine implements Closeable {
     }
   }
 
-  // The bytes of c's next request: a pull's carry its cursor, an SSE reconnection's its last event id.
+  // The bytes of c's next request: a pull's carry its cursor, an SSE reconnection's its last event id, a
+  // WebSocket upgrade a key of its own.
   private byte[] requestOf(MuxConnection c) {
     if (cfg.type == MuxConfig.Type.PULL) return cfg.request(cfg.body + c.cursor + "}");
+    if (ws()) {
+      c.wsKey = WsFrames.key(random);
+      return cfg.wsRequest(c.wsKey);
+    }
     if (sse() && c.lastEventId != null && c.lastEventId.length > 0) return cfg.sseRequest(c.lastEventId);
     return sharedRequest;
   }
@@ -319,6 +344,10 @@ final class MuxEngine implements Closeable {
     if (n > 0) c.since = mono();
     boolean all = c.written == c.request.length;
     if (all && c.state == MuxConnection.SENDING) c.state = MuxConnection.READING;
+    if (all && ws()) {   // each WS request and frame is its connection's own: not kept once written
+      c.request = NOTHING;
+      c.written = 0;
+    }
     c.key.interestOps(all ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
   }
 
@@ -333,7 +362,7 @@ final class MuxEngine implements Closeable {
         connected(c);
         return;
       }
-      if ((ready & SelectionKey.OP_WRITE) != 0 && c.state == MuxConnection.SENDING) writeMore(c);
+      if ((ready & SelectionKey.OP_WRITE) != 0 && c.request != null && c.written < c.request.length) writeMore(c);
       if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) readable(c);
     } catch (CancelledKeyException e) {
       // closed by an earlier event of this wake-up: nothing left to do
@@ -358,10 +387,17 @@ final class MuxEngine implements Closeable {
         return;
       }
       c.since = mono();
-      int used = c.parser.feed(b, 0, n, PushClient.nowMicros());
-      if (c.parser.done()) {
-        answered(c, used < n);
-        return;
+      long stamp = PushClient.nowMicros();
+      if (c.frames != null) {   // an open WebSocket stream
+        if (!wsBytes(c, b, 0, n, stamp)) return;
+      } else {
+        int used = c.parser.feed(b, 0, n, stamp);
+        if (c.parser.switched()) {   // a 101: the bytes after its head are frames
+          if (!upgraded(c) || (used < n && !wsBytes(c, b, used, n - used, stamp))) return;
+        } else if (c.parser.done()) {
+          answered(c, used < n);
+          return;
+        }
       }
       if (n < b.length) return;
     }
@@ -374,6 +410,10 @@ final class MuxEngine implements Closeable {
       closeChannel(c);
       return;
     }
+    if (c.frames != null) {   // RFC 6455 ends a stream with a close frame, never with the connection alone
+      throw new EOFException(c.frames.midFrame() ? "WebSocket stream ended inside a frame"
+          : "WebSocket stream ended without a close frame");
+    }
     c.parser.endOfInput(c.parser.lastMicros != 0 ? c.parser.lastMicros : PushClient.nowMicros());
     answered(c, true);
   }
@@ -383,20 +423,90 @@ final class MuxEngine implements Closeable {
     if (batch != null) batch.record(micros, c.id, b, off, len);
   }
 
+  // ---- WebSocket ---------------------------------------------------------------------------------------------
+
+  // The 101 to c's upgrade was read: its accept checked, the subscription sent. False when the answer ended
+  // here (a bad accept: a failed answer, the connection backs off).
+  private boolean upgraded(MuxConnection c) {
+    String want = WsFrames.acceptOf(c.wsKey);
+    c.wsKey = null;
+    if (!want.equals(c.parser.accept)) {
+      String failure = "WebSocket handshake: Sec-WebSocket-Accept '" + c.parser.accept + "', expected '" + want + "'";
+      writeEnd(c, c.parser.lastMicros, "101", false, failure, failure);
+      closeChannel(c);
+      backOff(c);
+      return false;
+    }
+    c.frames = new WsFrames();
+    try {
+      wsSend(c, WsFrames.TEXT, cfg.wsSubscription(c.wsCycles));
+    } catch (IOException e) {
+      failed(c, e);
+      return false;
+    }
+    return true;
+  }
+
+  // Frames of c's open stream, read at stamp: false when the stream ended in them (a close frame).
+  private boolean wsBytes(MuxConnection c, byte[] b, int off, int len, long stamp) throws IOException {
+    c.parser.bodyBytes += len;
+    c.parser.lastMicros = stamp;
+    c.frames.feed(b, off, len, stamp, c);
+    return c.frames != null;
+  }
+
+  /** Sends one masked frame on c (after what is still unsent of the previous one). */
+  void wsSend(MuxConnection c, int opcode, byte[] payload) throws IOException {
+    byte[] f = WsFrames.frame(opcode, payload, random);
+    if (c.request != null && c.written < c.request.length) {
+      byte[] all = new byte[c.request.length - c.written + f.length];
+      System.arraycopy(c.request, c.written, all, 0, c.request.length - c.written);
+      System.arraycopy(f, 0, all, c.request.length - c.written, f.length);
+      f = all;
+    }
+    c.request = f;
+    c.written = 0;
+    writeMore(c);
+  }
+
+  /** The server closed c's stream with this code: the close answered, the answer ended, the next one planned. */
+  void wsClosed(MuxConnection c, int code, String reason) {
+    try {
+      wsSend(c, WsFrames.CLOSE, code == WsFrames.NO_STATUS ? NOTHING : WsFrames.closePayload(code));
+    } catch (IOException ignored) {
+      // the server may be gone already: the answer ends anyway
+    }
+    c.frames = null;
+    int flags = c.digestFlags();
+    boolean normal = code == 1000 || code == 1001;
+    String closeText = "WebSocket close " + code + (reason.isEmpty() ? "" : " " + reason);
+    String failure = (flags & MuxConnection.HAS_ERROR) != 0 ? NOT_ERROR
+        : (flags & MuxConnection.HAS_TIMEOUT) != 0 ? NOT_TIMEOUT : normal ? "" : closeText;
+    writeEnd(c, c.parser.lastMicros, "101", failure.isEmpty(), closeText, failure);
+    closeChannel(c);
+    if (!normal || (flags & MuxConnection.HAS_ERROR) != 0) {
+      backOff(c);
+      return;
+    }
+    c.backoffMs = BACKOFF_FIRST_MS;
+    schedule(c, cfg.wsRetryMs);
+  }
+
   // ---- ends of answers ---------------------------------------------------------------------------------------
 
   // The answer was read to its end: its outcome, then the connection's next request.
   private void answered(MuxConnection c, boolean mustClose) {
     AnswerParser p = c.parser;
-    boolean httpOk = p.status >= 200 && p.status <= 399;
+    boolean httpOk = !ws() && p.status >= 200 && p.status <= 399;   // an upgrade's 101 never ends here
     int flags = c.digestFlags();
     String failure;
     if ((flags & MuxConnection.HAS_ERROR) != 0) failure = NOT_ERROR;
     else if ((flags & MuxConnection.HAS_TIMEOUT) != 0) failure = NOT_TIMEOUT;
-    else if (!httpOk) failure = "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason);
+    else if (!httpOk) failure = "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
+        + (ws() ? " (not 101 Switching Protocols)" : "");
     else failure = "";
     boolean ok = failure.isEmpty();
-    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING;   // answered mid-request
+    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();   // answered mid-request
     writeEnd(c, p.lastMicros, String.valueOf(p.status), ok, p.reason, failure);
     if (close) closeChannel(c);
     if (!httpOk || (flags & MuxConnection.HAS_ERROR) != 0) {   // refused by the server: back off, do not spin
@@ -419,6 +529,10 @@ final class MuxEngine implements Closeable {
   // once, under the same sample.
   private void failed(MuxConnection c, IOException e) {
     c.parser.abort();
+    if (c.frames != null) {   // a WebSocket stream: what was read of its last message is cut
+      c.parser.cutBytes = c.frames.partialBytes();
+      c.frames = null;
+    }
     closeChannel(c);
     if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
       c.startAnswer(headRequest, sse());
@@ -432,10 +546,10 @@ final class MuxEngine implements Closeable {
   }
 
   // The connection's next attempt after its backoff, which doubles up to BACKOFF_MAX_MS (counted); a pull
-  // waits at least its pull interval, an SSE stream at least its retry.
+  // waits at least its pull interval, an SSE stream at least its retry, a WebSocket stream its reconnection time.
   private void backOff(MuxConnection c) {
     iv.backoffs++;
-    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c) : 0;
+    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c) : ws() ? cfg.wsRetryMs : 0;
     schedule(c, Math.max(c.backoffMs, floor));
     c.backoffMs = Math.min(BACKOFF_MAX_MS, c.backoffMs * 2);
   }
