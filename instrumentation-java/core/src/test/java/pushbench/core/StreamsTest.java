@@ -197,6 +197,7 @@ class StreamsTest {
             }
             FakeObserver silent = new FakeObserver();
             silent.blockFirstWrite = gate;
+            silent.enteredWrite = new CountDownLatch(1);
             deep.open(sse("deep", "deep:1"), silent);
             // The replay (63 records of about 250 bytes, 4 times the bound) is queued at registration, and no
             // write of it ends: whether the writer took its first record before the rest were queued or not, the
