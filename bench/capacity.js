@@ -268,7 +268,7 @@ async function measure(o) {
   let exitCode = null;
   exited.then((c) => { exitCode = c; });
 
-  const run = { type: o.type, event: o.emit > 0 ? EVENT : null, interval: o.emit || null, maxDuration: o.type === 'poll' ? o.maxDuration : null };
+  const run = { type: o.type, event: o.emit > 0 ? EVENT : null, emitIntervalMs: o.emit || null, maxDurationMs: o.type === 'poll' ? o.maxDuration : null };
   const started = Date.now();
   const w = { alive: true, oomLine: null, probeFailures: 0, refused: 0, firstRefusal: null, criterion: null, seconds };
   const probes = [];   // { at, open }
@@ -350,8 +350,8 @@ async function main(argv) {
   const heldStatus = before.length ? Math.max(...before.map((p) => p.open)) : null;
   const span = firstOpen && last && last.at > firstOpen.at ? (last.at - firstOpen.at) / 1000 : null;
   const result = {
-    server: o.server, type: o.type, emitMs: o.emit || null, maxDurationMs: o.type === 'poll' ? o.maxDuration : null,
-    rateAsked: o.rate, max: o.max, rampupSeconds: o.rampup, durationSeconds: o.duration, withinSeconds: m.seconds,
+    server: o.server, type: o.type, emitIntervalMs: o.emit || null, maxDurationMs: o.type === 'poll' ? o.maxDuration : null,
+    rateAsked: o.rate, max: o.max, rampupS: o.rampup, durationS: o.duration, withinSeconds: m.seconds,
     failed: Boolean(cause), cause: cause?.cause ?? 'none', detail: cause?.detail ?? `held ${o.max} asked for ${o.hold} s`,
     serverCrashed: cause?.crashed ?? false,
     held: { status: heldStatus, analyzer: analyzerHeld(m.runDir, failedAt) },

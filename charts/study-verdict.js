@@ -18,7 +18,7 @@
 //   beyond noise and is reversed when one is reversed beyond noise and none holds. For 'similar': holds
 //   when most conditions hold and none is reversed, reversed when most are. Otherwise within noise.
 // - Scale: a check is judged on the runs at or above the smallest level at which the study saw its effect
-//   (minThreads; at least the study's smallest level, 1,000 connections; a study level above what this
+//   (minConnections; at least the study's smallest level, 1,000 connections; a study level above what this
 //   machine holds, 15,000, is judged at 15,000 and says so). A trend over connections needs its largest
 //   level there and its smallest at 1,000 or more. Runs below it give an *indicative* verdict only, never
 //   a 'not confirmed'.
@@ -125,7 +125,7 @@ function acrossConditions(rows, { similar = false } = {}) {
 
 // The level a check is judged at: { level, note } (note: why it differs from the study's, or null).
 function scaleGate(check) {
-  const asked = Math.max(check.minThreads ?? STUDY_SMALLEST_LEVEL, STUDY_SMALLEST_LEVEL);
+  const asked = Math.max(check.minConnections ?? STUDY_SMALLEST_LEVEL, STUDY_SMALLEST_LEVEL);
   if (asked <= MACHINE_LARGEST_LEVEL) return { level: asked, note: null };
   return { level: MACHINE_LARGEST_LEVEL,
     note: `scale: the study saw this at ${asked.toLocaleString('en-GB')} connections; judged at ${MACHINE_LARGEST_LEVEL.toLocaleString('en-GB')}, the most one process here holds (20,000 open files each)` };
@@ -170,11 +170,11 @@ function findingVerdict(checks) {
 // What makes two runs the same condition; the duration is not among them: every compared metric is per
 // second or per cycle over each run's steady window (docs/sweep.md), or a peak. hostSet: the hosts and the
 // CPUs the server and the engines were pinned to (lib/provenance.js hostSet).
-const CONDITION_KEYS = ['server', 'type', 'events', 'interval', 'maxDuration', 'threads', 'hostSet'];
+const CONDITION_KEYS = ['server', 'type', 'events', 'emitIntervalMs', 'maxDurationMs', 'connections', 'hostSet'];
 
 // The poll duration tells permutations apart only for long polls without events (as in
 // collect-runs.js's permutationKey): with events a poll is held until the event.
-const conditionValue = (params, k) => (k === 'maxDuration' && !(params.type === 'poll' && !params.events) ? '-' : params[k] ?? '');
+const conditionValue = (params, k) => (k === 'maxDurationMs' && !(params.type === 'poll' && !params.events) ? '-' : params[k] ?? '');
 
 function conditionKey(params, skip) {
   return CONDITION_KEYS.filter((k) => !skip.includes(k)).map((k) => `${k}=${conditionValue(params, k)}`).join('|');
@@ -185,11 +185,11 @@ function conditionLabel(params, skip) {
   const parts = [];
   if (!skip.includes('server')) parts.push(valueName('server', params.server));
   if (!skip.includes('type')) parts.push(valueName('type', params.type));
-  if (!skip.includes('interval') && !skip.includes('events')) {
-    if (params.events) parts.push(`${params.interval / 1000} s events`);
-    else parts.push(params.type === 'poll' && params.maxDuration ? `no events, ${params.maxDuration / 1000} s polls` : 'no events');
+  if (!skip.includes('emitIntervalMs') && !skip.includes('events')) {
+    if (params.events) parts.push(`${params.emitIntervalMs / 1000} s events`);
+    else parts.push(params.type === 'poll' && params.maxDurationMs ? `no events, ${params.maxDurationMs / 1000} s polls` : 'no events');
   }
-  if (!skip.includes('threads')) parts.push(`${params.threads.toLocaleString('en-GB')} connections`);
+  if (!skip.includes('connections')) parts.push(`${params.connections.toLocaleString('en-GB')} connections`);
   return parts.join(', ');
 }
 
@@ -251,8 +251,8 @@ function comparisons(check, runs) {
     const pick = (side) => base.filter((r) => Object.entries(side).every(([k, v]) => [].concat(v).includes(r.params[k])));
     let groups = groupRuns([...pick(check.a), ...pick(check.b)], differ);
     if (check.at === 'max') {
-      const top = Math.max(...groups.map((g) => g.params.threads));
-      groups = groups.filter((g) => g.params.threads === top);
+      const top = Math.max(...groups.map((g) => g.params.connections));
+      groups = groups.filter((g) => g.params.connections === top);
     }
     for (const g of groups) {
       const a = g.runs.filter((r) => pick(check.a).includes(r));
@@ -286,14 +286,14 @@ function comparisons(check, runs) {
 
 // A check applied: its comparisons and verdict, judged at its scale (scaleGate) when runs reach it, else
 // indicative from the runs there are.
-const maxThreadsOf = (runs) => Math.max(0, ...runs.map((r) => r.params.threads));
+const maxConnectionsOf = (runs) => Math.max(0, ...runs.map((r) => r.params.connections));
 
 function rowsAtScale(check, runs, level) {
-  if (check.kind === 'trend' && check.by === 'threads') {
+  if (check.kind === 'trend' && check.by === 'connections') {
     // a trend over connections: its smallest level the study's smallest or more, its largest at the gate
-    return comparisons(check, runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL)).filter((row) => maxThreadsOf(row.runs) >= level);
+    return comparisons(check, runs.filter((r) => r.params.connections >= STUDY_SMALLEST_LEVEL)).filter((row) => maxConnectionsOf(row.runs) >= level);
   }
-  return comparisons(check, runs.filter((r) => r.params.threads >= level));
+  return comparisons(check, runs.filter((r) => r.params.connections >= level));
 }
 
 function evaluateCheck(check, runs) {
@@ -302,7 +302,7 @@ function evaluateCheck(check, runs) {
   let scale = null;
   if (!rows.length) {
     rows = comparisons(check, runs);
-    if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxThreadsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
+    if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxConnectionsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
   }
   const used = rows.flatMap((r) => r.runs);
   const keepsUp = Boolean(check.keepsUp) && used.length > 0

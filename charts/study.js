@@ -65,8 +65,8 @@ const withCi = (d) => (d.n === 0 ? '\u2013' : d.low === null ? `${fmt(d.mean)} (
   : `${fmt(d.mean)} <span class="none">(95%: ${fmt(d.low)}\u2013${fmt(d.high)}, n=${d.n})</span>`);
 
 function sideLabel(side) {
-  return Object.entries(side).map(([k, v]) => [].concat(v).map((x) => (k === 'maxDuration' ? `${x / 1000} s polls`
-    : k === 'interval' ? `${x / 1000} s events` : k === 'events' ? (x ? 'with events' : 'no events') : valueName(k, x))).join('/')).join(', ');
+  return Object.entries(side).map(([k, v]) => [].concat(v).map((x) => (k === 'maxDurationMs' ? `${x / 1000} s polls`
+    : k === 'emitIntervalMs' ? `${x / 1000} s events` : k === 'events' ? (x ? 'with events' : 'no events') : valueName(k, x))).join('/')).join(', ');
 }
 
 function rowNumbers(check, row) {
@@ -112,9 +112,9 @@ function checkTable(evaluated) {
 // Tables 5.1.3 and 5.1.4: the study's totals and rates beside pushbench's rate at its largest level.
 function throughputTable(spec, runs) {
   const chosen = runs.filter((r) => Object.entries(spec.select).every(([k, v]) => [].concat(v).includes(r.params[k])));
-  const top = Math.max(0, ...chosen.map((r) => r.params.threads));
+  const top = Math.max(0, ...chosen.map((r) => r.params.connections));
   const rows = spec.rows.map((row) => {
-    const mine = chosen.filter((r) => r.params.server === row.server && r.params.threads === top);
+    const mine = chosen.filter((r) => r.params.server === row.server && r.params.connections === top);
     const use = usableRuns(mine);
     const rate = describe(use.map((r) => metricValue('responsesPerSecond', r)));
     return [
@@ -154,8 +154,8 @@ function scaleOf(runs) {
   return {
     runs: runs.length, permutations: perms.size, repeats: repeats.length ? [Math.min(...repeats), Math.max(...repeats)] : [0, 0],
     servers: list('server', (v) => valueName('server', v)), types: list('type', (v) => valueName('type', v)),
-    levels: list('threads'), intervals: list('interval', (v) => `${v / 1000} s`), durations: list('duration', (v) => `${v} s`),
-    rampups: [...new Set(runs.map((r) => r.summary.parameters?.rampup).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
+    levels: list('connections'), intervals: list('emitIntervalMs', (v) => `${v / 1000} s`), durations: list('durationS', (v) => `${v} s`),
+    rampups: [...new Set(runs.map((r) => r.params.rampupS).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
     hosts, commits,
     serverCpus: [...new Set(runs.map((r) => r.provenance?.settings?.PB_SERVER_CPUS ? `CPU ${r.provenance.settings.PB_SERVER_CPUS}, the load generator on CPU ${r.provenance.settings.PB_ENGINE_CPUS ?? 'any'}` : 'not pinned (server and load generator share the cores)'))],
     from: starts.length ? new Date(starts[0]).toISOString().slice(0, 16).replace('T', ' ') : null,
@@ -327,7 +327,7 @@ function figureRows(results) {
 // The runs table: each run's id, permutation, duration, validity, reasons and flags.
 function runRows(runs) {
   return runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
-    `<td class="num">${fmt(r.params.duration)}</td>`,
+    `<td class="num">${fmt(r.params.durationS)}</td>`,
     `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
     `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
@@ -420,8 +420,8 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const { runs, problems, superseded } = await loadStudyRuns(data);
   // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
   // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
-  const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
-  const small = runs.filter((r) => r.params.threads < STUDY_SMALLEST_LEVEL);
+  const atScale = runs.filter((r) => r.params.connections >= STUDY_SMALLEST_LEVEL);
+  const small = runs.filter((r) => r.params.connections < STUDY_SMALLEST_LEVEL);
   const results = figureResults(atScale, runs);
   const evaluated = FINDINGS.map((f) => evaluateFinding(f, atScale));
   const smallEvaluated = FINDINGS.map((f) => evaluateFinding(f, small));

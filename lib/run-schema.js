@@ -12,6 +12,8 @@
 //                         "parameters": { server, type, rampupS, durationS, connections, maxDurationMs,
 //                         event, emitIntervalMs, pullIntervalMs, port, hosts }; throws a RunSchemaError
 //                         naming a field that is missing, unknown, doubly named or of the wrong kind
+//   summaryParameters(p)  a summary's "parameters" (old or new names) in the new names; unlike a run.json's,
+//                         a required one may be null (the analysis of a run without a readable run.json)
 //   runRecord(json)       the whole run.json in the new names: its parameters as above, every other field
 //                         (id, provenance, startedAt, finishedAt, status, serverCrashed, steps, notes) kept
 //   engineConnections(e)  an engine entry's share of the connections (engines[].connections, old: threads)
@@ -83,7 +85,7 @@ function translateHosts(hosts, where) {
 }
 
 // Splits a parsed run.json (or a summary's parameters) into { params, rest } in the new names.
-function translate(json, where, allowed) {
+function translate(json, where, allowed, partial = false) {
   if (kindOf(json) !== 'object') throw new RunSchemaError(`${where}: expected a JSON object, got ${kindOf(json)}`);
   const params = {};
   const rest = {};
@@ -103,7 +105,7 @@ function translate(json, where, allowed) {
   for (const p of PARAMETERS) {
     const v = params[p.name];
     if (v === undefined || v === null) {
-      if (p.required) throw new RunSchemaError(`${where}: the required field "${p.name}" (old name "${p.old}") is missing`);
+      if (p.required && !partial) throw new RunSchemaError(`${where}: the required field "${p.name}" (old name "${p.old}") is missing`);
       params[p.name] = null;
       continue;
     }
@@ -118,9 +120,15 @@ function runParameters(json, where = 'run.json') {
   return translate(json, where, RECORD_FIELDS).params;
 }
 
+// A summary's parameters (data/summary.json "parameters", old or new names): as runParameters, but a
+// required field may be null or absent, as the analysis of a run without a readable run.json writes them.
+function summaryParameters(json, where = 'data/summary.json parameters') {
+  return translate(json, where, [], true).params;
+}
+
 function runRecord(json, where = 'run.json') {
   const { params, rest } = translate(json, where, RECORD_FIELDS);
   return { id: rest.id ?? null, ...params, ...rest };
 }
 
-module.exports = { PARAMETERS, RECORD_FIELDS, ENGINE_FIELDS, RunSchemaError, runParameters, runRecord, engineConnections };
+module.exports = { PARAMETERS, RECORD_FIELDS, ENGINE_FIELDS, RunSchemaError, runParameters, summaryParameters, runRecord, engineConnections };

@@ -31,7 +31,7 @@ describe('run.sh sse on each server family', () => {
       assert.equal(run.status, 'complete');
       assert.equal(run.serverCrashed, false);
       assert.equal(run.type, 'sse');
-      assert.equal(run.maxDuration, null);
+      assert.equal(run.maxDurationMs, null);
       assert.match(path.basename(r.runDir), new RegExp(`-${server}-sse-${THREADS}-15$`));
       const summary = readJson(r.runDir, 'data/summary.json');
 

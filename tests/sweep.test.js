@@ -296,7 +296,7 @@ describe('real sweeps through run.sh', () => {
       const runDir = path.join(dir, s.runDir);
       const run = JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
       assert.equal(run.status, 'complete');
-      assert.equal(`./run.sh ${[run.server, run.rampup, run.duration, run.threads, run.type].join(' ')}`,
+      assert.equal(`./run.sh ${[run.server, run.rampupS, run.durationS, run.connections, run.type].join(' ')}`,
         s.key.split(' ').slice(0, 6).join(' '));
       assert.ok(fs.existsSync(path.join(runDir, 'data', 'summary.json')));
     }

@@ -40,7 +40,7 @@ test('the page answers every finding with a verdict and draws every figure that 
   // no verdict other than indicative rests on runs below the study's smallest level (issue #35)
   for (const e of evaluated) {
     for (const c of e.checks.filter((x) => x.verdict !== 'indicative')) {
-      for (const r of c.rows.flatMap((row) => row.runs)) assert.ok(r.params.threads >= 1000, `${e.finding.id}/${c.check.id}: ${r.summary.id}`);
+      for (const r of c.rows.flatMap((row) => row.runs)) assert.ok(r.params.connections >= 1000, `${e.finding.id}/${c.check.id}: ${r.summary.id}`);
     }
   }
   // the 100/400 sitting keeps its own section, its verdicts indicative

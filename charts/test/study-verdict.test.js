@@ -121,7 +121,7 @@ test('check verdicts: confirmed, not confirmed, not comparable (why), indicative
 // first 10 the warm-up (WARMUP_SECONDS), whose CPU and rates (999) no metric but memory may read.
 const WARM_UP = new Array(10).fill(999);
 function run(params, { cpu = 10, cpuSeries = null, rss = 100, rate = 50, share = 1, verdict = 'valid', crashed = false } = {}) {
-  const p = { server: 'node', type: 'comet', threads: 1000, events: true, interval: 1000, maxDuration: null, duration: 20, ...params };
+  const p = { server: 'node', type: 'comet', connections: 1000, events: true, emitIntervalMs: 1000, maxDurationMs: null, durationS: 20, ...params };
   return {
     dir: `/r/${JSON.stringify(p)}-${cpu}-${rss}`, params: p,
     summary: { steadyWindow: { fromSecond: 0, toSecond: 13, seconds: 13 }, loadStartSecond: 0,
@@ -135,8 +135,8 @@ const repeats = (params, values, opts = {}) => values.map((cpu) => run(params, {
 test('a compare check pairs runs per condition and uses valid runs only when each side keeps two', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: { server: 'node' } };
   const runs = [
-    ...repeats({ type: 'poll', maxDuration: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12]),
-    ...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [50, 52, 54]), ...repeats({ type: 'comet', threads: 5000 }, [20, 22, 24]),
+    ...repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12]),
+    ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [50, 52, 54]), ...repeats({ type: 'comet', connections: 5000 }, [20, 22, 24]),
     ...repeats({ type: 'poll', server: 'tc6' }, [1, 1, 1]),   // another server: not selected
   ];
   const e = evaluateCheck(check, runs);
@@ -156,36 +156,36 @@ test('a compare check pairs runs per condition and uses valid runs only when eac
   assert.equal(p.verdict, 'confirmed');
   assert.equal(p.provisional, 'disturbed 12');
   // a condition reversed beyond noise and none holding makes it not confirmed
-  const reversed = [...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
+  const reversed = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
   assert.equal(evaluateCheck(check, reversed).verdict, 'not confirmed');
   assert.equal(evaluateCheck(check, []).verdict, 'not run yet');
 });
 
 test('scale: runs below the level the study saw an effect at give indicative verdicts, never not confirmed', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
-  const small = [...repeats({ type: 'poll', maxDuration: 180000, threads: 400 }, [1, 2, 3]), ...repeats({ type: 'comet', threads: 400 }, [10, 11, 12])];
+  const small = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 400 }, [1, 2, 3]), ...repeats({ type: 'comet', connections: 400 }, [10, 11, 12])];
   const e = evaluateCheck(check, small);
   assert.equal(e.verdict, 'indicative');
   assert.equal(e.indicative, 'reversed');
   assert.match(e.why[0], /the study saw this at 1,000 connections or more; these runs reach 400/);
   // with runs at scale beside them, only those judge
-  const scaled = [...small, ...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [30, 31, 32]), ...repeats({ type: 'comet', threads: 5000 }, [10, 11, 12])];
+  const scaled = [...small, ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [30, 31, 32]), ...repeats({ type: 'comet', connections: 5000 }, [10, 11, 12])];
   const s = evaluateCheck(check, scaled);
   assert.equal(s.verdict, 'confirmed');
   assert.deepEqual(s.rows.map((r) => r.label), ['Node.js, 1 s events, 5,000 connections']);
   // a check the study saw at 5,000: runs at 1,000 are indicative
-  assert.equal(evaluateCheck({ ...check, minThreads: 5000 }, scaled.filter((r) => r.params.threads !== 5000).concat(
-    repeats({ type: 'poll', maxDuration: 180000 }, [30, 31, 32]), repeats({ type: 'comet' }, [10, 11, 12]))).verdict, 'indicative');
+  assert.equal(evaluateCheck({ ...check, minConnections: 5000 }, scaled.filter((r) => r.params.connections !== 5000).concat(
+    repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), repeats({ type: 'comet' }, [10, 11, 12]))).verdict, 'indicative');
   // the study's 20,000 is judged at 15,000, the most this machine holds, and says so
-  assert.deepEqual(scaleGate({ minThreads: 20000 }).level, 15000);
+  assert.deepEqual(scaleGate({ minConnections: 20000 }).level, 15000);
   assert.equal(scaleGate({}).level, 1000);
-  const at15k = [...repeats({ type: 'poll', maxDuration: 180000, threads: 15000 }, [30, 31, 32]), ...repeats({ type: 'comet', threads: 15000 }, [10, 11, 12])];
-  const big = evaluateCheck({ ...check, minThreads: 20000 }, at15k);
+  const at15k = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 15000 }, [30, 31, 32]), ...repeats({ type: 'comet', connections: 15000 }, [10, 11, 12])];
+  const big = evaluateCheck({ ...check, minConnections: 20000 }, at15k);
   assert.equal(big.verdict, 'confirmed');
   assert.match(big.why.at(-1), /saw this at 20,000 connections; judged at 15,000/);
   // a trend over connections: its largest level at the gate, its smallest the study's smallest or more
-  const rss = (threads, values) => values.map((r) => run({ server: 'tc6', threads }, { rss: r }));
-  const up = { id: 'up', kind: 'trend', by: 'threads', expect: 'up', metric: 'serverRss', select: { server: 'tc6' }, minThreads: 5000 };
+  const rss = (threads, values) => values.map((r) => run({ server: 'tc6', connections: threads }, { rss: r }));
+  const up = { id: 'up', kind: 'trend', by: 'connections', expect: 'up', metric: 'serverRss', select: { server: 'tc6' }, minConnections: 5000 };
   const trend = evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102]), ...rss(15000, [150, 152, 154])]);
   assert.equal(trend.verdict, 'confirmed');
   assert.equal(trend.rows[0].label, 'Tomcat 6, Comet, 1 s events: 15,000 against 1,000');
@@ -194,7 +194,7 @@ test('scale: runs below the level the study saw an effect at give indicative ver
 
 test('server-limited runs are the server\'s numbers and judge; generator-bound and disturbed ones are left out', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
-  const runs = [...repeats({ type: 'poll', maxDuration: 180000 }, [90, 91, 92], { verdict: 'server-limited' }), ...repeats({ type: 'comet' }, [10, 11, 12]),
+  const runs = [...repeats({ type: 'poll', maxDurationMs: 180000 }, [90, 91, 92], { verdict: 'server-limited' }), ...repeats({ type: 'comet' }, [10, 11, 12]),
     run({ type: 'comet' }, { cpu: 300, verdict: 'generator-bound' })];
   const e = evaluateCheck(check, runs);
   assert.equal(e.rows[0].a.n, 3);
@@ -214,9 +214,9 @@ test('a permutation\'s line rests on its valid runs when two or more are valid, 
 
 test('metrics: spikes on in-window peaks, levels on means, memory peaks in the steady window, emit warm-up left out', () => {
   // the same mean CPU (20), one side with a spike: a claim about peaks holds, one about levels is within noise
-  const spiky = [0, 1, 2].map((i) => run({ type: 'poll', maxDuration: 180000 }, { cpuSeries: [5 + i, 5 - i, 50] }));
-  const flat = [0, 1, 2].map((i) => run({ type: 'poll', maxDuration: 10000, events: false }, { cpuSeries: [20 + i, 20 - i, 20] }));
-  const claim = { id: 'p', kind: 'compare', a: { events: true, maxDuration: 180000 }, b: { events: false, maxDuration: 10000 }, expect: 'greater', select: {} };
+  const spiky = [0, 1, 2].map((i) => run({ type: 'poll', maxDurationMs: 180000 }, { cpuSeries: [5 + i, 5 - i, 50] }));
+  const flat = [0, 1, 2].map((i) => run({ type: 'poll', maxDurationMs: 10000, events: false }, { cpuSeries: [20 + i, 20 - i, 20] }));
+  const claim = { id: 'p', kind: 'compare', a: { events: true, maxDurationMs: 180000 }, b: { events: false, maxDurationMs: 10000 }, expect: 'greater', select: {} };
   assert.equal(evaluateCheck({ ...claim, metric: 'peakServerCpu' }, [...spiky, ...flat]).verdict, 'confirmed');
   assert.equal(evaluateCheck({ ...claim, metric: 'serverCpu' }, [...spiky, ...flat]).verdict, 'not confirmed');
   // memory: the peak within the steady window, warm-up included, not a value after the load ended
@@ -240,8 +240,8 @@ test('metrics: spikes on in-window peaks, levels on means, memory peaks in the s
 });
 
 test('trend, load kept up, threshold and crash checks', () => {
-  const rssRuns = [...[100, 101, 102].map((rss) => run({ server: 'tc6' }, { rss })), ...[150, 152, 154].map((rss) => run({ server: 'tc6', threads: 5000 }, { rss }))];
-  const up = { id: 'up', kind: 'trend', by: 'threads', expect: 'up', metric: 'serverRss', select: { server: 'tc6' } };
+  const rssRuns = [...[100, 101, 102].map((rss) => run({ server: 'tc6' }, { rss })), ...[150, 152, 154].map((rss) => run({ server: 'tc6', connections: 5000 }, { rss }))];
+  const up = { id: 'up', kind: 'trend', by: 'connections', expect: 'up', metric: 'serverRss', select: { server: 'tc6' } };
   const e = evaluateCheck(up, rssRuns);
   assert.equal(e.rows[0].label, 'Tomcat 6, Comet, 1 s events: 5,000 against 1,000');
   assert.equal(e.verdict, 'confirmed');
