@@ -1,7 +1,7 @@
 'use strict';
 // The study's findings (reference 000: section 5's figures 5-28 and its two throughput tables, section
 // 6.1's conclusions, section 6.2's answers to RQ1-RQ4), retold with their numbers, each with the checks
-// that hold pushbench's runs against it (charts/study-verdict.js applies them, study-metrics.js names the
+// that hold pushbench's runs against it (charts/study-finding.js applies them, study-metrics.js names the
 // metrics). A check:
 //   kind     'compare' (metric of runs matching a against those matching b, per condition: every other
 //            parameter equal), 'trend' (largest against smallest value of `by`, per condition),
@@ -10,7 +10,7 @@
 //   expect   compare: 'greater' | 'less' | 'similar'; trend: 'up' | 'down' | 'flat'
 //   at       'max': only the largest connection level
 //   minConnections  the study saw the effect at this many connections or more (default: its smallest level,
-//            1,000): runs below give an indicative verdict only (study-verdict.js scaleGate)
+//            1,000): runs below give an indicative conclusion only (study-finding.js scaleGate)
 //   keepsUp  a throughput claim: when every run got the load it asked for, it is not comparable (scale)
 //   machine  why the study's machine makes it not comparable
 //   versions why the software versions make it not comparable (THREATS below names them)
@@ -37,7 +37,7 @@ const THREATS = [
   { id: 'machine', title: 'The machine',
     text: 'The study\'s server under test ran alone on a dedicated quad-core host (Intel Core2 Quad, 4.00 GB) with the load generators on four other machines. Here one 2-core virtual machine holds all: in the at-scale sitting the server is pinned to one core (PB_SERVER_CPUS=1) and the JMeter engine, the controller and the monitors to the other (PB_ENGINE_CPUS=0); the machine is shared with other tenants (steal is measured and judged per run: docs/validity.md). A server that needs more than one core (node-cluster, the Tomcats under heavy load) is held to one, where the study\'s had four.' },
   { id: 'scale', title: 'Scale and duration',
-    text: 'The study ran 1,000 to 20,000 connections for 600 s, once per permutation. Here 1,000 to 15,000 (a process may hold 20,000 open files; the study\'s 20,000 does not fit), 3 repeats each, with a steady window of 30 s or more holding at least 3 warm emit cycles; 600 s only where a finding is about time (emit spikes, crashes, memory growth). The 100/400 sitting below the study\'s smallest level gives indicative verdicts only.' },
+    text: 'The study ran 1,000 to 20,000 connections for 600 s, once per permutation. Here 1,000 to 15,000 (a process may hold 20,000 open files; the study\'s 20,000 does not fit), 3 repeats each, with a steady window of 30 s or more holding at least 3 warm emit cycles; 600 s only where a finding is about time (emit spikes, crashes, memory growth). The 100/400 sitting below the study\'s smallest level gives indicative conclusions only.' },
   { id: 'client', title: 'The client',
     text: 'The study\'s JMeter 2.4 started a thread per connection on Windows and Ubuntu machines; pushbench\'s JMeter 5.6.3 engine drives all connections of an engine through one selector thread (docs/engine.md). Where the study\'s numbers were set by its clients (polls answered per cycle, figures 20 and 24), pushbench\'s differ for that reason.' },
 ];
