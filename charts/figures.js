@@ -49,7 +49,9 @@ const METRICS = {
     point: (s) => (s.network?.available ? s.network.perMessage.bytes : null) },
   segmentsPerMessage: { name: 'TCP Segments per Message', y: 'TCP segments in + out per delivered message',
     point: (s) => (s.network?.available ? s.network.perMessage.segments : null) },
-  connections: { name: 'Concurrent Requests', y: 'Concurrent requests (threads)', point: (s) => (s.parameters ? summaryParameters(s.parameters).connections : undefined) },
+  // the run's connection count (its parameter), against which xy figures draw; `connections` above is the
+  // per-second count the server held
+  connectionLevel: { name: 'Concurrent Requests', y: 'Concurrent requests (threads)', point: (s) => (s.parameters ? summaryParameters(s.parameters).connections : undefined) },
   answersWithin: { name: 'Answers Within T', y: 'Answers within T s (%; the criterion: >= 95)',
     point: (s) => (Number.isFinite(s.capacityCriterion?.share) ? s.capacityCriterion.share * 100 : null) },
 };
@@ -113,27 +115,27 @@ const FIGURES = [
   // Beyond the study (issue #22): CometD's latency against clients (reference 002) for every pushed message: the
   // trip time's p50 and p99 against the connection level, one line per server, one chart per emit interval.
   { id: 'trip03', number: 'T3', title: 'Comet – With Events – Median Trip Time vs Connections', kind: 'xy',
-    filter: { type: 'comet', events: true }, x: 'connections', metric: 'tripP50', series: 'server', panels: 'emitIntervalMs' },
+    filter: { type: 'comet', events: true }, x: 'connectionLevel', metric: 'tripP50', series: 'server', panels: 'emitIntervalMs' },
   { id: 'trip04', number: 'T4', title: 'Comet – With Events – p99 Trip Time vs Connections', kind: 'xy',
-    filter: { type: 'comet', events: true }, x: 'connections', metric: 'tripP99', series: 'server', panels: 'emitIntervalMs' },
+    filter: { type: 'comet', events: true }, x: 'connectionLevel', metric: 'tripP99', series: 'server', panels: 'emitIntervalMs' },
   { id: 'trip05', number: 'T5', title: 'Long Poll – With Events – p99 Trip Time vs Connections', kind: 'xy',
-    filter: { type: 'poll', events: true }, x: 'connections', metric: 'tripP99', series: 'server', panels: 'emitIntervalMs' },
+    filter: { type: 'poll', events: true }, x: 'connectionLevel', metric: 'tripP99', series: 'server', panels: 'emitIntervalMs' },
   // Beyond the study: reference 003's capacity criterion, at least 95% of answers within T s (default 6;
   // an answer's time counts past the wait the protocol asks for: analysis/measure/answer-criterion.js), one point
   // per permutation against its connection level, one line per server.
   { id: 'cap01', number: 'C1', title: 'Long Poll – With Events – Answers Within T (Reference 003: 95%)', kind: 'xy',
-    filter: { type: 'poll', events: true }, x: 'connections', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
+    filter: { type: 'poll', events: true }, x: 'connectionLevel', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
   { id: 'cap02', number: 'C2', title: 'Long Poll – No Events – Answers Within T (Reference 003: 95%)', kind: 'xy',
-    filter: { type: 'poll', events: false }, x: 'connections', metric: 'answersWithin', series: 'server', panels: 'maxDurationMs' },
+    filter: { type: 'poll', events: false }, x: 'connectionLevel', metric: 'answersWithin', series: 'server', panels: 'maxDurationMs' },
   { id: 'cap03', number: 'C3', title: 'Comet – Streams Answered Within T (Reference 003: 95%)', kind: 'xy',
-    filter: { type: 'comet' }, x: 'connections', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
+    filter: { type: 'comet' }, x: 'connectionLevel', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
   // Beyond the study (issue #26, CHIRON's push against pull): the network cost of each delivered message
   // against the connection level, one line per test type (comet, long poll, pull: one per pull interval), one
   // chart per emit interval.
   { id: 'net01', number: 'N1', title: 'Push vs Pull – With Events – Bytes per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'connections', metric: 'bytesPerMessage', series: ['type', 'pullIntervalMs'], panels: 'emitIntervalMs' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'connectionLevel', metric: 'bytesPerMessage', series: ['type', 'pullIntervalMs'], panels: 'emitIntervalMs' },
   { id: 'net02', number: 'N2', title: 'Push vs Pull – With Events – TCP Segments per Delivered Message', kind: 'xy',
-    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'connections', metric: 'segmentsPerMessage', series: ['type', 'pullIntervalMs'], panels: 'emitIntervalMs' },
+    filter: { type: ['comet', 'poll', 'pull'], events: true }, x: 'connectionLevel', metric: 'segmentsPerMessage', series: ['type', 'pullIntervalMs'], panels: 'emitIntervalMs' },
   // The extended study (./sweep.sh --study extended), one group per research question the study left open.
   // RQ4: can Node.js use every core? One process against node-cluster (one worker per core).
   { id: 'rq4-01', number: 'RQ4.1', title: 'RQ4 – Node.js vs Node.js Cluster – Comet – 1 Second Emit Interval – Emit Duration',
@@ -143,7 +145,7 @@ const FIGURES = [
   { id: 'rq4-03', number: 'RQ4.3', title: 'RQ4 – Node.js vs Node.js Cluster – Long Poll – 1 Second Emit Interval – Server Process CPU',
     filter: { server: ['node', 'node-cluster'], type: 'poll', events: true, emitIntervalMs: 1000 }, metric: 'processCpu', series: 'server', panels: 'connections' },
   { id: 'rq4-04', number: 'RQ4.4', title: 'RQ4 – Node.js vs Node.js Cluster – Long Poll – With Events – Answers Within T', kind: 'xy',
-    filter: { server: ['node', 'node-cluster'], type: 'poll', events: true }, x: 'connections', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
+    filter: { server: ['node', 'node-cluster'], type: 'poll', events: true }, x: 'connectionLevel', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
   // RQ2: what does a blocking connector (a thread per held connection) cost Tomcat?
   { id: 'rq2-01', number: 'RQ2.1', title: 'RQ2 – Tomcat NIO vs Blocking – Comet – No Events – Server Process Memory',
     filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'comet', events: false }, metric: 'processRss', series: 'server', panels: 'connections' },
@@ -152,7 +154,7 @@ const FIGURES = [
   { id: 'rq2-03', number: 'RQ2.3', title: 'RQ2 – Tomcat NIO vs Blocking – Long Poll – 1 Second Emit Interval – CPU Usage',
     filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'poll', events: true, emitIntervalMs: 1000 }, metric: 'cpu', series: 'server', panels: 'connections' },
   { id: 'rq2-04', number: 'RQ2.4', title: 'RQ2 – Tomcat NIO vs Blocking – Long Poll – With Events – Answers Within T', kind: 'xy',
-    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'poll', events: true }, x: 'connections', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
+    filter: { server: ['tc6', 'tc6-bio', 'tc7', 'tc7-bio'], type: 'poll', events: true }, x: 'connectionLevel', metric: 'answersWithin', series: 'server', panels: 'emitIntervalMs' },
 ];
 
 module.exports = { FIGURES, METRICS };

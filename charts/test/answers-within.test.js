@@ -21,7 +21,7 @@ test('the criterion\'s metric is the share of answers within T, in percent', () 
   assert.equal(METRICS.answersWithin.point({ capacityCriterion: { share: 0.953 } }), 95.3);
   assert.equal(METRICS.answersWithin.point({ capacityCriterion: { share: null } }), null);
   assert.equal(METRICS.answersWithin.point({}), null);
-  assert.equal(METRICS.connections.point({ parameters: { threads: 5000 } }), 5000);
+  assert.equal(METRICS.connectionLevel.point({ parameters: { threads: 5000 } }), 5000);
 });
 
 test('C1: one line per server, a point per level at its own x, repeats averaged, runs without the criterion left out', () => {
