@@ -48,8 +48,8 @@ source "$PB_ROOT/lib/keep.sh"
 source "$PB_ROOT/lib/jmeter-heap.sh"
 # shellcheck source=lib/jmeter-order.sh
 source "$PB_ROOT/lib/jmeter-order.sh"
-# shellcheck source=lib/plan.sh
-source "$PB_ROOT/lib/plan.sh"
+# shellcheck source=lib/decisions.sh
+source "$PB_ROOT/lib/decisions.sh"
 # shellcheck source=lib/runlock.sh
 source "$PB_ROOT/lib/runlock.sh"
 # shellcheck source=lib/runstate.sh
@@ -171,7 +171,7 @@ read_hosts() {
   for e in "${ENGINE_IDX[@]}"; do
     H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}" "$PB_REQUEST_SAMPLER") ||
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
-    say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
+    say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} connections, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
 }
 
@@ -309,7 +309,7 @@ launch_engines() {
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
-      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
+      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
       >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
@@ -779,11 +779,11 @@ install_missing() {
 }
 
 # ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
-# same exit 2), then the plan as one JSON object (lib/plan.sh); nothing starts, no run directory is made.
-print_plan() {
+# same exit 2), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
+print_decisions() {
   validate_arguments "$@"
-  read_hosts >/dev/null   # its lines describe the hosts the plan shows
-  plan_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
+  read_hosts >/dev/null   # its lines describe the hosts the decisions show
+  decisions_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
 }
 
 trap_signals() {
@@ -841,7 +841,7 @@ on_exit_unfinished() {
 main() {
   case ${1:-} in
     -h | --help) usage; exit 0 ;;
-    --plan) shift; print_plan "$@"; exit 0 ;;
+    --plan) shift; print_decisions "$@"; exit 0 ;;
     --stop-stale) (($# == 1)) || args_fail "--stop-stale takes no argument"; statedir_stop ;;
     --stop)
       [[ $# -eq 2 && $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || args_fail "--stop takes one run id (its run directory's name)"

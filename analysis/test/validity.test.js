@@ -19,7 +19,7 @@ const fill = (n, v) => new Array(n).fill(v);
 // A run of <seconds> elapsed seconds, load from second 0, on one shared host of 2 cores (the local default).
 function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration = 180000, event = 'event1', rampup = 10, duration = 60,
   hostCpu = 40, steal = 0, serverCpu = 30, jvmCpu = 40, gc = 0, connections = threads, requestsPerCycle = threads,
-  engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitMs = 20,
+  engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitDurationMs = 20,
   server = 'node', sutAddress = '127.0.0.1', engineAddress = '127.0.0.1', engineHostCpu = hostCpu } = {}) {
   const seconds = duration + 5;
   const run = { server, type, connections: threads, rampupS: rampup, durationS: duration, event, emitIntervalMs: event ? interval : null,
@@ -27,7 +27,7 @@ function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration =
     hosts: { sut: { name: 'sut', address: sutAddress }, engines: [{ name: 'gen1', address: engineAddress }] } };
   const window = steadyWindow(run, 0, seconds);
   const cycles = [];
-  if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitMs });
+  if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitDurationMs });
   const series = { cpu: fill(seconds, hostCpu), steal: fill(seconds, steal), processCpu: fill(seconds, serverCpu),
     connections: fill(seconds, connections), timeouts: fill(seconds, 0) };
   const engines = [{ name: 'gen1', address: engineAddress, cores: engineKnown ? 2 : null,
@@ -111,7 +111,7 @@ test('steal makes a run disturbed even when the load was met; a crash is server-
 
 test('errors and emit cycles longer than the interval are server results', () => {
   assert.equal(assessValidity(dataSet({ errors: 500 }).m, { thresholds: T }).verdict, 'server-limited');
-  const slow = assessValidity(dataSet({ emitMs: 1500 }).m, { thresholds: T });
+  const slow = assessValidity(dataSet({ emitDurationMs: 1500 }).m, { thresholds: T });
   assert.equal(slow.verdict, 'server-limited');
   assert.match(slow.reasons[0].text, /emit cycles took 1,500 ms .* interval is 1,000 ms/);
 });

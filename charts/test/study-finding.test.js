@@ -233,10 +233,10 @@ test('metrics: spikes on in-window peaks, levels on means, memory peaks in the s
   e.series.emitDuration[5] = 47;   // a cold cycle: left out
   for (const [sec, ms] of [[15, 14], [25, 16], [35, 15]]) e.series.emitDuration[sec] = ms;
   assert.equal(WARMUP_SECONDS, 10);
-  assert.equal(STUDY_METRICS.emitMs.value(e), 15);
-  assert.equal(STUDY_METRICS.peakEmitMs.value(e), 16);
+  assert.equal(STUDY_METRICS.emitDurationMs.value(e), 15);
+  assert.equal(STUDY_METRICS.peakEmitDurationMs.value(e), 16);
   e.series.emitDuration[35] = null;
-  assert.equal(STUDY_METRICS.emitMs.value(e), null, `fewer than ${MIN_WARM_CYCLES} warm cycles`);
+  assert.equal(STUDY_METRICS.emitDurationMs.value(e), null, `fewer than ${MIN_WARM_CYCLES} warm cycles`);
 });
 
 test('trend, load kept up, threshold and crash checks', () => {
