@@ -48,8 +48,8 @@ source "$PB_ROOT/lib/keep.sh"
 source "$PB_ROOT/lib/jmeter-heap.sh"
 # shellcheck source=lib/jmeter-order.sh
 source "$PB_ROOT/lib/jmeter-order.sh"
-# shellcheck source=lib/plan.sh
-source "$PB_ROOT/lib/plan.sh"
+# shellcheck source=lib/decisions.sh
+source "$PB_ROOT/lib/decisions.sh"
 # shellcheck source=lib/runlock.sh
 source "$PB_ROOT/lib/runlock.sh"
 # shellcheck source=lib/runstate.sh
@@ -62,8 +62,9 @@ cd "$PB_ROOT"
 # Run state: the one place it is kept. lib/runjson.sh writes run.json from it after every step.
 
 declare -A RUN=(
-  # the arguments (lib/args.sh; the command line's <threads> is the run's connections) and the server's port
-  [server]='' [rampup]='' [duration]='' [connections]='' [type]='' [maxdur]='' [event]='' [interval]='' [pull]=''
+  # the arguments (lib/args.sh), in the run schema's words (lib/run-schema.js: the command line's <threads>
+  # is the run's connections), and the server's port
+  [server]='' [rampup_s]='' [duration_s]='' [connections]='' [type]='' [max_duration_ms]='' [event]='' [emit_interval_ms]='' [pull_interval_ms]=''
   [port]=''
   # the run directory (its name is the id), this run's state directory here ($PB_STATE/runs/<id>), and
   # the disk it needs here (lib/disk-need.js)
@@ -170,7 +171,7 @@ read_hosts() {
   for e in "${ENGINE_IDX[@]}"; do
     H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}" "$PB_REQUEST_SAMPLER") ||
       args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
-    say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} threads, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
+    say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} connections, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
 }
 
@@ -179,8 +180,8 @@ read_hosts() {
 run_disk_need() {
   local e k out=() connections=()
   for e in "${ENGINE_IDX[@]}"; do connections+=("${H_CONNECTIONS[e]}"); done
-  mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration]}" "${RUN[maxdur]:-${RUN[pull]:--}}" \
-    "${RUN[interval]:--}" "${connections[@]}")
+  mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration_s]}" "${RUN[max_duration_ms]:-${RUN[pull_interval_ms]:--}}" \
+    "${RUN[emit_interval_ms]:--}" "${connections[@]}")
   ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
   for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
   RUN[results_disk_mb]=${out[-1]}
@@ -215,7 +216,7 @@ preflight() {
 create_log_directories() {
   local base=$PB_RESULTS stamp name id n=1 e
   printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
-  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[connections]}-${RUN[duration]}"
+  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[connections]}-${RUN[duration_s]}"
   mkdir -p "$base"
   # mkdir without -p fails if the directory exists, so two runs can never share one.
   id=$name
@@ -308,7 +309,7 @@ launch_engines() {
     [[ $e == "$first" ]] && init=1
     [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
-      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --threads "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
+      --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
       >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
@@ -383,16 +384,16 @@ write_properties() {
   cat <<EOF
 server.host=${H_ADDR[SUT_IDX]}
 server.port=${RUN[port]}
-rampup.period=${RUN[rampup]}
-test.duration=${RUN[duration]}
+rampup.period=${RUN[rampup_s]}
+test.duration=${RUN[duration_s]}
 logging.enabled=false
 event.enabled=$([[ -n ${RUN[event]} ]] && echo true || echo false)
 event.name=${RUN[event]:-none}
-event.frequency=${RUN[interval]:-0}
+event.frequency=${RUN[emit_interval_ms]:-0}
 request.type=${RUN[type]}
 request.events=${RUN[event]}
-request.duration=${RUN[maxdur]:-0}
-pull.interval=${RUN[pull]:-0}
+request.duration=${RUN[max_duration_ms]:-0}
+pull.interval=${RUN[pull_interval_ms]:-0}
 request.sampler=$PB_REQUEST_SAMPLER
 EOF
 }
@@ -409,7 +410,7 @@ wait_for_completion() {
     sleep 1 & wait $! || true   # in the background, so a signal is handled at once
     tick=$((tick + 1)) elapsed=$((SECONDS - start))
     if [[ -z $test_start ]] && (($(jmeter_log_count 'Started remote host') > 0)); then
-      test_start=$elapsed deadline=$(wait_deadline "$elapsed" "${RUN[duration]}" "${RUN[maxdur]:-0}" "${RUN[interval]:-0}")
+      test_start=$elapsed deadline=$(wait_deadline "$elapsed" "${RUN[duration_s]}" "${RUN[max_duration_ms]:-0}" "${RUN[emit_interval_ms]:-0}")
     fi
     if ! procs_alive "${RUN[controller_pidfile]}" >/dev/null; then
       controller_finished "$elapsed" "$csv"
@@ -448,7 +449,7 @@ wait_for_completion() {
         break
       fi
     fi
-    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN[duration]}s"; fi
+    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN[duration_s]}s"; fi
     wait_progress "$tick" "$shown" "$open"
   done
 }
@@ -778,11 +779,11 @@ install_missing() {
 }
 
 # ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
-# same exit 2), then the plan as one JSON object (lib/plan.sh); nothing starts, no run directory is made.
-print_plan() {
+# same exit 2), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
+print_decisions() {
   validate_arguments "$@"
-  read_hosts >/dev/null   # its lines describe the hosts the plan shows
-  plan_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
+  read_hosts >/dev/null   # its lines describe the hosts the decisions show
+  decisions_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
 }
 
 trap_signals() {
@@ -840,7 +841,7 @@ on_exit_unfinished() {
 main() {
   case ${1:-} in
     -h | --help) usage; exit 0 ;;
-    --plan) shift; print_plan "$@"; exit 0 ;;
+    --plan) shift; print_decisions "$@"; exit 0 ;;
     --stop-stale) (($# == 1)) || args_fail "--stop-stale takes no argument"; statedir_stop ;;
     --stop)
       [[ $# -eq 2 && $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || args_fail "--stop takes one run id (its run directory's name)"

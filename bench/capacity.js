@@ -28,7 +28,7 @@ const { splitRow, toSample } = require('../analysis/read/jmeter-csv');
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVERS = ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio'];
-const DEFAULTS = { rate: 100, max: 20000, type: 'comet', emit: 2000, maxDuration: 30000, hold: 10, timeout: null, out: null };
+const DEFAULTS = { rate: 100, max: 20000, type: 'comet', emitIntervalMs: 2000, maxDurationMs: 30000, hold: 10, timeout: null, out: null };
 const WINDOW_S = 10;            // the criterion is judged over the answers of the last WINDOW_S seconds
 const MIN_ANSWERS = 20;         // ... once that many are in it
 const PROBE_FAILURES = 3;       // consecutive /status probes without an answer in T s: the server stopped answering
@@ -45,8 +45,8 @@ const USAGE = `usage: node bench/capacity.js <server> [options]
   --rate N              connections added per second (default ${DEFAULTS.rate})
   --max N               stop adding at N connections (default ${DEFAULTS.max}); the run then holds them --hold s
   --type comet|poll     held connections: comet streams or long polls (default ${DEFAULTS.type})
-  --emit MS             an event every MS ms (default ${DEFAULTS.emit}; 0: none, comet only)
-  --max-duration MS     a long poll's hold (default ${DEFAULTS.maxDuration})
+  --emit MS             an event every MS ms (default ${DEFAULTS.emitIntervalMs}; 0: none, comet only)
+  --max-duration MS     a long poll's hold (default ${DEFAULTS.maxDurationMs})
   --hold S              seconds at --max before the run ends (default ${DEFAULTS.hold})
   --timeout S           hard bound of the whole run (default ramp-up + hold + 180)
   --out FILE            also write the result JSON there
@@ -62,7 +62,7 @@ function wholeNumber(v, what, min) {
 
 function parseArgs(argv) {
   const o = { ...DEFAULTS, server: null };
-  const takes = { '--rate': 'rate', '--max': 'max', '--type': 'type', '--emit': 'emit', '--max-duration': 'maxDuration',
+  const takes = { '--rate': 'rate', '--max': 'max', '--type': 'type', '--emit': 'emitIntervalMs', '--max-duration': 'maxDurationMs',
     '--hold': 'hold', '--timeout': 'timeout', '--out': 'out' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -83,24 +83,24 @@ function parseArgs(argv) {
   if (!['comet', 'poll'].includes(o.type)) throw new UsageError(`--type must be comet or poll, got '${o.type}'`);
   o.rate = wholeNumber(o.rate, '--rate', 1);
   o.max = wholeNumber(o.max, '--max', 1);
-  o.emit = wholeNumber(o.emit, '--emit', 0);
-  if (o.emit > 0 && o.emit < 10) throw new UsageError('--emit must be 0 or at least 10 ms (the protocol\'s smallest interval)');
-  o.maxDuration = wholeNumber(o.maxDuration, '--max-duration', 1);
+  o.emitIntervalMs = wholeNumber(o.emitIntervalMs, '--emit', 0);
+  if (o.emitIntervalMs > 0 && o.emitIntervalMs < 10) throw new UsageError('--emit must be 0 or at least 10 ms (the protocol\'s smallest interval)');
+  o.maxDurationMs = wholeNumber(o.maxDurationMs, '--max-duration', 1);
   o.hold = wholeNumber(o.hold, '--hold', 1);
-  if (o.type === 'poll' && o.emit === 0 && o.maxDuration > 1000 * (o.hold + Math.ceil(o.max / o.rate))) {
+  if (o.type === 'poll' && o.emitIntervalMs === 0 && o.maxDurationMs > 1000 * (o.hold + Math.ceil(o.max / o.rate))) {
     throw new UsageError('--max-duration is longer than the whole run: no poll would be answered');
   }
-  o.rampup = Math.max(1, Math.ceil(o.max / o.rate));
-  o.duration = o.rampup + o.hold;
-  o.timeout = o.timeout === null ? o.duration + 180 : wholeNumber(o.timeout, '--timeout', 1);
+  o.rampupS = Math.max(1, Math.ceil(o.max / o.rate));
+  o.durationS = o.rampupS + o.hold;
+  o.timeout = o.timeout === null ? o.durationS + 180 : wholeNumber(o.timeout, '--timeout', 1);
   return o;
 }
 
 // The ./run.sh arguments of the capacity run.
 function runArgs(o) {
-  const args = [o.server, String(o.rampup), String(o.duration), String(o.max), o.type];
-  if (o.emit > 0) args.push(o.type === 'poll' ? String(o.maxDuration) : '-', EVENT, String(o.emit));
-  else if (o.type === 'poll') args.push(String(o.maxDuration));
+  const args = [o.server, String(o.rampupS), String(o.durationS), String(o.max), o.type];
+  if (o.emitIntervalMs > 0) args.push(o.type === 'poll' ? String(o.maxDurationMs) : '-', EVENT, String(o.emitIntervalMs));
+  else if (o.type === 'poll') args.push(String(o.maxDurationMs));
   return args;
 }
 
@@ -268,7 +268,7 @@ async function measure(o) {
   let exitCode = null;
   exited.then((c) => { exitCode = c; });
 
-  const run = { type: o.type, event: o.emit > 0 ? EVENT : null, interval: o.emit || null, maxDuration: o.type === 'poll' ? o.maxDuration : null };
+  const run = { type: o.type, event: o.emitIntervalMs > 0 ? EVENT : null, emitIntervalMs: o.emitIntervalMs || null, maxDurationMs: o.type === 'poll' ? o.maxDurationMs : null };
   const started = Date.now();
   const w = { alive: true, oomLine: null, probeFailures: 0, refused: 0, firstRefusal: null, criterion: null, seconds };
   const probes = [];   // { at, open }
@@ -350,8 +350,8 @@ async function main(argv) {
   const heldStatus = before.length ? Math.max(...before.map((p) => p.open)) : null;
   const span = firstOpen && last && last.at > firstOpen.at ? (last.at - firstOpen.at) / 1000 : null;
   const result = {
-    server: o.server, type: o.type, emitMs: o.emit || null, maxDurationMs: o.type === 'poll' ? o.maxDuration : null,
-    rateAsked: o.rate, max: o.max, rampupSeconds: o.rampup, durationSeconds: o.duration, withinSeconds: m.seconds,
+    server: o.server, type: o.type, emitIntervalMs: o.emitIntervalMs || null, maxDurationMs: o.type === 'poll' ? o.maxDurationMs : null,
+    rateAsked: o.rate, max: o.max, rampupS: o.rampupS, durationS: o.durationS, withinSeconds: m.seconds,
     failed: Boolean(cause), cause: cause?.cause ?? 'none', detail: cause?.detail ?? `held ${o.max} asked for ${o.hold} s`,
     serverCrashed: cause?.crashed ?? false,
     held: { status: heldStatus, analyzer: analyzerHeld(m.runDir, failedAt) },

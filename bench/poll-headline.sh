@@ -97,7 +97,7 @@ for (const r of rows) {
   const ms = (v) => (v == null ? "-" : `${v} ms`);
   const worst = r.worstGapSecond == null ? "-" : `${ms(r.worstGapP90Ms)} @${r.worstGapSecond}s`;
   const start = r.lastStartSecond == null ? "-" : `${r.lastStartSecond.toFixed(0)} s`;
-  console.log(`${r.server.padEnd(6)}  ${String(r.threads).padStart(11)}  ${String(r.connectionsSeen).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${start.padStart(10)}  ${ms(r.gapP90Ms).padStart(7)}  ${worst.padStart(10)}  ${steal}  ${r.id}${flag}${disturbed}`);
+  console.log(`${r.server.padEnd(6)}  ${String(r.connections).padStart(11)}  ${String(r.connectionsSeen).padStart(11)}  ${r.responsesPerSecond.toFixed(1).padStart(11)}  ${r.limitPerSecond.toFixed(0).padStart(7)}  ${(100 * r.fraction).toFixed(1).padStart(7)}%  ${String(r.failed).padStart(6)}  ${start.padStart(10)}  ${ms(r.gapP90Ms).padStart(7)}  ${worst.padStart(10)}  ${steal}  ${r.id}${flag}${disturbed}`);
 }
 console.log("(study at 20,000 connections: node 33%, tc6 27%, tc7 19% of 2,000/s; goal here >= 95%)");
 console.log("(with a poll: connections that completed at least one poll before the clear; the others add nothing)");

@@ -14,6 +14,7 @@ const path = require('node:path');
 const { parse } = require('csv-parse/sync');
 const { parseVmstatText } = require('../analysis/read/vmstat');
 const { percentile } = require('../analysis/measure/trip-time');   // nearest rank
+const { runRecord } = require('../lib/run-schema');
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
@@ -23,7 +24,8 @@ const PHASES = {
   analysis: ['analyze', 'print_report_path'],
 };
 
-function overhead(run) {
+function overhead(runJson) {
+  const run = runRecord(runJson);   // old run.json names too (lib/run-schema.js)
   const ms = {};
   for (const [phase, steps] of Object.entries(PHASES)) {
     ms[phase] = steps.reduce((n, s) => {
@@ -32,8 +34,8 @@ function overhead(run) {
     }, 0);
   }
   const total = ms.setup + ms.teardown + ms.collection + ms.analysis;
-  const testMs = run.duration * 1000;
-  const jmeterExtraMs = run.steps.wait_for_completion - run.duration * 1000;   // the plan's duration includes the ramp-up
+  const testMs = run.durationS * 1000;
+  const jmeterExtraMs = run.steps.wait_for_completion - run.durationS * 1000;   // the plan's duration includes the ramp-up
   return { id: run.id, status: run.status, durationMs: testMs, ...ms, totalMs: total,
     fraction: total / testMs, waitMs: run.steps.wait_for_completion, jmeterExtraMs };
 }
@@ -42,8 +44,9 @@ function overhead(run) {
 // Its rate is the polls it completed over the time from its first request to its last answer; the sum
 // over every connection is the steady-state rate with all of them open, free of the ramp-up and of
 // where a fixed window would cut the 10 s cycles.
-function pollRate(run, runDir) {
-  if (run.type !== 'poll' || !run.maxDuration) throw new Error(`${run.id} is not a poll run`);
+function pollRate(runJson, runDir) {
+  const run = runRecord(runJson);
+  if (run.type !== 'poll' || !run.maxDurationMs) throw new Error(`${run.id} is not a poll run`);
   const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
   // Polls still open at the Clean Up's clear end early with a clear record: not a full cycle.
   const clears = rows.filter((r) => r.label === 'clear').map((r) => Number(r.timeStamp));
@@ -68,8 +71,8 @@ function pollRate(run, runDir) {
     responses += t.samples.length;
     rate += t.samples.length / ((last - t.first) / 1000);
   }
-  const limit = run.threads / (run.maxDuration / 1000);
-  return { id: run.id, server: run.server, threads: run.threads, connectionsSeen: threads.size, status: run.status,
+  const limit = run.connections / (run.maxDurationMs / 1000);
+  return { id: run.id, server: run.server, connections: run.connections, connectionsSeen: threads.size, status: run.status,
     serverCrashed: run.serverCrashed, responses, failed, responsesPerSecond: rate, limitPerSecond: limit,
     fraction: rate / limit, ...generator(threads), ...steal(runDir) };
 }

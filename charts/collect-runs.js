@@ -10,6 +10,7 @@ const path = require('node:path');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
 const { hostSet } = require('../lib/provenance');
+const { summaryParameters } = require('../lib/run-schema');
 
 function readProvenance(dir) {
   try {
@@ -37,9 +38,10 @@ async function loadRun(dir) {
   const summary = readWhole(path.join(dir, SUMMARY)).value;
   const series = readWhole(path.join(dir, 'data', 'series.json')).value?.series;
   if (!summary?.parameters || !series) return { problem: problem ?? 'data/summary.json or data/series.json holds no run' };
-  const p = summary.parameters;
-  const params = { server: p.server, type: p.type, threads: p.threads, interval: p.interval ?? null,
-    maxDuration: p.maxDuration ?? null, pullInterval: p.pullInterval ?? null, events: Boolean(p.event && p.interval), duration: p.duration };
+  // The run schema's names, whichever a summary was written with (lib/run-schema.js).
+  const p = summaryParameters(summary.parameters, `${path.join(dir, SUMMARY)} parameters`);
+  const params = { server: p.server, type: p.type, connections: p.connections, emitIntervalMs: p.emitIntervalMs,
+    maxDurationMs: p.maxDurationMs, pullIntervalMs: p.pullIntervalMs, events: Boolean(p.event && p.emitIntervalMs), rampupS: p.rampupS, durationS: p.durationS };
   const provenance = readProvenance(dir);
   params.hostSet = hostSet(provenance);
   return { run: { dir, summary, series, params, provenance, loadStart: summary.loadStartSecond ?? 0, reanalysed } };
@@ -64,7 +66,7 @@ async function loadRuns(args) {
 
 // Runs with the same parameters, on the same kind of hosts, are repeats of one permutation (pulls at
 // different pull intervals are different permutations).
-const permutationKey = (p) => [p.server, p.type, p.threads, p.events ? p.interval : 'none', p.type === 'poll' && !p.events ? p.maxDuration : '-', p.duration,
-  ...(p.type === 'pull' ? [`pull ${p.pullInterval}`] : []), ...(p.hostSet ? [p.hostSet] : [])].join('|');
+const permutationKey = (p) => [p.server, p.type, p.connections, p.events ? p.emitIntervalMs : 'none', p.type === 'poll' && !p.events ? p.maxDurationMs : '-', p.durationS,
+  ...(p.type === 'pull' ? [`pull ${p.pullIntervalMs}`] : []), ...(p.hostSet ? [p.hostSet] : [])].join('|');
 
 module.exports = { findRunDirs, loadRuns, permutationKey };

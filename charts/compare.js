@@ -42,7 +42,7 @@ function verdictCell(summary) {
 // Different durations are compared by per-second figures, each over its run's steady window.
 function provenanceWarning(runs) {
   const diffs = differences(runs.map((r) => r.provenance));
-  const durations = [...new Set(runs.map((r) => r.params.duration))].sort((a, b) => a - b);
+  const durations = [...new Set(runs.map((r) => r.params.durationS))].sort((a, b) => a - b);
   if (durations.length > 1) {
     diffs.push({ what: 'duration (s)', values: durations.map(String), note: 'rates are per second over each run\'s steady window' });
   }
@@ -50,6 +50,10 @@ function provenanceWarning(runs) {
   const notes = diffs.filter((d) => d.note).map((d) => d.note);
   return `The runs drawn here differ in ${formatDifferences(diffs)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
 }
+
+// A run parameter as a subtitle names it (its run schema name, lib/run-schema.js, is no word).
+const PARAM_WORDS = { connections: 'connection level', emitIntervalMs: 'emit interval', maxDurationMs: 'max duration', pullIntervalMs: 'pull interval' };
+const paramWord = (k) => PARAM_WORDS[k] ?? k;
 
 function figurePage(figure, result, outDir, reportOf) {
   const charts = result.panels.map((p, i) => ({ canvas: `panel-${i}`, ofc: p.chart, source: `charts/${figure.id}-${i + 1}.json` }));
@@ -70,7 +74,7 @@ function figurePage(figure, result, outDir, reportOf) {
     table(used, { head: ['Panel', 'Line', 'Runs (reports)', 'Validity'] }),
   ].join('\n');
   const what = figure.kind === 'xy' ? `${figure.metric} against ${figure.x}, one point per permutation` : `metric ${figure.metric}`;
-  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).join(' + ')}${figure.panels ? `; one chart per ${figure.panels}` : ''}; ${result.validityNote}`, body, charts, assets: 'assets' });
+  const html = page({ title: `Figure ${figure.number}: ${figure.title}`, subtitle: `${what}; one line per ${[].concat(figure.series).map(paramWord).join(' + ')}${figure.panels ? `; one chart per ${paramWord(figure.panels)}` : ''}; ${result.validityNote}`, body, charts, assets: 'assets' });
   writeFileAtomic(path.join(outDir, `${figure.id}.html`), html);
 }
 
@@ -88,8 +92,8 @@ function permutationRows(runs, reportOf) {
       return f.serverCrashed || f.incomplete || f.missingInputs.length || f.archivesUnreadable.length || f.archivesTruncated.length;
     });
     return [
-      td(escapeHtml(serverName(p.server))), td(escapeHtml(typeName(p.type))), td(fmt(p.threads), 'num'),
-      td(escapeHtml(p.events ? valueName('interval', p.interval) : p.type === 'poll' && p.maxDuration ? valueName('maxDuration', p.maxDuration) : 'No Events')),
+      td(escapeHtml(serverName(p.server))), td(escapeHtml(typeName(p.type))), td(fmt(p.connections), 'num'),
+      td(escapeHtml(p.events ? valueName('emitIntervalMs', p.emitIntervalMs) : p.type === 'poll' && p.maxDurationMs ? valueName('maxDurationMs', p.maxDurationMs) : 'No Events')),
       td(fmt(g.length), 'num'),
       td(spread(g.map((r) => r.summary.responsesPerSecond)), 'num'),
       td(spread(g.map((r) => r.summary.peakConnections)), 'num'),

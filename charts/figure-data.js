@@ -36,15 +36,15 @@ const asList = (v) => (Array.isArray(v) ? v : [v]);
 function matches(params, filter, skip = []) {
   for (const [key, want] of Object.entries(filter)) {
     if (skip.includes(key)) continue;
-    if (key === 'threads' && typeof want === 'string') continue;   // relative level: resolved below
+    if (key === 'connections' && typeof want === 'string') continue;   // relative level: resolved below
     if (!asList(want).includes(params[key])) return false;
   }
   return true;
 }
 
 // 'level:N' / 'max' / 'min' -> the thread count among the candidate runs.
-function resolveThreads(want, runs) {
-  const levels = [...new Set(runs.map((r) => r.params.threads).filter(Number.isFinite))].sort((a, b) => a - b);
+function resolveLevel(want, runs) {
+  const levels = [...new Set(runs.map((r) => r.params.connections).filter(Number.isFinite))].sort((a, b) => a - b);
   if (levels.length === 0) return null;
   if (want === 'max') return levels[levels.length - 1];
   if (want === 'min') return levels[0];
@@ -55,10 +55,10 @@ function resolveThreads(want, runs) {
 
 function selectRuns(figure, runs) {
   let chosen = runs.filter((r) => matches(r.params, figure.filter));
-  const want = figure.filter.threads;
+  const want = figure.filter.connections;
   if (typeof want === 'string') {
-    const threads = resolveThreads(want, chosen);
-    chosen = threads === null ? [] : chosen.filter((r) => r.params.threads === threads);
+    const threads = resolveLevel(want, chosen);
+    chosen = threads === null ? [] : chosen.filter((r) => r.params.connections === threads);
   }
   return chosen;
 }
@@ -67,10 +67,10 @@ function valueName(key, value) {
   switch (key) {
     case 'server': return serverName(value);
     case 'type': return typeName(value);
-    case 'threads': return `${thousands(value)} Requests`;
-    case 'interval': return value ? `${seconds(value)} Emit Interval` : 'No Events';
-    case 'maxDuration': return value ? `${seconds(value)} Request Duration` : 'no request duration';
-    case 'pullInterval': return value ? `Every ${seconds(value)}` : null;   // only pulls have one
+    case 'connections': return `${thousands(value)} Requests`;
+    case 'emitIntervalMs': return value ? `${seconds(value)} Emit Interval` : 'No Events';
+    case 'maxDurationMs': return value ? `${seconds(value)} Request Duration` : 'no request duration';
+    case 'pullIntervalMs': return value ? `Every ${seconds(value)}` : null;   // only pulls have one
     case 'events': return value ? 'With Events' : 'No Events';
     case 'hostSet': return `on ${value ?? 'unknown hosts'}`;
     default: return `${key} ${value}`;
@@ -185,5 +185,5 @@ function buildFigure(figure, allRuns) {
   return { runs: usedRuns, panels: drawn, notValid: verdicts.filter((v) => !isValid(v)).length, validityNote: notValidNote(verdicts) };
 }
 
-module.exports = { buildFigure, selectRuns, resolveThreads, averageSeries, alignStarts, linePoints, valueName,
+module.exports = { buildFigure, selectRuns, resolveLevel, averageSeries, alignStarts, linePoints, valueName,
   SERVER_COLOURS };

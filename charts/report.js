@@ -17,6 +17,7 @@ const { isUsableRunDir } = require('../analysis/read/run-inputs');
 const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
 const { writeFileAtomic } = require('../lib/atomic-write');
 const { isHeldStream } = require('../lib/test-types');
+const { summaryParameters } = require('../lib/run-schema');
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const td = (v, cls) => `<td${cls ? ` class="${cls}"` : ''}>${v}</td>`;
@@ -107,12 +108,12 @@ function capacityCard(s, runDir) {
 }
 
 function parametersCard(s) {
-  const p = s.parameters;
-  const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.threads !== undefined ? `, ${e.threads} threads` : ''})`).join(', ');
+  const p = summaryParameters(s.parameters);   // old summaries too (lib/run-schema.js)
+  const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.connections !== undefined ? `, ${e.connections} connections` : ''})`).join(', ');
   const rows = [
-    row('Server', p.server), row('Type', p.type), row('Threads (requests)', p.threads), row('Ramp-up (s)', p.rampup),
-    row('Duration (s)', p.duration), row('Event', p.event ?? 'none'), row('Emit interval (ms)', p.interval),
-    row('Poll duration (ms)', p.maxDuration), ...(p.type === 'pull' ? [row('Pull interval (ms)', p.pullInterval)] : []), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address}${p.hosts.sut.bind && p.hosts.sut.bind !== p.hosts.sut.address ? `; its server listens on ${p.hosts.sut.bind}` : ''})` : null),
+    row('Server', p.server), row('Type', p.type), row('Connections (JMeter threads)', p.connections), row('Ramp-up (s)', p.rampupS),
+    row('Duration (s)', p.durationS), row('Event', p.event ?? 'none'), row('Emit interval (ms)', p.emitIntervalMs),
+    row('Poll duration (ms)', p.maxDurationMs), ...(p.type === 'pull' ? [row('Pull interval (ms)', p.pullIntervalMs)] : []), row('SUT host', p.hosts?.sut ? `${p.hosts.sut.name} (${p.hosts.sut.address}${p.hosts.sut.bind && p.hosts.sut.bind !== p.hosts.sut.address ? `; its server listens on ${p.hosts.sut.bind}` : ''})` : null),
     row('Engines', engines || null), row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
     [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete || s.flags.serverCrashed ? 'num bad' : 'num ok')],
     row('Server crashed', s.serverCrashed === null || s.serverCrashed === undefined ? null : s.serverCrashed ? 'yes' : 'no'),

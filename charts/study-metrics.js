@@ -79,10 +79,10 @@ const STUDY_METRICS = {
   hostCpu: { name: 'Host CPU', unit: '% of the host',
     definition: `mean CPU of the whole SUT host over ${WARM} (includes the load generator where it shares the host)`,
     value: (run) => windowMean(run, 'cpu') },
-  emitMs: { name: 'Emit duration', unit: 'ms',
+  emitDurationMs: { name: 'Emit duration', unit: 'ms',
     definition: `mean time one emit cycle took to hand the event to every held request, over the cycles in ${WARM}; none with fewer than ${MIN_WARM_CYCLES} such cycles`,
     value: (run) => { const v = warmCycles(run, 'emitDuration'); return v ? meanOf(v) : null; } },
-  peakEmitMs: { name: 'Longest emit', unit: 'ms',
+  peakEmitDurationMs: { name: 'Longest emit', unit: 'ms',
     definition: `the longest emit cycle in ${WARM}; none with fewer than ${MIN_WARM_CYCLES} such cycles`,
     value: (run) => { const v = warmCycles(run, 'emitDuration'); return v ? maxOf(v) : null; } },
   responsesPerSecond: { name: 'Responses per second', unit: 'records/s',
@@ -108,7 +108,7 @@ const STUDY_METRICS = {
 };
 
 // The metrics whose spread over repeats the page reports (coefficient of variation, within noise).
-const HEADLINE = ['serverCpu', 'serverRss', 'responsesPerSecond', 'emitMs', 'tripMs'];
+const HEADLINE = ['serverCpu', 'serverRss', 'responsesPerSecond', 'emitDurationMs', 'tripMs'];
 
 function metricValue(key, run) {
   const m = STUDY_METRICS[key];

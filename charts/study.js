@@ -5,7 +5,7 @@
 // run.json, data/summary.json and data/series.json, copied there by charts/study-collect.js) and nothing
 // else, so the same data always gives the same page. For every finding of the study's section 5 (figures
 // 5-28, tables 5.1.3 and 5.1.4), section 6.1 and RQ1-RQ4 (charts/study-findings.js): the study's finding
-// with its numbers, pushbench's numbers, and the verdict of charts/study-verdict.js. Every comparison
+// with its numbers, pushbench's numbers, and the conclusion of charts/study-finding.js. Every comparison
 // figure (charts/figures.js) with runs is drawn like the comparison pages, each averaged line with its 95%
 // confidence band (study-stats.js); a figure without runs says "not run yet". The repeats section gives
 // each permutation's headline metrics with their 95% interval and coefficient of variation.
@@ -17,7 +17,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
-const { evaluateFinding, conditionLabel, usableRuns, VERDICTS, STUDY_SMALLEST_LEVEL } = require('./study-verdict');
+const { evaluateFinding, conditionLabel, usableRuns, CONCLUSIONS, STUDY_SMALLEST_LEVEL } = require('./study-finding');
 const { describe, band } = require('./study-stats');
 const { leaveOutSuperseded } = require('./study-superseded');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
@@ -65,8 +65,8 @@ const withCi = (d) => (d.n === 0 ? '\u2013' : d.low === null ? `${fmt(d.mean)} (
   : `${fmt(d.mean)} <span class="none">(95%: ${fmt(d.low)}\u2013${fmt(d.high)}, n=${d.n})</span>`);
 
 function sideLabel(side) {
-  return Object.entries(side).map(([k, v]) => [].concat(v).map((x) => (k === 'maxDuration' ? `${x / 1000} s polls`
-    : k === 'interval' ? `${x / 1000} s events` : k === 'events' ? (x ? 'with events' : 'no events') : valueName(k, x))).join('/')).join(', ');
+  return Object.entries(side).map(([k, v]) => [].concat(v).map((x) => (k === 'maxDurationMs' ? `${x / 1000} s polls`
+    : k === 'emitIntervalMs' ? `${x / 1000} s events` : k === 'events' ? (x ? 'with events' : 'no events') : valueName(k, x))).join('/')).join(', ');
 }
 
 function rowNumbers(check, row) {
@@ -82,8 +82,8 @@ function rowNumbers(check, row) {
   return `${escapeHtml(an)}: ${withCi(row.a)}; ${escapeHtml(bn)}: ${withCi(row.b)} ${escapeHtml(unit)}${ratio}${diff}`;
 }
 
-const VERDICT_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', 'not run yet': 'none' };
-const verdictBadge = (v, extra = '') => `<span class="verdict-tag ${VERDICT_CLASS[v]}" data-verdict="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
+const CONCLUSION_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', 'not run yet': 'none' };
+const conclusionBadge = (v, extra = '') => `<span class="conclusion-tag ${CONCLUSION_CLASS[v]}" data-conclusion="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
 const marks = (e) => (e.provisional ? ' <span class="warn" title="rests on runs that are not valid">(provisional)</span>' : '')
   + (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
 
@@ -94,27 +94,27 @@ function checkTable(evaluated) {
     const head = `${escapeHtml(c.check.text)}<br><span class="none">${escapeHtml(metric.name)}</span>`;
     const agree = c.agree?.n ? [`means the study's way in ${c.agree.k} of ${c.agree.n} condition${c.agree.n === 1 ? '' : 's'}${c.agree.p !== null ? ` (sign test p = ${fmt(c.agree.p, 3)})` : ''}`] : [];
     const why = [...c.why, ...agree];
-    const verdict = `${verdictBadge(c.verdict)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
+    const conclusion = `${conclusionBadge(c.conclusion)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
     if (!c.rows.length) {
-      rows.push([`<td>${head}</td>`, '<td class="none">no runs match</td>', '<td></td>', `<td>${verdict}</td>`]);
+      rows.push([`<td>${head}</td>`, '<td class="none">no runs match</td>', '<td></td>', `<td>${conclusion}</td>`]);
       continue;
     }
     c.rows.forEach((r, i) => rows.push([
       i === 0 ? `<td rowspan="${c.rows.length}">${head}</td>` : '',
       `<td>${escapeHtml(r.label)}</td>`,
       `<td>${rowNumbers(c.check, r)}${r.provisional ? ` <span class="warn">(runs not valid: ${escapeHtml(r.provisional)})</span>` : ''}</td>`,
-      i === 0 ? `<td rowspan="${c.rows.length}">${verdict}</td>` : '',
+      i === 0 ? `<td rowspan="${c.rows.length}">${conclusion}</td>` : '',
     ].filter(Boolean)));
   }
-  return table(rows, { head: ['Check', 'Condition', 'pushbench (mean, 95% interval)', 'Verdict'] });
+  return table(rows, { head: ['Check', 'Condition', 'pushbench (mean, 95% interval)', 'Conclusion'] });
 }
 
 // Tables 5.1.3 and 5.1.4: the study's totals and rates beside pushbench's rate at its largest level.
 function throughputTable(spec, runs) {
   const chosen = runs.filter((r) => Object.entries(spec.select).every(([k, v]) => [].concat(v).includes(r.params[k])));
-  const top = Math.max(0, ...chosen.map((r) => r.params.threads));
+  const top = Math.max(0, ...chosen.map((r) => r.params.connections));
   const rows = spec.rows.map((row) => {
-    const mine = chosen.filter((r) => r.params.server === row.server && r.params.threads === top);
+    const mine = chosen.filter((r) => r.params.server === row.server && r.params.connections === top);
     const use = usableRuns(mine);
     const rate = describe(use.map((r) => metricValue('responsesPerSecond', r)));
     return [
@@ -154,8 +154,8 @@ function scaleOf(runs) {
   return {
     runs: runs.length, permutations: perms.size, repeats: repeats.length ? [Math.min(...repeats), Math.max(...repeats)] : [0, 0],
     servers: list('server', (v) => valueName('server', v)), types: list('type', (v) => valueName('type', v)),
-    levels: list('threads'), intervals: list('interval', (v) => `${v / 1000} s`), durations: list('duration', (v) => `${v} s`),
-    rampups: [...new Set(runs.map((r) => r.summary.parameters?.rampup).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
+    levels: list('connections'), intervals: list('emitIntervalMs', (v) => `${v / 1000} s`), durations: list('durationS', (v) => `${v} s`),
+    rampups: [...new Set(runs.map((r) => r.params.rampupS).filter(Number.isFinite))].sort((a, b) => a - b).map((v) => `${v} s`),
     hosts, commits,
     serverCpus: [...new Set(runs.map((r) => r.provenance?.settings?.PB_SERVER_CPUS ? `CPU ${r.provenance.settings.PB_SERVER_CPUS}, the load generator on CPU ${r.provenance.settings.PB_ENGINE_CPUS ?? 'any'}` : 'not pinned (server and load generator share the cores)'))],
     from: starts.length ? new Date(starts[0]).toISOString().slice(0, 16).replace('T', ' ') : null,
@@ -195,12 +195,12 @@ function repeatsTable(runs) {
 // ---- the page ----
 
 const STYLE = `<style>
-.verdict-tag { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600; font-size: 12px; border: 1px solid; }
-.verdict-tag.ok { background: #ecfdf5; border-color: #a7f3d0; }
-.verdict-tag.bad { background: #fef2f2; border-color: #fecaca; }
-.verdict-tag.warn, .warn { color: #92400e; }
-.verdict-tag.warn { background: #fffbeb; border-color: #fcd34d; }
-.verdict-tag.none { background: #f9fafb; border-color: #e5e7eb; }
+.conclusion-tag { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600; font-size: 12px; border: 1px solid; }
+.conclusion-tag.ok { background: #ecfdf5; border-color: #a7f3d0; }
+.conclusion-tag.bad { background: #fef2f2; border-color: #fecaca; }
+.conclusion-tag.warn, .warn { color: #92400e; }
+.conclusion-tag.warn { background: #fffbeb; border-color: #fcd34d; }
+.conclusion-tag.none { background: #f9fafb; border-color: #e5e7eb; }
 .why { color: #6b7280; font-size: 12px; }
 section.finding { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 4px 16px 14px; margin: 18px 0; }
 section.finding h2 { margin-top: 12px; }
@@ -216,12 +216,12 @@ function indicativeWords(ev) {
 
 function findingSection(ev, smallEv, figureHtml, runs) {
   const f = ev.finding;
-  const small = smallEv.verdict === 'not run yet' ? ''
-    : `<details class="small-sitting"><summary>The 100/400 sitting: ${verdictBadge(smallEv.verdict)} <span class="none">${escapeHtml(indicativeWords(smallEv))}</span></summary>
+  const small = smallEv.conclusion === 'not run yet' ? ''
+    : `<details class="small-sitting"><summary>The 100/400 sitting: ${conclusionBadge(smallEv.conclusion)} <span class="none">${escapeHtml(indicativeWords(smallEv))}</span></summary>
 ${checkTable(smallEv)}
 </details>`;
-  return `<section class="finding" id="${escapeHtml(f.id)}" data-verdict="${escapeHtml(ev.verdict)}">
-<h2>${escapeHtml(f.source)}: ${escapeHtml(f.title)} ${verdictBadge(ev.verdict)}${marks(ev)}</h2>
+  return `<section class="finding" id="${escapeHtml(f.id)}" data-conclusion="${escapeHtml(ev.conclusion)}">
+<h2>${escapeHtml(f.source)}: ${escapeHtml(f.title)} ${conclusionBadge(ev.conclusion)}${marks(ev)}</h2>
 <p class="study"><strong>The study:</strong> ${escapeHtml(f.study)}</p>
 ${f.table ? throughputTable(f.table, runs) : ''}
 <p><strong>pushbench:</strong>${ev.notRun ? ` <span class="none">${ev.notRun} of ${ev.checks.length} checks not run yet.</span>` : ''}</p>
@@ -267,7 +267,7 @@ function supersededBlock({ leftOut, sweeps }) {
 }
 
 // Every comparison figure (id -> its figure-data.js result, bands added) drawn from the runs at scale:
-// each permutation's lines rest on its valid runs when it has two or more, as the verdicts do.
+// each permutation's lines rest on its valid runs when it has two or more, as the conclusions do.
 function figureResults(atScale, runs) {
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
   const figureRuns = [...byPermutation(atScale).values()].flatMap(usableRuns);
@@ -301,17 +301,17 @@ function findingSections(evaluated, smallEvaluated, results, atScale) {
   return { sections, beyond, charts };
 }
 
-// How many findings got each verdict, in VERDICTS' order.
-const verdictCounts = (list) => Object.fromEntries(VERDICTS.map((v) => [v, list.filter((e) => e.verdict === v).length]));
-const countLine = (c) => Object.entries(c).map(([v, n]) => `${verdictBadge(v)} ${n}`).join(' &nbsp; ');
+// How many findings got each conclusion, in CONCLUSIONS' order.
+const conclusionCounts = (list) => Object.fromEntries(CONCLUSIONS.map((v) => [v, list.filter((e) => e.conclusion === v).length]));
+const countLine = (c) => Object.entries(c).map(([v, n]) => `${conclusionBadge(v)} ${n}`).join(' &nbsp; ');
 
-// The verdicts table: each finding, its verdict at scale and why, and the 100/400 sitting's beside it.
+// The conclusions table: each finding, its conclusion at scale and why, and the 100/400 sitting's beside it.
 function summaryRows(evaluated, smallEvaluated) {
   const whyWords = (e) => [...new Set(e.checks.flatMap((c) => c.why.map((w) => w.split(':')[0])))].join(', ');
   return evaluated.map((e, i) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a></td>`,
-    `<td>${escapeHtml(e.finding.title)}</td>`, `<td>${verdictBadge(e.verdict)}${marks(e)}</td>`,
+    `<td>${escapeHtml(e.finding.title)}</td>`, `<td>${conclusionBadge(e.conclusion)}${marks(e)}</td>`,
     `<td class="why">${escapeHtml(whyWords(e))}</td>`,
-    `<td>${verdictBadge(smallEvaluated[i].verdict)}${smallEvaluated[i].checks.some((c) => c.indicative) ? ` <span class="none">${escapeHtml(indicativeWords(smallEvaluated[i]))}</span>` : ''}</td>`]);
+    `<td>${conclusionBadge(smallEvaluated[i].conclusion)}${smallEvaluated[i].checks.some((c) => c.indicative) ? ` <span class="none">${escapeHtml(indicativeWords(smallEvaluated[i]))}</span>` : ''}</td>`]);
 }
 
 // The figures table: each comparison figure's number, title, runs and validity note.
@@ -327,7 +327,7 @@ function figureRows(results) {
 // The runs table: each run's id, permutation, duration, validity, reasons and flags.
 function runRows(runs) {
   return runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
-    `<td class="num">${fmt(r.params.duration)}</td>`,
+    `<td class="num">${fmt(r.params.durationS)}</td>`,
     `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
     `<td>${r.summary.flags?.serverCrashed ? '<span class="bad">crashed</span>' : ''}${r.summary.flags?.incomplete ? '<span class="bad"> incomplete</span>' : ''}</td>`]);
@@ -353,16 +353,16 @@ function scaleTable(sc) {
 }
 
 const INTRO = `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
-at the study's scale (1,000\u201315,000 connections, 3 repeats) and a verdict: <strong>confirmed</strong> (the conditions show it beyond noise: each
+at the study's scale (1,000\u201315,000 connections, 3 repeats) and a conclusion: <strong>confirmed</strong> (the conditions show it beyond noise: each
 condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
 noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
 repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
 or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
-run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a verdict when each side keeps two valid runs;
-otherwise the verdict rests on them and is marked provisional. The rules: charts/study-verdict.js; how this page was made and how to make the
+run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a conclusion when each side keeps two valid runs;
+otherwise the conclusion rests on them and is marked provisional. The rules: charts/study-finding.js; how this page was made and how to make the
 full study: docs/study/README.md.</p>`;
 
-// The page's body, in its order: the intro, the sittings' scale, threats, verdicts, the findings'
+// The page's body, in its order: the intro, the sittings' scale, threats, conclusions, the findings'
 // sections, the figures beyond the study, the small sitting, repeats, and the tables of figures,
 // metrics and runs; then the charts' data and renderer.
 function studyBody(p) {
@@ -375,21 +375,21 @@ function studyBody(p) {
     supersededBlock(p.superseded),
     '<h2>The sitting at the study\'s scale</h2>', scaleTable(p.scale),
     '<h2>Threats to the comparison</h2>', table(threatRows),
-    '<h2>Verdicts</h2>',
-    `<p id="verdict-counts">At the study's scale: ${countLine(p.counts)}</p>`,
-    `<p id="small-verdict-counts">The 100/400 sitting (indicative only): ${countLine(p.smallCounts)}</p>`,
-    table(p.summaryRows, { head: ['Source', 'Finding', 'Verdict at scale', 'Why', 'The 100/400 sitting'] }),
+    '<h2>Conclusions</h2>',
+    `<p id="conclusion-counts">At the study's scale: ${countLine(p.counts)}</p>`,
+    `<p id="small-conclusion-counts">The 100/400 sitting (indicative only): ${countLine(p.smallCounts)}</p>`,
+    table(p.summaryRows, { head: ['Source', 'Finding', 'Conclusion at scale', 'Why', 'The 100/400 sitting'] }),
     ...p.sections,
     '<h2 class="group">Beyond the study</h2>',
     '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
     ...p.beyond,
     '<h2 class="group" id="small-sitting">The sitting at 100 and 400 connections</h2>',
-    `<p>The first sitting (issue #25) ran below the study's smallest level, with server and load generator sharing both cores. Its verdicts are
+    `<p>The first sitting (issue #25) ran below the study's smallest level, with server and load generator sharing both cores. Its conclusions are
 indicative only: the outcome they lean to is given beside each in the table above, and its runs are listed below; its figures are not drawn
 on this page.</p>`,
     scaleTable(p.smallScale),
     '<h2 class="group">Repeats</h2>',
-    '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the verdicts above.</p>',
+    '<p>Every permutation\'s headline metrics: mean \u00b1 half the 95% interval (Student\'s t), and the coefficient of variation (standard deviation over mean) of its repeats. A comparison whose 95% interval of the difference (Welch) includes zero is within noise; those are marked in the conclusions above.</p>',
     p.repeats.cv,
     `<p id="within-noise"><strong>Within noise</strong> (no difference beyond the 95% interval): ${p.withinNoise.length
       ? p.withinNoise.map((x) => `<a href="#${escapeHtml(x.id)}">${escapeHtml(x.source)}</a>: ${escapeHtml(x.text)}`).join('; ') : 'none of the checks decided'}.</p>`,
@@ -420,19 +420,19 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const { runs, problems, superseded } = await loadStudyRuns(data);
   // two sittings: at the study's scale (its smallest level, 1,000 connections, or more), which the page
   // leads with and draws every figure from, and the small one below it (100 and 400: indicative only)
-  const atScale = runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL);
-  const small = runs.filter((r) => r.params.threads < STUDY_SMALLEST_LEVEL);
+  const atScale = runs.filter((r) => r.params.connections >= STUDY_SMALLEST_LEVEL);
+  const small = runs.filter((r) => r.params.connections < STUDY_SMALLEST_LEVEL);
   const results = figureResults(atScale, runs);
   const evaluated = FINDINGS.map((f) => evaluateFinding(f, atScale));
   const smallEvaluated = FINDINGS.map((f) => evaluateFinding(f, small));
   const scale = scaleOf(atScale);
-  const counts = verdictCounts(evaluated);
+  const counts = conclusionCounts(evaluated);
   const { sections, beyond, charts } = findingSections(evaluated, smallEvaluated, results, atScale);
-  const body = studyBody({ problems, superseded, scale, smallScale: scaleOf(small), counts, smallCounts: verdictCounts(smallEvaluated),
+  const body = studyBody({ problems, superseded, scale, smallScale: scaleOf(small), counts, smallCounts: conclusionCounts(smallEvaluated),
     summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, repeats: repeatsTable(atScale),
     withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts });
   writeStudy(out, charts, page({ title: 'pushbench \u2013 the study reproduced',
-    subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
+    subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${CONCLUSIONS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
     body, charts: [], assets: 'assets' }));
   return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };
 }
@@ -458,7 +458,7 @@ async function main(argv) {
     return 1;
   }
   const { index, runs, counts, charts } = await buildStudy(o);
-  console.log(`${runs.length} runs, ${charts.length} charts; verdicts: ${Object.entries(counts).map(([v, n]) => `${v} ${n}`).join(', ')}`);
+  console.log(`${runs.length} runs, ${charts.length} charts; conclusions: ${Object.entries(counts).map(([v, n]) => `${v} ${n}`).join(', ')}`);
   console.log(index);
   return 0;
 }

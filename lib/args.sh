@@ -109,8 +109,9 @@ args_event_name() {
   printf '%s' "$name"
 }
 
-# args_parse "$@": prints the run's settings as <key>=<value> lines (server rampup duration connections
-# type maxdur event interval pull, each value checked, the optional ones empty when not given), or exits 2.
+# args_parse "$@": prints the run's settings as <key>=<value> lines (server rampup_s duration_s connections
+# type max_duration_ms event emit_interval_ms pull_interval_ms: the run schema's words, lib/run-schema.js;
+# each value checked, the optional ones empty when not given), or exits 2.
 # The command line's <threads>, the study's name (one JMeter thread per connection), is "connections"
 # from here on.
 # Call it in $(...) || exit 2: its exit ends only that subshell.
@@ -155,8 +156,8 @@ args_parse() {
   elif [[ $emit != - ]]; then
     args_fail "an emit-interval was given without an event-name"
   fi
-  printf '%s\n' "server=$server" "rampup=$rampup" "duration=$duration" "connections=$connections" "type=$type" \
-    "maxdur=$maxdur" "event=$event_name" "interval=$interval" "pull=$pull"
+  printf '%s\n' "server=$server" "rampup_s=$rampup" "duration_s=$duration" "connections=$connections" "type=$type" \
+    "max_duration_ms=$maxdur" "event=$event_name" "emit_interval_ms=$interval" "pull_interval_ms=$pull"
 }
 
 # args_pull_interval <sixth argument> <seventh> <eighth>: pull's interval, in max-duration's place (pull

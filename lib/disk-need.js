@@ -34,7 +34,7 @@ function main(argv) {
   let archives = 0;
   let samples = 0;
   for (const c of connections) {
-    const n = need({ type, duration: num(duration), maxDurationMs: num(maxDur), emitMs: num(emit), connections: num(c) });
+    const n = need({ type, durationS: num(duration), maxDurationMs: num(maxDur), emitIntervalMs: num(emit), connections: num(c) });
     archives += n.archiveBytes;
     samples += n.samples;
     process.stdout.write(`${n.engineMB}\n`);

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The open-file fit (the study's section 3.3.3, "Pre-flight checks"), decided here only: does a process
 # that holds <connections> sockets fit a host's open-file limits? Sourced after lib/config.sh by
-# host/host-check.sh (on the host, with its own ulimit) and by run.sh --plan (lib/plan.sh, with limits
+# host/host-check.sh (on the host, with its own ulimit) and by run.sh --plan (lib/decisions.sh, with limits
 # measured on each host or given by the sweep).
 #
 #   open_files_need <connections>

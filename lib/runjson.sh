@@ -11,7 +11,8 @@
 # is reported on stderr and marks the run incomplete (RUN[failed], RUN[runjson_failed], a note). Every
 # value except the notes passed a strict pattern already; notes are JSON-escaped here. The provenance
 # (lib/provenance.sh) is collected once, at the first write after the hosts were read and checked.
-# The run's connections are "threads" in run.json, the name its readers and the study use.
+# The parameters carry the run schema's names (lib/run-schema.js, docs/run-layout.md); runs written before
+# it used older ones, which lib/run-schema.js still reads.
 
 # shellcheck source=lib/provenance.sh
 source "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
@@ -64,18 +65,18 @@ runjson_text() {
   local e k sep
   printf '{\n'
   printf '  "id": %s,\n' "$(json_string "${RUN[id]}")"
-  printf '  "server": "%s", "rampup": %s, "duration": %s, "threads": %s, "type": "%s",\n' \
-    "${RUN[server]}" "${RUN[rampup]}" "${RUN[duration]}" "${RUN[connections]}" "${RUN[type]}"
-  printf '  "maxDuration": %s, "event": %s, "interval": %s, "pullInterval": %s,\n' \
-    "$(json_or_null "${RUN[maxdur]:-}")" "$(json_or_null "${RUN[event]:-}" s)" "$(json_or_null "${RUN[interval]:-}")" \
-    "$(json_or_null "${RUN[pull]:-}")"
+  printf '  "server": "%s", "type": "%s", "rampupS": %s, "durationS": %s, "connections": %s,\n' \
+    "${RUN[server]}" "${RUN[type]}" "${RUN[rampup_s]}" "${RUN[duration_s]}" "${RUN[connections]}"
+  printf '  "maxDurationMs": %s, "event": %s, "emitIntervalMs": %s, "pullIntervalMs": %s,\n' \
+    "$(json_or_null "${RUN[max_duration_ms]:-}")" "$(json_or_null "${RUN[event]:-}" s)" \
+    "$(json_or_null "${RUN[emit_interval_ms]:-}")" "$(json_or_null "${RUN[pull_interval_ms]:-}")"
   printf '  "port": %s,\n' "${RUN[port]}"
   printf '  "hosts": { "sut": {"name": "%s", "address": "%s", "bind": "%s", "access": "%s"},\n' \
     "${H_NAME[SUT_IDX]}" "${H_ADDR[SUT_IDX]}" "${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}}" "${H_ACCESS[SUT_IDX]}"
   printf '             "engines": ['
   sep=''
   for e in "${ENGINE_IDX[@]}"; do
-    printf '%s{"name": "%s", "address": "%s", "access": "%s", "rmi": %s, "threads": %s, "heapMb": %s}' "$sep" \
+    printf '%s{"name": "%s", "address": "%s", "access": "%s", "rmi": %s, "connections": %s, "heapMb": %s}' "$sep" \
       "${H_NAME[e]}" "${H_ADDR[e]}" "${H_ACCESS[e]}" "${H_RMI[e]}" "${H_CONNECTIONS[e]}" "${H_HEAP_MB[e]}"
     sep=', '
   done

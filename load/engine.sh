@@ -2,7 +2,7 @@
 # Starts or stops one JMeter engine (jmeter-server mode) on this host.
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
-#                        --threads <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
+#                        --connections <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
 #                        [--gc-log <file>] [--sampler mux|push|http] [--pid-dir <dir>]
 #   load/engine.sh stop --name <n> [--pid-dir <dir>]
 #   load/engine.sh status --name <n> [--pid-dir <dir>]
@@ -53,7 +53,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' threads='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER
+name='' address='' port='' localport='' connections='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER
 pid_dir=$PB_STATE
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
@@ -62,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     --address) address=$2 ;;
     --port) port=$2 ;;
     --localport) localport=$2 ;;
-    --threads) threads=$2 ;;
+    --connections) connections=$2 ;;
     --responses) responses=$2 ;;
     --init) init=$2 ;;
     --cleanup) cleanup=$2 ;;
@@ -96,10 +96,10 @@ show_logs() {
 }
 
 start() {
-  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ && $sampler =~ ^(mux|push|http)$ ]] || usage
+  [[ -n $address && $port =~ ^[0-9]+$ && $localport =~ ^[0-9]+$ && $connections =~ ^[0-9]+$ && -n $responses && $init =~ ^[01]$ && $cleanup =~ ^[01]$ && $sampler =~ ^(mux|push|http)$ ]] || usage
   [[ -f $JMETER_HOME/bin/ApacheJMeter.jar ]] || die "no JMeter in $JMETER_HOME (run load/install-jmeter.sh)"
   if [[ -z $heap ]]; then
-    heap=$(jmeter_heap_mb "$threads" "$sampler")m
+    heap=$(jmeter_heap_mb "$connections" "$sampler")m
   else
     jmeter_size_mb "$heap" >/dev/null || usage
   fi
@@ -133,7 +133,7 @@ start() {
   setsid "${pin[@]}" java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     "${rmi[@]}" -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
-    -Jthreads.num="$threads" -Jmux.threads="$(jmeter_mux_threads "$threads")" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
+    -Jthreads.num="$connections" -Jmux.threads="$(jmeter_mux_threads "$connections")" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
     >"$out" 2>&1 </dev/null &
   local pid=$!
   procs_record "$pid" "$pidfile"
@@ -153,7 +153,7 @@ start() {
     fi
     sleep 0.3
   done
-  echo "engine $name: running (pid $pid, rmi $address:$port, local port $localport, $threads threads, heap $heap, responses $responses, log $log)"
+  echo "engine $name: running (pid $pid, rmi $address:$port, local port $localport, $connections connections, heap $heap, responses $responses, log $log)"
 }
 
 stop() {

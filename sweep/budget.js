@@ -9,14 +9,14 @@
 //                                                             until the next emit or its max duration)
 //   duration   one common target D for every run, each run's clamped to [floor, its --duration (the cap)]:
 //              duration(p) = min(cap, max(floor(p), D))   (a floor above the cap gives the cap)
-//   wall time  (sum over the runs of plan.runSeconds(p) + settle) / lanes  (runs are handed to whichever
+//   wall time  (sum over the runs of estimates.runSeconds(p) + settle) / lanes  (runs are handed to whichever
 //              lane is free; at most one run's length more in the worst case, which the margin covers)
 //   choice     the largest whole D whose wall time, times (1 + MARGIN), fits the budget; if even every
 //              run at its floor does not fit, the budget is refused, saying by how much.
 // Runs of different durations are compared by per-second figures over each run's steady window
 // (docs/sweep.md), so shortening a run changes how long it is measured, not what a figure shows.
 
-const plan = require('./plan');
+const estimates = require('./estimates');
 const { withDuration } = require('./permutations');
 
 const MIN_STEADY_S = 60;
@@ -40,10 +40,10 @@ function parseBudget(text) {
 
 // The floor of one permutation and which rule sets it.
 function floor(p) {
-  const rules = [[p.rampup + MIN_STEADY_S, `ramp-up + ${MIN_STEADY_S} s`]];
-  if (p.emitMs) rules.push([Math.ceil((EMIT_CYCLES * p.emitMs) / 1000), `${EMIT_CYCLES} emit intervals`]);
+  const rules = [[p.rampupS + MIN_STEADY_S, `ramp-up + ${MIN_STEADY_S} s`]];
+  if (p.emitIntervalMs) rules.push([Math.ceil((EMIT_CYCLES * p.emitIntervalMs) / 1000), `${EMIT_CYCLES} emit intervals`]);
   if (p.type === 'poll') {
-    const holdMs = Math.min(p.emitMs ?? Infinity, p.maxDurationMs ?? Infinity);
+    const holdMs = Math.min(p.emitIntervalMs ?? Infinity, p.maxDurationMs ?? Infinity);
     if (Number.isFinite(holdMs)) rules.push([Math.ceil((POLL_HOLDS * holdMs) / 1000), `${POLL_HOLDS} x the longest poll hold`]);
   }
   rules.sort((a, b) => b[0] - a[0]);
@@ -51,28 +51,28 @@ function floor(p) {
 }
 
 // One permutation's duration for target D: between its floor and its cap (the selection's duration).
-const durationFor = (p, target) => Math.min(p.duration, Math.max(floor(p).seconds, target));
+const durationFor = (p, target) => Math.min(p.durationS, Math.max(floor(p).seconds, target));
 
 // Estimated wall time (s) of runs (permutations, one per repeat) at target D, on `lanes` lanes.
 function wallSeconds(perms, target, { lanes, settle, overheadS }) {
-  const total = perms.reduce((s, p) => s + plan.runSeconds({ ...p, duration: durationFor(p, target) }, overheadS) + settle, 0);
+  const total = perms.reduce((s, p) => s + estimates.runSeconds({ ...p, durationS: durationFor(p, target) }, overheadS) + settle, 0);
   return total / lanes;
 }
 
 // perms: the runs to fit (a permutation per repeat), each with the selection's duration as its cap.
 // Returns { target, durations: [s per perm], atFloor: [bool per perm], wall, budget, usable, floorWall }
 // or throws BudgetError when even the floors do not fit.
-function fitBudget(perms, budgetS, { lanes = 1, settle = 0, overheadS = plan.DEFAULT_OVERHEAD_S } = {}) {
+function fitBudget(perms, budgetS, { lanes = 1, settle = 0, overheadS = estimates.DEFAULT_OVERHEAD_S } = {}) {
   if (!perms.length) return { target: 0, durations: [], atFloor: [], wall: 0, budget: budgetS, usable: budgetS, floorWall: 0 };
-  const cap = Math.max(...perms.map((p) => p.duration));
+  const cap = Math.max(...perms.map((p) => p.durationS));
   const opts = { lanes, settle, overheadS };
   const usable = budgetS / (1 + MARGIN);
   const floorWall = wallSeconds(perms, 0, opts);
   if (floorWall > usable) {
     const over = floorWall * (1 + MARGIN) - budgetS;
-    throw new BudgetError(`--budget ${plan.formatDuration(budgetS)} is below what the ${perms.length} runs need at their floors on `
-      + `${lanes} lane${lanes === 1 ? '' : 's'}: ${plan.formatDuration(floorWall)} + ${Math.round(MARGIN * 100)}% margin = `
-      + `${plan.formatDuration(floorWall * (1 + MARGIN))}, short by ${plan.formatDuration(over)}; give more time, more lanes or fewer permutations`);
+    throw new BudgetError(`--budget ${estimates.formatDuration(budgetS)} is below what the ${perms.length} runs need at their floors on `
+      + `${lanes} lane${lanes === 1 ? '' : 's'}: ${estimates.formatDuration(floorWall)} + ${Math.round(MARGIN * 100)}% margin = `
+      + `${estimates.formatDuration(floorWall * (1 + MARGIN))}, short by ${estimates.formatDuration(over)}; give more time, more lanes or fewer permutations`);
   }
   // The largest target that fits: wall time grows with the target, so bisect.
   let lo = 0;
@@ -85,7 +85,7 @@ function fitBudget(perms, budgetS, { lanes = 1, settle = 0, overheadS = plan.DEF
   return {
     target: lo,
     durations: perms.map((p) => durationFor(p, lo)),
-    atFloor: perms.map((p) => floor(p).seconds >= lo && floor(p).seconds <= p.duration),
+    atFloor: perms.map((p) => floor(p).seconds >= lo && floor(p).seconds <= p.durationS),
     wall: wallSeconds(perms, lo, opts),
     budget: budgetS,
     usable,

@@ -25,14 +25,14 @@ const capacity = require('./capacity');
 const ROOT = path.resolve(__dirname, '..');
 const ENGINE_NAME = 'calibration';   // hosts.conf name of the engine, so its PID file is its own
 
-// The load offered, each overridable from the environment: threads x (1000 / emit ms) samples/s, here
+// The load offered, each overridable from the environment: connections x (1000 / emit interval ms) samples/s, here
 // 200 x 2 = 400/s, small enough for a 2-core machine that also runs the server, long enough for a
 // steady window of ~20 s.
-const SETTINGS = {
-  threads: Number(process.env.PB_CALIBRATION_THREADS || 200),
-  emitMs: Number(process.env.PB_CALIBRATION_EMIT_MS || 500),
-  rampup: 2,
-  duration: Number(process.env.PB_CALIBRATION_SECONDS || 30),
+const SETTINGS = {   // the run schema's names (lib/run-schema.js); the environment keeps its settings' names
+  connections: Number(process.env.PB_CALIBRATION_THREADS || 200),
+  emitIntervalMs: Number(process.env.PB_CALIBRATION_EMIT_MS || 500),
+  rampupS: 2,
+  durationS: Number(process.env.PB_CALIBRATION_SECONDS || 30),
 };
 const SETTLE_MS = 3000;   // left out at both ends of the steady window
 
@@ -109,8 +109,8 @@ async function measure(resultsCsv, readings, settings, ticksPerSecond) {
     for (let i = 0; i < n; i++) ends.push(s.timeStamp + s.elapsed);
   });
   if (!ends.length) throw new Error(`no request samples in ${resultsCsv}`);
-  const from = firstStart + settings.rampup * 1000 + SETTLE_MS;
-  const to = firstStart + settings.duration * 1000 - SETTLE_MS;
+  const from = firstStart + settings.rampupS * 1000 + SETTLE_MS;
+  const to = firstStart + settings.durationS * 1000 - SETTLE_MS;
   if (to - from < 5000) throw new Error(`the steady window is ${to - from} ms: give the calibration a longer run`);
   const samples = ends.filter((t) => t >= from && t < to).length;
   const t0 = ticksAt(readings, from);
@@ -146,7 +146,7 @@ function runSh(args, env, onOutput) {
 async function calibrate({ log = () => {}, verbose = false, env = process.env } = {}) {
   const cfg = config();
   const settings = { ...SETTINGS, type: 'poll', maxDurationMs: 180000, event: 'event1', server: 'node' };
-  for (const k of ['threads', 'emitMs', 'duration']) {
+  for (const k of ['connections', 'emitIntervalMs', 'durationS']) {
     if (!(Number.isInteger(settings[k]) && settings[k] > 0)) throw new Error(`calibration setting ${k} must be a positive whole number`);
   }
   const dir = capacity.calibrationDir(env);
@@ -156,9 +156,9 @@ async function calibrate({ log = () => {}, verbose = false, env = process.env } 
     const hosts = path.join(work, 'hosts.conf');
     fs.writeFileSync(hosts, `sut local 127.0.0.1 local\nengine ${ENGINE_NAME} 127.0.0.1 local\n`);
     const dirFile = path.join(work, 'run-dir');
-    const args = ['node', String(settings.rampup), String(settings.duration), String(settings.threads), 'poll',
-      String(settings.maxDurationMs), settings.event, String(settings.emitMs)];
-    log(`./run.sh ${args.join(' ')} (the Node.js server and one engine on this machine, ~${settings.threads * 1000 / settings.emitMs} samples/s)`);
+    const args = ['node', String(settings.rampupS), String(settings.durationS), String(settings.connections), 'poll',
+      String(settings.maxDurationMs), settings.event, String(settings.emitIntervalMs)];
+    log(`./run.sh ${args.join(' ')} (the Node.js server and one engine on this machine, ~${settings.connections * 1000 / settings.emitIntervalMs} samples/s)`);
 
     const readings = [];
     const timer = setInterval(() => {

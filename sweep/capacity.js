@@ -44,14 +44,14 @@ function engineCpuLimit(env = process.env) {
 function offeredRate(perm) {
   let steady = 0;
   if (perm.type === 'pull') {
-    steady = perm.connections * (1000 / perm.pullMs);
-  } else if (perm.emitMs) {
-    const holdMs = perm.type === 'poll' && perm.maxDurationMs ? Math.min(perm.emitMs, perm.maxDurationMs) : perm.emitMs;
+    steady = perm.connections * (1000 / perm.pullIntervalMs);
+  } else if (perm.emitIntervalMs) {
+    const holdMs = perm.type === 'poll' && perm.maxDurationMs ? Math.min(perm.emitIntervalMs, perm.maxDurationMs) : perm.emitIntervalMs;
     steady = perm.connections * (1000 / holdMs);
   } else if (perm.type === 'poll' && perm.maxDurationMs) {
     steady = perm.connections / (perm.maxDurationMs / 1000);
   }
-  const starts = perm.connections / Math.max(1, perm.rampup);   // a ramp-up of 0 starts them all in one second
+  const starts = perm.connections / Math.max(1, perm.rampupS);   // a ramp-up of 0 starts them all in one second
   return { steady, starts, peak: steady + starts };
 }
 

@@ -16,7 +16,7 @@ const { writeFileAtomic } = require('../lib/atomic-write');
 const { removeRawArchives } = require('./cleanup-raw');
 const { ensureAnalysed, analysedLine } = require('./reanalyse');
 const { parse, withDefaults, USAGE, UsageError } = require('./options');
-const plan = require('./plan');
+const estimates = require('./estimates');
 const { writeReport, finishedVerdicts } = require('./report');
 const { formatCounts } = require('../analysis/verdict');
 const capacity = require('./capacity');
@@ -157,7 +157,7 @@ const fixed = (n, d = 1) => n.toLocaleString('en-GB', { maximumFractionDigits: d
 
 // Before the first run: each engine's calibration, and the permutations whose offered sample rate
 // would need more of the engines' cores than PB_ENGINE_CPU_LIMIT allows (capacity.js). splitOf(perm):
-// its engines' connections as run.sh splits them ([{ name, connections }], the plan's engines).
+// its engines' connections as run.sh splits them ([{ name, connections }], the decisions' engines).
 function predictGeneratorBound(perms, engines, splitOf) {
   let limit;
   try {
@@ -204,17 +204,17 @@ function predictGeneratorBound(perms, engines, splitOf) {
   }
 }
 
-// ---- the sweep's plan and its runs' outcomes, worked out from plain values ----
+// ---- the sweep's order and its runs' outcomes, worked out from plain values ----
 
 // " on 2 lanes (a: lanes/a.conf, ...)" for a sweep over several lanes, '' for one.
 function lanesText(lanes) {
   return lanes.length > 1 ? ` on ${lanes.length} lanes (${lanes.map((l) => `${l.name}: ${l.file}`).join(', ')})` : '';
 }
 
-// Sorts the selected items by state.tsv and the lanes' fits (plans: the Plans of every item not done):
+// Sorts the selected items by state.tsv and the lanes' fits (decisions: the RunDecisions of every item not done):
 // done before (done or crashed), skipped ({ item, reason }: it fits no lane), failed before (not retried
 // without --retry-failed), else to do, each to-do item with the lanes it fits (item.lanes).
-function sortItems(items, state, lanes, plans, retryFailed) {
+function sortItems(items, state, lanes, decisions, retryFailed) {
   const sorted = { todo: [], skipped: [], doneBefore: 0, failedBefore: 0 };
   for (const item of items) {
     const prev = state.get(item.key);
@@ -222,7 +222,7 @@ function sortItems(items, state, lanes, plans, retryFailed) {
       sorted.doneBefore++;
       continue;
     }
-    const fits = lanes.map((l) => plan.fit(plans.get(item.perm, l)));
+    const fits = lanes.map((l) => estimates.fit(decisions.get(item.perm, l)));
     const fitting = lanes.filter((l, k) => fits[k].fits);
     if (!fitting.length) {
       const reason = lanes.length > 1 ? lanes.map((l, k) => `lane ${l.name}: ${fits[k].reason}`).join('; ') : fits[0].reason;
@@ -247,22 +247,22 @@ function laneTodo(todo, lane) {
 // rests between them, shared over the lanes.
 function sayEstimate(todo, settle, laneCount) {
   if (!todo.length) return;
-  const seconds = (todo.reduce((s, i) => s + plan.runSeconds(i.perm, plan.DEFAULT_OVERHEAD_S), 0)
+  const seconds = (todo.reduce((s, i) => s + estimates.runSeconds(i.perm, estimates.DEFAULT_OVERHEAD_S), 0)
     + settle * Math.max(0, todo.length - 1)) / laneCount;
-  say(`estimated time: ${plan.formatDuration(seconds)} (ramp-up + duration + ~${plan.DEFAULT_OVERHEAD_S} s per run${settle ? `, ${settle} s rest between runs` : ''}`
+  say(`estimated time: ${estimates.formatDuration(seconds)} (ramp-up + duration + ~${estimates.DEFAULT_OVERHEAD_S} s per run${settle ? `, ${settle} s rest between runs` : ''}`
     + `${laneCount > 1 ? `, over ${laneCount} lanes at once` : ''}), until about ${clock(new Date(Date.now() + seconds * 1000))}`);
 }
 
 // The sweep directory's disk: it keeps the archives, the engines hold one run's raw files at a time
 // (per lane). Says the estimate; returns true (with a warning) when the disk may fill up.
 function sweepDiskShort(todo, dir, cleanupRaw, laneCount) {
-  const disk = plan.diskEstimate(todo.map((i) => i.perm), { cleanupRaw });
+  const disk = estimates.diskEstimate(todo.map((i) => i.perm), { cleanupRaw });
   let existing = dir;
   while (!fs.existsSync(existing)) existing = path.dirname(existing);
   const here = fs.statfsSync(existing);
   const freeHere = here.bavail * here.bsize;
-  say(`disk: response archives ~${plan.formatBytes(disk.keptArchive)} kept in ${dir} (${plan.formatBytes(freeHere)} free); `
-    + `largest run ~${plan.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
+  say(`disk: response archives ~${estimates.formatBytes(disk.keptArchive)} kept in ${dir} (${estimates.formatBytes(freeHere)} free); `
+    + `largest run ~${estimates.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
   const short = disk.keptArchive + disk.maxRaw * laneCount > freeHere * 0.9;
   if (short) say(`WARNING: the sweep directory's disk may fill up${cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
   return short;
@@ -270,13 +270,13 @@ function sweepDiskShort(todo, dir, cleanupRaw, laneCount) {
 
 // Each engine's disk as run.sh's preflight will check it (lib/disk-need.js, the engine's share of the
 // lane's largest run). Returns true (with a warning per engine) when one has too little.
-function enginesDiskShort(todo, lanes, plans) {
+function enginesDiskShort(todo, lanes, decisions) {
   let short = false;
   for (const lane of lanes) {
-    const needMB = plan.engineDiskNeed(laneTodo(todo, lane), plans, lane);
+    const needMB = estimates.engineDiskNeed(laneTodo(todo, lane), decisions, lane);
     for (const e of lane.hosts.filter((h) => h.role === 'engine' && needMB[h.name] > h.freeKb / 1024)) {
       short = true;
-      say(`WARNING: engine ${e.name} has ${plan.formatBytes(e.freeKb * 1024)} free, the largest run needs ~${plan.formatBytes(needMB[e.name] * 1024 * 1024)} `
+      say(`WARNING: engine ${e.name} has ${estimates.formatBytes(e.freeKb * 1024)} free, the largest run needs ~${estimates.formatBytes(needMB[e.name] * 1024 * 1024)} `
         + 'there (its responses, their archive and logs): run.sh\'s preflight would refuse it');
     }
   }
@@ -312,8 +312,8 @@ function outcomeOf(r, interrupted) {
 // Seconds until the queue is done: each run's ramp-up + duration + overhead (the mean of the runs so
 // far, else the default) and the rest after it, shared over the lanes left.
 function secondsLeft(queue, settle, overheads, lanesLeft) {
-  const overhead = overheads.length ? overheads.reduce((a, b) => a + b, 0) / overheads.length : plan.DEFAULT_OVERHEAD_S;
-  return queue.reduce((s, i) => s + settle + plan.runSeconds(i.perm, overhead), 0) / lanesLeft;
+  const overhead = overheads.length ? overheads.reduce((a, b) => a + b, 0) / overheads.length : estimates.DEFAULT_OVERHEAD_S;
+  return queue.reduce((s, i) => s + settle + estimates.runSeconds(i.perm, overhead), 0) / lanesLeft;
 }
 
 // A sweep over one or more lanes (lanes.js): each lane runs one permutation at a time, taking the next
@@ -333,7 +333,7 @@ class Sweep {
     this.stopped = false;
     this.wakers = new Set();       // end rests between runs early (a signal)
     this.overheads = [];           // seconds each run took beyond rampup + duration
-    this.plans = new plan.Plans(); // run.sh's plans (./run.sh --plan), per lane
+    this.decisions = new estimates.RunDecisions(); // run.sh's decisions (./run.sh --plan), per lane
   }
 
   get several() {
@@ -417,7 +417,7 @@ class Sweep {
     const { freed, kept, problem } = removeRawArchives(runDir);
     if (problem) say(`kept every raw archive of ${rel} (--cleanup-raw): the analysis' outputs are not whole (${problem})`);
     if (kept.length) say(`kept ${kept.join(', ')}: flagged truncated or unreadable by the analysis (--cleanup-raw keeps those)`);
-    if (freed) say(`removed ${plan.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
+    if (freed) say(`removed ${estimates.formatBytes(freed)} of raw response archives (--cleanup-raw)`);
   }
 
   // Checks every lane's hosts before anything starts. Returns an exit code on failure, else null; fills
@@ -443,7 +443,7 @@ class Sweep {
       lane.hosts = facts.hosts;
       for (const h of facts.hosts) {
         say(`${label}host ${h.role} ${h.name} ${h.address}: ${h.status === 'ok'
-          ? `open files ${h.soft} (hard limit ${h.hard}), ${plan.formatBytes(h.freeKb * 1024)} free` : `UNREACHABLE ${h.message}`}`);
+          ? `open files ${h.soft} (hard limit ${h.hard}), ${estimates.formatBytes(h.freeKb * 1024)} free` : `UNREACHABLE ${h.message}`}`);
       }
       for (const p of facts.problems) say(`${label}problem: ${p}`);
       const down = facts.hosts.filter((h) => h.status !== 'ok');
@@ -491,9 +491,9 @@ class Sweep {
     todo.forEach((item, k) => distinct.set(item.perm.command, { perm: item.perm, duration: fit.durations[k], atFloor: fit.atFloor[k] }));
     const counts = {};
     for (const d of distinct.values()) counts[d.duration] = (counts[d.duration] ?? 0) + 1;
-    say(`budget ${plan.formatDuration(sel.budget)} on ${this.lanes.length} lane${this.several ? 's' : ''}: target ${fit.target} s per run `
-      + `(each between its floor and ${sel.duration} s), about ${plan.formatDuration(fit.wall)} in all `
-      + `(${plan.formatDuration(fit.floorWall)} if every run sat at its floor; ${Math.round(budget.MARGIN * 100)}% of the budget kept as margin)`);
+    say(`budget ${estimates.formatDuration(sel.budget)} on ${this.lanes.length} lane${this.several ? 's' : ''}: target ${fit.target} s per run `
+      + `(each between its floor and ${sel.duration} s), about ${estimates.formatDuration(fit.wall)} in all `
+      + `(${estimates.formatDuration(fit.floorWall)} if every run sat at its floor; ${Math.round(budget.MARGIN * 100)}% of the budget kept as margin)`);
     say(`durations chosen: ${Object.entries(counts).sort((a, b) => Number(a[0]) - Number(b[0])).map(([s, n]) => `${s} s for ${n}`).join(', ')} permutation(s)`);
     const floored = [...distinct.values()].filter((d) => d.atFloor);
     say(`at their floor: ${floored.length} of ${distinct.size} permutations`);
@@ -501,7 +501,7 @@ class Sweep {
     return this.withDurations(todo);
   }
 
-  // The whole sweep: checks every lane's hosts, plans the runs, says what they will take, asks, runs the
+  // The whole sweep: checks every lane's hosts, orders the runs, says what they will take, asks, runs the
   // queue on every lane and closes with the report. Returns the exit code.
   async run() {
     const { o, state } = this;
@@ -518,8 +518,8 @@ class Sweep {
     if (failed) return failed;
     const preflightFailed = this.preflightProblems > 0;
     const items = this.withDurations(selected);
-    if (!(await this.loadPlans(items))) return 3;
-    const sorted = sortItems(items, state, this.lanes, this.plans, o.retryFailed);
+    if (!(await this.loadDecisions(items))) return 3;
+    const sorted = sortItems(items, state, this.lanes, this.decisions, o.retryFailed);
     this.recordSkipped(sorted.skipped);
     this.sayItems(items.length, sorted);
     let { todo } = sorted;
@@ -562,12 +562,12 @@ class Sweep {
     return this.preflight(servers);
   }
 
-  // run.sh's plan (its split and its fit) of every item still to run, on every lane (this.plans).
+  // run.sh's decisions (its split and its fit) of every item still to run, on every lane (this.decisions).
   // Returns false, having said why, when run.sh gives none.
-  async loadPlans(items) {
+  async loadDecisions(items) {
     const open = items.filter((item) => !['done', 'crashed'].includes(this.state.get(item.key)?.status));
     try {
-      await this.plans.load(open.map((i) => i.perm), this.lanes);
+      await this.decisions.load(open.map((i) => i.perm), this.lanes);
     } catch (e) {
       say(`preflight failed: ${e.message}; nothing was started`);
       return false;
@@ -598,11 +598,11 @@ class Sweep {
   outlook(todo) {
     sayEstimate(todo, this.o.settle, this.lanes.length);
     const sweepShort = sweepDiskShort(todo, this.dir, this.o.cleanupRaw, this.lanes.length);
-    const enginesShort = enginesDiskShort(todo, this.lanes, this.plans);
+    const enginesShort = enginesDiskShort(todo, this.lanes, this.decisions);
     for (const lane of this.lanes) {
       if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
       predictGeneratorBound(laneTodo(todo, lane), lane.hosts.filter((h) => h.role === 'engine'),
-        (perm) => this.plans.get(perm, lane).plan.engines);
+        (perm) => this.decisions.get(perm, lane).decisions.engines);
     }
     return sweepShort || enginesShort;
   }
@@ -827,7 +827,7 @@ class Sweep {
   async recordOutcome(item, lane, r, { status, reason }) {
     if (status === 'done' || status === 'crashed') {
       if (r.runDir) await this.afterFinished(path.resolve(ROOT, r.runDir), r.rel);
-      this.overheads.push(Math.max(0, r.took - item.perm.rampup - item.perm.duration));
+      this.overheads.push(Math.max(0, r.took - item.perm.rampupS - item.perm.durationS));
       this.failedInARow = 0;
     } else if (status === 'failed') {
       this.failed++;
@@ -842,7 +842,7 @@ class Sweep {
     this.recorded(lane);
     this.log(`${status} ${item.key} ${r.rel ?? '-'} ${reason}`);
     this.finishedCount++;
-    say(`[${this.finishedCount}/${this.total}]${this.laneTag(lane)} ${status} in ${plan.formatDuration(r.took)}: ${item.key}`
+    say(`[${this.finishedCount}/${this.total}]${this.laneTag(lane)} ${status} in ${estimates.formatDuration(r.took)}: ${item.key}`
       + `${r.rel ? ` -> ${r.rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
     return true;
   }
@@ -853,7 +853,7 @@ class Sweep {
     const left = secondsLeft(this.queue, this.o.settle, this.overheads, lanesLeft);
     const elapsed = (Date.now() - this.started) / 1000;
     say(`${this.finishedCount}/${this.total} finished${this.several ? ` (${this.children.size} running, ${lanesLeft} lane(s))` : ''}, `
-      + `elapsed ${plan.formatDuration(elapsed)}, ETA ${plan.formatDuration(left)}`
+      + `elapsed ${estimates.formatDuration(elapsed)}, ETA ${estimates.formatDuration(left)}`
       + (left > 0 ? ` (about ${clock(new Date(Date.now() + left * 1000))})` : ''));
   }
 

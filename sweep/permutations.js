@@ -34,14 +34,14 @@ const DEFAULT_RAMPUP = 30;
 // One permutation: what run.sh gets, plus the fields the sweep reasons about (fit, disk, report).
 // A pull's interval takes the max-duration's place on run.sh's command line.
 // connections: the connection count (run.sh's <threads> argument, docs/architecture.md).
-function permutation(server, type, connections, { maxDurationMs = null, emitMs = null, pullMs = null }, rampup, duration) {
-  const args = [server, String(rampup), String(duration), String(connections), type];
-  const sixth = type === 'pull' ? pullMs : maxDurationMs;
-  if (emitMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitMs));
+function permutation(server, type, connections, { maxDurationMs = null, emitIntervalMs = null, pullIntervalMs = null }, rampupS, durationS) {
+  const args = [server, String(rampupS), String(durationS), String(connections), type];
+  const sixth = type === 'pull' ? pullIntervalMs : maxDurationMs;
+  if (emitIntervalMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitIntervalMs));
   else if (sixth !== null) args.push(String(sixth));
   return {
-    server, type, connections, rampup, duration,
-    maxDurationMs, pullMs, event: emitMs === null ? null : EVENT, emitMs,
+    server, type, connections, rampupS, durationS,
+    maxDurationMs, pullIntervalMs, event: emitIntervalMs === null ? null : EVENT, emitIntervalMs,
     args,
     command: ['./run.sh', ...args].join(' '),
   };
@@ -49,12 +49,12 @@ function permutation(server, type, connections, { maxDurationMs = null, emitMs =
 
 // The same permutation with another duration (the time budget's choice, budget.js).
 function withDuration(p, duration) {
-  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitMs: p.emitMs, pullMs: p.pullMs }, p.rampup, duration);
+  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitIntervalMs: p.emitIntervalMs, pullIntervalMs: p.pullIntervalMs }, p.rampupS, duration);
 }
 
-// The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as emitMs, ascending, once.
-function pullIntervalsFor(pullIntervals, emitMs) {
-  return [...new Set(pullIntervals.map((v) => (v === EMIT_PULL ? emitMs : v)))].sort((a, b) => a - b);
+// The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as the emit interval, ascending, once.
+function pullIntervalsFor(pullIntervals, emitIntervalMs) {
+  return [...new Set(pullIntervals.map((v) => (v === EMIT_PULL ? emitIntervalMs : v)))].sort((a, b) => a - b);
 }
 
 // Every permutation for the given selection, in Appendix A's order.
@@ -64,22 +64,22 @@ function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVEL
   const add = (...a) => out.push(permutation(...a, rampup, duration));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
     const heldStreams = (type) => {
-      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, type, n, { emitMs: emit * 1000 });
+      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, type, n, { emitIntervalMs: emit * 1000 });
       for (const n of levels) add(server, type, n, {});
     };
     if (types.includes('comet')) heldStreams('comet');
     if (types.includes('poll')) {
       for (const emit of EMIT_SECONDS) {
         for (const n of levels) {
-          add(server, 'poll', n, { emitMs: emit * 1000, maxDurationMs: POLL_WITH_EVENTS_MAX_SECONDS * 1000 });
+          add(server, 'poll', n, { emitIntervalMs: emit * 1000, maxDurationMs: POLL_WITH_EVENTS_MAX_SECONDS * 1000 });
         }
       }
       for (const max of POLL_MAX_SECONDS) for (const n of levels) add(server, 'poll', n, { maxDurationMs: max * 1000 });
     }
     if (types.includes('pull')) {
       for (const emit of EMIT_SECONDS) {
-        for (const pullMs of pullIntervalsFor(pullIntervals, emit * 1000)) {
-          for (const n of levels) add(server, 'pull', n, { emitMs: emit * 1000, pullMs });
+        for (const pullIntervalMs of pullIntervalsFor(pullIntervals, emit * 1000)) {
+          for (const n of levels) add(server, 'pull', n, { emitIntervalMs: emit * 1000, pullIntervalMs });
         }
       }
     }

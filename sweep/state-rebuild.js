@@ -7,13 +7,15 @@
 // again as it runs an interrupted one. The lanes are not known ('-'). Nothing here writes a file.
 const fs = require('node:fs');
 const path = require('node:path');
+const { runParameters, runRecord } = require('../lib/run-schema');
 
 // The run.sh command line of a run from run.json's parameters, as sweep/permutations.js builds it.
-function commandOf(run) {
-  const args = [run.server, run.rampup, run.duration, run.threads, run.type];
-  const sixth = run.type === 'pull' ? run.pullInterval : run.maxDuration;
+function commandOf(runJson) {
+  const run = runParameters(runJson);   // a run.json or its record, old names too (lib/run-schema.js)
+  const args = [run.server, run.rampupS, run.durationS, run.connections, run.type];
+  const sixth = run.type === 'pull' ? run.pullIntervalMs : run.maxDurationMs;
   const given = (v) => v !== null && v !== undefined && v !== '';
-  if (given(run.event) && given(run.interval)) args.push(given(sixth) ? sixth : '-', run.event, run.interval);
+  if (given(run.event) && given(run.emitIntervalMs)) args.push(given(sixth) ? sixth : '-', run.event, run.emitIntervalMs);
   else if (given(sixth)) args.push(sixth);
   return ['./run.sh', ...args.map(String)].join(' ');
 }
@@ -35,8 +37,8 @@ function readRuns(dir) {
   let unreadable = 0;
   for (const name of names) {
     try {
-      const run = JSON.parse(fs.readFileSync(path.join(runsDir, name, 'run.json'), 'utf8'));
-      if (!run || typeof run.server !== 'string' || typeof run.type !== 'string') throw new Error('no run');
+      // the run schema's names; one it refuses (a field missing or unknown) is unreadable
+      const run = runRecord(JSON.parse(fs.readFileSync(path.join(runsDir, name, 'run.json'), 'utf8')));
       runs.push({ rel: path.join('runs', name), run });
     } catch {
       unreadable++;

@@ -14,7 +14,7 @@ const row = (start, elapsed, label, thread, success = true) =>
 function runDir(rows, vmstat) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-figures-'));
   fs.mkdirSync(path.join(dir, 'jmeter'));
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'r1', server: 'node', type: 'poll', threads: 2,
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'r1', server: 'node', type: 'poll', threads: 2, rampup: 0, duration: 30,
     maxDuration: 10000, status: 'complete', serverCrashed: false }));
   fs.writeFileSync(path.join(dir, 'jmeter', 'results.csv'), [HEADER, ...rows].join('\n') + '\n');
   if (vmstat) {

@@ -290,7 +290,7 @@ describe('faults: a closed control plane', () => {
     // A second controller with plain RMI against a running engine over SSL must not get a plan run.
     const env = { ...process.env, PB_STATE: s.state };
     const start = spawnSync(path.join(ROOT, 'load', 'engine.sh'), ['start', '--name', 'ssl-probe', '--address', '127.0.0.1',
-      '--port', process.env.PB_JMETER_RMI_PORT, '--localport', process.env.PB_JMETER_RMI_LOCALPORT, '--threads', '1',
+      '--port', process.env.PB_JMETER_RMI_PORT, '--localport', process.env.PB_JMETER_RMI_LOCALPORT, '--connections', '1',
       '--responses', path.join(s.dir, 'probe-responses')], { env, encoding: 'utf8' });
     try {
       assert.equal(start.status, 0, start.stderr);

@@ -148,7 +148,7 @@ test('a comet run with an event over ssh: SUT and two engines in their own names
   assert.equal(run.status, 'complete');
   assert.equal(run.hosts.sut.address, hosts.sut.address);
   assert.deepEqual(run.hosts.engines.map((e) => e.address), hosts.engines.map((e) => e.address));
-  assert.deepEqual(run.hosts.engines.map((e) => e.threads), [80, 80]);
+  assert.deepEqual(run.hosts.engines.map((e) => e.connections), [80, 80]);
   assert.ok(fs.existsSync(path.join(d, 'report', 'index.html')), 'report/index.html written');
 
   assert.deepEqual(await strangersAfter(10000), [], 'nothing but sshd left in the namespaces');

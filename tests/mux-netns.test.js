@@ -61,7 +61,7 @@ for (const [server, types] of [['node', ['comet', 'pull']], ['tc7', ['poll']]]) 
       const d = r.runDir;
       const run = readJson(d, 'run.json');
       assert.equal(run.status, 'complete');
-      assert.deepEqual(run.hosts.engines.map((e) => e.threads), [CONNECTIONS / 2, CONNECTIONS / 2]);
+      assert.deepEqual(run.hosts.engines.map((e) => e.connections), [CONNECTIONS / 2, CONNECTIONS / 2]);
 
       // JMeter got summaries from both engines' mux threads, and no sample per answer.
       const rows = parse(fs.readFileSync(path.join(d, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });

@@ -59,9 +59,9 @@ describe('run.sh, local runs', () => {
       assert.equal(run.serverCrashed, false);
       assert.equal(run.server, server);
       assert.equal(run.type, type);
-      assert.equal(run.threads, THREADS);
+      assert.equal(run.connections, THREADS);
       assert.equal(run.hosts.engines.length, 1);
-      assert.equal(run.hosts.engines[0].threads, THREADS);
+      assert.equal(run.hosts.engines[0].connections, THREADS);
       // The engine got the heap lib/jmeter-heap.sh sizes for its threads.
       const expectHeap = spawnSync('bash', ['-c', 'source lib/config.sh; source lib/jmeter-heap.sh; jmeter_heap_mb "$@"', '-',
         String(THREADS)], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();

@@ -1,5 +1,5 @@
 'use strict';
-// ./run.sh --plan (lib/plan.sh): the arguments and hosts file checked as for a run, then one JSON object
+// ./run.sh --plan (lib/decisions.sh): the arguments and hosts file checked as for a run, then one JSON object
 // with run.sh's own decisions (the split of the connections over the engines, each engine's heap and
 // disk, the open-file fit its preflight would judge), and nothing started. The heaps and disks are
 // compared with lib/jmeter-heap.sh and lib/disk-need.js asked directly: the plan reports run.sh's

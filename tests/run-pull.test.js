@@ -31,7 +31,7 @@ describe('run.sh pull on each server implementation', () => {
       const run = JSON.parse(fs.readFileSync(path.join(r.runDir, 'run.json'), 'utf8'));
       assert.equal(run.status, 'complete');
       assert.equal(run.serverCrashed, false);
-      assert.equal(run.pullInterval, PULL_MS);
+      assert.equal(run.pullIntervalMs, PULL_MS);
       const summary = JSON.parse(fs.readFileSync(path.join(r.runDir, 'data/summary.json'), 'utf8'));
 
       // CHIRON's counts per client, by emit cycle: every cycle after a client's first pull arrives once.

@@ -37,7 +37,7 @@ describe('run.sh sse and ws on each server family', () => {
       assert.equal(run.serverCrashed, false);
       assert.equal(run.type, type);
       assert.equal(run.provenance?.transport?.type, type, 'provenance records the transport');
-      assert.equal(run.maxDuration, null);
+      assert.equal(run.maxDurationMs, null);
       assert.match(path.basename(r.runDir), new RegExp(`-${server}-${type}-${THREADS}-15$`));
       const summary = readJson(r.runDir, 'data/summary.json');
 

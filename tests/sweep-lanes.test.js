@@ -38,8 +38,8 @@ describe('the time budget: arithmetic', () => {
     assert.deepEqual(budget.floor(perm(/ comet - event1 1000$/)), { seconds: 90, rule: 'ramp-up + 60 s' });
     assert.deepEqual(budget.floor(perm(/ comet - event1 30000$/, { rampup: 10 })), { seconds: 90, rule: '3 emit intervals' });
     assert.deepEqual(budget.floor(perm(/ poll 30000$/, { rampup: 0 })), { seconds: 60, rule: 'ramp-up + 60 s' });
-    assert.equal(budget.floor({ type: 'poll', rampup: 0, maxDurationMs: 45000, emitMs: null }).seconds, 90);
-    assert.deepEqual(budget.floor({ type: 'poll', rampup: 0, maxDurationMs: 180000, emitMs: 50000 }), { seconds: 150, rule: '3 emit intervals' });
+    assert.equal(budget.floor({ type: 'poll', rampupS: 0, maxDurationMs: 45000, emitIntervalMs: null }).seconds, 90);
+    assert.deepEqual(budget.floor({ type: 'poll', rampupS: 0, maxDurationMs: 180000, emitIntervalMs: 50000 }), { seconds: 150, rule: '3 emit intervals' });
     // a poll with events is held until the next emit, not its 180 s max duration
     assert.equal(budget.floor(perm(/ poll 180000 event1 10000$/)).seconds, 90);
   });
@@ -79,7 +79,7 @@ describe('the time budget: arithmetic', () => {
     const p = perm(/ poll 180000 event1 5000$/);
     const [q] = budget.applyDurations([p], { [p.command]: 120 });
     assert.equal(q.command, './run.sh node 30 120 1000 poll 180000 event1 5000');
-    assert.deepEqual({ ...q, duration: 600, args: null, command: null }, { ...p, args: null, command: null });
+    assert.deepEqual({ ...q, durationS: 600, args: null, command: null }, { ...p, args: null, command: null });
     assert.equal(budget.applyDurations([p], {})[0], p);
   });
 });

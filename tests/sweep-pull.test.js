@@ -114,7 +114,7 @@ describe('a real mini sweep over comet, long poll and pull', () => {
       const summary = JSON.parse(fs.readFileSync(path.join(dir, s.runDir, 'data', 'summary.json'), 'utf8'));
       return [summary.parameters.type, summary];
     }));
-    assert.equal(summaries.pull.parameters.pullInterval, 1000);
+    assert.equal(summaries.pull.parameters.pullIntervalMs, 1000);
     assert.equal(summaries.pull.messages.pull.missed, 0);
     assert.equal(summaries.pull.messages.pull.duplicates, 0);
 

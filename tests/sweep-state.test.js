@@ -30,9 +30,9 @@ function sweepDir() {
 
 // run.json as run.sh writes it (lib/runjson.sh) for a permutation of sweep/permutations.js.
 function runJson(perm, extra = {}) {
-  return { id: 'x', server: perm.server, rampup: perm.rampup, duration: perm.duration, threads: perm.connections, type: perm.type,
-    maxDuration: perm.type === 'pull' ? null : perm.maxDurationMs, event: perm.event, interval: perm.emitMs,
-    pullInterval: perm.pullMs, status: 'complete', serverCrashed: false, notes: [], ...extra };
+  return { id: 'x', server: perm.server, rampupS: perm.rampupS, durationS: perm.durationS, connections: perm.connections, type: perm.type,
+    maxDurationMs: perm.type === 'pull' ? null : perm.maxDurationMs, event: perm.event, emitIntervalMs: perm.emitIntervalMs,
+    pullIntervalMs: perm.pullIntervalMs, status: 'complete', serverCrashed: false, notes: [], ...extra };
 }
 function addRun(dir, name, run) {
   fs.mkdirSync(path.join(dir, 'runs', name), { recursive: true });

@@ -88,7 +88,7 @@ describe('--list', () => {
 });
 
 describe('fit: what the open-file limits allow, decided before the first run by run.sh --plan', () => {
-  const plan = require('../sweep/plan');
+  const estimates = require('../sweep/estimates');
   const { permutations } = require('../sweep/permutations');
   const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
   const host = (role, name, soft, hard = soft) => ({ role, name, soft, hard });
@@ -100,9 +100,9 @@ describe('fit: what the open-file limits allow, decided before the first run by 
     return { index: 0, name: 'test', env: { PB_HOSTS: file }, hosts };
   };
   const fitOf = async (n, l) => {
-    const plans = new plan.Plans();
-    await plans.load([perm(n)], [l]);
-    return plan.fit(plans.get(perm(n), l));
+    const decisions = new estimates.RunDecisions();
+    await decisions.load([perm(n)], [l]);
+    return estimates.fit(decisions.get(perm(n), l));
   };
 
   test('the server process holds every connection: threads + reserve must fit its limit', async () => {
@@ -197,7 +197,7 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
     // comet without events: only the starts; a ramp-up of 0 starts all in one second
     assert.deepEqual(rate(one({ levels: [1000], rampup: 0 }, / comet$/)), { steady: 0, starts: 1000, peak: 1000 });
     // a poll whose max duration is shorter than the emit interval ends at its max duration
-    assert.equal(rate({ type: 'poll', connections: 100, rampup: 1, emitMs: 10000, maxDurationMs: 2000 }).steady, 50);
+    assert.equal(rate({ type: 'poll', connections: 100, rampupS: 1, emitIntervalMs: 10000, maxDurationMs: 2000 }).steady, 50);
   });
 
   test('needed cores against the limit, per engine share', () => {
@@ -241,12 +241,12 @@ describe('generator-bound prediction (issue #19 item 4): the formula on numbers'
     fs.writeFileSync(csv, `${rows.join('\n')}\n`);
     // 100 ticks/s = one core busy
     const readings = Array.from({ length: 22 }, (_, i) => ({ t: i * 1000, ticks: i * 100 }));
-    const m = await measure(csv, readings, { rampup: 2, duration: 20 }, 100);
+    const m = await measure(csv, readings, { rampupS: 2, durationS: 20 }, 100);
     assert.equal(m.samples, 1200);
     assert.equal(m.windowSeconds, 12);
     assert.equal(m.engineCpuCores, 1);
     assert.ok(Math.abs(m.cpuUsPerSample - 10000) < 1e-6, m.cpuUsPerSample);   // 1 core / 100 samples/s
-    await assert.rejects(measure(csv, readings.slice(0, 5), { rampup: 2, duration: 20 }, 100), /do not cover/);
+    await assert.rejects(measure(csv, readings.slice(0, 5), { rampupS: 2, durationS: 20 }, 100), /do not cover/);
   });
 });
 
@@ -296,7 +296,7 @@ describe('real sweeps through run.sh', () => {
       const runDir = path.join(dir, s.runDir);
       const run = JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
       assert.equal(run.status, 'complete');
-      assert.equal(`./run.sh ${[run.server, run.rampup, run.duration, run.threads, run.type].join(' ')}`,
+      assert.equal(`./run.sh ${[run.server, run.rampupS, run.durationS, run.connections, run.type].join(' ')}`,
         s.key.split(' ').slice(0, 6).join(' '));
       assert.ok(fs.existsSync(path.join(runDir, 'data', 'summary.json')));
     }
@@ -426,7 +426,7 @@ describe('real sweeps through run.sh', () => {
     assert.equal(cal.host, capacity.thisHost());
     assert.match(cal.jmeterVersion, /^\d+\.\d+/);
     assert.ok(Date.now() - Date.parse(cal.measuredAt) < 600000);
-    assert.deepEqual([cal.settings.threads, cal.settings.emitMs, cal.settings.duration, cal.settings.type], [200, 500, 20, 'poll']);
+    assert.deepEqual([cal.settings.connections, cal.settings.emitIntervalMs, cal.settings.durationS, cal.settings.type], [200, 500, 20, 'poll']);
     // 200 threads answered every 500 ms: ~400 samples/s offered, the window's rate near it
     assert.ok(cal.measured.samplesPerSecond > 200 && cal.measured.samplesPerSecond < 600, `${cal.measured.samplesPerSecond}/s`);
     assert.match(r.out, new RegExp(`sweep: calibration saved: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));

@@ -24,8 +24,8 @@ function seconds(ms) {
 
 // "With Events – 10 Second Emit Interval", "No Events – 10 Second Request Duration", "No Events"
 function eventPart(run) {
-  if (run.event && run.interval) return `With Events${DASH}${seconds(run.interval)} Emit Interval`;
-  if (run.type === 'poll' && run.maxDuration) return `No Events${DASH}${seconds(run.maxDuration)} Request Duration`;
+  if (run.event && run.emitIntervalMs) return `With Events${DASH}${seconds(run.emitIntervalMs)} Emit Interval`;
+  if (run.type === 'poll' && run.maxDurationMs) return `No Events${DASH}${seconds(run.maxDurationMs)} Request Duration`;
   return 'No Events';
 }
 
@@ -33,9 +33,9 @@ function eventPart(run) {
 // after the type ("Node.js – Pull – Every 1 Second – With Events – …")
 function runTitle(run) {
   const parts = [serverName(run.server), typeName(run.type)];
-  if (run.type === 'pull' && run.pullInterval) parts.push(`Every ${seconds(run.pullInterval)}`);
+  if (run.type === 'pull' && run.pullIntervalMs) parts.push(`Every ${seconds(run.pullIntervalMs)}`);
   parts.push(eventPart(run));
-  if (run.threads) parts.push(`${thousands(run.threads)} Requests`);
+  if (run.connections) parts.push(`${thousands(run.connections)} Requests`);
   return parts.join(DASH);
 }
 

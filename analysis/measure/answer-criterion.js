@@ -39,8 +39,8 @@ function withinSeconds(env = process.env) {
 
 // The wait the protocol asks for before an answer of this run (ms), and the words for it.
 function allowance(run) {
-  if (run.type === 'poll' && run.event && run.interval > 0) return { ms: run.interval, basis: 'long poll: elapsed less the emit interval' };
-  if (run.type === 'poll' && run.maxDuration > 0) return { ms: run.maxDuration, basis: 'long poll: elapsed less the max-duration' };
+  if (run.type === 'poll' && run.event && run.emitIntervalMs > 0) return { ms: run.emitIntervalMs, basis: 'long poll: elapsed less the emit interval' };
+  if (run.type === 'poll' && run.maxDurationMs > 0) return { ms: run.maxDurationMs, basis: 'long poll: elapsed less the max-duration' };
   if (isHeldStream(run.type)) return { ms: 0, basis: `${run.type}: time to the stream's first bytes (JMeter Latency)` };
   return { ms: 0, basis: 'elapsed' };
 }

@@ -25,8 +25,8 @@ const { percentile } = require('./trip-time');   // nearest rank
 const MIN_WINDOW_SECONDS = 5;
 
 function steadyWindow(run, loadStartSecond, seconds) {
-  const rampup = Number.isFinite(run.rampup) ? run.rampup : 0;
-  const end = Number.isFinite(run.duration) ? Math.min(seconds, loadStartSecond + run.duration) : seconds;
+  const rampup = Number.isFinite(run.rampupS) ? run.rampupS : 0;
+  const end = Number.isFinite(run.durationS) ? Math.min(seconds, loadStartSecond + run.durationS) : seconds;
   let from = Math.min(loadStartSecond + rampup, end);
   let basis = 'after the ramp-up, to the end of the load';
   if (end - from < MIN_WINDOW_SECONDS) {
@@ -54,8 +54,8 @@ function serverCapacityPercent(server, cores) {
 // intervals after it; the earliest such start over the cycles seen, so that a stall later does not move
 // it), else one interval after the load's start (the plan sets the event as the load starts).
 function cyclesAsked(run, w, cycles, loadStartSecond) {
-  if (!run.event || !(run.interval > 0)) return null;
-  const step = run.interval / 1000;
+  if (!run.event || !(run.emitIntervalMs > 0)) return null;
+  const step = run.emitIntervalMs / 1000;
   const implied = cycles.filter((c) => Number.isFinite(c.cycle) && Number.isFinite(c.createdSecond))
     .map((c) => c.createdSecond - (c.cycle - 1) * step);
   const first = implied.length ? Math.min(...implied) : (loadStartSecond ?? w.fromSecond) + step;
@@ -78,12 +78,12 @@ function cyclesNumbered(inWindow) {
 // Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
 // inWindow: the cycles started in the window; asked: cyclesAsked's.
 function answers(run, w, inWindow, asked, series, client) {
-  const threads = run.threads;
+  const threads = run.connections;
   if (!Number.isFinite(threads) || w.seconds <= 0) return null;
   if (run.type === 'pull') {
-    if (!(run.pullInterval > 0) || !client) return null;
+    if (!(run.pullIntervalMs > 0) || !client) return null;
     const expected = client.pollsDue;
-    return { basis: `pulls due in the window, one per pull-interval (${run.pullInterval / 1000} s) a thread`, cycles: null,
+    return { basis: `pulls due in the window, one per pull-interval (${run.pullIntervalMs / 1000} s) a thread`, cycles: null,
       expected, achieved: client.gaps.count, share: expected ? r3(client.gaps.count / expected) : null };
   }
   if (run.event) {
@@ -93,14 +93,14 @@ function answers(run, w, inWindow, asked, series, client) {
     return { basis: `threads x emit cycles the interval asks in the window (${counted}${inWindow.length < counted ? `; ${inWindow.length} seen` : ''})`,
       cycles: counted, expected, achieved, share: expected ? r3(achieved / expected) : null };
   }
-  if (run.type === 'poll' && run.maxDuration > 0) {
+  if (run.type === 'poll' && run.maxDurationMs > 0) {
     const due = client?.pollsDue ?? null;
-    const expected = due ?? threads * w.seconds / (run.maxDuration / 1000);
+    const expected = due ?? threads * w.seconds / (run.maxDurationMs / 1000);
     const achieved = slice(series.timeouts, w).reduce((a, b) => a + b, 0);
-    return { basis: due !== null ? `polls due to end in the window, one per max-duration (${run.maxDuration / 1000} s) a thread`
-      : `threads x window seconds / max-duration (${run.maxDuration / 1000} s)`, cycles: null,
+    return { basis: due !== null ? `polls due to end in the window, one per max-duration (${run.maxDurationMs / 1000} s) a thread`
+      : `threads x window seconds / max-duration (${run.maxDurationMs / 1000} s)`, cycles: null,
     expected: r1(expected), achieved, share: expected ? r3(achieved / expected) : null,
-    judged: due !== null || w.seconds >= 2 * run.maxDuration / 1000 };
+    judged: due !== null || w.seconds >= 2 * run.maxDurationMs / 1000 };
   }
   return null;
 }
@@ -163,17 +163,17 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   const a = answers(run, w, inWindow, asked, series, client);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
-    threads: run.threads,
-    connections: { expected: run.type === 'pull' ? 0 : run.threads, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
+    threads: run.connections,
+    connections: { expected: run.type === 'pull' ? 0 : run.connections, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
       max: connections.length ? Math.max(...connections) : null,
-      share: run.threads && connections.length ? r3(mean(connections) / run.threads) : null },
+      share: run.connections && connections.length ? r3(mean(connections) / run.connections) : null },
     answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
-    rampup: { askedSeconds: run.rampup ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },
-    gaps: run.type === 'poll' && client ? { ...client.gaps, againstMs: run.event ? run.interval : run.maxDuration,
+    rampup: { askedSeconds: run.rampupS ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },
+    gaps: run.type === 'poll' && client ? { ...client.gaps, againstMs: run.event ? run.emitIntervalMs : run.maxDurationMs,
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
-    emit: run.event ? { interval: run.interval, cycles: byTime.length, cyclesExpected: asked,
+    emit: run.event ? { interval: run.emitIntervalMs, cycles: byTime.length, cyclesExpected: asked,
       cyclesSeen: inWindow.length, cyclesNumbered: cyclesNumbered(inWindow),
       durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,

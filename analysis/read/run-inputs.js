@@ -3,6 +3,7 @@
 // directory with none of them is not a run directory.
 const fs = require('node:fs');
 const path = require('node:path');
+const { PARAMETERS, RunSchemaError, runRecord } = require('../../lib/run-schema');
 
 function exists(p) {
   try { return fs.statSync(p).isFile(); } catch { return false; }
@@ -28,14 +29,23 @@ function findInputs(runDir) {
   return { inputs, archives, missing, present };
 }
 
-// Resolves the run's parameters; a missing or unreadable run.json gives nulls and a note.
+// Resolves the run's parameters through the run schema (lib/run-schema.js: a run.json in the old names
+// reads to the new ones); a missing run.json gives nulls, an unreadable one or one the schema refuses
+// (a field missing, unknown or of the wrong kind, named) gives nulls and a problem.
 function readRun(file) {
-  const empty = { id: null, server: null, type: null, threads: null, duration: null, rampup: null, event: null,
-    interval: null, maxDuration: null, startedAt: null, finishedAt: null, status: null, serverCrashed: null, notes: [] };
+  const empty = { id: null, ...Object.fromEntries(PARAMETERS.map((p) => [p.name, null])),
+    startedAt: null, finishedAt: null, status: null, serverCrashed: null, notes: [] };
+  let json;
   try {
-    return { run: { ...empty, ...JSON.parse(fs.readFileSync(file, 'utf8')) }, problem: null };
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     return { run: empty, problem: err.code === 'ENOENT' ? null : `run.json unreadable: ${err.message}` };
+  }
+  try {
+    return { run: { ...empty, ...runRecord(json) }, problem: null };
+  } catch (err) {
+    if (!(err instanceof RunSchemaError)) throw err;
+    return { run: empty, problem: `run.json refused: ${err.message}` };
   }
 }
 

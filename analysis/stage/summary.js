@@ -5,6 +5,7 @@
 const path = require('node:path');
 const { damageProblem } = require('../read/jmeter-csv');
 const { runTitle } = require('../chart/vocabulary');
+const { PARAMETERS } = require('../../lib/run-schema');
 const { maxOf, meanOf, r2 } = require('../measure/per-second');
 const { engineOffsets } = require('../measure/clock-offset');
 
@@ -79,8 +80,7 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
   return {
     id: run.id ?? path.basename(path.resolve(runDir)),
     title: runTitle(run),
-    parameters: { server: run.server, type: run.type, threads: run.threads, rampup: run.rampup, duration: run.duration,
-      event: run.event, interval: run.interval, maxDuration: run.maxDuration, pullInterval: run.pullInterval ?? null, hosts: run.hosts ?? null },
+    parameters: Object.fromEntries(PARAMETERS.map((p) => [p.name, run[p.name] ?? null])),   // the run schema's names
     status: run.status,
     serverCrashed: run.serverCrashed,
     // only when the server logged an OutOfMemoryError (read/server-log.js): how often, and what its heap held

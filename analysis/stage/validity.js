@@ -11,7 +11,7 @@ const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
 
 // The period of a thread's requests when no event paces them: a long poll without events asks again
 // every max-duration, a pull every pull-interval.
-const requestPeriod = (run) => (run.type === 'poll' && !run.event ? run.maxDuration : run.type === 'pull' ? run.pullInterval : null);
+const requestPeriod = (run) => (run.type === 'poll' && !run.event ? run.maxDurationMs : run.type === 'pull' ? run.pullIntervalMs : null);
 
 // How far apart an engine's stamp and an emit cycle's start (the server's whole ms, moved to the client
 // clock by the run's offset) can be and still be the same instant: the stamps' resolution (results.csv:

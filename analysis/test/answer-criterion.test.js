@@ -10,9 +10,9 @@ const { AnswerCriterion, answerCriterionOfCsv, withinSeconds, WITHIN_SECONDS_DEF
 const { analyzeRun } = require('../run-analysis');
 const { scratchDir, copyRun, REAL_RUN } = require('./helpers');
 
-const POLL_EVENTS = { type: 'poll', event: 'event1', interval: 1000, maxDuration: 180000 };
-const POLL_NO_EVENTS = { type: 'poll', event: null, interval: null, maxDuration: 10000 };
-const COMET = { type: 'comet', event: 'event1', interval: 2000, maxDuration: null };
+const POLL_EVENTS = { type: 'poll', event: 'event1', emitIntervalMs: 1000, maxDurationMs: 180000 };
+const POLL_NO_EVENTS = { type: 'poll', event: null, emitIntervalMs: null, maxDurationMs: 10000 };
+const COMET = { type: 'comet', event: 'event1', emitIntervalMs: 2000, maxDurationMs: null };
 
 const sample = (elapsed, extra = {}) => ({ label: 'request', elapsed, latency: 5, success: true, failureMessage: '', ...extra });
 const refused = () => sample(3, { success: false, failureMessage: 'Non HTTP response code: java.net.ConnectException/Non HTTP response message: Connection refused' });

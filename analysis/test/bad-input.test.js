@@ -33,7 +33,7 @@ test('corrupt archive, half JSON body, cut vmstat line and missing files are rep
 test('a run with nothing but run.json still analyses, everything listed missing', () => {
   const dir = path.join(scratchDir(), 'bare');
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'bare', server: 'tc7', type: 'poll', threads: 10,
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'bare', server: 'tc7', type: 'poll', threads: 10, rampup: 0, duration: 4,
     status: 'incomplete', serverCrashed: true, notes: ['jmeter failed'], startedAt: 1000, finishedAt: 5000 }));
   const r = spawnSync(process.execPath, [ANALYZE, dir], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -52,6 +52,21 @@ test('run.json that is not JSON is a problem in the summary, not a crash', () =>
   const s = readJson(path.join(run, 'data', 'summary.json'));
   assert.ok(s.flags.problems.some((p) => /run.json unreadable/.test(p)));
   assert.equal(s.flags.incomplete, true);
+});
+
+test('a run.json the run schema refuses (a field missing or unknown) is a problem naming the field, not a crash', () => {
+  const run = copyRun();
+  const json = readJson(path.join(run, 'run.json'));
+  delete json.duration;
+  fs.writeFileSync(path.join(run, 'run.json'), JSON.stringify({ ...json, colour: 'red' }));
+  const r = spawnSync(process.execPath, [ANALYZE, run], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const s = readJson(path.join(run, 'data', 'summary.json'));
+  assert.ok(s.flags.problems.some((p) => /run.json refused: run.json: unknown field "colour"/.test(p)), s.flags.problems.join('; '));
+  delete json.threads;
+  fs.writeFileSync(path.join(run, 'run.json'), JSON.stringify({ ...json, duration: 4 }));
+  spawnSync(process.execPath, [ANALYZE, run], { encoding: 'utf8' });
+  assert.ok(readJson(path.join(run, 'data', 'summary.json')).flags.problems.some((p) => /required field "connections" \(old name "threads"\) is missing/.test(p)));
 });
 
 test('exit 1 for a directory that is no run, 2 for bad usage', () => {

@@ -71,7 +71,7 @@ test('a mux run: each connection\'s ramp-up start and re-poll gaps, to the µs, 
   const { summary } = await analyzeRun(dir);
   const w = summary.workload;
   assert.equal(w.rampup.threadsSeen, expected.threads, 'one client thread per (engine, connection)');
-  assert.ok(w.rampup.lastThreadStartSecond > 1.5 && w.rampup.lastThreadStartSecond <= RUN.rampup);
+  assert.ok(w.rampup.lastThreadStartSecond > 1.5 && w.rampup.lastThreadStartSecond <= RUN.rampupS);
   const gaps = gapsInWindow(expected, summary);
   assert.equal(w.gaps.count, gaps.length);
   assert.equal(w.gaps.maxMs, LATE_GAP_MS);

@@ -19,14 +19,15 @@ const fill = (n, v) => new Array(n).fill(v);
 // A run of <seconds> elapsed seconds, load from second 0, on one shared host of 2 cores (the local default).
 function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration = 180000, event = 'event1', rampup = 10, duration = 60,
   hostCpu = 40, steal = 0, serverCpu = 30, jvmCpu = 40, gc = 0, connections = threads, requestsPerCycle = threads,
-  engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitMs = 20,
+  engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitDurationMs = 20,
   server = 'node', sutAddress = '127.0.0.1', engineAddress = '127.0.0.1', engineHostCpu = hostCpu } = {}) {
   const seconds = duration + 5;
-  const run = { server, type, threads, rampup, duration, event, interval: event ? interval : null, maxDuration: type === 'poll' ? maxDuration : null,
+  const run = { server, type, connections: threads, rampupS: rampup, durationS: duration, event, emitIntervalMs: event ? interval : null,
+    maxDurationMs: type === 'poll' ? maxDuration : null,
     hosts: { sut: { name: 'sut', address: sutAddress }, engines: [{ name: 'gen1', address: engineAddress }] } };
   const window = steadyWindow(run, 0, seconds);
   const cycles = [];
-  if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitMs });
+  if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitDurationMs });
   const series = { cpu: fill(seconds, hostCpu), steal: fill(seconds, steal), processCpu: fill(seconds, serverCpu),
     connections: fill(seconds, connections), timeouts: fill(seconds, 0) };
   const engines = [{ name: 'gen1', address: engineAddress, cores: engineKnown ? 2 : null,
@@ -40,10 +41,10 @@ function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration =
 }
 
 test('steady window: after the ramp-up to the end of the load; the whole load when that leaves too little', () => {
-  assert.deepEqual(steadyWindow({ rampup: 10, duration: 60 }, 4, 80),
+  assert.deepEqual(steadyWindow({ rampupS: 10, durationS: 60 }, 4, 80),
     { fromSecond: 14, toSecond: 64, seconds: 50, basis: 'after the ramp-up, to the end of the load' });
-  assert.equal(steadyWindow({ rampup: 10, duration: 60 }, 4, 50).toSecond, 50);       // the run ended early
-  const short = steadyWindow({ rampup: 28, duration: 30 }, 2, 40);
+  assert.equal(steadyWindow({ rampupS: 10, durationS: 60 }, 4, 50).toSecond, 50);       // the run ended early
+  const short = steadyWindow({ rampupS: 28, durationS: 30 }, 2, 40);
   assert.equal(short.fromSecond, 2);
   assert.match(short.basis, /whole load/);
 });
@@ -110,7 +111,7 @@ test('steal makes a run disturbed even when the load was met; a crash is server-
 
 test('errors and emit cycles longer than the interval are server results', () => {
   assert.equal(assessValidity(dataSet({ errors: 500 }).m, { thresholds: T }).verdict, 'server-limited');
-  const slow = assessValidity(dataSet({ emitMs: 1500 }).m, { thresholds: T });
+  const slow = assessValidity(dataSet({ emitDurationMs: 1500 }).m, { thresholds: T });
   assert.equal(slow.verdict, 'server-limited');
   assert.match(slow.reasons[0].text, /emit cycles took 1,500 ms .* interval is 1,000 ms/);
 });
@@ -317,7 +318,7 @@ test('cycles asked: one per interval from the emitter\'s first cycle (as numbere
   const { run } = dataSet({ type: 'comet', interval: 5000 });
   const seconds = 6;
   // a 5 s load whose 5 s interval puts its first cycle at its end: none asked, nothing judged (not "no answer")
-  const short = { ...run, rampup: 1, duration: 5 };
+  const short = { ...run, rampupS: 1, durationS: 5 };
   const w = steadyWindow(short, 0, seconds);
   const m = measureWorkload({ run: short, window: w, loadStartSecond: 0, series: { cpu: fill(seconds, 5), steal: fill(seconds, 0),
     processCpu: fill(seconds, 1), connections: fill(seconds, 1000), timeouts: fill(seconds, 0) }, cycles: [], client: null, engines: [],
@@ -376,12 +377,12 @@ test('a pinned engine saturates at its own CPUs: CPU list count, and the JVM rul
 });
 
 test('pull: nothing is held; the pulls due per thread are the load asked, and a pull interval is no re-poll gap', () => {
-  const run = { server: 'node', type: 'pull', threads: 2, rampup: 0, duration: 10, event: 'event1', interval: 2000, pullInterval: 1000,
-    maxDuration: null, hosts: { sut: { name: 'sut', address: '127.0.0.1' }, engines: [] } };
+  const run = { server: 'node', type: 'pull', connections: 2, rampupS: 0, durationS: 10, event: 'event1', emitIntervalMs: 2000, pullIntervalMs: 1000,
+    maxDurationMs: null, hosts: { sut: { name: 'sut', address: '127.0.0.1' }, engines: [] } };
   const window = steadyWindow(run, 0, 12);
   const c = new ClientThreads();
   for (const t of ['A', 'B']) for (let k = 0; k < 10; k++) c.add(t, k * 1001, 1);   // every 1,001 ms
-  const client = c.result(0, { fromMs: 0, toMs: 10000 }, [], run.pullInterval);
+  const client = c.result(0, { fromMs: 0, toMs: 10000 }, [], run.pullIntervalMs);
   const series = { cpu: fill(12, 5), steal: fill(12, 0), processCpu: fill(12, 1), connections: fill(12, 0), timeouts: fill(12, 0) };
   const m = measureWorkload({ run, window, series, cycles: [], client, engines: [], sutCores: 2, errors: null, thresholds: T });
   assert.equal(m.connections.expected, 0);

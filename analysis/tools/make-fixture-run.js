@@ -20,6 +20,7 @@ async function main() {
   for (const d of ['sut', 'jmeter', 'responses']) fs.mkdirSync(path.join(out, d), { recursive: true });
   const { startedAt, finishedAt, samples } = JSON.parse(fs.readFileSync(path.join(captured, 'samples.json'), 'utf8'));
 
+  // run.json in the names run.sh wrote before the run schema (lib/run-schema.js reads them), as committed
   fs.writeFileSync(path.join(out, 'run.json'), JSON.stringify({
     id: 'fixture-node-comet-3-4', server: 'node', rampup: 0, duration: 4, threads: 3, type: 'comet',
     maxDuration: 3000, event: 'event1', interval: 700,

@@ -20,7 +20,7 @@ const zlib = require('node:zlib');
 const { packArchive } = require('./stream-run');
 
 const START = Date.UTC(2026, 10, 23, 1, 0, 0);   // engine ms of the first connection's first request
-const RUN = { type: 'poll', event: 'event1', interval: 1000, maxDuration: 8000, rampup: 2, duration: 14 };
+const RUN = { type: 'poll', event: 'event1', emitIntervalMs: 1000, maxDurationMs: 8000, rampupS: 2, durationS: 14 };   // the run schema's names
 const CYCLES = 12;                                // emit cycles, the first 2.5 s after START (server clock)
 const LATE_GAP_MS = 1500;
 const DEFAULTS = { perEngine: 12, engines: [{ name: 'gen1', offsetMs: 1.5, muxThreads: 1 }, { name: 'gen2', offsetMs: -2, muxThreads: 2 }] };
@@ -34,12 +34,12 @@ const FAILURE_TEXT = {
   timeout: 'response contains timeout although an event was set',
 };
 
-const cycleCreated = (c) => START + 2500 + (c - 1) * RUN.interval;   // server ms
+const cycleCreated = (c) => START + 2500 + (c - 1) * RUN.emitIntervalMs;   // server ms
 const regap = (j, n) => 0.4 + ((j * 13 + n * 7) % 9) * 0.083;           // ms from an answer to the next request
 
 // A poll's answer record as the Node.js server writes it (docs/protocol.md "Records").
 function pollRecord(response, reqCreated, sent, place, threads) {
-  return JSON.stringify({ response, request: { type: 'poll', events: ['event1'], duration: RUN.maxDuration },
+  return JSON.stringify({ response, request: { type: 'poll', events: ['event1'], duration: RUN.maxDurationMs },
     timings: { duration: sent - reqCreated, sent, created: reqCreated }, connections: { start: place, finish: threads } });
 }
 
@@ -57,8 +57,8 @@ function answerOf(j, n, began, engine, place, threads) {
     return { endMs: began + 2.05, code: '400', ok: false, kind, records: [{ ms: began + 2, text }], message: 'Bad Request' };
   }
   if (kind === 'timeout') {
-    const sent = received + RUN.maxDuration;
-    const text = pollRecord({ timeout: { duration: RUN.maxDuration } }, received, sent, place, threads);
+    const sent = received + RUN.maxDurationMs;
+    const text = pollRecord({ timeout: { duration: RUN.maxDurationMs } }, received, sent, place, threads);
     return { endMs: sent - off + 0.81, code: '200', ok: false, kind, records: [{ ms: sent - off + 0.8, text }], message: 'OK' };
   }
   let c = 1;
@@ -115,7 +115,7 @@ function engineLines(k, engine, o) {
     }
   }
   const timestampRows = [];
-  for (let at = START - 500; at < START + RUN.duration * 1000; at += 5000) {   // the push sampler's exchange: 10 fields
+  for (let at = START - 500; at < START + RUN.durationS * 1000; at += 5000) {   // the push sampler's exchange: 10 fields
     const sample = ++id;
     const rttMs = 0.2 + (sample % 7) * 0.15;
     const server = Math.round(at + engine.offsetMs + rttMs / 2);
@@ -166,7 +166,7 @@ function expectedOf(engines, threads) {
   const polls = engines.flatMap((e) => e.polls);
   const failed = polls.filter((p) => !p.ok);
   const failedByKind = Object.fromEntries(Object.keys(FAILURE_TEXT).map((k) => [k, failed.filter((p) => p.kind === k).length]));
-  const allowed = RUN.interval + 6000;
+  const allowed = RUN.emitIntervalMs + 6000;
   return { threads, answers: polls.length, failed: failed.length, errors: failed.length - failedByKind.timeout,
     timeoutFailures: failedByKind.timeout, failedByKind,
     lateAnswers: polls.filter((p) => p.kind === 'timeout' || (p.ok && p.endMs - p.beganMs > allowed)).length,
@@ -177,12 +177,12 @@ async function makeMuxRun(runDir, options = {}) {
   const o = { ...DEFAULTS, ...options };
   const threads = o.perEngine * o.engines.length;
   for (const d of ['responses', 'jmeter', 'logs']) fs.mkdirSync(path.join(runDir, d), { recursive: true });
-  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: 'node', threads, ...RUN,
-    startedAt: START - 1000, finishedAt: START + (RUN.duration + 2) * 1000, status: 'complete', serverCrashed: false,
+  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: 'node', connections: threads, ...RUN,
+    startedAt: START - 1000, finishedAt: START + (RUN.durationS + 2) * 1000, status: 'complete', serverCrashed: false,
     hosts: { sut: { name: 'local', address: '127.0.0.1' }, engines: o.engines.map((e) => ({ name: e.name, address: '127.0.0.1' })) } }));
   const rows = [csvRow({ timeStamp: START - 900, elapsed: 3, label: 'setevent', threadName: 'Init 1-1' }),
     csvRow({ timeStamp: START - 850, elapsed: 2, label: 'logging', threadName: 'Init 1-1' }),
-    csvRow({ timeStamp: START + (RUN.duration + 1) * 1000, elapsed: 4, label: 'clear', threadName: 'Clean Up 1-1' })];
+    csvRow({ timeStamp: START + (RUN.durationS + 1) * 1000, elapsed: 4, label: 'clear', threadName: 'Clean Up 1-1' })];
   const engines = [];
   const logs = [];
   const archives = [];

@@ -96,8 +96,8 @@ async function makeStreamRun(runDir, messages, options = {}) {
   const cycles = Math.ceil(messages / o.threads);
   const start = Date.UTC(2026, 10, 22, 1, 0, 0);
   for (const d of ['responses', 'jmeter', 'logs']) fs.mkdirSync(path.join(runDir, d), { recursive: true });
-  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: o.server, type: 'comet', threads: o.threads,
-    rampup: 1, duration: Math.ceil((cycles * o.intervalMs) / 1000) + 3, event: 'event1', interval: o.intervalMs, maxDuration: null,
+  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: o.server, type: 'comet', connections: o.threads,
+    rampupS: 1, durationS: Math.ceil((cycles * o.intervalMs) / 1000) + 3, event: 'event1', emitIntervalMs: o.intervalMs, maxDurationMs: null,
     startedAt: start - 1000, finishedAt: start + 4000 + cycles * o.intervalMs, status: 'complete', serverCrashed: false,
     hosts: { sut: { name: 'local', address: '127.0.0.1' }, engines: o.engines.map((e) => ({ name: e.name, address: '127.0.0.1' })) } }));
   const rows = [];

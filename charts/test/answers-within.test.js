@@ -12,7 +12,7 @@ function run(server, threads, share, { type = 'poll', interval = 1000, verdict =
   const summary = { parameters: { server, type, threads, event: 'event1', interval, maxDuration: 180000 },
     validity: { verdict, reasons: [] }, ...(share === null ? {} : { capacityCriterion: { share, withinSeconds: 6 } }) };
   return { dir: dir ?? `${server}-${threads}-${share}-${Math.random()}`, summary, series: {},
-    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 60 }, loadStart: 0 };
+    params: { server, type, connections: threads, emitIntervalMs: interval, maxDurationMs: 180000, events: true, durationS: 60 }, loadStart: 0 };
 }
 
 const figure = (id) => FIGURES.find((f) => f.id === id);
@@ -21,7 +21,7 @@ test('the criterion\'s metric is the share of answers within T, in percent', () 
   assert.equal(METRICS.answersWithin.point({ capacityCriterion: { share: 0.953 } }), 95.3);
   assert.equal(METRICS.answersWithin.point({ capacityCriterion: { share: null } }), null);
   assert.equal(METRICS.answersWithin.point({}), null);
-  assert.equal(METRICS.threads.point({ parameters: { threads: 5000 } }), 5000);
+  assert.equal(METRICS.connectionLevel.point({ parameters: { threads: 5000 } }), 5000);
 });
 
 test('C1: one line per server, a point per level at its own x, repeats averaged, runs without the criterion left out', () => {

@@ -8,7 +8,7 @@ const { spawnSync } = require('node:child_process');
 const { scratchDir } = require('../../analysis/test/helpers');
 const { makeSweep, makeVerdictSweep, validityOf } = require('./sweep-fixture');
 const { FIGURES, METRICS } = require('../figures');
-const { averageSeries, alignStarts, resolveThreads, selectRuns, buildFigure } = require('../figure-data');
+const { averageSeries, alignStarts, resolveLevel, selectRuns, buildFigure } = require('../figure-data');
 
 const COMPARE = path.join(__dirname, '..', 'compare.js');
 
@@ -29,16 +29,16 @@ test('repeats are averaged second by second; memory lines start together', () =>
 });
 
 test('relative thread levels pick the n-th smallest thread count', () => {
-  const runs = [1000, 5000, 20000, 5000].map((threads) => ({ params: { threads, type: 'comet', events: true } }));
-  assert.equal(resolveThreads('level:2', runs), 5000);
-  assert.equal(resolveThreads('max', runs), 20000);
-  assert.equal(resolveThreads('level:9', runs), null);
-  assert.equal(selectRuns({ filter: { type: 'comet', threads: 'level:2' } }, runs).length, 2);
+  const runs = [1000, 5000, 20000, 5000].map((threads) => ({ params: { connections: threads, type: 'comet', events: true } }));
+  assert.equal(resolveLevel('level:2', runs), 5000);
+  assert.equal(resolveLevel('max', runs), 20000);
+  assert.equal(resolveLevel('level:9', runs), null);
+  assert.equal(selectRuns({ filter: { type: 'comet', connections: 'level:2' } }, runs).length, 2);
 });
 
 test('an xy figure (T2, throughput vs latency): one point per permutation, repeats averaged, in the order of x', () => {
   const run = (server, threads, interval, tripTime, type = 'poll') => ({ dir: `/r/${server}-${threads}-${interval}-${tripTime?.meanMs}`,
-    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 },
+    params: { server, type, connections: threads, emitIntervalMs: interval, maxDurationMs: 180000, events: true, durationS: 600 },
     summary: { tripTime, validity: validityOf('valid') }, series: {} });
   const runs = [
     run('node', 1000, 1000, { meanMs: 20, ratePerSecond: 990 }),
@@ -70,7 +70,7 @@ test('an xy figure (T2, throughput vs latency): one point per permutation, repea
 function verdictRuns(specs) {
   return specs.map(({ server = 'node', type = 'poll', threads, interval = 1000, verdict, rate = threads, repeat = 1 }) => ({
     dir: `/r/${server}-${type}-${threads}-${interval}-${repeat}`,
-    params: { server, type, threads, interval, maxDuration: 180000, events: true, duration: 600 },
+    params: { server, type, connections: threads, emitIntervalMs: interval, maxDurationMs: 180000, events: true, durationS: 600 },
     summary: { tripTime: { meanMs: interval / 100, ratePerSecond: rate * (1000 / interval) }, ...(verdict ? { validity: validityOf(verdict) } : {}) },
     series: { cpu: [1, 2, 3] },
   }));
@@ -134,7 +134,7 @@ test('compare.js over a sweep with every verdict: OFC2 styles per run, each figu
   assert.deepEqual(styles(chart('fig17-2.json')), [['Comet (mean of 2)', 'dash', 'hollow-dot'], ['Long Poll', 'dash', 'hollow-dot']]);
   const note17 = '3 of 5 runs not valid: 1 generator-bound, 1 disturbed, 1 server-limited';
   const fig17 = fs.readFileSync(path.join(out, 'fig17.html'), 'utf8');
-  assert.ok(fig17.includes(`<header><h1>Figure 17: `) && fig17.includes(`one chart per threads; ${note17}</p></header>`), 'in the subtitle');
+  assert.ok(fig17.includes(`<header><h1>Figure 17: `) && fig17.includes(`one chart per connection level; ${note17}</p></header>`), 'in the subtitle');
   assert.match(fig17, new RegExp(`<p class="validity-note bad">${note17}`));
   assert.match(fig17, /<span class="bad" title="fixture: marked generator-bound">generator-bound<\/span>/);
   // T2, throughput vs latency (long polls with events): 3 requests one generator-bound point (hollow, its

@@ -52,7 +52,7 @@ test('network cost per message in each summary, and figure N1 draws comet, long 
     const n = summary.network;
     assert.equal(n.available, true, JSON.stringify(n));
     assert.equal(n.inBytes + n.outBytes, Math.round(kinds[i].rate * n.seconds), 'bytes over the window at the known rate');
-    assert.equal(summary.parameters.pullInterval, kinds[i].pullInterval ?? null);
+    assert.equal(summary.parameters.pullIntervalMs, kinds[i].pullInterval ?? null);
     assert.equal(n.newConnections, 3 * n.seconds, 'ActiveOpens + PassiveOpens');
     assert.ok(n.messages > 0, 'the fixture delivers messages in its window');
     assert.equal(n.perMessage.bytes, Math.round(((n.inBytes + n.outBytes) / n.messages) * 1000) / 1000);
@@ -67,7 +67,7 @@ test('network cost per message in each summary, and figure N1 draws comet, long 
   assert.deepEqual(lines.map((l) => l.name).sort(), KINDS.map((k) => k.line).sort());
   for (const line of lines) {
     const expected = runs.filter(({ kind }) => kind.line === line.name)
-      .map(({ summary }) => ({ x: summary.parameters.threads, y: summary.network.perMessage.bytes }));
+      .map(({ summary }) => ({ x: summary.parameters.connections, y: summary.network.perMessage.bytes }));
     assert.equal(expected.length, 2, line.name);
     assert.deepEqual(line.points.map(({ x, y }) => ({ x, y })), expected, line.name);
   }

@@ -54,7 +54,7 @@ test('report.js prints the path of index.html, embeds every chart and works offl
 test('a crashed, incomplete run with missing inputs says so in red; an unanalysed run is analysed first', () => {
   const dir = path.join(scratchDir(), 'crashed');
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'crashed', server: 'tc7', type: 'poll', threads: 10,
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ id: 'crashed', server: 'tc7', type: 'poll', threads: 10, rampup: 0, duration: 2,
     status: 'incomplete', serverCrashed: true, notes: ['server died at 12 s'], startedAt: 1000, finishedAt: 3000 }));
   const r = spawnSync(process.execPath, [REPORT, dir], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

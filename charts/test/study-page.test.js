@@ -1,7 +1,7 @@
 'use strict';
 // docs/study (issues #25, #35): the committed page rebuilds byte for byte from the committed data
 // (docs/study/data, by `node charts/study.js`), and it answers figure by figure: every finding of the
-// study's section 5, 6.1 and RQ1-RQ4 with a verdict, every comparison figure with runs drawn (one chart
+// study's section 5, 6.1 and RQ1-RQ4 with a conclusion, every comparison figure with runs drawn (one chart
 // per panel, its OFC2 JSON beside the page), every figure without runs saying "not run yet".
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -21,31 +21,31 @@ test('the committed page rebuilds identically from the committed data (golden)',
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
   const r = spawnSync(process.execPath, [STUDY, '--data', path.join(DOCS, 'data'), '--out', out], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^\d+ runs, \d+ charts; verdicts: confirmed \d+, not confirmed \d+, not comparable \d+, indicative \d+, not run yet \d+\n/);
+  assert.match(r.stdout, /^\d+ runs, \d+ charts; conclusions: confirmed \d+, not confirmed \d+, not comparable \d+, indicative \d+, not run yet \d+\n/);
   const built = files(out);
   assert.deepEqual(built, files(DOCS).filter((f) => f === 'index.html' || /^(assets|figures)\//.test(f)), 'the same files');
   for (const f of built) assert.ok(fs.readFileSync(path.join(out, f)).equals(fs.readFileSync(path.join(DOCS, f))), `${f} differs: rebuild with node charts/study.js`);
 });
 
-test('the page answers every finding with a verdict and draws every figure that has runs', async () => {
+test('the page answers every finding with a conclusion and draws every figure that has runs', async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
   const { runs, evaluated, results, charts } = await buildStudy({ data: path.join(DOCS, 'data'), out });
   assert.ok(runs.length >= 3, 'the committed pilot has runs');
   const html = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
   for (const f of FINDINGS) {
     const e = evaluated.find((x) => x.finding.id === f.id);
-    assert.match(html, new RegExp(`<section class="finding" id="${f.id}" data-verdict="${e.verdict}">`), f.id);
+    assert.match(html, new RegExp(`<section class="finding" id="${f.id}" data-conclusion="${e.conclusion}">`), f.id);
   }
-  assert.ok(evaluated.some((e) => e.verdict !== 'not run yet'), 'the sitting at scale decides some finding');
-  // no verdict other than indicative rests on runs below the study's smallest level (issue #35)
+  assert.ok(evaluated.some((e) => e.conclusion !== 'not run yet'), 'the sitting at scale decides some finding');
+  // no conclusion other than indicative rests on runs below the study's smallest level (issue #35)
   for (const e of evaluated) {
-    for (const c of e.checks.filter((x) => x.verdict !== 'indicative')) {
-      for (const r of c.rows.flatMap((row) => row.runs)) assert.ok(r.params.threads >= 1000, `${e.finding.id}/${c.check.id}: ${r.summary.id}`);
+    for (const c of e.checks.filter((x) => x.conclusion !== 'indicative')) {
+      for (const r of c.rows.flatMap((row) => row.runs)) assert.ok(r.params.connections >= 1000, `${e.finding.id}/${c.check.id}: ${r.summary.id}`);
     }
   }
-  // the 100/400 sitting keeps its own section, its verdicts indicative
+  // the 100/400 sitting keeps its own section, its conclusions indicative
   assert.match(html, /<h2 class="group" id="small-sitting">/);
-  assert.match(html, /<p id="small-verdict-counts">The 100\/400 sitting \(indicative only\): /);
+  assert.match(html, /<p id="small-conclusion-counts">The 100\/400 sitting \(indicative only\): /);
   assert.match(html, /<h2>Threats to the comparison<\/h2>/);
   for (const figure of STUDY_FIGURES) {
     const drawn = results.get(figure.id).runs.length > 0;

@@ -55,7 +55,7 @@ test('trip time against connections: one line per server, points at the known de
     assert.deepEqual(lines.map((l) => l.name), ['Node.js', 'Tomcat 6', 'Tomcat 7']);
     for (const line of lines) {
       const server = { 'Node.js': 'node', 'Tomcat 6': 'tc6', 'Tomcat 7': 'tc7' }[line.name];
-      const expected = runs.filter((r) => r.params.server === server).map((r) => ({ x: r.params.threads, y: r.summary.tripTime.comet[key] }));
+      const expected = runs.filter((r) => r.params.server === server).map((r) => ({ x: r.params.connections, y: r.summary.tripTime.comet[key] }));
       assert.deepEqual(line.points.map(({ x, y }) => ({ x, y })), expected, `${id} ${line.name}`);
     }
     // a slower server lies above at every connection level, and more connections wait longer

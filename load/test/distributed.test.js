@@ -40,7 +40,7 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
   for (const e of ENGINES) {
     e.responses = path.join(runDir, 'engine-responses', e.name);
     const r = h.engine(['start', '--name', e.name, '--address', '127.0.0.1', '--port', String(e.port),
-      '--localport', String(e.localport), '--threads', String(e.threads), '--responses', e.responses,
+      '--localport', String(e.localport), '--connections', String(e.threads), '--responses', e.responses,
       '--init', String(e.init), '--cleanup', String(e.cleanup)]);
     assert.equal(r.status, 0, `engine ${e.name} did not start:\n${r.stdout}${r.stderr}`);
     assert.match(r.stdout, /running \(pid \d+, rmi 127\.0\.0\.1:/);
@@ -59,7 +59,7 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
     assert.equal(xms[1], xmx[1]);
   }
   const clash = h.engine(['start', '--name', 'loadtest-clash', '--address', '127.0.0.1',
-    '--port', String(ENGINES[0].port), '--localport', String(h.RMI_LOCALPORT + 2), '--threads', '1',
+    '--port', String(ENGINES[0].port), '--localport', String(h.RMI_LOCALPORT + 2), '--connections', '1',
     '--responses', path.join(runDir, 'clash')]);
   assert.notEqual(clash.status, 0);
   assert.match(clash.stderr, /already taken/);

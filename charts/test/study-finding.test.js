@@ -1,12 +1,12 @@
 'use strict';
-// docs/study's statistics and verdict rules (charts/study-stats.js, study-verdict.js; issues #25, #35): the
+// docs/study's statistics and conclusion rules (charts/study-stats.js, study-finding.js; issues #25, #35): the
 // 95% intervals against hand-computed values, each outcome of a comparison, the sign test across
 // conditions, the scale gate (indicative below it), peaks for spike claims, the emit warm-up rule, and the
-// verdicts checks and findings get from runs (valid runs only when there are enough, load kept up, crashes).
+// conclusions checks and findings get from runs (valid runs only when there are enough, load kept up, crashes).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { t975, describe, welch, band } = require('../study-stats');
-const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding, usableRuns } = require('../study-verdict');
+const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns } = require('../study-finding');
 const { FINDINGS } = require('../study-findings');
 const { STUDY_METRICS, WARMUP_SECONDS, MIN_WARM_CYCLES } = require('../study-metrics');
 
@@ -84,32 +84,32 @@ test('across conditions: a sign test from 5 conditions on, each condition beyond
   assert.equal(acrossConditions([{ outcome: 'reversed' }, { outcome: 'reversed' }, { outcome: 'holds' }], { similar: true }).outcome, 'reversed');
 });
 
-test('check verdicts: confirmed, not confirmed, not comparable (why), indicative below scale, not run yet', () => {
-  assert.equal(checkVerdict({ outcome: 'holds' }).verdict, 'confirmed');
-  assert.equal(checkVerdict({ outcome: 'reversed' }).verdict, 'not confirmed');
-  const noise = checkVerdict({ outcome: 'within noise' });
-  assert.equal(noise.verdict, 'not confirmed');
+test('check conclusions: confirmed, not confirmed, not comparable (why), indicative below scale, not run yet', () => {
+  assert.equal(checkConclusion({ outcome: 'holds' }).conclusion, 'confirmed');
+  assert.equal(checkConclusion({ outcome: 'reversed' }).conclusion, 'not confirmed');
+  const noise = checkConclusion({ outcome: 'within noise' });
+  assert.equal(noise.conclusion, 'not confirmed');
   assert.equal(noise.withinNoise, true);
-  assert.equal(checkVerdict({ outcome: null }).verdict, 'not run yet');
+  assert.equal(checkConclusion({ outcome: null }).conclusion, 'not run yet');
   // below the study's scale: indicative, whatever the runs there show, never not confirmed
   for (const outcome of ['holds', 'reversed', 'within noise']) {
-    const scale = checkVerdict({ outcome, scale: 'the study saw this at 5,000; these runs reach 400' });
-    assert.equal(scale.verdict, 'indicative');
+    const scale = checkConclusion({ outcome, scale: 'the study saw this at 5,000; these runs reach 400' });
+    assert.equal(scale.conclusion, 'indicative');
     assert.equal(scale.indicative, outcome);
     assert.match(scale.why[0], /^scale: the study saw this at 5,000; these runs reach 400; the runs there/);
   }
-  assert.match(checkVerdict({ outcome: 'holds', keepsUp: true }).why[0], /^scale: every server answered/);
-  assert.match(checkVerdict({ outcome: 'holds', machine: 'quad core' }).why[0], /^machine: quad core/);
-  assert.equal(checkVerdict({ outcome: 'reversed', versions: '7.0.16' }).verdict, 'not comparable');
-  assert.match(checkVerdict({ outcome: 'reversed', versions: '7.0.16' }).why[0], /^versions: 7\.0\.16/);
-  assert.match(checkVerdict({ outcome: 'holds', client: 'JMeter 2.4' }).why[0], /^client: JMeter 2\.4/);
-  assert.equal(checkVerdict({ outcome: 'holds', client: 'JMeter 2.4' }).verdict, 'not comparable');
-  assert.match(checkVerdict({ outcome: 'too few' }).why[0], /^too few runs/);
-  const provisional = checkVerdict({ outcome: 'holds', provisional: 'disturbed 3' });
-  assert.equal(provisional.verdict, 'confirmed');
+  assert.match(checkConclusion({ outcome: 'holds', keepsUp: true }).why[0], /^scale: every server answered/);
+  assert.match(checkConclusion({ outcome: 'holds', machine: 'quad core' }).why[0], /^machine: quad core/);
+  assert.equal(checkConclusion({ outcome: 'reversed', versions: '7.0.16' }).conclusion, 'not comparable');
+  assert.match(checkConclusion({ outcome: 'reversed', versions: '7.0.16' }).why[0], /^versions: 7\.0\.16/);
+  assert.match(checkConclusion({ outcome: 'holds', client: 'JMeter 2.4' }).why[0], /^client: JMeter 2\.4/);
+  assert.equal(checkConclusion({ outcome: 'holds', client: 'JMeter 2.4' }).conclusion, 'not comparable');
+  assert.match(checkConclusion({ outcome: 'too few' }).why[0], /^too few runs/);
+  const provisional = checkConclusion({ outcome: 'holds', provisional: 'disturbed 3' });
+  assert.equal(provisional.conclusion, 'confirmed');
   assert.match(provisional.why.at(-1), /provisional: rests on runs not valid \(disturbed 3\)/);
   // a finding: not confirmed beats not comparable beats indicative beats confirmed; checks not run yet are left out
-  const f = (...vs) => findingVerdict(vs.map((verdict) => ({ verdict, withinNoise: false, provisional: null }))).verdict;
+  const f = (...vs) => findingConclusion(vs.map((conclusion) => ({ conclusion, withinNoise: false, provisional: null }))).conclusion;
   assert.equal(f('confirmed', 'not run yet'), 'confirmed');
   assert.equal(f('confirmed', 'indicative'), 'indicative');
   assert.equal(f('confirmed', 'not comparable', 'indicative'), 'not comparable');
@@ -121,7 +121,7 @@ test('check verdicts: confirmed, not confirmed, not comparable (why), indicative
 // first 10 the warm-up (WARMUP_SECONDS), whose CPU and rates (999) no metric but memory may read.
 const WARM_UP = new Array(10).fill(999);
 function run(params, { cpu = 10, cpuSeries = null, rss = 100, rate = 50, share = 1, verdict = 'valid', crashed = false } = {}) {
-  const p = { server: 'node', type: 'comet', threads: 1000, events: true, interval: 1000, maxDuration: null, duration: 20, ...params };
+  const p = { server: 'node', type: 'comet', connections: 1000, events: true, emitIntervalMs: 1000, maxDurationMs: null, durationS: 20, ...params };
   return {
     dir: `/r/${JSON.stringify(p)}-${cpu}-${rss}`, params: p,
     summary: { steadyWindow: { fromSecond: 0, toSecond: 13, seconds: 13 }, loadStartSecond: 0,
@@ -135,71 +135,71 @@ const repeats = (params, values, opts = {}) => values.map((cpu) => run(params, {
 test('a compare check pairs runs per condition and uses valid runs only when each side keeps two', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: { server: 'node' } };
   const runs = [
-    ...repeats({ type: 'poll', maxDuration: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12]),
-    ...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [50, 52, 54]), ...repeats({ type: 'comet', threads: 5000 }, [20, 22, 24]),
+    ...repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12]),
+    ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [50, 52, 54]), ...repeats({ type: 'comet', connections: 5000 }, [20, 22, 24]),
     ...repeats({ type: 'poll', server: 'tc6' }, [1, 1, 1]),   // another server: not selected
   ];
   const e = evaluateCheck(check, runs);
   assert.deepEqual(e.rows.map((r) => r.label), ['Node.js, 1 s events, 1,000 connections', 'Node.js, 1 s events, 5,000 connections']);
   assert.deepEqual(e.rows.map((r) => r.outcome), ['holds', 'holds']);
-  assert.equal(e.verdict, 'confirmed');
+  assert.equal(e.conclusion, 'confirmed');
   assert.equal(e.provisional, null);
   assert.deepEqual(e.agree, { k: 2, n: 2, p: null });
   // one comet run disturbed and far off: left out, two valid remain on that side
   const disturbed = [...runs, run({ type: 'comet' }, { cpu: 500, verdict: 'disturbed' })];
   assert.equal(evaluateCheck(check, disturbed).rows[0].a.n, 3);
   assert.equal(evaluateCheck(check, disturbed).rows[0].b.n, 3);
-  assert.equal(evaluateCheck(check, disturbed).verdict, 'confirmed');
-  // all disturbed: every run used, the verdict marked provisional
+  assert.equal(evaluateCheck(check, disturbed).conclusion, 'confirmed');
+  // all disturbed: every run used, the conclusion marked provisional
   const allBad = runs.map((r) => ({ ...r, summary: { ...r.summary, validity: { verdict: 'disturbed' } } }));
   const p = evaluateCheck(check, allBad);
-  assert.equal(p.verdict, 'confirmed');
+  assert.equal(p.conclusion, 'confirmed');
   assert.equal(p.provisional, 'disturbed 12');
   // a condition reversed beyond noise and none holding makes it not confirmed
-  const reversed = [...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
-  assert.equal(evaluateCheck(check, reversed).verdict, 'not confirmed');
-  assert.equal(evaluateCheck(check, []).verdict, 'not run yet');
+  const reversed = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
+  assert.equal(evaluateCheck(check, reversed).conclusion, 'not confirmed');
+  assert.equal(evaluateCheck(check, []).conclusion, 'not run yet');
 });
 
-test('scale: runs below the level the study saw an effect at give indicative verdicts, never not confirmed', () => {
+test('scale: runs below the level the study saw an effect at give indicative conclusions, never not confirmed', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
-  const small = [...repeats({ type: 'poll', maxDuration: 180000, threads: 400 }, [1, 2, 3]), ...repeats({ type: 'comet', threads: 400 }, [10, 11, 12])];
+  const small = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 400 }, [1, 2, 3]), ...repeats({ type: 'comet', connections: 400 }, [10, 11, 12])];
   const e = evaluateCheck(check, small);
-  assert.equal(e.verdict, 'indicative');
+  assert.equal(e.conclusion, 'indicative');
   assert.equal(e.indicative, 'reversed');
   assert.match(e.why[0], /the study saw this at 1,000 connections or more; these runs reach 400/);
   // with runs at scale beside them, only those judge
-  const scaled = [...small, ...repeats({ type: 'poll', maxDuration: 180000, threads: 5000 }, [30, 31, 32]), ...repeats({ type: 'comet', threads: 5000 }, [10, 11, 12])];
+  const scaled = [...small, ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [30, 31, 32]), ...repeats({ type: 'comet', connections: 5000 }, [10, 11, 12])];
   const s = evaluateCheck(check, scaled);
-  assert.equal(s.verdict, 'confirmed');
+  assert.equal(s.conclusion, 'confirmed');
   assert.deepEqual(s.rows.map((r) => r.label), ['Node.js, 1 s events, 5,000 connections']);
   // a check the study saw at 5,000: runs at 1,000 are indicative
-  assert.equal(evaluateCheck({ ...check, minThreads: 5000 }, scaled.filter((r) => r.params.threads !== 5000).concat(
-    repeats({ type: 'poll', maxDuration: 180000 }, [30, 31, 32]), repeats({ type: 'comet' }, [10, 11, 12]))).verdict, 'indicative');
+  assert.equal(evaluateCheck({ ...check, minConnections: 5000 }, scaled.filter((r) => r.params.connections !== 5000).concat(
+    repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), repeats({ type: 'comet' }, [10, 11, 12]))).conclusion, 'indicative');
   // the study's 20,000 is judged at 15,000, the most this machine holds, and says so
-  assert.deepEqual(scaleGate({ minThreads: 20000 }).level, 15000);
+  assert.deepEqual(scaleGate({ minConnections: 20000 }).level, 15000);
   assert.equal(scaleGate({}).level, 1000);
-  const at15k = [...repeats({ type: 'poll', maxDuration: 180000, threads: 15000 }, [30, 31, 32]), ...repeats({ type: 'comet', threads: 15000 }, [10, 11, 12])];
-  const big = evaluateCheck({ ...check, minThreads: 20000 }, at15k);
-  assert.equal(big.verdict, 'confirmed');
+  const at15k = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 15000 }, [30, 31, 32]), ...repeats({ type: 'comet', connections: 15000 }, [10, 11, 12])];
+  const big = evaluateCheck({ ...check, minConnections: 20000 }, at15k);
+  assert.equal(big.conclusion, 'confirmed');
   assert.match(big.why.at(-1), /saw this at 20,000 connections; judged at 15,000/);
   // a trend over connections: its largest level at the gate, its smallest the study's smallest or more
-  const rss = (threads, values) => values.map((r) => run({ server: 'tc6', threads }, { rss: r }));
-  const up = { id: 'up', kind: 'trend', by: 'threads', expect: 'up', metric: 'serverRss', select: { server: 'tc6' }, minThreads: 5000 };
+  const rss = (threads, values) => values.map((r) => run({ server: 'tc6', connections: threads }, { rss: r }));
+  const up = { id: 'up', kind: 'trend', by: 'connections', expect: 'up', metric: 'serverRss', select: { server: 'tc6' }, minConnections: 5000 };
   const trend = evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102]), ...rss(15000, [150, 152, 154])]);
-  assert.equal(trend.verdict, 'confirmed');
+  assert.equal(trend.conclusion, 'confirmed');
   assert.equal(trend.rows[0].label, 'Tomcat 6, Comet, 1 s events: 15,000 against 1,000');
-  assert.equal(evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102])]).verdict, 'indicative');
+  assert.equal(evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102])]).conclusion, 'indicative');
 });
 
 test('server-limited runs are the server\'s numbers and judge; generator-bound and disturbed ones are left out', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
-  const runs = [...repeats({ type: 'poll', maxDuration: 180000 }, [90, 91, 92], { verdict: 'server-limited' }), ...repeats({ type: 'comet' }, [10, 11, 12]),
+  const runs = [...repeats({ type: 'poll', maxDurationMs: 180000 }, [90, 91, 92], { verdict: 'server-limited' }), ...repeats({ type: 'comet' }, [10, 11, 12]),
     run({ type: 'comet' }, { cpu: 300, verdict: 'generator-bound' })];
   const e = evaluateCheck(check, runs);
   assert.equal(e.rows[0].a.n, 3);
   assert.equal(e.rows[0].b.n, 3, 'the generator-bound run is left out');
-  assert.equal(e.verdict, 'confirmed');
+  assert.equal(e.conclusion, 'confirmed');
   assert.equal(e.provisional, null);
 });
 
@@ -214,11 +214,11 @@ test('a permutation\'s line rests on its valid runs when two or more are valid, 
 
 test('metrics: spikes on in-window peaks, levels on means, memory peaks in the steady window, emit warm-up left out', () => {
   // the same mean CPU (20), one side with a spike: a claim about peaks holds, one about levels is within noise
-  const spiky = [0, 1, 2].map((i) => run({ type: 'poll', maxDuration: 180000 }, { cpuSeries: [5 + i, 5 - i, 50] }));
-  const flat = [0, 1, 2].map((i) => run({ type: 'poll', maxDuration: 10000, events: false }, { cpuSeries: [20 + i, 20 - i, 20] }));
-  const claim = { id: 'p', kind: 'compare', a: { events: true, maxDuration: 180000 }, b: { events: false, maxDuration: 10000 }, expect: 'greater', select: {} };
-  assert.equal(evaluateCheck({ ...claim, metric: 'peakServerCpu' }, [...spiky, ...flat]).verdict, 'confirmed');
-  assert.equal(evaluateCheck({ ...claim, metric: 'serverCpu' }, [...spiky, ...flat]).verdict, 'not confirmed');
+  const spiky = [0, 1, 2].map((i) => run({ type: 'poll', maxDurationMs: 180000 }, { cpuSeries: [5 + i, 5 - i, 50] }));
+  const flat = [0, 1, 2].map((i) => run({ type: 'poll', maxDurationMs: 10000, events: false }, { cpuSeries: [20 + i, 20 - i, 20] }));
+  const claim = { id: 'p', kind: 'compare', a: { events: true, maxDurationMs: 180000 }, b: { events: false, maxDurationMs: 10000 }, expect: 'greater', select: {} };
+  assert.equal(evaluateCheck({ ...claim, metric: 'peakServerCpu' }, [...spiky, ...flat]).conclusion, 'confirmed');
+  assert.equal(evaluateCheck({ ...claim, metric: 'serverCpu' }, [...spiky, ...flat]).conclusion, 'not confirmed');
   // memory: the peak within the steady window, warm-up included, not a value after the load ended
   const r = run({}, { rss: 141 });
   r.series.processRssMB = [120, 150, ...new Array(11).fill(141), 282];   // second 13: after the window (0-13)
@@ -233,33 +233,33 @@ test('metrics: spikes on in-window peaks, levels on means, memory peaks in the s
   e.series.emitDuration[5] = 47;   // a cold cycle: left out
   for (const [sec, ms] of [[15, 14], [25, 16], [35, 15]]) e.series.emitDuration[sec] = ms;
   assert.equal(WARMUP_SECONDS, 10);
-  assert.equal(STUDY_METRICS.emitMs.value(e), 15);
-  assert.equal(STUDY_METRICS.peakEmitMs.value(e), 16);
+  assert.equal(STUDY_METRICS.emitDurationMs.value(e), 15);
+  assert.equal(STUDY_METRICS.peakEmitDurationMs.value(e), 16);
   e.series.emitDuration[35] = null;
-  assert.equal(STUDY_METRICS.emitMs.value(e), null, `fewer than ${MIN_WARM_CYCLES} warm cycles`);
+  assert.equal(STUDY_METRICS.emitDurationMs.value(e), null, `fewer than ${MIN_WARM_CYCLES} warm cycles`);
 });
 
 test('trend, load kept up, threshold and crash checks', () => {
-  const rssRuns = [...[100, 101, 102].map((rss) => run({ server: 'tc6' }, { rss })), ...[150, 152, 154].map((rss) => run({ server: 'tc6', threads: 5000 }, { rss }))];
-  const up = { id: 'up', kind: 'trend', by: 'threads', expect: 'up', metric: 'serverRss', select: { server: 'tc6' } };
+  const rssRuns = [...[100, 101, 102].map((rss) => run({ server: 'tc6' }, { rss })), ...[150, 152, 154].map((rss) => run({ server: 'tc6', connections: 5000 }, { rss }))];
+  const up = { id: 'up', kind: 'trend', by: 'connections', expect: 'up', metric: 'serverRss', select: { server: 'tc6' } };
   const e = evaluateCheck(up, rssRuns);
   assert.equal(e.rows[0].label, 'Tomcat 6, Comet, 1 s events: 5,000 against 1,000');
-  assert.equal(e.verdict, 'confirmed');
-  assert.equal(evaluateCheck({ ...up, expect: 'flat' }, rssRuns).verdict, 'not confirmed');
+  assert.equal(e.conclusion, 'confirmed');
+  assert.equal(evaluateCheck({ ...up, expect: 'flat' }, rssRuns).conclusion, 'not confirmed');
   // a throughput claim where every run got the load it asked for cannot show a difference
   const rate = { id: 'r', kind: 'compare', a: { server: 'node' }, b: { server: 'tc6' }, expect: 'greater', keepsUp: true, metric: 'responsesPerSecond', select: {} };
   const kept = [...[50, 51, 52].map((r) => run({}, { rate: r })), ...[40, 41, 42].map((r) => run({ server: 'tc6' }, { rate: r }))];
-  assert.equal(evaluateCheck(rate, kept).verdict, 'not comparable');
+  assert.equal(evaluateCheck(rate, kept).conclusion, 'not comparable');
   assert.equal(evaluateCheck(rate, kept).indicative, 'holds');
   const behind = kept.map((r, i) => (i >= 3 ? run({ server: 'tc6' }, { rate: 40 + i - 3, share: 0.8 }) : r));
-  assert.equal(evaluateCheck(rate, behind).verdict, 'confirmed');
+  assert.equal(evaluateCheck(rate, behind).conclusion, 'confirmed');
   const idle = { id: 'i', kind: 'below', threshold: 5, metric: 'serverCpu', select: {} };
-  assert.equal(evaluateCheck(idle, repeats({}, [1, 2, 1])).verdict, 'confirmed');
-  assert.equal(evaluateCheck(idle, repeats({}, [9, 10, 11])).verdict, 'not confirmed');
+  assert.equal(evaluateCheck(idle, repeats({}, [1, 2, 1])).conclusion, 'confirmed');
+  assert.equal(evaluateCheck(idle, repeats({}, [9, 10, 11])).conclusion, 'not confirmed');
   const noCrash = { id: 'n', kind: 'none', metric: 'crashed', select: { server: 'node' } };
-  assert.equal(evaluateCheck(noCrash, [run({}), run({})]).verdict, 'confirmed');
-  assert.equal(evaluateCheck(noCrash, [run({}), run({}, { crashed: true })]).verdict, 'not confirmed');
-  assert.equal(evaluateCheck({ ...noCrash, kind: 'some' }, [run({}, { crashed: true })]).verdict, 'confirmed');
+  assert.equal(evaluateCheck(noCrash, [run({}), run({})]).conclusion, 'confirmed');
+  assert.equal(evaluateCheck(noCrash, [run({}), run({}, { crashed: true })]).conclusion, 'not confirmed');
+  assert.equal(evaluateCheck({ ...noCrash, kind: 'some' }, [run({}, { crashed: true })]).conclusion, 'confirmed');
 });
 
 test('the study\'s findings: every figure 5-28, both tables, four conclusions, RQ1-RQ4; every check well formed', () => {
@@ -273,8 +273,8 @@ test('the study\'s findings: every figure 5-28, both tables, four conclusions, R
       assert.ok(STUDY_METRICS[c.metric], `${f.id}/${c.id}: metric ${c.metric}`);
       assert.ok(['compare', 'trend', 'below', 'above', 'none', 'some'].includes(c.kind), `${f.id}/${c.id}: kind`);
       // on no runs every check is simply not run yet (and nothing throws)
-      assert.equal(evaluateCheck(c, []).verdict, 'not run yet');
+      assert.equal(evaluateCheck(c, []).conclusion, 'not run yet');
     }
-    assert.equal(evaluateFinding(f, []).verdict, 'not run yet');
+    assert.equal(evaluateFinding(f, []).conclusion, 'not run yet');
   }
 });

@@ -1,6 +1,7 @@
 'use strict';
 // Whether pushbench's runs confirm one of the study's findings (issues #25 and #35; the study's sections 5
-// and 6.1). A finding (charts/study-findings.js) is a list of checks; a check compares one metric
+// and 6.1): each finding's and check's conclusion ('confirmed', 'not confirmed', …; a "verdict" is a run's
+// validity, analysis/verdict.js). A finding (charts/study-findings.js) is a list of checks; a check compares one metric
 // (study-metrics.js) between two sets of runs, along a trend, or against a threshold, in each condition
 // (every other parameter equal). The rules, in one place:
 //
@@ -18,22 +19,22 @@
 //   beyond noise and is reversed when one is reversed beyond noise and none holds. For 'similar': holds
 //   when most conditions hold and none is reversed, reversed when most are. Otherwise within noise.
 // - Scale: a check is judged on the runs at or above the smallest level at which the study saw its effect
-//   (minThreads; at least the study's smallest level, 1,000 connections; a study level above what this
+//   (minConnections; at least the study's smallest level, 1,000 connections; a study level above what this
 //   machine holds, 15,000, is judged at 15,000 and says so). A trend over connections needs its largest
-//   level there and its smallest at 1,000 or more. Runs below it give an *indicative* verdict only, never
+//   level there and its smallest at 1,000 or more. Runs below it give an *indicative* conclusion only, never
 //   a 'not confirmed'.
 // - The runs: only usable runs when each side has at least two: valid ones, and server-limited ones (the
 //   server could not keep up: a real server result; analysis/verdict.js); runs the load generator bound or
-//   the machine disturbed are left out. Otherwise all runs, and the verdict is marked provisional with the
+//   the machine disturbed are left out. Otherwise all runs, and the conclusion is marked provisional with the
 //   verdicts of the runs it rests on. A figure's line or a table's row (one permutation) follows the same
 //   rule alone (usableRuns).
-// - A check's verdict: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
+// - A check's conclusion: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
 //   comparable' when the effect depends on the study's machine (machine), software versions (versions) or
 //   clients (client),
 //   answers a question the study left open (noStudyResult), every run got the load it asked for so a
 //   throughput difference cannot show (keepsUp), or with too few repeats; else 'confirmed' (holds) or
 //   'not confirmed' (reversed, or within noise).
-// - A finding's verdict: 'not confirmed' if any check is, else 'not comparable' if any is, else
+// - A finding's conclusion: 'not confirmed' if any check is, else 'not comparable' if any is, else
 //   'indicative' if any is, else 'confirmed'; checks not run yet are left out ('not run yet' when all are).
 const { describe, welch } = require('./study-stats');
 const { metricValue, STUDY_METRICS } = require('./study-metrics');
@@ -50,7 +51,7 @@ const SIGN_TEST_MIN = 5;        // conditions the sign test needs to reach SIGN_
 const STUDY_SMALLEST_LEVEL = 1000;   // the study's smallest connection level (section 4.2)
 const MACHINE_LARGEST_LEVEL = 15000; // the most connections this machine holds (20,000 open files a process: docs/limits.md)
 
-const VERDICTS = ['confirmed', 'not confirmed', 'not comparable', 'indicative', 'not run yet'];
+const CONCLUSIONS = ['confirmed', 'not confirmed', 'not comparable', 'indicative', 'not run yet'];
 
 function judge(a, b, expect, { tolerance = TOLERANCE, margin = 0 } = {}) {
   const x = describe(a);
@@ -125,18 +126,18 @@ function acrossConditions(rows, { similar = false } = {}) {
 
 // The level a check is judged at: { level, note } (note: why it differs from the study's, or null).
 function scaleGate(check) {
-  const asked = Math.max(check.minThreads ?? STUDY_SMALLEST_LEVEL, STUDY_SMALLEST_LEVEL);
+  const asked = Math.max(check.minConnections ?? STUDY_SMALLEST_LEVEL, STUDY_SMALLEST_LEVEL);
   if (asked <= MACHINE_LARGEST_LEVEL) return { level: asked, note: null };
   return { level: MACHINE_LARGEST_LEVEL,
     note: `scale: the study saw this at ${asked.toLocaleString('en-GB')} connections; judged at ${MACHINE_LARGEST_LEVEL.toLocaleString('en-GB')}, the most one process here holds (20,000 open files each)` };
 }
 
-// A check's verdict from what its conditions showed and what limits them. context: { outcome (from
+// A check's conclusion from what its conditions showed and what limits them. context: { outcome (from
 // acrossConditions), scale (why the runs are below the check's scale: indicative), machine, versions,
 // client, keepsUp, noStudyResult, provisional (the verdicts of the runs used that are not usable) }.
-function checkVerdict({ outcome, scale = null, machine = null, versions = null, client = null, keepsUp = false, noStudyResult = false, provisional = null }) {
+function checkConclusion({ outcome, scale = null, machine = null, versions = null, client = null, keepsUp = false, noStudyResult = false, provisional = null }) {
   const indicative = outcome ?? null;
-  if (indicative === null) return { verdict: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
+  if (indicative === null) return { conclusion: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
   const why = [];
   if (noStudyResult) why.push('no study result: the study left this question open');
   if (machine) why.push(`machine: ${machine}`);
@@ -145,23 +146,23 @@ function checkVerdict({ outcome, scale = null, machine = null, versions = null, 
   if (keepsUp) why.push(`scale: every server answered at least ${KEEPS_UP_SHARE * 100}% of the load asked, so no throughput difference can show`);
   if (indicative === 'too few') why.push(`too few runs: fewer than ${MIN_REPEATS} on a side`);
   const withinNoise = indicative === 'within noise';
-  let verdict;
+  let conclusion;
   if (scale) {
-    verdict = 'indicative';
+    conclusion = 'indicative';
     why.unshift(`scale: ${scale}; ${indicative === 'holds' ? 'the runs there agree' : indicative === 'reversed' ? 'the runs there disagree' : `the runs there are ${indicative}`}`);
-  } else if (why.length) verdict = 'not comparable';
-  else verdict = indicative === 'holds' ? 'confirmed' : 'not confirmed';
-  if (verdict === 'not confirmed') why.push(withinNoise ? 'within noise: the conditions do not show it beyond the 95% interval or the sign test' : 'reversed beyond noise');
+  } else if (why.length) conclusion = 'not comparable';
+  else conclusion = indicative === 'holds' ? 'confirmed' : 'not confirmed';
+  if (conclusion === 'not confirmed') why.push(withinNoise ? 'within noise: the conditions do not show it beyond the 95% interval or the sign test' : 'reversed beyond noise');
   if (provisional) why.push(`provisional: rests on runs not valid (${provisional})`);
-  return { verdict, why, indicative, withinNoise, provisional };
+  return { conclusion, why, indicative, withinNoise, provisional };
 }
 
-function findingVerdict(checks) {
-  const evaluated = checks.filter((c) => c.verdict !== 'not run yet');
-  const pick = (v) => evaluated.some((c) => c.verdict === v);
-  const verdict = !evaluated.length ? 'not run yet'
+function findingConclusion(checks) {
+  const evaluated = checks.filter((c) => c.conclusion !== 'not run yet');
+  const pick = (v) => evaluated.some((c) => c.conclusion === v);
+  const conclusion = !evaluated.length ? 'not run yet'
     : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : pick('indicative') ? 'indicative' : 'confirmed';
-  return { verdict, withinNoise: evaluated.some((c) => c.withinNoise), provisional: evaluated.some((c) => c.provisional),
+  return { conclusion, withinNoise: evaluated.some((c) => c.withinNoise), provisional: evaluated.some((c) => c.provisional),
     notRun: checks.length - evaluated.length };
 }
 
@@ -170,11 +171,11 @@ function findingVerdict(checks) {
 // What makes two runs the same condition; the duration is not among them: every compared metric is per
 // second or per cycle over each run's steady window (docs/sweep.md), or a peak. hostSet: the hosts and the
 // CPUs the server and the engines were pinned to (lib/provenance.js hostSet).
-const CONDITION_KEYS = ['server', 'type', 'events', 'interval', 'maxDuration', 'threads', 'hostSet'];
+const CONDITION_KEYS = ['server', 'type', 'events', 'emitIntervalMs', 'maxDurationMs', 'connections', 'hostSet'];
 
 // The poll duration tells permutations apart only for long polls without events (as in
 // collect-runs.js's permutationKey): with events a poll is held until the event.
-const conditionValue = (params, k) => (k === 'maxDuration' && !(params.type === 'poll' && !params.events) ? '-' : params[k] ?? '');
+const conditionValue = (params, k) => (k === 'maxDurationMs' && !(params.type === 'poll' && !params.events) ? '-' : params[k] ?? '');
 
 function conditionKey(params, skip) {
   return CONDITION_KEYS.filter((k) => !skip.includes(k)).map((k) => `${k}=${conditionValue(params, k)}`).join('|');
@@ -185,11 +186,11 @@ function conditionLabel(params, skip) {
   const parts = [];
   if (!skip.includes('server')) parts.push(valueName('server', params.server));
   if (!skip.includes('type')) parts.push(valueName('type', params.type));
-  if (!skip.includes('interval') && !skip.includes('events')) {
-    if (params.events) parts.push(`${params.interval / 1000} s events`);
-    else parts.push(params.type === 'poll' && params.maxDuration ? `no events, ${params.maxDuration / 1000} s polls` : 'no events');
+  if (!skip.includes('emitIntervalMs') && !skip.includes('events')) {
+    if (params.events) parts.push(`${params.emitIntervalMs / 1000} s events`);
+    else parts.push(params.type === 'poll' && params.maxDurationMs ? `no events, ${params.maxDurationMs / 1000} s polls` : 'no events');
   }
-  if (!skip.includes('threads')) parts.push(`${params.threads.toLocaleString('en-GB')} connections`);
+  if (!skip.includes('connections')) parts.push(`${params.connections.toLocaleString('en-GB')} connections`);
   return parts.join(', ');
 }
 
@@ -251,8 +252,8 @@ function comparisons(check, runs) {
     const pick = (side) => base.filter((r) => Object.entries(side).every(([k, v]) => [].concat(v).includes(r.params[k])));
     let groups = groupRuns([...pick(check.a), ...pick(check.b)], differ);
     if (check.at === 'max') {
-      const top = Math.max(...groups.map((g) => g.params.threads));
-      groups = groups.filter((g) => g.params.threads === top);
+      const top = Math.max(...groups.map((g) => g.params.connections));
+      groups = groups.filter((g) => g.params.connections === top);
     }
     for (const g of groups) {
       const a = g.runs.filter((r) => pick(check.a).includes(r));
@@ -284,16 +285,16 @@ function comparisons(check, runs) {
   return rows;
 }
 
-// A check applied: its comparisons and verdict, judged at its scale (scaleGate) when runs reach it, else
+// A check applied: its comparisons and conclusion, judged at its scale (scaleGate) when runs reach it, else
 // indicative from the runs there are.
-const maxThreadsOf = (runs) => Math.max(0, ...runs.map((r) => r.params.threads));
+const maxConnectionsOf = (runs) => Math.max(0, ...runs.map((r) => r.params.connections));
 
 function rowsAtScale(check, runs, level) {
-  if (check.kind === 'trend' && check.by === 'threads') {
+  if (check.kind === 'trend' && check.by === 'connections') {
     // a trend over connections: its smallest level the study's smallest or more, its largest at the gate
-    return comparisons(check, runs.filter((r) => r.params.threads >= STUDY_SMALLEST_LEVEL)).filter((row) => maxThreadsOf(row.runs) >= level);
+    return comparisons(check, runs.filter((r) => r.params.connections >= STUDY_SMALLEST_LEVEL)).filter((row) => maxConnectionsOf(row.runs) >= level);
   }
-  return comparisons(check, runs.filter((r) => r.params.threads >= level));
+  return comparisons(check, runs.filter((r) => r.params.connections >= level));
 }
 
 function evaluateCheck(check, runs) {
@@ -302,7 +303,7 @@ function evaluateCheck(check, runs) {
   let scale = null;
   if (!rows.length) {
     rows = comparisons(check, runs);
-    if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxThreadsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
+    if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxConnectionsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
   }
   const used = rows.flatMap((r) => r.runs);
   const keepsUp = Boolean(check.keepsUp) && used.length > 0
@@ -313,19 +314,19 @@ function evaluateCheck(check, runs) {
   const across = check.kind === 'none' || check.kind === 'some'
     ? { outcome: rows.length ? rows[0].outcome : null }
     : acrossConditions(rows, { similar: check.expect === 'similar' || check.expect === 'flat' });
-  const verdict = checkVerdict({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, client: check.client ?? null, keepsUp,
+  const conclusion = checkConclusion({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, client: check.client ?? null, keepsUp,
     noStudyResult: Boolean(check.noStudyResult), provisional });
-  if (!scale && gate.note && rows.length) verdict.why.push(gate.note);
+  if (!scale && gate.note && rows.length) conclusion.why.push(gate.note);
   // how many conditions' means lie the way the study says, beyond noise or not
   const signed = rows.filter((r) => r.sign === 1 || r.sign === -1);
   const agree = signed.length ? { k: signed.filter((r) => r.sign === 1).length, n: signed.length, p: across.p ?? null } : null;
-  return { check, rows, ...verdict, agree, level: gate.level };
+  return { check, rows, ...conclusion, agree, level: gate.level };
 }
 
 function evaluateFinding(finding, runs) {
   const checks = finding.checks.map((c) => evaluateCheck(c, runs));
-  return { finding, checks, ...findingVerdict(checks) };
+  return { finding, checks, ...findingConclusion(checks) };
 }
 
-module.exports = { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkVerdict, findingVerdict, evaluateCheck, evaluateFinding,
-  comparisons, usableRuns, isUsable, conditionLabel, VERDICTS, TOLERANCE, KEEPS_UP_SHARE, STUDY_SMALLEST_LEVEL, MACHINE_LARGEST_LEVEL };
+module.exports = { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding,
+  comparisons, usableRuns, isUsable, conditionLabel, CONCLUSIONS, TOLERANCE, KEEPS_UP_SHARE, STUDY_SMALLEST_LEVEL, MACHINE_LARGEST_LEVEL };

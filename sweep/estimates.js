@@ -1,6 +1,6 @@
 'use strict';
-// What the sweep can know before its first run, with run.sh deciding what is run.sh's: each
-// permutation's plan from ./run.sh --plan (lib/plan.sh: the split of the connections over the engines
+// What the sweep can estimate before its first run, with run.sh deciding what is run.sh's: each
+// permutation's decisions from ./run.sh --plan (lib/decisions.sh: the split of the connections over the engines
 // and the open-file fit its preflight would judge), the disk the responses take (lib/response-estimate.js
 // and lib/disk-need.js, run.sh's estimates), and how long it will all last.
 
@@ -11,23 +11,23 @@ const { responseEstimate } = require('../lib/response-estimate');
 const { need } = require('../lib/disk-need');
 
 const RUN_SH = path.join(__dirname, '..', 'run.sh');
-// run.sh --plan processes at a time: one per core (each is CPU, mostly Node starting for lib/disk-need.js).
-const PLANS_AT_ONCE = os.cpus().length;
+// ./run.sh --plan processes at a time: one per core (each is CPU, mostly Node starting for lib/disk-need.js).
+const DECISIONS_AT_ONCE = os.cpus().length;
 
 // run.sh's split and fit read the hosts file, the server type and the connections, nothing else of a
 // run (lib/hosts.sh hosts_split_connections, lib/open-files.sh; so do its refusals of a level: fewer
-// connections than engines, a blocking Tomcat's thread limit): one plan per lane and key serves every
-// permutation with that key. A plan's heap and disk also read the type, duration and intervals, so the
-// sweep takes neither from a shared plan.
-const planKey = (perm) => `${perm.server} ${perm.connections}`;
+// connections than engines, a blocking Tomcat's thread limit): one answer per lane and key serves every
+// permutation with that key. An answer's heap and disk also read the type, duration and intervals, so the
+// sweep takes neither from a shared answer.
+const decisionsKey = (perm) => `${perm.server} ${perm.connections}`;
 
 // The open-file limits sweep/hosts.sh read on a lane's hosts, as run.sh --plan takes them.
 function openFilesSetting(hosts) {
   return hosts.map((h) => `${h.role}:${h.name}=${h.soft}/${h.hard}`).join(' ');
 }
 
-// One ./run.sh --plan: resolves { plan } (its JSON), { refused } (exit 2: run.sh would refuse this run,
-// its message) or rejects with run.sh's message (the plan could not be made).
+// One ./run.sh --plan: resolves { decisions } (its JSON), { refused } (exit 2: run.sh would refuse this run,
+// its message) or rejects with run.sh's message (the decisions could not be made).
 function askRunSh(args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(RUN_SH, ['--plan', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -39,9 +39,9 @@ function askRunSh(args, env) {
     child.on('close', (code) => {
       if (code === 0) {
         try {
-          resolve({ plan: JSON.parse(out) });
+          resolve({ decisions: JSON.parse(out) });
         } catch (e) {
-          reject(new Error(`./run.sh --plan ${args.join(' ')} printed no plan (${e.message})`));
+          reject(new Error(`./run.sh --plan ${args.join(' ')} printed no decisions (${e.message})`));
         }
       } else if (code === 2) {
         resolve({ refused: err.split('\n').find((l) => l.startsWith('run.sh: '))?.slice(8) ?? err.trim() });
@@ -52,20 +52,20 @@ function askRunSh(args, env) {
   });
 }
 
-// run.sh's plans of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), asked
+// run.sh's decisions (./run.sh --plan) of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), asked
 // once per lane and key.
-class Plans {
+class RunDecisions {
   constructor() {
     this.answers = new Map();
   }
 
-  // Asks run.sh for every lane and key not asked yet, PLANS_AT_ONCE at a time; rejects when one fails.
+  // Asks run.sh for every lane and key not asked yet, DECISIONS_AT_ONCE at a time; rejects when one fails.
   async load(perms, lanes) {
     const todo = [];
     for (const lane of lanes) {
       const env = { ...lane.env, PB_PLAN_OPEN_FILES: openFilesSetting(lane.hosts) };
       for (const perm of perms) {
-        const k = `${lane.index} ${planKey(perm)}`;
+        const k = `${lane.index} ${decisionsKey(perm)}`;
         if (this.answers.has(k)) continue;
         this.answers.set(k, null);
         todo.push(async () => { this.answers.set(k, await askRunSh(perm.args, env)); });
@@ -74,13 +74,13 @@ class Plans {
     const next = async () => {
       while (todo.length) await todo.shift()();
     };
-    await Promise.all(Array.from({ length: PLANS_AT_ONCE }, next));
+    await Promise.all(Array.from({ length: DECISIONS_AT_ONCE }, next));
   }
 
-  // { plan } | { refused } for a permutation whose plan load() asked for.
+  // { decisions } | { refused } for a permutation whose decisions load() asked for.
   get(perm, lane) {
-    const a = this.answers.get(`${lane.index} ${planKey(perm)}`);
-    if (!a) throw new Error(`no plan asked for ${perm.command} on lane ${lane.name}`);
+    const a = this.answers.get(`${lane.index} ${decisionsKey(perm)}`);
+    if (!a) throw new Error(`no decisions asked for ${perm.command} on lane ${lane.name}`);
     return a;
   }
 }
@@ -88,7 +88,7 @@ class Plans {
 // Whether run.sh would run it on that lane: { fits, reason }.
 function fit(answer) {
   if (answer.refused) return { fits: false, reason: `run.sh refuses it: ${answer.refused}` };
-  const o = answer.plan.openFiles;
+  const o = answer.decisions.openFiles;
   if (o.fits) return { fits: true, reason: '' };
   return {
     fits: false,
@@ -97,11 +97,11 @@ function fit(answer) {
 }
 
 // The disk run.sh's preflight will want on each engine for the largest of the runs: { <engine name>: MB },
-// from each run's split (its plan) and lib/disk-need.js.
-function engineDiskNeed(perms, plans, lane) {
+// from each run's split (its decisions) and lib/disk-need.js.
+function engineDiskNeed(perms, decisions, lane) {
   const most = {};
   for (const perm of perms) {
-    for (const e of plans.get(perm, lane).plan.engines) {
+    for (const e of decisions.get(perm, lane).decisions.engines) {
       most[e.name] = Math.max(most[e.name] ?? 0, need({ ...perm, connections: e.connections }).engineMB);
     }
   }
@@ -128,7 +128,7 @@ function diskEstimate(perms, { cleanupRaw }) {
 const DEFAULT_OVERHEAD_S = 60;
 
 function runSeconds(perm, overheadS) {
-  return perm.rampup + perm.duration + overheadS;
+  return perm.rampupS + perm.durationS + overheadS;
 }
 
 function formatBytes(n) {
@@ -152,5 +152,5 @@ function formatDuration(seconds) {
 }
 
 module.exports = {
-  Plans, planKey, openFilesSetting, fit, engineDiskNeed, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
+  RunDecisions, decisionsKey, openFilesSetting, fit, engineDiskNeed, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
 };
