@@ -48,6 +48,12 @@ runstate_load() {
   # shellcheck source=/dev/null
   source "$1"
   RUNSTATE_FILE=$1
+  # A run-state.sh written before the run schema's names (lib/run-schema.js) holds the old RUN keys.
+  local old new
+  for old in rampup:rampup_s duration:duration_s maxdur:max_duration_ms interval:emit_interval_ms pull:pull_interval_ms; do
+    new=${old#*:} old=${old%%:*}
+    [[ -n ${RUN[$new]+set} || -z ${RUN[$old]+set} ]] || RUN["$new"]=${RUN[$old]}
+  done
 }
 
 runstate_stale() {

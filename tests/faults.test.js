@@ -96,8 +96,8 @@ describe('faults: nothing collected is lost', () => {
       // run.sh's writer, with the run state a run has, and notes long enough not to fit in what is left
       const script = `
         source lib/runjson.sh
-        RUN=([dir]=${dir} [id]=r1 [server]=node [rampup]=2 [duration]=8 [connections]=40 [type]=comet [maxdur]=''
-          [event]=event1 [interval]=1000 [pull]='' [port]=8080 [started_at]=1 [finished_at]='' [status]=incomplete
+        RUN=([dir]=${dir} [id]=r1 [server]=node [rampup_s]=2 [duration_s]=8 [connections]=40 [type]=comet [max_duration_ms]=''
+          [event]=event1 [emit_interval_ms]=1000 [pull_interval_ms]='' [port]=8080 [started_at]=1 [finished_at]='' [status]=incomplete
           [crashed]=0 [failed]=0)
         SUT_IDX=0 ENGINE_IDX=(1)
         H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local) H_RMI=('' 1099) H_CONNECTIONS=('' 40)

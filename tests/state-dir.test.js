@@ -21,8 +21,8 @@ const STAND_IN = `
 set -euo pipefail
 source lib/config.sh; source lib/log.sh; source lib/procs.sh; source lib/cleanup.sh
 source lib/runlock.sh; source lib/runstate.sh; source lib/runjson.sh; source lib/keep.sh
-declare -A RUN=([id]=$ID [dir]=$DIR [work_dir]=$PB_STATE/runs/$ID [server]=node [rampup]=1 [duration]=60
-  [connections]=10 [type]=comet [maxdur]='' [event]='' [interval]='' [pull]='' [port]=8080 [started_at]=1
+declare -A RUN=([id]=$ID [dir]=$DIR [work_dir]=$PB_STATE/runs/$ID [server]=node [rampup_s]=1 [duration_s]=60
+  [connections]=10 [type]=comet [max_duration_ms]='' [event]='' [emit_interval_ms]='' [pull_interval_ms]='' [port]=8080 [started_at]=1
   [finished_at]='' [status]=running [crashed]=0 [failed]=0 [runjson_failed]=0 [provenance]='{}'
   [step]=wait_for_completion [finished]=0)
 RUN_NOTES=() RUN_STEPS=()
@@ -115,11 +115,20 @@ test('a run killed with SIGKILL: the next start refuses (exit 6) naming it and i
     assert.match(r.stderr, /\.\/run\.sh --stop-stale {3}\(nothing was started\)/);
     assert.equal(r.runDir, null);
 
+    // Killed by a run.sh from before the run schema's names: its run-state.sh holds the old RUN keys.
+    const stateFile = path.join(dead.state, 'runs', ID, 'run-state.sh');
+    const before = fs.readFileSync(stateFile, 'utf8');
+    const renamed = before.replace(/\[rampup_s\]=/g, '[rampup]=').replace(/\[duration_s\]=/g, '[duration]=')
+      .replace(/\[max_duration_ms\]=/g, '[maxdur]=').replace(/\[emit_interval_ms\]=/g, '[interval]=');
+    assert.notEqual(renamed, before, 'the stand-in\'s run state holds none of the renamed keys');
+    fs.writeFileSync(stateFile, renamed);
+
     const stop = await runSh(['--stop-stale'], { env: runEnv(dead.state), timeoutMs: 60000 });
     assert.equal(stop.code, 0, stop.stdout + stop.stderr);
     assert.equal(alive(dead.serverPid), false, 'its recorded process still runs');
     const run = readRun(dead.dir);
     assert.equal(run.status, 'incomplete');
+    assert.ok(Number.isInteger(run.rampupS) && Number.isInteger(run.durationS), `parameters lost: ${JSON.stringify(run)}`);
     assert.ok(run.notes.some((n) => new RegExp(`^run\\.sh \\(pid ${dead.child.pid}\\) ended without its teardown during wait_for_completion.*--stop-stale`).test(n)),
       run.notes.join('; '));
     assert.ok(run.finishedAt > 0);
