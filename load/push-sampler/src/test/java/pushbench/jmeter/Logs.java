@@ -31,6 +31,17 @@ final class Logs {
     }
   }
 
+  /** Every line of dir's logs once every open log is closed (the engine's run is over). */
+  static List<String[]> closedLines(Path dir) throws IOException {
+    StreamLog.closeAll();
+    return lines(dir);
+  }
+
+  /** The records (R lines' fourth field), in order. */
+  static List<String> records(List<String[]> lines) {
+    return kind(lines, "R").stream().map(l -> l[3]).collect(Collectors.toList());
+  }
+
   /** Every line of every (closed) log file of dir. */
   static List<String[]> lines(Path dir) throws IOException {
     List<String[]> out = new ArrayList<>();

@@ -95,11 +95,6 @@ class MuxEngineTest {
     return ivs.stream().mapToLong(f).sum();
   }
 
-  private List<String[]> logLines() throws IOException {
-    StreamLog.closeAll();
-    return Logs.lines(dir);
-  }
-
   private List<MuxEngine.Interval> runOne(MuxConfig c) throws IOException {
     return run(new MuxEngine(c, 0, 1, mono(), log));
   }
@@ -127,7 +122,7 @@ class MuxEngineTest {
     assertEquals(server.requests.get(), answers, "every request answered and counted");
     assertEquals(answers, sum(ivs, iv -> iv.records));
 
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     List<String[]> ends = Logs.kind(lines, "E");
     assertEquals(answers, ends.size(), "one E line per answer");
     assertEquals(answers, Logs.kind(lines, "B").size());
@@ -177,7 +172,7 @@ class MuxEngineTest {
     List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.COMET, 1, 100));
     assertEquals(1, sum(ivs, iv -> iv.answers));
     assertEquals(0, sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     List<String[]> records = Logs.kind(lines, "R");
     assertEquals(List.of(r1, r2), records.stream().map(l -> l[3]).collect(Collectors.toList()));
     long gap = Long.parseLong(records.get(1)[1]) - Long.parseLong(records.get(0)[1]);
@@ -193,7 +188,7 @@ class MuxEngineTest {
     server.answer(chunkedHead(200, "OK", NDJSON), chunk(rec(1) + "\n" + rec(2) + "\r\n\n" + rec(3) + "\n"), pause(150),
         chunk(rec(4) + "\n"), END);
     runOne(config(server.port(), MuxConfig.Type.COMET, 1, 100));
-    List<String[]> records = Logs.kind(logLines(), "R");
+    List<String[]> records = Logs.kind(Logs.closedLines(dir), "R");
     assertEquals(List.of(rec(1), rec(2), rec(3), rec(4)), records.stream().map(l -> l[3]).collect(Collectors.toList()),
         "\\r stripped, the empty line skipped");
     assertEquals(records.get(0)[1], records.get(2)[1]);
@@ -206,7 +201,7 @@ class MuxEngineTest {
     server.answer(chunkedHead(200, "OK", NDJSON), chunk(rec(1) + "\n" + rec(2).substring(0, 10)), pause(150), CLOSE);
     List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.COMET, 1, 100));
     assertEquals(1, sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     assertEquals(3, lines.size(), "B, R and E: the cut record is counted, not logged");
     String[] e = lines.get(2);
     assertEquals("Non HTTP response code: java.io.EOFException", e[3]);
@@ -228,7 +223,7 @@ class MuxEngineTest {
     List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.COMET, 1, 100));
     assertEquals(1, sum(ivs, iv -> iv.errors));
     assertEquals(1, sum(ivs, iv -> iv.records));
-    String[] e = Logs.kind(logLines(), "E").get(0);
+    String[] e = Logs.kind(Logs.closedLines(dir), "E").get(0);
     assertEquals("Non HTTP response code: java.net.SocketException", e[3]);
     assertTrue(e[9].contains("reset"), e[9]);
   }
@@ -241,7 +236,7 @@ class MuxEngineTest {
     c.responseTimeoutMs = 400;
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(1, sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     String[] r = lines.get(1);
     String[] e = lines.get(2);
     assertEquals("Non HTTP response code: java.net.SocketTimeoutException", e[3]);
@@ -261,7 +256,7 @@ class MuxEngineTest {
     assertEquals(2, sum(ivs, iv -> iv.answers));
     assertEquals(2, sum(ivs, iv -> iv.errors));
     Map<String, String[]> byCode = new HashMap<>();
-    for (String[] e : Logs.kind(logLines(), "E")) byCode.put(e[3], e);
+    for (String[] e : Logs.kind(Logs.closedLines(dir), "E")) byCode.put(e[3], e);
     assertEquals("0", byCode.get("400")[4]);
     assertEquals("Bad Request", byCode.get("400")[9]);
     assertEquals(MuxEngine.NOT_ERROR, byCode.get("400")[10], "the not-error assertion sees the body");
@@ -300,7 +295,7 @@ class MuxEngineTest {
     c.failOnTimeout = failOnTimeout;
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(5, sum(ivs, iv -> iv.answers));
-    return Logs.kind(logLines(), "E").stream().collect(Collectors.groupingBy(e -> e[10], Collectors.counting()));
+    return Logs.kind(Logs.closedLines(dir), "E").stream().collect(Collectors.groupingBy(e -> e[10], Collectors.counting()));
   }
 
   @Test
@@ -359,7 +354,7 @@ class MuxEngineTest {
     assertTrue(answers >= 4, "polled on: " + answers);
     assertEquals(answers, server.accepted.get(), "one new connection per answer");
     assertTrue(server.requests.get() >= 2 * answers - 2, "each poll after the first sent twice: " + server.requests.get());
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     assertEquals(answers, Logs.kind(lines, "B").size(), "no B line for the retry");
     assertEquals(answers, Logs.kind(lines, "E").size());
   }
@@ -381,7 +376,7 @@ class MuxEngineTest {
     run(e0);
     other.get(10, TimeUnit.SECONDS);
     Map<Integer, Long> began = new HashMap<>();
-    for (String[] b : Logs.kind(logLines(), "B")) {
+    for (String[] b : Logs.kind(Logs.closedLines(dir), "B")) {
       began.putIfAbsent(Integer.parseInt(b[3].substring("Request 1-".length())) - 1, Long.parseLong(b[1]));
     }
     assertEquals(20, began.size(), "one stream per connection");
@@ -401,7 +396,7 @@ class MuxEngineTest {
     long took = mono() - start;
     assertTrue(took >= 500 && took < 900, "ended after the duration and the last answers: " + took + " ms");
     assertEquals(0, ivs.get(ivs.size() - 1).open, "every connection closed");
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     for (String[] b : Logs.kind(lines, "B")) {
       assertTrue(Long.parseLong(b[1]) - startMicros <= 505_000, "no request after the duration");
     }
@@ -427,7 +422,7 @@ class MuxEngineTest {
     assertTrue(took >= 780 && took < 2000, "closed at duration + response timeout + grace: " + took + " ms");
     assertEquals(1, sum(ivs, iv -> iv.errors));
     assertTrue(ivs.stream().anyMatch(iv -> iv.firstFailure != null && iv.firstFailure.contains("engine deadline")));
-    String[] e = Logs.kind(logLines(), "E").get(0);
+    String[] e = Logs.kind(Logs.closedLines(dir), "E").get(0);
     assertEquals("Non HTTP response code: java.io.InterruptedIOException", e[3]);
     assertEquals("Non HTTP response message: engine deadline", e[9]);
     assertTrue(Integer.parseInt(e[5]) >= 5, "the records before it were read: " + e[5]);
@@ -445,7 +440,7 @@ class MuxEngineTest {
     server(new NioServer(port, (body, conn, n) -> List.of(NioServer.after(50, NioServer.lengthAnswer(200, "OK", rec(n)))),
         n -> false));
     ivs.addAll(run(engine));
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     Map<String, List<String[]>> samples = Logs.bySample(lines);
     Map<String, List<long[]>> attempts = new HashMap<>();   // thread -> (B µs, ok) in order
     for (List<String[]> s : samples.values()) {
@@ -475,7 +470,7 @@ class MuxEngineTest {
         List.of(NioServer.after(50, NioServer.lengthAnswer(200, "OK", rec(n)))), n -> n < 10 && n % 2 == 1));
     List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.POLL, 10, 600));
     assertEquals(5, sum(ivs, iv -> iv.errors), "the five reset connections");
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     Map<String, String> threadOf = new HashMap<>();
     for (String[] b : Logs.kind(lines, "B")) threadOf.put(b[2], b[3]);
     Set<String> answered = new HashSet<>();

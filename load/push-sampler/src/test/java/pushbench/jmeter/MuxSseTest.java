@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -86,15 +85,6 @@ class MuxSseTest {
     return MuxEngineTest.run(new MuxEngine(c, 0, 1, MuxEngineTest.mono(), log));
   }
 
-  private List<String[]> logLines() throws IOException {
-    StreamLog.closeAll();
-    return Logs.lines(dir);
-  }
-
-  private static List<String> records(List<String[]> lines) {
-    return Logs.kind(lines, "R").stream().map(l -> l[3]).collect(Collectors.toList());
-  }
-
   private static String header(String request, String name) {
     for (String line : request.split("\r\n")) {
       int colon = line.indexOf(':');
@@ -123,8 +113,8 @@ class MuxSseTest {
     List<MuxEngine.Interval> ivs = runOne(config(100));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.answers));
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1), rec(2)), records(lines), "each event's data, nothing else");
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2)), Logs.records(lines), "each event's data, nothing else");
     List<String[]> r = Logs.kind(lines, "R");
     long apart = Long.parseLong(r.get(1)[1]) - Long.parseLong(r.get(0)[1]);
     assertTrue(apart >= 150_000, "stamped at its blank line: " + apart + " µs after the first");
@@ -150,8 +140,8 @@ class MuxSseTest {
     server.answer(chunkedHead(200, "OK", SSE), chunk(body), END);
     List<MuxEngine.Interval> ivs = runOne(config(100));
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1), rec(2), "{\"a\":1, \"b\":2}"), records(lines),
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), "{\"a\":1, \"b\":2}"), Logs.records(lines),
         "two data lines joined by a space: a record is one line");
     List<String[]> r = Logs.kind(lines, "R");
     assertEquals(r.get(0)[1], r.get(2)[1], "one read, one stamp");
@@ -173,8 +163,8 @@ class MuxSseTest {
     assertEquals(2, server.requests.size());
     assertEquals("event1:2", header(server.requests.get(1), "Last-Event-ID"),
         "the last id dispatched: event 3 was cut before its blank line");
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1), rec(2), replay(3), rec(4)), records(lines));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), replay(3), rec(4)), Logs.records(lines));
     List<String[]> ends = Logs.kind(lines, "E");
     assertEquals("Non HTTP response code: java.io.EOFException", ends.get(0)[3]);
     assertEquals("2", ends.get(0)[5]);
@@ -196,7 +186,7 @@ class MuxSseTest {
     List<MuxEngine.Interval> ivs = runOne(config(600));
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors), "a stream the server ended is an answer like a comet stream's");
     assertEquals("event1:2", header(server.requests.get(1), "Last-Event-ID"));
-    assertEquals(List.of(rec(2), gap(3, 120), replay(121), replay(122)), records(logLines()));
+    assertEquals(List.of(rec(2), gap(3, 120), replay(121), replay(122)), Logs.records(Logs.closedLines(dir)));
   }
 
   @Test
@@ -206,7 +196,7 @@ class MuxSseTest {
     List<MuxEngine.Interval> ivs = runOne(config(MuxConfig.SSE_RETRY_MS + 400));
     assertEquals(2, server.requests.size(), "one reconnection within the duration");
     assertEquals("event1:7", header(server.requests.get(1), "Last-Event-ID"));
-    List<String[]> lines = logLines();
+    List<String[]> lines = Logs.closedLines(dir);
     long waited = Long.parseLong(Logs.kind(lines, "B").get(1)[1]) - Long.parseLong(Logs.kind(lines, "E").get(0)[1]);
     assertTrue(waited >= MuxConfig.SSE_RETRY_MS * 1000L - 10_000, "waited the default retry: " + waited + " µs");
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors));
@@ -217,8 +207,8 @@ class MuxSseTest {
     server.answer(ChunkedServer.lengthHead(400, "Bad Request", "{\"error\":{\"status\":400,\"message\":\"bad events\"}}", true));
     List<MuxEngine.Interval> ivs = runOne(config(200));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
-    assertEquals(List.of("{\"error\":{\"status\":400,\"message\":\"bad events\"}}"), records(lines));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of("{\"error\":{\"status\":400,\"message\":\"bad events\"}}"), Logs.records(lines));
     String[] e = Logs.kind(lines, "E").get(0);
     assertEquals("400", e[3]);
     assertEquals(MuxEngine.NOT_ERROR, e[10]);

@@ -88,15 +88,6 @@ class MuxWsTest {
     return MuxEngineTest.run(new MuxEngine(c, 0, 1, MuxEngineTest.mono(), log));
   }
 
-  private List<String[]> logLines() throws IOException {
-    StreamLog.closeAll();
-    return Logs.lines(dir);
-  }
-
-  private static List<String> records(List<String[]> lines) {
-    return Logs.kind(lines, "R").stream().map(l -> l[3]).collect(Collectors.toList());
-  }
-
   private List<WsServer.Frame> closesReceived() {
     return server.received.stream().filter(f -> f.opcode() == WsFrames.CLOSE).collect(Collectors.toList());
   }
@@ -116,8 +107,8 @@ class MuxWsTest {
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.answers));
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors));
     assertEquals(4, MuxEngineTest.sum(ivs, iv -> iv.records));
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1), rec(2), rec(3), rec(4)), records(lines), "each text frame's payload, nothing else");
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), rec(3), rec(4)), Logs.records(lines), "each text frame's payload, nothing else");
     List<String[]> r = Logs.kind(lines, "R");
     assertEquals(r.get(1)[1], r.get(2)[1], "one read, one stamp");
     long apart = Long.parseLong(r.get(3)[1]) - Long.parseLong(r.get(2)[1]);
@@ -155,8 +146,8 @@ class MuxWsTest {
         write(text(big)), pause(30), write(close(1001, "going away")));
     List<MuxEngine.Interval> ivs = runOne(config(300));
     assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors), "1001 (a shutdown) is a normal end");
-    List<String[]> lines = logLines();
-    assertEquals(List.of("{\"part\":1,\"part\":2,\"part\":3}", big), records(lines));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of("{\"part\":1,\"part\":2,\"part\":3}", big), Logs.records(lines));
     waitFor(() -> server.received.size() >= 2);
     WsServer.Frame pong = server.received.get(0);
     assertEquals(WsFrames.PONG, pong.opcode());
@@ -171,8 +162,8 @@ class MuxWsTest {
     server.accept(write(text(rec(1))), pause(30), write(slice(second, 0, 4 + 40)), pause(30), CLOSE);
     List<MuxEngine.Interval> ivs = runOne(config(200));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.errors));
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1)), records(lines), "the record read before the break is kept");
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1)), Logs.records(lines), "the record read before the break is kept");
     String[] e = Logs.kind(lines, "E").get(0);
     assertEquals("Non HTTP response code: java.io.EOFException", e[3]);
     assertEquals("0", e[4]);
@@ -188,7 +179,7 @@ class MuxWsTest {
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.answers));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.errors));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.backoffs));
-    String[] e = Logs.kind(logLines(), "E").get(0);
+    String[] e = Logs.kind(Logs.closedLines(dir), "E").get(0);
     assertEquals("101", e[3]);
     assertEquals("0", e[4]);
     assertEquals("WebSocket close 1008 policy violation", e[10]);
@@ -210,8 +201,8 @@ class MuxWsTest {
             "{\"type\":\"ws\",\"events\":[\"event1\"],\"cursor\":{\"event1\":121}}"),
         server.subscriptions.stream().map(WsServer.Frame::text).collect(Collectors.toList()),
         "the cursor: the last event's cycle, then past the gap's `to` to the replay's cycle");
-    List<String[]> lines = logLines();
-    assertEquals(List.of(rec(1), rec(2), gap(3, 120), replay(121), rec(122)), records(lines));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), gap(3, 120), replay(121), rec(122)), Logs.records(lines));
     List<String[]> ends = Logs.kind(lines, "E");
     assertTrue(ends.get(1)[10].contains("WebSocket stream ended without a close frame"), ends.get(1)[10]);
     List<String[]> begins = Logs.kind(lines, "B");
@@ -226,7 +217,7 @@ class MuxWsTest {
     List<MuxEngine.Interval> ivs = runOne(config(150));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.errors));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.backoffs));
-    String[] e = Logs.kind(logLines(), "E").get(0);
+    String[] e = Logs.kind(Logs.closedLines(dir), "E").get(0);
     assertEquals("0", e[4]);
     assertTrue(e[10].startsWith("WebSocket handshake: Sec-WebSocket-Accept"), e[10]);
     Thread.sleep(100);
@@ -239,8 +230,8 @@ class MuxWsTest {
     List<MuxEngine.Interval> ivs = runOne(config(150));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.errors));
     assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.backoffs));
-    List<String[]> lines = logLines();
-    assertEquals(List.of("{\"error\":{\"status\":400,\"message\":\"no websocket\"}}"), records(lines));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of("{\"error\":{\"status\":400,\"message\":\"no websocket\"}}"), Logs.records(lines));
     assertEquals("400", Logs.kind(lines, "E").get(0)[3]);
   }
 
