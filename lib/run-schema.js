@@ -24,7 +24,7 @@ const PARAMETERS = [
   { name: 'server', old: 'server', unit: null, kind: 'string', required: true,
     about: 'the server under test: node, node-cluster, tc6, tc7, tc6-bio, tc7-bio' },
   { name: 'type', old: 'type', unit: null, kind: 'string', required: true,
-    about: 'the test type (lib/test-types.js): comet, poll, pull, sse' },
+    about: 'the test type, one of lib/test-types.js TEST_TYPES: comet, poll, pull, sse, ws' },
   { name: 'rampupS', old: 'rampup', unit: 's', kind: 'number', required: true,
     about: 'seconds to start all connections' },
   { name: 'durationS', old: 'duration', unit: 's', kind: 'number', required: true,
