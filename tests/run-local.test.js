@@ -17,8 +17,8 @@ const RAMPUP = 2;
 const DURATION = 15;
 
 // Comet always with an event; poll without one on node (every poll times out after 3 s) and with one on
-// tc6 (every poll ends with an event), so both kinds of poll answer are covered. Each implementation runs
-// once here; tests/sweep.test.js's mini sweep runs both types on all three through run.sh.
+// tc6 (every poll ends with an event), so both kinds of poll answer are covered. tests/sweep.test.js's
+// mini sweep runs the other two pairings (tc6 comet, tc7 poll) through run.sh.
 const RUNS = [
   ['node', 'comet', ['-', 'event1', '2000']],
   ['node', 'poll', ['3000']],
