@@ -11,7 +11,11 @@ package pushbench.jmeter;
 // which a reconnection adds the cursor it resumes from.
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 final class MuxConfig {
   enum Type { COMET, POLL, PULL, SSE, WS }
@@ -63,25 +67,28 @@ final class MuxConfig {
     // ISO-8859-1 maps each byte to one char and back, so the id's bytes go out as they came
     String resume = lastEventId == null || lastEventId.length == 0 ? ""
         : "Last-Event-ID: " + new String(lastEventId, StandardCharsets.ISO_8859_1) + "\r\n";
-    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
-        + "\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n" + resume
-        + "Connection: keep-alive\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    return getRequest("Accept: text/event-stream\r\nCache-Control: no-cache\r\n" + resume + "Connection: keep-alive\r\n");
   }
 
   /** A WebSocket upgrade of `path` with this Sec-WebSocket-Key (RFC 6455 4.1; no subprotocol, no extension). */
   byte[] wsRequest(String key) {
-    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port
-        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
-        + "\r\nSec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    return getRequest("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
+        + "\r\nSec-WebSocket-Version: 13\r\n");
+  }
+
+  /** A body-less GET of `path` with these header lines (each ending CRLF) after Host: its bytes, ISO-8859-1. */
+  private byte[] getRequest(String headers) {
+    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + ':' + port + "\r\n" + headers + "\r\n")
+        .getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** The WS subscription's event names (its "events" array of strings), as bytes, read once from the body. */
   byte[][] wsEvents() {
     if (wsEvents == null) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"events\"\\s*:\\s*\\[([^\\]]*)\\]").matcher(wsBody());
-      java.util.List<byte[]> names = new java.util.ArrayList<>();
+      Matcher m = Pattern.compile("\"events\"\\s*:\\s*\\[([^\\]]*)\\]").matcher(wsBody());
+      List<byte[]> names = new ArrayList<>();
       if (m.find()) {
-        java.util.regex.Matcher q = java.util.regex.Pattern.compile("\"([^\"\\\\]*)\"").matcher(m.group(1));
+        Matcher q = Pattern.compile("\"([^\"\\\\]*)\"").matcher(m.group(1));
         while (q.find()) names.add(q.group(1).getBytes(StandardCharsets.UTF_8));
       }
       wsEvents = names.toArray(new byte[0][]);
