@@ -149,7 +149,7 @@ validate_arguments() {
   while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
   RUN[port]=$(pb_server_port "${RUN[server]}")
   args_server_settings "${RUN[server]}" "${RUN[connections]}"
-  args_type_settings "${RUN[type]}" "$PB_REQUEST_SAMPLER"
+  args_type_settings "${RUN[type]}" "$PB_REQUEST_SAMPLER" "$PB_CHURN_PERCENT"
 }
 
 read_hosts() {
@@ -394,6 +394,7 @@ request.type=${RUN[type]}
 request.events=${RUN[event]}
 request.duration=${RUN[max_duration_ms]:-0}
 pull.interval=${RUN[pull_interval_ms]:-0}
+churn.percent=$PB_CHURN_PERCENT
 request.sampler=$PB_REQUEST_SAMPLER
 EOF
 }

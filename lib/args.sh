@@ -8,7 +8,7 @@
 #   args_server_settings <server> <connections>
 #                                         the settings that server type reads, checked; exports
 #                                         PB_TOMCAT_BIO_THREADS when it was auto
-#   args_type_settings <type> <sampler>   whether the request sampler (PB_REQUEST_SAMPLER) speaks the type
+#   args_type_settings <type> <sampler> <churn>   whether the request sampler (PB_REQUEST_SAMPLER) speaks the type, and churn fits it
 
 PB_USAGE_LINE='usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]
@@ -177,12 +177,15 @@ args_pull_interval() {
   printf '%s' "$interval"
 }
 
-# args_type_settings <test-type> <request sampler>: sse and ws are spoken by the mux engine only (the push
-# and HTTP samplers read comet's NDJSON, not text/event-stream or WebSocket frames).
+# args_type_settings <test-type> <request sampler> <churn percent>: sse and ws are spoken by the mux engine
+# only (the push and HTTP samplers read comet's NDJSON, not text/event-stream or WebSocket frames), and
+# churn (PB_CHURN_PERCENT, checked as a number by lib/settings-check.sh) drops their streams only.
 args_type_settings() {
-  local type=$1 sampler=$2
+  local type=$1 sampler=$2 churn=$3
   [[ ($type != sse && $type != ws) || $sampler == mux ]] ||
     args_fail "$type needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=$sampler"
+  [[ $churn =~ ^0*(\.0*)?$ || $type == sse || $type == ws ]] ||
+    args_fail "PB_CHURN_PERCENT=$churn drops SSE and WebSocket streams only, not $type streams (leave it at 0)"
 }
 
 # args_server_settings <server-type> <connections>: the settings a server type reads, checked before

@@ -40,6 +40,8 @@ settings_problems() {
     { printf 'PB_SERVER_ADDRESS must be an IPv4 address (0.0.0.0: every interface), got %q\n' "$PB_SERVER_ADDRESS"; bad=1; }
   [[ $PB_REQUEST_SAMPLER == mux || $PB_REQUEST_SAMPLER == push || $PB_REQUEST_SAMPLER == http ]] ||
     { printf 'PB_REQUEST_SAMPLER must be mux, push or http, got %q\n' "$PB_REQUEST_SAMPLER"; bad=1; }
+  [[ $PB_CHURN_PERCENT =~ ^(100|[1-9]?[0-9])(\.[0-9]{1,3})?$ && ! $PB_CHURN_PERCENT =~ ^100\.0*[1-9] ]] ||
+    { printf 'PB_CHURN_PERCENT must be a percentage from 0 to 100 (up to 3 decimals), got %q\n' "$PB_CHURN_PERCENT"; bad=1; }
   [[ $PB_JMETER_RMI_SSL == [01] ]] || { printf 'PB_JMETER_RMI_SSL must be 1 (SSL) or 0 (plain RMI), got %q\n' "$PB_JMETER_RMI_SSL"; bad=1; }
   [[ $PB_SSH_NEW_HOST_KEYS == refuse || $PB_SSH_NEW_HOST_KEYS == accept ]] ||
     { printf 'PB_SSH_NEW_HOST_KEYS must be refuse or accept, got %q\n' "$PB_SSH_NEW_HOST_KEYS"; bad=1; }

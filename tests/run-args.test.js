@@ -88,6 +88,11 @@ describe('run.sh arguments', () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /ws needs the mux engine \(PB_REQUEST_SAMPLER=mux, the default\), got PB_REQUEST_SAMPLER=http/);
   });
+  test('churn on a comet run: exit 2, churn drops SSE and WebSocket streams only, nothing started', async () => {
+    const r = await refused(['node', '5', '30', '500', 'comet', '-', 'event1', '2000'], { env: { PB_CHURN_PERCENT: '5' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /PB_CHURN_PERCENT=5 drops SSE and WebSocket streams only, not comet streams \(leave it at 0\)/);
+  });
   test('--help prints the usage, the - convention and the exit codes, exit 0', async () => {
     const r = await runSh(['--help'], { timeoutMs: 10000 });
     assert.equal(r.code, 0);
@@ -171,6 +176,7 @@ describe('run.sh hosts files', () => {
     ['PB_STREAM_BACKLOG_BYTES 0', { PB_STREAM_BACKLOG_BYTES: '0' }, /PB_STREAM_BACKLOG_BYTES must be a whole number >= 1, got 0/],
     ['PB_SERVER_ADDRESS a host name', { PB_SERVER_ADDRESS: 'localhost' }, /PB_SERVER_ADDRESS must be an IPv4 address/],
     ['PB_JMETER_RMI_SSL neither 0 nor 1', { PB_JMETER_RMI_SSL: 'yes' }, /PB_JMETER_RMI_SSL must be 1 \(SSL\) or 0/],
+    ['PB_CHURN_PERCENT over 100', { PB_CHURN_PERCENT: '100.5' }, /PB_CHURN_PERCENT must be a percentage from 0 to 100 \(up to 3 decimals\), got 100\.5/],
   ];
   for (const [name, env, message] of badSettings) {
     test(`${name}: exit 2 naming the setting, nothing started`, async () => {

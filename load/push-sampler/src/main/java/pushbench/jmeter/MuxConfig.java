@@ -50,6 +50,8 @@ final class MuxConfig {
   String threadPrefix = "Request 1-";
   /** WS: the reconnection time after a stream ended (the protocol has no retry field: SSE's default). */
   int wsRetryMs = SSE_RETRY_MS;
+  /** SSE and WS: the share (0..1) of open streams the client drops each second (MuxEngine's churn); 0: none. */
+  double churnShare;
   private byte[][] wsEvents;
 
   /** The request's bytes (head and body) for a body. */
@@ -122,7 +124,7 @@ final class MuxConfig {
   static MuxConfig parse(String label, String host, String port, String method, String path, String contentType,
                          String body, String connectTimeout, String responseTimeout, String connections,
                          String rampup, String duration, String requestType, String pullInterval,
-                         String failOnTimeout, String summaryInterval) {
+                         String failOnTimeout, String summaryInterval, String churn) {
     MuxConfig c = new MuxConfig();
     c.label = label == null || label.isEmpty() ? "request" : label;
     c.host = required("host", host);
@@ -147,6 +149,10 @@ final class MuxConfig {
     c.pullIntervalMs = (int) whole("pullInterval", pullInterval, 0, Integer.MAX_VALUE);
     c.failOnTimeout = bool("failOnTimeout", failOnTimeout);
     c.summaryIntervalMs = (int) whole("summaryInterval", summaryInterval, 10, 3_600_000);
+    c.churnShare = percent("churn", churn) / 100;
+    if (c.churnShare > 0 && c.type != Type.SSE && c.type != Type.WS) {
+      throw new IllegalArgumentException("churn drops SSE and WebSocket streams only, not " + c.type.name().toLowerCase(Locale.ROOT));
+    }
     return c;
   }
 
@@ -178,6 +184,18 @@ final class MuxConfig {
       throw new IllegalArgumentException(what + " out of range (seconds): " + v);
     }
     return ms;
+  }
+
+  // A percentage from 0 to 100 (a decimal is allowed); empty: 0.
+  private static double percent(String what, String value) {
+    String v = value == null ? "" : value.trim();
+    if (v.isEmpty()) return 0;
+    double p;
+    try { p = Double.parseDouble(v); } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " is not a percentage: '" + v + "'");
+    }
+    if (!(p >= 0 && p <= 100)) throw new IllegalArgumentException(what + " out of range 0..100 (percent): " + v);
+    return p;
   }
 
   private static Type type(String value) {

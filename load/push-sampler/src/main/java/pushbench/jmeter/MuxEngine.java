@@ -18,6 +18,12 @@ package pushbench.jmeter;
 //   end, others a failure naming the code). Any other answer, a bad accept, a protocol error or a
 //   connection ending without a close frame is a failed answer. A stream that ends or breaks is requested
 //   again as an SSE stream is, after cfg.wsRetryMs (after a failure at least the backoff);
+// - churn (sse and ws, cfg.churnShare > 0; issue #38): once a second each stream that is open (its head
+//   read; a WebSocket's upgrade done) is dropped by the client with probability churnShare, as a network
+//   drops it: the channel closed without a close frame, the answer ended ok with CHURNED as its message
+//   (what was read of a record counted as cut), and the stream requested again as a broken one is (SSE:
+//   after the server's retry, with Last-Event-ID; WebSocket: after wsRetryMs, with its cursor), so the
+//   analysis counts what was lost across the reconnection;
 // - no request starts at or after start + duration; requests in flight go on until they end; the engine is
 //   finished when none is left after the duration, or at the hard deadline start + duration +
 //   responseTimeout + deadlineGrace, where whatever is open ends as an error ("engine deadline");
@@ -60,6 +66,8 @@ final class MuxEngine implements Closeable {
   static final int BACKOFF_MAX_MS = 5000;
   static final String NOT_ERROR = "Test failed: text expected not to contain /error/";
   static final String NOT_TIMEOUT = "response contains timeout although an event was set";
+  static final String CHURNED = "churn: dropped by the client";
+  static final long CHURN_EVERY_MS = 1000;
   private static final int READS_PER_WAKEUP = 4;
   private static final byte[] NOTHING = new byte[0];
 
@@ -74,6 +82,7 @@ final class MuxEngine implements Closeable {
     long sentBytes;
     int opened;
     int backoffs;
+    int churned;
     int open;
     String firstFailure;
   }
@@ -101,6 +110,7 @@ final class MuxEngine implements Closeable {
   private int active;                  // requests in flight
   private int openChannels;
   private long nextSweep;
+  private long nextChurn;
   private long localIds;
   private boolean finished;
   private volatile boolean stopRequested;
@@ -127,6 +137,7 @@ final class MuxEngine implements Closeable {
     int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
     this.conns = new MuxConnection[owned];
     this.selector = Selector.open();
+    this.nextChurn = start + CHURN_EVERY_MS;
   }
 
   private static int positiveOr(int ms) {
@@ -199,6 +210,10 @@ final class MuxEngine implements Closeable {
       sweep(now);
       nextSweep = now + sweepEveryMs;
     }
+    if (cfg.churnShare > 0 && now >= nextChurn && now < endAt) {
+      churn();
+      nextChurn = now + CHURN_EVERY_MS;
+    }
     if (now >= endAt && active == 0) {
       closeIdle();
       timers.clear();
@@ -242,8 +257,34 @@ final class MuxEngine implements Closeable {
     }
   }
 
+  // Each open stream dropped with probability cfg.churnShare (the rule above).
+  private void churn() {
+    for (int j = 0; j < nextOpen; j++) {
+      MuxConnection c = conns[j];
+      if (c != null && streamOpen(c) && random.nextDouble() < cfg.churnShare) drop(c);
+    }
+  }
+
+  // A stream is open once its 200 head was read (WebSocket: once the upgrade was accepted).
+  private boolean streamOpen(MuxConnection c) {
+    return c.state == MuxConnection.READING && (ws() ? c.frames != null : c.parser.headersMicros > 0 && c.parser.status == 200);
+  }
+
+  private void drop(MuxConnection c) {
+    c.parser.abort();
+    if (c.frames != null) {
+      c.parser.cutBytes = c.frames.partialBytes();
+      c.frames = null;
+    }
+    iv.churned++;
+    writeEnd(c, PushClient.nowMicros(), ws() ? "101" : String.valueOf(c.parser.status), true, CHURNED, "");
+    closeChannel(c);
+    schedule(c, ws() ? cfg.wsRetryMs : retryMs(c));
+  }
+
   private long nextEvent(long now) {
     long next = Math.min(hardDeadline, nextSweep);
+    if (cfg.churnShare > 0 && now < endAt) next = Math.min(next, nextChurn);
     if (now < endAt) next = Math.min(next, endAt);
     if (nextOpen < conns.length) next = Math.min(next, openAt(nextOpen));
     if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);

@@ -36,6 +36,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   private String pullInterval = "1000";
   private String failOnTimeout = "false";
   private String summaryInterval = "1000";
+  private String churn = "0";
 
   private transient MuxEngine engine;
   private transient MuxConfig config;
@@ -49,7 +50,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     if (engine == null) {
       try {
         config = MuxConfig.parse(getName(), host, port, method, path, contentType, body, connectTimeout,
-            responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval);
+            responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval, churn);
         StreamLog log = streamLog();
         resolveShard();
         engine = new MuxEngine(config, shard, shards, engineStart(), log);
@@ -102,7 +103,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     res.setResponseCode("200");
     res.setSuccessful(iv.errors == 0);
     String message = "answers " + iv.answers + ", errors " + iv.errors + ", open " + iv.open + ", records " + iv.records
-        + ", opened " + iv.opened + ", backoffs " + iv.backoffs
+        + ", opened " + iv.opened + ", backoffs " + iv.backoffs + (iv.churned > 0 ? ", churned " + iv.churned : "")
         + (iv.firstFailure == null ? "" : ", first failure: " + iv.firstFailure);
     res.setResponseMessage(message);   // no response data: JMeter would count its length as the bytes
     res.setDataType(SampleResult.TEXT);
@@ -182,4 +183,6 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   public void setFailOnTimeout(String v) { failOnTimeout = v; }
   public String getSummaryInterval() { return summaryInterval; }
   public void setSummaryInterval(String v) { summaryInterval = v; }
+  public String getChurn() { return churn; }
+  public void setChurn(String v) { churn = v; }
 }

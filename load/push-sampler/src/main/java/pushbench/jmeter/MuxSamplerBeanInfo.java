@@ -8,13 +8,14 @@ public class MuxSamplerBeanInfo extends RequestSamplerBeanInfo {
     super(MuxSampler.class);
     createPropertyGroup("server", new String[] {"host", "port", "connectTimeout", "responseTimeout"});
     createPropertyGroup("request", new String[] {"requestType", "method", "path", "contentType", "body",
-        "pullInterval", "failOnTimeout"});
+        "pullInterval", "failOnTimeout", "churn"});
     createPropertyGroup("load", new String[] {"connections", "rampup", "duration", "summaryInterval"});
     createPropertyGroup("log", new String[] {"streamDir", "rotateMegabytes"});
     requestProperties();
     text("requestType", "comet");
     text("pullInterval", "1000");
     text("failOnTimeout", "false");
+    text("churn", "0");
     text("connections", "1");
     text("rampup", "0");
     text("duration", "60");

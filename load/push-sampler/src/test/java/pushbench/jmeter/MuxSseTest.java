@@ -190,6 +190,48 @@ class MuxSseTest {
   }
 
   @Test
+  void churnDropsAnOpenStreamEachSecondAndItsReconnectionResumesWithTheLastId() throws Exception {
+    server.answer(chunkedHead(200, "OK", SSE), chunk("retry: 200\n\n" + event("event1:1", rec(1)) + event("event1:2", rec(2))),
+        pause(1500), END);   // still open when the churn drops it at 1 s
+    server.answer(chunkedHead(200, "OK", SSE), chunk(event("event1:3", replay(3)) + event("event1:4", rec(4))), pause(300), END);
+    MuxConfig c = config(1500);
+    c.churnShare = 1.0;
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.churned), "dropped once: the second stream opens after 1.2 s and the next churn is at 2 s, after the duration");
+    assertEquals(2, MuxEngineTest.sum(ivs, iv -> iv.answers));
+    assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors), "a drop by churn is no failure");
+    assertEquals("event1:2", header(server.requests.get(1), "Last-Event-ID"));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), replay(3), rec(4)), Logs.records(lines));
+    List<String[]> ends = Logs.kind(lines, "E");
+    assertEquals("200", ends.get(0)[3]);
+    assertEquals("1", ends.get(0)[4], "ok");
+    assertEquals("2", ends.get(0)[5], "records");
+    assertEquals(MuxEngine.CHURNED, ends.get(0)[9]);
+    long dropped = Long.parseLong(ends.get(0)[1]) - Long.parseLong(Logs.kind(lines, "B").get(0)[1]);
+    assertTrue(dropped >= 950_000 && dropped < 1_400_000, "dropped at the first churn, 1 s after the start: " + dropped + " µs");
+    long waited = Long.parseLong(Logs.kind(lines, "B").get(1)[1]) - Long.parseLong(ends.get(0)[1]);
+    assertTrue(waited >= 190_000 && waited < 800_000, "requested again after the server's retry: " + waited + " µs");
+  }
+
+  @Test
+  void churnIsAShareOfSseAndWebSocketStreamsOnly() {
+    MuxConfig c = MuxConfig.parse("request", "127.0.0.1", "8080", "GET", PATH, "", "", "1000", "1000", "10", "0", "1", "sse",
+        "1000", "false", "1000", "12.5");
+    assertEquals(0.125, c.churnShare, 1e-9);
+    IllegalArgumentException comet = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> MuxConfig.parse("request", "127.0.0.1", "8080", "POST", "/request", "", "", "1000", "1000", "10", "0", "1",
+            "comet", "1000", "false", "1000", "5"));
+    assertEquals("churn drops SSE and WebSocket streams only, not comet", comet.getMessage());
+    IllegalArgumentException range = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> MuxConfig.parse("request", "127.0.0.1", "8080", "GET", PATH, "", "", "1000", "1000", "10", "0", "1",
+            "sse", "1000", "false", "1000", "101"));
+    assertEquals("churn out of range 0..100 (percent): 101", range.getMessage());
+    assertEquals(0, MuxConfig.parse("request", "127.0.0.1", "8080", "POST", "/request", "", "", "1000", "1000", "10", "0", "1",
+        "poll", "1000", "false", "1000", "").churnShare, "empty: none");
+  }
+
+  @Test
   void withoutARetryTheReconnectionWaitsTheDefault() throws Exception {
     server.answer(chunkedHead(200, "OK", SSE), chunk(event("event1:7", rec(7))), END);
     server.answer(chunkedHead(200, "OK", SSE), pause(200), END);

@@ -212,6 +212,29 @@ class MuxWsTest {
   }
 
   @Test
+  void churnDropsAnOpenStreamWithoutACloseFrameAndItsReconnectionCarriesTheCursor() throws Exception {
+    server.accept(write(concat(text(rec(1)), text(rec(2)))), pause(1500), write(close(1000, "")));   // open at the churn
+    server.accept(write(text(replay(3))), pause(300), write(close(1000, "")));
+    MuxConfig c = config(1500);
+    c.wsRetryMs = 200;
+    c.churnShare = 1.0;
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertEquals(1, MuxEngineTest.sum(ivs, iv -> iv.churned));
+    assertEquals(0, MuxEngineTest.sum(ivs, iv -> iv.errors), "a drop by churn is no failure");
+    assertEquals(List.of(SUBSCRIPTION, "{\"type\":\"ws\",\"events\":[\"event1\"],\"cursor\":{\"event1\":2}}"),
+        server.subscriptions.stream().map(WsServer.Frame::text).collect(Collectors.toList()));
+    List<String[]> lines = Logs.closedLines(dir);
+    assertEquals(List.of(rec(1), rec(2), replay(3)), Logs.records(lines));
+    String[] dropped = Logs.kind(lines, "E").get(0);
+    assertEquals("101", dropped[3]);
+    assertEquals("1", dropped[4]);
+    assertEquals(MuxEngine.CHURNED, dropped[9]);
+    waitFor(() -> !closesReceived().isEmpty());
+    assertEquals(List.of(2), closesReceived().stream().map(WsServer.Frame::connection).collect(Collectors.toList()),
+        "dropped as a network drops it: no close frame on the first connection, the second's close answered");
+  }
+
+  @Test
   void aBadAcceptIsAFailedAnswerAndNoSubscriptionIsSent() throws Exception {
     server.acceptBadly(pause(500));
     List<MuxEngine.Interval> ivs = runOne(config(150));
