@@ -1,7 +1,7 @@
 'use strict';
 // sweep.sh's command line.
 
-const { STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
+const { STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_INTERVALS_MS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
 const { parseBudget, BudgetError } = require('./budget');
 const { parseLanes, LaneError } = require('./lanes');
 
@@ -21,6 +21,8 @@ Selection (each narrows the full list; the order stays Appendix A's):
   --pull-intervals emit,500  with pull: ms between one client's pulls, each crossed with every emit
                              interval; emit = that emit interval (default: emit only)
   --levels 1000,5000,...     concurrent requests (default: 1000,5000,10000,15000,20000)
+  --emit-intervals 1000,...  ms between emit cycles of the runs with events (default: the study's
+                             ${EMIT_INTERVALS_MS.join(',')}); others go beyond its grid, e.g. 500 to load a server harder
   --filter TEXT              keep command lines containing TEXT or matching it as a regular
                              expression; repeat to require several
   --duration S               seconds per run (default ${DEFAULT_DURATION}, as in the study)
@@ -92,7 +94,7 @@ function parse(argv) {
     mode: 'run', selection: {}, filters: [], dir: null,
     retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0, lanes: null,
   };
-  const takes = new Set(['--servers', '--types', '--pull-intervals', '--levels', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
+  const takes = new Set(['--servers', '--types', '--pull-intervals', '--levels', '--emit-intervals', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
     '--budget', '--lanes']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
@@ -114,6 +116,7 @@ function parse(argv) {
       case '--types': o.selection.types = list(v, TYPES, a); break;
       case '--pull-intervals': o.selection.pullIntervals = list(v, null, a).map((n) => (n === EMIT_PULL ? n : count(n, a, 1))); break;
       case '--levels': o.selection.levels = list(v, null, a).map((n) => count(n, '--levels', 1)); break;
+      case '--emit-intervals': o.selection.emitIntervalsMs = list(v, null, a).map((n) => count(n, a, 10)); break;
       case '--filter': o.filters.push(v); o.selection.filters = o.filters; break;
       case '--duration': o.selection.duration = count(v, a, 1); break;
       case '--rampup': o.selection.rampup = count(v, a, 0); break;
@@ -149,6 +152,7 @@ function withDefaults(sel) {
     types: sel.types ?? DEFAULT_TYPES,
     pullIntervals: sel.pullIntervals ?? DEFAULT_PULL_INTERVALS,
     levels: sel.levels ?? LEVELS,
+    emitIntervalsMs: sel.emitIntervalsMs ?? EMIT_INTERVALS_MS,
     filters: sel.filters ?? [],
     duration: sel.duration ?? DEFAULT_DURATION,
     rampup: sel.rampup ?? DEFAULT_RAMPUP,

@@ -23,6 +23,7 @@ const EMIT_PULL = 'emit';
 const DEFAULT_PULL_INTERVALS = [EMIT_PULL];
 const LEVELS = [1000, 5000, 10000, 15000, 20000];
 const EMIT_SECONDS = [1, 5, 10, 30];
+const EMIT_INTERVALS_MS = EMIT_SECONDS.map((s) => s * 1000);   // the default of --emit-intervals
 const POLL_MAX_SECONDS = [1, 5, 10, 30];
 const POLL_WITH_EVENTS_MAX_SECONDS = 180;
 const EVENT = 'event1';
@@ -59,27 +60,27 @@ function pullIntervalsFor(pullIntervals, emitIntervalMs) {
 
 // Every permutation for the given selection, in Appendix A's order.
 function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
-  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS } = {}) {
+  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS, emitIntervalsMs = EMIT_INTERVALS_MS } = {}) {
   const out = [];
   const add = (...a) => out.push(permutation(...a, rampup, duration));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
     const heldStreams = (type) => {
-      for (const emit of EMIT_SECONDS) for (const n of levels) add(server, type, n, { emitIntervalMs: emit * 1000 });
+      for (const emit of emitIntervalsMs) for (const n of levels) add(server, type, n, { emitIntervalMs: emit });
       for (const n of levels) add(server, type, n, {});
     };
     if (types.includes('comet')) heldStreams('comet');
     if (types.includes('poll')) {
-      for (const emit of EMIT_SECONDS) {
+      for (const emit of emitIntervalsMs) {
         for (const n of levels) {
-          add(server, 'poll', n, { emitIntervalMs: emit * 1000, maxDurationMs: POLL_WITH_EVENTS_MAX_SECONDS * 1000 });
+          add(server, 'poll', n, { emitIntervalMs: emit, maxDurationMs: POLL_WITH_EVENTS_MAX_SECONDS * 1000 });
         }
       }
       for (const max of POLL_MAX_SECONDS) for (const n of levels) add(server, 'poll', n, { maxDurationMs: max * 1000 });
     }
     if (types.includes('pull')) {
-      for (const emit of EMIT_SECONDS) {
-        for (const pullIntervalMs of pullIntervalsFor(pullIntervals, emit * 1000)) {
-          for (const n of levels) add(server, 'pull', n, { emitIntervalMs: emit * 1000, pullIntervalMs });
+      for (const emit of emitIntervalsMs) {
+        for (const pullIntervalMs of pullIntervalsFor(pullIntervals, emit)) {
+          for (const n of levels) add(server, 'pull', n, { emitIntervalMs: emit, pullIntervalMs });
         }
       }
     }
@@ -102,6 +103,6 @@ function matchesFilters(command, filters) {
 }
 
 module.exports = {
-  SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_SECONDS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
+  SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_SECONDS, EMIT_INTERVALS_MS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
   DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters, withDuration,
 };

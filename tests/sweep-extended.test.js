@@ -51,6 +51,22 @@ test('--servers narrows either study and takes the new servers; a study that doe
   assert.match(badServer.stderr, /unknown 'tc8'/);
 });
 
+test('--emit-intervals replaces the study\'s emit intervals in every type with events; below 10 ms is refused', () => {
+  assert.deepEqual(list('--servers', 'node,node-cluster', '--types', 'poll', '--levels', '10000,15000', '--emit-intervals', '500', '--filter', 'event1'), [
+    './run.sh node 30 600 10000 poll 180000 event1 500', './run.sh node 30 600 15000 poll 180000 event1 500',
+    './run.sh node-cluster 30 600 10000 poll 180000 event1 500', './run.sh node-cluster 30 600 15000 poll 180000 event1 500',
+  ]);
+  assert.deepEqual(list('--servers', 'tc7', '--types', 'comet,pull,sse', '--levels', '1000', '--emit-intervals', '250,2000', '--filter', 'event1'), [
+    './run.sh tc7 30 600 1000 comet - event1 250', './run.sh tc7 30 600 1000 comet - event1 2000',
+    './run.sh tc7 30 600 1000 pull 250 event1 250', './run.sh tc7 30 600 1000 pull 2000 event1 2000',
+    './run.sh tc7 30 600 1000 sse - event1 250', './run.sh tc7 30 600 1000 sse - event1 2000',
+  ], 'a pull at each emit interval (the default --pull-intervals emit)');
+  assert.equal(list().length, 195, 'the default stays the study\'s grid');
+  const r = sweep('--emit-intervals', '5', '--list');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--emit-intervals must be a whole number >= 10, got '5'/);
+});
+
 test('a fixture sweep over all six servers draws the RQ2, RQ4 and criterion figures with their servers', () => {
   const dir = scratchDir('pb-extended-');
   const servers = ['node', 'node-cluster', 'tc6', 'tc6-bio', 'tc7', 'tc7-bio'];
