@@ -62,15 +62,19 @@ const pct = (share) => `${fmt(share * 100)}%`;
 // held no connection.
 const noLoad = (m) => m.threads > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
 
-// Reasons the load fell short of what the run asked; each { rule, text }.
+// Reasons the load fell short of what the run asked; each { rule, text }. A churned run's clients are away
+// from a dropped stream until they resume it (docs/engine.md "Churn"), so the connections it held and the
+// answers it got live fall short by design: neither is judged (its received and missed messages, counted
+// across reconnections, say what the churn cost).
 function shortfalls(m, t) {
   const out = [];
   const a = m.answers;
-  if (a && a.expected > 0 && a.judged !== false && a.share !== null && a.share < t.ANSWERS_SHORT) {
+  const churned = m.churnPercent > 0;
+  if (!churned && a && a.expected > 0 && a.judged !== false && a.share !== null && a.share < t.ANSWERS_SHORT) {
     out.push({ rule: 'answers-short', text: `${fmt(a.achievedPerSecond)} of ${fmt(a.expectedPerSecond)} answers/s asked (${pct(a.share)}; ${a.basis})` });
   }
   const c = m.connections;
-  if (!noLoad(m) && c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
+  if (!churned && !noLoad(m) && c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
     out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
   }
   const r = m.rampup;
@@ -204,6 +208,7 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   const dis = disturbance(m, t);
   const unknowns = [...gen.unknown, ...known, ...(short.length ? [] : lost.map((l) => `records lost: ${l}`))];
   if (m.window.seconds < 1) unknowns.push('no steady window: the run has no load seconds to judge');
+  if (m.churnPercent > 0) unknowns.push(`churn: the clients drop ${fmt(m.churnPercent)}% of their streams a second, so the connections held and the answers got live are not judged`);
   const serverCpuUnknown = m.server.seconds === 0;
   if (serverCpuUnknown) unknowns.push('server process CPU unknown (no pidstat samples in the steady window)');
   const tag = (list, verdict) => list.map(({ rule, text }) => ({ rule, verdict, text }));

@@ -146,6 +146,10 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
   });
 }
 
+// The share of their streams the clients drop each second by design (PB_CHURN_PERCENT, docs/engine.md
+// "Churn": SSE and WebSocket only), from the settings run.json's provenance records; 0 without.
+const churnPercentOf = (run) => Number(run.provenance?.settings?.PB_CHURN_PERCENT ?? 0) || 0;
+
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
 // sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed (errors), failures
 // (every failed sample: errors and timeout failures), samples, kinds: [{ kind, count }] },
@@ -164,6 +168,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
     threads: run.connections,
+    churnPercent: churnPercentOf(run),
     connections: { expected: run.type === 'pull' ? 0 : run.connections, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
       max: connections.length ? Math.max(...connections) : null,
       share: run.connections && connections.length ? r3(mean(connections) / run.connections) : null },

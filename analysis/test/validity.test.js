@@ -20,11 +20,12 @@ const fill = (n, v) => new Array(n).fill(v);
 function dataSet({ type = 'poll', threads = 1000, interval = 1000, maxDuration = 180000, event = 'event1', rampup = 10, duration = 60,
   hostCpu = 40, steal = 0, serverCpu = 30, jvmCpu = 40, gc = 0, connections = threads, requestsPerCycle = threads,
   engineKnown = true, lastStart = rampup, gaps = { p50Ms: 1, p90Ms: 2, p99Ms: 5 }, missed = 0, errors = 0, emitDurationMs = 20,
-  server = 'node', sutAddress = '127.0.0.1', engineAddress = '127.0.0.1', engineHostCpu = hostCpu } = {}) {
+  server = 'node', sutAddress = '127.0.0.1', engineAddress = '127.0.0.1', engineHostCpu = hostCpu, churn = null } = {}) {
   const seconds = duration + 5;
   const run = { server, type, connections: threads, rampupS: rampup, durationS: duration, event, emitIntervalMs: event ? interval : null,
     maxDurationMs: type === 'poll' ? maxDuration : null,
-    hosts: { sut: { name: 'sut', address: sutAddress }, engines: [{ name: 'gen1', address: engineAddress }] } };
+    hosts: { sut: { name: 'sut', address: sutAddress }, engines: [{ name: 'gen1', address: engineAddress }] },
+    ...(churn === null ? {} : { provenance: { settings: { PB_CHURN_PERCENT: churn } } }) };
   const window = steadyWindow(run, 0, seconds);
   const cycles = [];
   if (event) for (let s = 0; s < duration; s += interval / 1000) cycles.push({ createdSecond: s + 0.3, requests: requestsPerCycle, duration: emitDurationMs });
@@ -54,6 +55,21 @@ test('a light run is valid, with full confidence', () => {
   assert.equal(v.verdict, 'valid');
   assert.deepEqual(v.reasons, []);
   assert.equal(v.confidence, 'full');
+});
+
+test('a churned SSE run holds fewer connections and gets fewer live answers by design: valid, neither judged, said in its unknowns', () => {
+  const churned = { type: 'sse', maxDuration: null, connections: 740, requestsPerCycle: 757 };
+  const without = assessValidity(dataSet(churned).m, { thresholds: T });
+  assert.equal(without.verdict, 'server-limited', 'the same shortfall without churn');
+  assert.deepEqual(without.reasons.map((r) => r.rule), ['no-generator-sign', 'answers-short', 'connections-short']);
+  const { m } = dataSet({ ...churned, churn: '10' });
+  assert.equal(m.churnPercent, 10);
+  const v = assessValidity(m, { thresholds: T });
+  assert.equal(v.verdict, 'valid');
+  assert.equal(v.confidence, 'reduced');
+  assert.deepEqual(v.unknowns, ['churn: the clients drop 10% of their streams a second, so the connections held and the answers got live are not judged']);
+  assert.equal(dataSet({ churn: '0' }).m.churnPercent, 0);
+  assert.equal(dataSet().m.churnPercent, 0, 'no provenance: no churn');
 });
 
 test('answers short with the shared host saturated by the JMeter JVM: generator-bound, with its numbers', () => {
