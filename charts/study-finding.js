@@ -30,12 +30,13 @@
 //   rule alone (usableRuns).
 // - A check's conclusion: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
 //   comparable' when the effect depends on the study's machine (machine), software versions (versions) or
-//   clients (client),
-//   answers a question the study left open (noStudyResult), every run got the load it asked for so a
-//   throughput difference cannot show (keepsUp), or with too few repeats; else 'confirmed' (holds) or
-//   'not confirmed' (reversed, or within noise).
+//   clients (client), every run got the load it asked for so a throughput difference cannot show
+//   (keepsUp), or with too few repeats; else, for a question the study left open (noStudyResult),
+//   'answered' (pushbench's answer: yes when it holds, no when reversed, no difference within noise);
+//   else 'confirmed' (holds) or 'not confirmed' (reversed, or within noise).
 // - A finding's conclusion: 'not confirmed' if any check is, else 'not comparable' if any is, else
-//   'indicative' if any is, else 'confirmed'; checks not run yet are left out ('not run yet' when all are).
+//   'indicative' if any is, else 'answered' if any is, else 'confirmed'; checks not run yet are left out
+//   ('not run yet' when all are).
 const { describe, welch } = require('./study-stats');
 const { metricValue, STUDY_METRICS } = require('./study-metrics');
 const { selectRuns, valueName } = require('./figure-data');
@@ -49,9 +50,17 @@ const isUsable = (run) => ['valid', 'server-limited'].includes(verdictOf(run.sum
 const SIGN_TEST_P = 0.05;       // the one-sided level of the sign test across conditions
 const SIGN_TEST_MIN = 5;        // conditions the sign test needs to reach SIGN_TEST_P (0.5^5 = 0.031)
 const STUDY_SMALLEST_LEVEL = 1000;   // the study's smallest connection level (section 4.2)
+// The study's emit intervals (section 4.2: 1, 5, 10 and 30 s). A run with another one (sweep.sh
+// --emit-intervals, e.g. docs/study's scale-rq4) lies beyond the study's grid: only a check that asks for
+// such runs (beyondGrid) uses it, so a finding about the study's intervals is judged on the study's.
+const STUDY_EMIT_INTERVALS_MS = [1000, 5000, 10000, 30000];
+const inStudyGrid = (run) => !run.params.events || STUDY_EMIT_INTERVALS_MS.includes(run.params.emitIntervalMs);
 const MACHINE_LARGEST_LEVEL = 15000; // the most connections this machine holds (20,000 open files a process: docs/limits.md)
 
-const CONCLUSIONS = ['confirmed', 'not confirmed', 'not comparable', 'indicative', 'not run yet'];
+const CONCLUSIONS = ['confirmed', 'not confirmed', 'not comparable', 'indicative', 'answered', 'not run yet'];
+// An open question's answer from what its conditions showed.
+const ANSWERS = { holds: 'answered: yes, beyond noise', reversed: 'answered: no, the opposite beyond noise',
+  'within noise': 'answered: no difference beyond noise' };
 
 function judge(a, b, expect, { tolerance = TOLERANCE, margin = 0 } = {}) {
   const x = describe(a);
@@ -139,7 +148,6 @@ function checkConclusion({ outcome, scale = null, machine = null, versions = nul
   const indicative = outcome ?? null;
   if (indicative === null) return { conclusion: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
   const why = [];
-  if (noStudyResult) why.push('no study result: the study left this question open');
   if (machine) why.push(`machine: ${machine}`);
   if (versions) why.push(`versions: ${versions}`);
   if (client) why.push(`client: ${client}`);
@@ -151,7 +159,10 @@ function checkConclusion({ outcome, scale = null, machine = null, versions = nul
     conclusion = 'indicative';
     why.unshift(`scale: ${scale}; ${indicative === 'holds' ? 'the runs there agree' : indicative === 'reversed' ? 'the runs there disagree' : `the runs there are ${indicative}`}`);
   } else if (why.length) conclusion = 'not comparable';
+  else if (noStudyResult) conclusion = 'answered';
   else conclusion = indicative === 'holds' ? 'confirmed' : 'not confirmed';
+  if (noStudyResult) why.unshift('no study result: the study left this question open');
+  if (conclusion === 'answered') why.push(ANSWERS[indicative]);
   if (conclusion === 'not confirmed') why.push(withinNoise ? 'within noise: the conditions do not show it beyond the 95% interval or the sign test' : 'reversed beyond noise');
   if (provisional) why.push(`provisional: rests on runs not valid (${provisional})`);
   return { conclusion, why, indicative, withinNoise, provisional };
@@ -161,7 +172,8 @@ function findingConclusion(checks) {
   const evaluated = checks.filter((c) => c.conclusion !== 'not run yet');
   const pick = (v) => evaluated.some((c) => c.conclusion === v);
   const conclusion = !evaluated.length ? 'not run yet'
-    : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : pick('indicative') ? 'indicative' : 'confirmed';
+    : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : pick('indicative') ? 'indicative'
+      : pick('answered') ? 'answered' : 'confirmed';
   return { conclusion, withinNoise: evaluated.some((c) => c.withinNoise), provisional: evaluated.some((c) => c.provisional),
     notRun: checks.length - evaluated.length };
 }
@@ -297,7 +309,8 @@ function rowsAtScale(check, runs, level) {
   return comparisons(check, runs.filter((r) => r.params.connections >= level));
 }
 
-function evaluateCheck(check, runs) {
+function evaluateCheck(check, allRuns) {
+  const runs = check.beyondGrid ? allRuns : allRuns.filter(inStudyGrid);
   const gate = scaleGate(check);
   let rows = rowsAtScale(check, runs, gate.level);
   let scale = null;
@@ -329,4 +342,4 @@ function evaluateFinding(finding, runs) {
 }
 
 module.exports = { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding,
-  comparisons, usableRuns, isUsable, conditionLabel, CONCLUSIONS, TOLERANCE, KEEPS_UP_SHARE, STUDY_SMALLEST_LEVEL, MACHINE_LARGEST_LEVEL };
+  comparisons, usableRuns, isUsable, inStudyGrid, conditionLabel, CONCLUSIONS, TOLERANCE, KEEPS_UP_SHARE, STUDY_SMALLEST_LEVEL, MACHINE_LARGEST_LEVEL };

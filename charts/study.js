@@ -17,7 +17,7 @@ const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, valueName } = require('./figure-data');
 const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
-const { evaluateFinding, conditionLabel, usableRuns, CONCLUSIONS, STUDY_SMALLEST_LEVEL } = require('./study-finding');
+const { evaluateFinding, conditionLabel, usableRuns, inStudyGrid, CONCLUSIONS, STUDY_SMALLEST_LEVEL } = require('./study-finding');
 const { describe, band } = require('./study-stats');
 const { leaveOutSuperseded } = require('./study-superseded');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
@@ -82,7 +82,7 @@ function rowNumbers(check, row) {
   return `${escapeHtml(an)}: ${withCi(row.a)}; ${escapeHtml(bn)}: ${withCi(row.b)} ${escapeHtml(unit)}${ratio}${diff}`;
 }
 
-const CONCLUSION_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', 'not run yet': 'none' };
+const CONCLUSION_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', answered: 'ok', 'not run yet': 'none' };
 const conclusionBadge = (v, extra = '') => `<span class="conclusion-tag ${CONCLUSION_CLASS[v]}" data-conclusion="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
 const marks = (e) => (e.provisional ? ' <span class="warn" title="rests on runs that are not valid">(provisional)</span>' : '')
   + (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
@@ -266,11 +266,12 @@ function supersededBlock({ leftOut, sweeps }) {
   return items.length ? `<div class="flags" id="superseded"><strong>Sweeps superseded</strong> (their data stay in data/; data/superseded.json lists them)<ul>${items.join('')}</ul></div>` : '';
 }
 
-// Every comparison figure (id -> its figure-data.js result, bands added) drawn from the runs at scale:
-// each permutation's lines rest on its valid runs when it has two or more, as the conclusions do.
+// Every comparison figure (id -> its figure-data.js result, bands added) drawn from the runs at scale in
+// the study's grid of emit intervals: each permutation's lines rest on its valid runs when it has two or
+// more, as the conclusions do.
 function figureResults(atScale, runs) {
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
-  const figureRuns = [...byPermutation(atScale).values()].flatMap(usableRuns);
+  const figureRuns = [...byPermutation(atScale.filter(inStudyGrid)).values()].flatMap(usableRuns);
   return new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
 }
 
@@ -357,6 +358,7 @@ at the study's scale (1,000\u201315,000 connections, 3 repeats) and a conclusion
 condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
 noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
 repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
+<strong>answered</strong> (a question the study left open, RQ2 and RQ4's future work: pushbench's answer, yes, no or no difference beyond noise)
 or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
 run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a conclusion when each side keeps two valid runs;
 otherwise the conclusion rests on them and is marked provisional. The rules: charts/study-finding.js; how this page was made and how to make the

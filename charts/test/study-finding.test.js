@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { t975, describe, welch, band } = require('../study-stats');
-const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns } = require('../study-finding');
+const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns, inStudyGrid } = require('../study-finding');
 const { FINDINGS } = require('../study-findings');
 const { STUDY_METRICS, WARMUP_SECONDS, MIN_WARM_CYCLES } = require('../study-metrics');
 
@@ -84,7 +84,7 @@ test('across conditions: a sign test from 5 conditions on, each condition beyond
   assert.equal(acrossConditions([{ outcome: 'reversed' }, { outcome: 'reversed' }, { outcome: 'holds' }], { similar: true }).outcome, 'reversed');
 });
 
-test('check conclusions: confirmed, not confirmed, not comparable (why), indicative below scale, not run yet', () => {
+test('check conclusions: confirmed, not confirmed, not comparable (why), indicative below scale, answered (open questions), not run yet', () => {
   assert.equal(checkConclusion({ outcome: 'holds' }).conclusion, 'confirmed');
   assert.equal(checkConclusion({ outcome: 'reversed' }).conclusion, 'not confirmed');
   const noise = checkConclusion({ outcome: 'within noise' });
@@ -105,6 +105,18 @@ test('check conclusions: confirmed, not confirmed, not comparable (why), indicat
   assert.match(checkConclusion({ outcome: 'holds', client: 'JMeter 2.4' }).why[0], /^client: JMeter 2\.4/);
   assert.equal(checkConclusion({ outcome: 'holds', client: 'JMeter 2.4' }).conclusion, 'not comparable');
   assert.match(checkConclusion({ outcome: 'too few' }).why[0], /^too few runs/);
+  // a question the study left open: answered, with pushbench's answer, unless something else limits it
+  for (const [outcome, answer] of [['holds', 'answered: yes, beyond noise'], ['reversed', 'answered: no, the opposite beyond noise'],
+    ['within noise', 'answered: no difference beyond noise']]) {
+    const open = checkConclusion({ outcome, noStudyResult: true });
+    assert.equal(open.conclusion, 'answered', outcome);
+    assert.deepEqual(open.why, ['no study result: the study left this question open', answer]);
+  }
+  const kept = checkConclusion({ outcome: 'holds', noStudyResult: true, keepsUp: true });
+  assert.equal(kept.conclusion, 'not comparable', 'every server kept up: no answer about throughput');
+  assert.match(kept.why[0], /^no study result/);
+  assert.equal(checkConclusion({ outcome: 'too few', noStudyResult: true }).conclusion, 'not comparable');
+  assert.equal(checkConclusion({ outcome: 'holds', noStudyResult: true, scale: 'these runs reach 400' }).conclusion, 'indicative');
   const provisional = checkConclusion({ outcome: 'holds', provisional: 'disturbed 3' });
   assert.equal(provisional.conclusion, 'confirmed');
   assert.match(provisional.why.at(-1), /provisional: rests on runs not valid \(disturbed 3\)/);
@@ -114,6 +126,9 @@ test('check conclusions: confirmed, not confirmed, not comparable (why), indicat
   assert.equal(f('confirmed', 'indicative'), 'indicative');
   assert.equal(f('confirmed', 'not comparable', 'indicative'), 'not comparable');
   assert.equal(f('not comparable', 'not confirmed', 'confirmed'), 'not confirmed');
+  assert.equal(f('answered', 'confirmed'), 'answered');
+  assert.equal(f('answered', 'indicative'), 'indicative');
+  assert.equal(f('answered', 'not comparable'), 'not comparable');
   assert.equal(f('not run yet', 'not run yet'), 'not run yet');
 });
 
@@ -237,6 +252,22 @@ test('metrics: spikes on in-window peaks, levels on means, memory peaks in the s
   assert.equal(STUDY_METRICS.peakEmitDurationMs.value(e), 16);
   e.series.emitDuration[35] = null;
   assert.equal(STUDY_METRICS.emitDurationMs.value(e), null, `fewer than ${MIN_WARM_CYCLES} warm cycles`);
+});
+
+test('runs beyond the study\'s emit intervals (sweep.sh --emit-intervals) feed only the checks that ask for them', () => {
+  const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: { server: 'node' } };
+  const grid = [...repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12])];
+  const beyond = [...repeats({ type: 'poll', maxDurationMs: 180000, emitIntervalMs: 500 }, [1, 2, 1]),
+    ...repeats({ type: 'comet', emitIntervalMs: 500 }, [40, 41, 42])];
+  const study = evaluateCheck(check, [...grid, ...beyond]);
+  assert.deepEqual(study.rows.map((r) => r.label), ['Node.js, 1 s events, 1,000 connections'], 'the 0.5 s runs left out');
+  assert.equal(study.conclusion, 'confirmed');
+  const open = evaluateCheck({ ...check, beyondGrid: true }, [...grid, ...beyond]);
+  assert.deepEqual(open.rows.map((r) => r.label).sort(), ['Node.js, 0.5 s events, 1,000 connections', 'Node.js, 1 s events, 1,000 connections']);
+  assert.equal(inStudyGrid(run({ events: false, emitIntervalMs: null })), true, 'no events: in the grid');
+  assert.equal(inStudyGrid(run({ emitIntervalMs: 30000 })), true);
+  assert.equal(inStudyGrid(run({ emitIntervalMs: 2000 })), false);
+  assert.ok(FINDINGS.find((f) => f.id === 'rq4').checks.every((c) => c.beyondGrid), 'RQ4 asks for the runs that load one Node.js process beyond its core');
 });
 
 test('trend, load kept up, threshold and crash checks', () => {

@@ -21,7 +21,7 @@ test('the committed page rebuilds identically from the committed data (golden)',
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-study-'));
   const r = spawnSync(process.execPath, [STUDY, '--data', path.join(DOCS, 'data'), '--out', out], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^\d+ runs, \d+ charts; conclusions: confirmed \d+, not confirmed \d+, not comparable \d+, indicative \d+, not run yet \d+\n/);
+  assert.match(r.stdout, /^\d+ runs, \d+ charts; conclusions: confirmed \d+, not confirmed \d+, not comparable \d+, indicative \d+, answered \d+, not run yet \d+\n/);
   const built = files(out);
   assert.deepEqual(built, files(DOCS).filter((f) => f === 'index.html' || /^(assets|figures)\//.test(f)), 'the same files');
   for (const f of built) assert.ok(fs.readFileSync(path.join(out, f)).equals(fs.readFileSync(path.join(DOCS, f))), `${f} differs: rebuild with node charts/study.js`);

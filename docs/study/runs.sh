@@ -20,6 +20,9 @@
 #   scale-open      the open questions: node-cluster's and one Node.js process's long polls with 1 s events at
 #                   10,000/15,000, the server on both cores (RQ4); the blocking Tomcats' comet and long
 #                   polls with 1 s events at 1,000-15,000, a thread per connection (RQ2) (20)
+#   scale-rq4       RQ4 where one Node.js process saturates: node-cluster's and one Node.js process's long
+#                   polls with 0.5 s events (beyond the study's grid: sweep.sh --emit-intervals) at
+#                   10,000/15,000, 20,000 and 30,000 answers a second, the server on both cores (4)
 #   scale-long      600 s, as the study's runs: Tomcat 7 comet with 1 s events at 5,000 and 15,000, Tomcat 6
 #                   long polls with 1 s events at 5,000, Tomcat 7 long polls with 10 s and 30 s events at 15,000 (5)
 #
@@ -54,12 +57,12 @@ if [[ ${1:-} == --set ]]; then
 fi
 case $set_name in
   pilot | coverage | polls) ;;
-  scale-1s | scale-none | scale-intervals | scale-open | scale-long)
+  scale-1s | scale-none | scale-intervals | scale-open | scale-rq4 | scale-long)
     rampup=10
     export PB_SERVER_CPUS=${PB_SERVER_CPUS:-1} PB_ENGINE_CPUS=${PB_ENGINE_CPUS:-0}
     pin=(taskset -c "$PB_ENGINE_CPUS")
     ;;
-  *) echo "runs.sh: --set is pilot, coverage, polls, scale-1s, scale-none, scale-intervals, scale-open or scale-long, not '$set_name'" >&2; exit 2 ;;
+  *) echo "runs.sh: --set is pilot, coverage, polls, scale-1s, scale-none, scale-intervals, scale-open, scale-rq4 or scale-long, not '$set_name'" >&2; exit 2 ;;
 esac
 
 pilot() { # pilot <pass>
@@ -129,6 +132,15 @@ scale_open() { # scale_open <pass>: RQ4 (one Node.js process saturated) and RQ2 
   sweep "scale$1-bio" --servers tc6-bio,tc7-bio --levels "$LEVELS" --filter 'comet - event1 1000$|poll 180000 event1 1000$' --duration 40
 }
 
+scale_rq4() { # scale_rq4 <pass>: RQ4 at a load one Node.js process cannot answer on its one core
+  # (scale-open's 15,000 long polls with 1 s events took 89-100% of it and were all answered)
+  local pinned=$PB_SERVER_CPUS
+  PB_SERVER_CPUS=0-1
+  sweep "scale$1-rq4" --servers node,node-cluster --types poll --levels 10000,15000 --emit-intervals 500 \
+    --filter 'poll 180000 event1 500$' --duration 40
+  PB_SERVER_CPUS=$pinned
+}
+
 scale_long() { # scale_long <pass>: the study's 600 s where a finding is about time (spikes, crashes, memory)
   sweep "scale$1-long-tc7-comet" --servers tc7 --levels 5000,15000 --filter 'comet - event1 1000$' --duration 600
   sweep "scale$1-long-tc6-poll" --servers tc6 --levels 5000 --filter 'poll 180000 event1 1000$' --duration 600
@@ -147,6 +159,7 @@ for pass in "${passes[@]}"; do
     scale-none) scale_none "$pass" ;;
     scale-intervals) scale_intervals "$pass" ;;
     scale-open) scale_open "$pass" ;;
+    scale-rq4) scale_rq4 "$pass" ;;
     scale-long) scale_long "$pass" ;;
   esac
 done
