@@ -1,0 +1,60 @@
+'use strict';
+// bench/peers/table.js: the peers bench's table, median (min-max) per group and ratios to the engine's
+// figure taken pair by pair within a repeat.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spread, rows, render } = require('../bench/peers/table');
+
+const run = (repeat, generator, usPerMessage, extra = {}) => ({
+  repeat, generator, transport: 'ws', connections: 1000, usPerMessage, heapKbPerConnection: 2,
+  rssKbPerConnection: 4, openedPerSecond: 5000, tripP50Ms: 1, tripP99Ms: 3, cpuPercent: 2,
+  serverUsPerMessage: 15, messagesPerSecond: 1000, ...extra,
+});
+
+test('spread: median (min-max), one value alone, "-" for none; non-numbers left out', () => {
+  assert.equal(spread([3, 1, 2]), '2.00 (1.00-3.00)');
+  assert.equal(spread([10, 20, 30, 40]), '25.0 (10.0-40.0)');
+  assert.equal(spread([150, 250]), '200 (150-250)');
+  assert.equal(spread([7]), '7.00');
+  assert.equal(spread([null, undefined, NaN]), '-');
+  assert.equal(spread([null, 4]), '4.00');
+});
+
+test('rows: ratios to the engine pair by pair within a repeat, not of the medians', () => {
+  // engine 10, 20, 40 µs; gatling 30, 40, 40: ratios 3, 2, 1 (the medians' ratio would be 40/20 = 2 too,
+  // so the spread tells them apart: 2.00 (1.00-3.00)).
+  const runs = [
+    run(1, 'engine', 10), run(1, 'gatling', 30),
+    run(2, 'engine', 20), run(2, 'gatling', 40),
+    run(3, 'engine', 40), run(3, 'gatling', 40),
+  ];
+  const [engine, gatling] = rows(runs);
+  assert.equal(engine.generator, 'engine');
+  assert.equal(engine.cells.usPerMessage, '20.0 (10.0-40.0)');
+  assert.equal(engine.cells.usPerMessageRatio, undefined, 'no ratio of the engine to itself');
+  assert.equal(gatling.runs, 3);
+  assert.equal(gatling.cells.usPerMessageRatio, '2.00 (1.00-3.00)');
+  assert.equal(gatling.cells.heapKbPerConnectionRatio, '1.00 (1.00-1.00)');
+});
+
+test('rows: a figure a generator does not report has no ratio; a repeat without the engine pairs with nothing', () => {
+  const runs = [
+    run(1, 'engine', 10), run(1, 'gatling-bare', 20, { tripP50Ms: null, tripP99Ms: null }),
+    run(2, 'gatling-bare', 30, { tripP50Ms: null, tripP99Ms: null }),
+  ];
+  const bare = rows(runs).find((g) => g.generator === 'gatling-bare');
+  assert.equal(bare.cells.tripP50Ms, '-');
+  assert.equal(bare.cells.tripP50MsRatio, '-');
+  assert.equal(bare.cells.usPerMessageRatio, '2.00', 'only repeat 1 has the engine');
+  assert.equal(bare.cells.usPerMessage, '25.0 (20.0-30.0)');
+});
+
+test('render: one line per level, transport and generator, each ratio beside its figure', () => {
+  const runs = [run(1, 'engine', 10), run(1, 'gatling', 25), run(1, 'engine', 12, { transport: 'sse' })];
+  const lines = render(runs).split('\n');
+  assert.equal(lines.length, 4);
+  assert.match(lines[0], /^level +transport +generator +runs +CPU µs\/msg +×engine +heap KB\/conn/);
+  assert.match(lines[1], /^1000 +ws +engine +1 +10\.0 +1 /);
+  assert.match(lines[2], /^1000 +ws +gatling +1 +25\.0 +2\.50 /);
+  assert.match(lines[3], /^1000 +sse +engine/);
+});
