@@ -22,7 +22,8 @@
 # heap, --warmup s, and a steady --window s; then it is told to stop (a file) and reports.
 #   CPU µs/msg     the generator's utime + stime (/proc/<pid>/stat) over the window / the messages the server
 #                  sent in it ((emit cycles in the window) x (the last cycle's records), GET /status): one
-#                  denominator for every generator
+#                  denominator for every generator. The window starts just after an emit cycle started and
+#                  lasts the whole number of intervals nearest --window
 #   heap KB/conn   live heap (jstat after jcmd GC.run: a full collection) with the streams held, less its
 #                  baseline, / N; RSS KB/conn the same with the process's VmRSS
 #   opened/s       N / the time from the server's last /status poll with no stream to its first with all N
@@ -184,6 +185,16 @@ wait_for() {
   done
 }
 ticks_per_s=$(getconf CLK_TCK)
+# until event1's next emit cycle has started (its cycle number moves; GET /status every 20 ms, up to 2 intervals)
+wait_cycle() {
+  local c0 deadline=$((SECONDS + 2 * interval / 1000 + 2))
+  c0=$(status | jq '.events[] | select(.name == "event1") | .cycle')
+  while (($(status | jq '.events[] | select(.name == "event1") | .cycle') == c0)) && ((SECONDS < deadline)); do sleep 0.02; done
+}
+# the window: the whole number of intervals nearest --window, in seconds
+cycles=$(((window * 1000 + interval / 2) / interval))
+((cycles > 0)) || cycles=1
+window_s=$(awk -v c="$cycles" -v i="$interval" 'BEGIN { printf "%.3f", c * i / 1000 }')
 
 # one_run <generator> <transport> <connections> <repeat>: one JSON line to $out and a summary line to stdout
 one_run() {
@@ -214,8 +225,11 @@ one_run() {
   sleep "$settle"
   read -r heap1 rss1 < <(memory_kb "$gen_pid")
   sleep "$warmup"
+  # The window runs from just after an emit cycle started to just after the one that starts a whole number
+  # of intervals later, so its messages are whole cycles.
+  wait_cycle
   c0=$(cpu_ticks "$gen_pid") s0=$(cpu_ticks "$server_pid") st0=$(status) t0=$(date +%s%N)
-  sleep "$window"
+  sleep "$window_s"
   c1=$(cpu_ticks "$gen_pid") s1=$(cpu_ticks "$server_pid") st1=$(status) t1=$(date +%s%N)
   touch "$work/stop"
   local waited=0
