@@ -5,9 +5,11 @@ package pushbench.peers;
 // subscribes (SSE: GET /request?type=sse&events=event1; WebSocket: upgrade of GET /request, then the first
 // message {"type":"ws","events":["event1"]}). Gatling's own DSL, its HTTP module's sse() and ws():
 //   check  (default) every message is awaited by a check ("record") armed again as soon as the last one
-//          matched: Gatling observes each message and records the check in its stats and simulation.log;
-//          its response time is from the arming of the check to the message (the wait for the next
-//          message, about the emit interval), not a trip time: Gatling has no hook to the server's stamp
+//          matched (SSE: a loop of setCheck; WebSocket: the subscription's send awaiting one check sequence
+//          per message): Gatling observes each message and records the check in its stats and
+//          simulation.log; its response time is from the arming of the check to the message (the wait for
+//          the next message, about the emit interval), not a trip time: Gatling has no hook to the
+//          server's stamp
 //   bare   the streams held and nothing awaited: messages arrive and are dropped unmatched (the least
 //          Gatling can do with them; nothing per message is reported)
 // Prints "ready" just before the injection starts; users start at once (atOnceUsers) after <peers.baseline> s
@@ -15,7 +17,8 @@ package pushbench.peers;
 // flag), then close their stream.
 //
 // System properties: peers.port, peers.transport (sse|ws), peers.connections, peers.interval (ms, for the
-// check's timeout), peers.baseline (s), peers.stop (a file), peers.mode (check|bare).
+// check's timeout), peers.baseline (s), peers.stop (a file), peers.mode (check|bare), peers.maxMessages
+// (WebSocket: the checks awaited, at least the messages of the run).
 
 import static io.gatling.javaapi.core.CoreDsl.asLongAs;
 import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
@@ -30,6 +33,7 @@ import static io.gatling.javaapi.http.HttpDsl.ws;
 
 import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.Simulation;
+import io.gatling.javaapi.http.WsSendTextActionBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,9 +72,19 @@ public class PushSimulation extends Simulation {
           sse.checkMessage("record").check(substring("cycle").exists())));
       close = exec(sse("close").close());
     } else {
-      open = exec(ws("connect").connect("/request")).exec(ws("subscribe").sendText(SUBSCRIPTION));
-      next = exec(ws("next").setCheck().await(timeout).on(
-          ws.checkTextMessage("record").check(substring("cycle").exists())));
+      // Gatling's WebSocket checks hang on a send (or the connect): the subscription's send awaits
+      // <peers.maxMessages> check sequences of one check each, each timed from the last match. The bench
+      // ends them with /event/clear: the clear record fails the pending check (one KO per user), and the
+      // user goes on to the idle loop below until the stop.
+      WsSendTextActionBuilder subscribe = ws("subscribe").sendText(SUBSCRIPTION);
+      if (!bare) {
+        int max = Integer.getInteger("peers.maxMessages", 120);
+        for (int i = 0; i < max; i++) {
+          subscribe = subscribe.await(timeout).on(ws.checkTextMessage("record").check(substring("cycle").exists()));
+        }
+      }
+      open = exec(ws("connect").connect("/request")).exec(subscribe);
+      next = pause(Duration.ofMillis(200));
       close = exec(ws("close").close());
     }
     if (bare) next = pause(Duration.ofMillis(200));
