@@ -205,14 +205,15 @@ one_run() {
     java "${jvm_flags[@]}" -cp "$work/classes" pushbench.jmeter.PeerEngine "$transport" "$PB_PORT_NODE" "$n" 6 \
       "$work/stop" "$work/log" >"$work/gen.out" 2>"$work/gen.err" &
   else
-    java "${jvm_flags[@]}" -Dpeers.port="$PB_PORT_NODE" -Dpeers.transport="$transport" -Dpeers.connections="$n" \
+    # (--add-opens: what Gatling's own launchers give its JVM; its stats writer needs it on JDK 17)
+    java "${jvm_flags[@]}" --add-opens=java.base/java.lang=ALL-UNNAMED -Dpeers.port="$PB_PORT_NODE" -Dpeers.transport="$transport" -Dpeers.connections="$n" \
       -Dpeers.interval="$interval" -Dpeers.maxMessages=$(((settle + warmup + window + 120) * 1000 / interval)) -Dpeers.baseline=6 -Dpeers.stop="$work/stop" -Dgatling.data.enableAnalytics=false \
       -Dpeers.mode="$([[ $gen == gatling-bare ]] && echo bare || echo check)" \
       -cp "$sim_classes:$gatling_lib/*" io.gatling.app.Gatling -s pushbench.peers.PushSimulation \
       -rf "$work/gatling" >"$work/gen.out" 2>"$work/gen.err" &
   fi
   gen_pid=$!
-  fail() { echo "peers: $gen $transport $n (repeat $rep): $1" >&2; tail -5 "$work/gen.err" "$work/gen.out" >&2; exit 1; }
+  fail() { echo "peers: $gen $transport $n (repeat $rep): $1" >&2; tail -n 5 "$work/gen.err" "$work/gen.out" >&2; exit 1; }
   wait_for "$work/gen.out" '^ready' 120 || fail "never got ready"
   sleep 1
   read -r heap0 rss0 < <(memory_kb "$gen_pid")
@@ -242,16 +243,13 @@ one_run() {
   if [[ $gen == engine ]]; then
     report=$(tail -1 "$work/gen.out")
   else
-    local stats
-    stats=$(find "$work/gatling" -path '*/js/stats.json' | head -1)
-    [[ -n $stats ]] || fail "Gatling wrote no stats.json"
-    # stats.json: the "record" check's count and response-time percentiles (percentiles1 = p50, percentiles4
-    # = p99 in Gatling's default charting indicators)
+    # Gatling's own figures of its "record" check, from its report's page of that request
     # (WebSocket: the clear that ends the users fails each one's pending check, N KOs not counted as failed)
-    report=$(jq -c --argjson atStop "$([[ $transport == ws ]] && echo "$n" || echo 0)" '
-      [.. | objects | select(.type? == "REQUEST" and .name? == "record") | .stats][0] as $s
-      | {received: ($s.numberOfRequests.ok // 0), failed: ([($s.numberOfRequests.ko // 0) - $atStop, 0] | max),
-         tripP50Ms: ($s.percentiles1.total // null), tripP99Ms: ($s.percentiles4.total // null), reconnections: null}' "$stats")
+    local stats
+    stats=$(node "$root/bench/peers/gatling-stats.js" "$work/gatling" record 2>/dev/null) ||
+      stats='{"ok":0,"ko":0,"p50":null,"p99":null}'   # gatling-bare checks nothing
+    report=$(jq -c --argjson atStop "$([[ $gen == gatling && $transport == ws ]] && echo "$n" || echo 0)" '
+      {received: .ok, failed: ([.ko - $atStop, 0] | max), tripP50Ms: .p50, tripP99Ms: .p99, reconnections: null}' <<<"$stats")
   fi
   post /event/clear '{}'
   local deadline=$((SECONDS + 30))   # the server lets the closed streams go before the next run

@@ -89,9 +89,12 @@ public class PushSimulation extends Simulation {
     }
     if (bare) next = pause(Duration.ofMillis(200));
 
+    // A failed check (a broken stream, a timeout) ends the observing loop: the user idles until the stop
+    // rather than re-arming checks on a dead stream as fast as they fail.
     setUp(scenario(transport)
         .exec(open)
-        .asLongAs(session -> !stopped).on(next)
+        .asLongAs(session -> !stopped && !session.isFailed()).on(next)
+        .asLongAs(session -> !stopped).on(pause(Duration.ofMillis(200)))
         .exec(close)
         .injectOpen(nothingFor(Duration.ofSeconds(baseline)), atOnceUsers(n)))
         .protocols(http.baseUrl("http://127.0.0.1:" + port).wsBaseUrl("ws://127.0.0.1:" + port));
