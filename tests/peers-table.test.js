@@ -58,3 +58,29 @@ test('render: one line per level, transport and generator, each ratio beside its
   assert.match(lines[2], /^1000 +ws +gatling +1 +25\.0 +2\.50 /);
   assert.match(lines[3], /^1000 +sse +engine/);
 });
+
+// bench/peers/gatling-stats.js: Gatling's figures of one request from its report's page.
+const { figures } = require('../bench/peers/gatling-stats');
+
+const row = (title, total, ok, ko) => `<tr>
+  <td class="title">${title}</td>
+  <td class="total">${total}</td>
+  <td class="ok">${ok}</td>
+  <td class="ko">${ko}</td>
+</tr>`;
+
+test('gatling-stats: total count OK/KO and the 50th/99th percentiles of all requests; "-" and missing rows are null', () => {
+  const page = [row('Total count', '2,010', '2,000', '10'), row('Mean count/s</abbr>', '40', '40', '0'),
+    row('Min', '1', '1', '3'), row('50th percentile', '997', '997', '-'), row('99th percentile', '1034', '1033', '-')].join('\n');
+  assert.deepEqual(figures(page), { ok: 2000, ko: 10, p50: 997, p99: 1034 });
+  assert.deepEqual(figures(row('Total count', '5', '5', '0')), { ok: 5, ko: 0, p50: null, p99: null });
+  assert.deepEqual(figures('<html></html>'), { ok: 0, ko: 0, p50: null, p99: null });
+});
+
+test('render --markdown: a header, its rule and one row per group, the same cells', () => {
+  const md = render([run(1, 'engine', 10), run(1, 'gatling', 25)], { markdown: true }).split('\n');
+  assert.equal(md.length, 4);
+  assert.match(md[0], /^\| level \| transport \| generator \| runs \| CPU µs\/msg \| ×engine \|/);
+  assert.match(md[1], /^\| --- \| --- \|/);
+  assert.match(md[3], /^\| 1000 \| ws \| gatling \| 1 \| 25\.0 \| 2\.50 \|/);
+});

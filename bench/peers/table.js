@@ -3,7 +3,7 @@
 // transport and generator, each figure as the median (min-max) over the repeats, and beside it the ratio
 // to pushbench's engine, taken pair by pair within a repeat (the generator's figure / the engine's at the
 // same level, transport and repeat), then its median (min-max).
-//   node bench/peers/table.js <runs.jsonl>
+//   node bench/peers/table.js [--markdown] <runs.jsonl>
 const fs = require('node:fs');
 
 // [field, heading, with a ratio to the engine's]
@@ -66,8 +66,9 @@ function rows(runs) {
   });
 }
 
-// The table as text: one line per group, each figure followed by its ratio to the engine's (×engine).
-function render(runs) {
+// The table as text (or a Markdown table): one line per group, each figure followed by its ratio to the
+// engine's (×engine).
+function render(runs, { markdown = false } = {}) {
   const head = ['level', 'transport', 'generator', 'runs'];
   for (const [, heading, withRatio] of FIGURES) {
     head.push(heading);
@@ -82,6 +83,9 @@ function render(runs) {
     }
     lines.push(line);
   }
+  if (markdown) {
+    return [lines[0], lines[0].map(() => '---'), ...lines.slice(1)].map((l) => `| ${l.join(' | ')} |`).join('\n');
+  }
   const width = head.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
   return lines.map((l) => l.map((v, i) => v.padEnd(width[i])).join('  ').trimEnd()).join('\n');
 }
@@ -93,9 +97,12 @@ function readRuns(file) {
 module.exports = { FIGURES, spread, rows, render, readRuns };
 
 if (require.main === module) {
-  if (process.argv.length !== 3) {
-    console.error('usage: node bench/peers/table.js <runs.jsonl>');
+  const args = process.argv.slice(2);
+  const markdown = args[0] === '--markdown';
+  if (markdown) args.shift();
+  if (args.length !== 1) {
+    console.error('usage: node bench/peers/table.js [--markdown] <runs.jsonl>');
     process.exit(2);
   }
-  console.log(render(readRuns(process.argv[2])));
+  console.log(render(readRuns(args[0]), { markdown }));
 }
