@@ -25,7 +25,7 @@ const { differences, formatDifferences } = require('../lib/provenance');
 const { writeFileAtomic } = require('../lib/atomic-write');
 
 const SERVER_ORDER = ['node', 'node-cluster', 'tc6', 'tc6-bio', 'tc7', 'tc7-bio'];
-const TABLE_METRICS = ['messagesPerSecond', 'tripP50Ms', 'tripP99Ms', 'receivedPercent', 'serverCpu', 'cpuPerMessageUs',
+const TABLE_METRICS = ['messagesPerSecond', 'tripP50Ms', 'tripP99Ms', 'receivedPercent', 'missed', 'serverCpu', 'cpuPerMessageUs',
   'memoryPerConnectionKB', 'segmentsPerMessage', 'bytesPerMessage'];
 const CHART_METRICS = ['cpuPerMessageUs', 'tripP99Ms', 'memoryPerConnectionKB', 'bytesPerMessage'];
 
