@@ -24,7 +24,8 @@
 // e.g. an offset taken without the round trip's half), half of it (an offset taken from the sample's start
 // or end instead of the send) or doubled (the round trip instead of the one way).
 // Measured, three passes with 100 ms: comet +103.2, +99.4, +99.7 ms; poll +110.2, +102.4, +97.2 ms (every
-// offset within its bound, the largest -7.1 ± 8.8 ms). Earlier, 40 ms with a 10 ms bound at a machine
+// offset within its bound, the largest -7.1 ± 8.8 ms); with SSE and WebSocket (26 Nov 2026, one pass, beside
+// another suite): comet +99.4, poll +100.0, SSE +99.2, WebSocket +100.5 ms. Earlier, 40 ms with a 10 ms bound at a machine
 // load of ~25 (other suites and benches) gave comet +23.5 and poll +5.1 and +50.0 ms: a baseline run's p50
 // rose to 54 ms (3-19 ms otherwise), so under such load this test can still fail; every run's figures are
 // printed.
