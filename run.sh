@@ -30,8 +30,6 @@ source "$PB_ROOT/lib/args.sh"
 source "$PB_ROOT/lib/hosts.sh"
 # shellcheck source=lib/remote.sh
 source "$PB_ROOT/lib/remote.sh"
-# shellcheck source=lib/settings-check.sh
-source "$PB_ROOT/lib/settings-check.sh"
 # shellcheck source=lib/preflight.sh
 source "$PB_ROOT/lib/preflight.sh"
 # shellcheck source=lib/procs.sh
@@ -44,8 +42,6 @@ source "$PB_ROOT/lib/runjson.sh"
 source "$PB_ROOT/lib/cleanup.sh"
 # shellcheck source=lib/keep.sh
 source "$PB_ROOT/lib/keep.sh"
-# shellcheck source=lib/jmeter-heap.sh
-source "$PB_ROOT/lib/jmeter-heap.sh"
 # shellcheck source=lib/jmeter-order.sh
 source "$PB_ROOT/lib/jmeter-order.sh"
 # shellcheck source=lib/decisions.sh
@@ -142,49 +138,22 @@ output_lost() {
 # ---------------------------------------------------------------------------------------------------
 # The steps
 
+# The run's decisions, read once (lib/decisions.sh, lib/decide.js): RUN's parameters, the hosts tables
+# with each engine's share of the connections, heap and disk. Bad settings or arguments are refused here,
+# before the state directory is claimed; a bad hosts file in read_hosts, after it.
 validate_arguments() {
-  local bad settings key value
-  bad=$(settings_problems) || args_fail "bad settings (lib/config.sh; nothing was started):"$'\n'"$bad"
-  settings=$(args_parse "$@") || exit 2
-  while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
-  RUN[port]=$(pb_server_port "${RUN[server]}")
-  args_server_settings "${RUN[server]}" "${RUN[connections]}"
-  args_type_settings "${RUN[type]}" "$PB_REQUEST_SAMPLER"
+  decisions_load "$@"
+  decisions_refuse_at settings arguments
 }
 
 read_hosts() {
-  local file=${PB_HOSTS:-$PB_ROOT/hosts.conf} e
-  if [[ -z ${PB_HOSTS:-} && ! -e $file ]]; then
-    hosts_use_default
-  else
-    read_hosts_file "$file"
-  fi
-  hosts_check_ports "${RUN[port]}"
-  if ((RUN[connections] < ${#ENGINE_IDX[@]})); then
-    args_fail "threads (${RUN[connections]}) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
-  fi
-  hosts_split_connections "${RUN[connections]}"
-  run_disk_need
-  PB_SERVER_ADDRESS=${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}}   # the server listens there only (forwarded to the sut)
+  local e
+  decisions_refuse_at hosts heap
   remote_init "$PB_STATE_EXPLICIT"
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
-    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}" "$PB_REQUEST_SAMPLER") ||
-      args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
     say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} connections, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
-}
-
-# H_DISK_MB[engine] and RUN[results_disk_mb]: the disk this run needs on each engine and here, from its
-# type, duration, intervals and connections (lib/disk-need.js), for preflight.
-run_disk_need() {
-  local e k out=() connections=()
-  for e in "${ENGINE_IDX[@]}"; do connections+=("${H_CONNECTIONS[e]}"); done
-  mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration_s]}" "${RUN[max_duration_ms]:-${RUN[pull_interval_ms]:--}}" \
-    "${RUN[emit_interval_ms]:--}" "${connections[@]}")
-  ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
-  for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
-  RUN[results_disk_mb]=${out[-1]}
 }
 
 # One run at a time per state directory (lib/runlock.sh): taken before anything is started, held until
@@ -780,11 +749,7 @@ install_missing() {
 
 # ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
 # same exit 2), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
-print_decisions() {
-  validate_arguments "$@"
-  read_hosts >/dev/null   # its lines describe the hosts the decisions show
-  decisions_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
-}
+print_decisions() { decisions_print "$@"; }
 
 trap_signals() {
   trap 'RUN[interrupted]=SIGINT; exit 130' INT

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# The open-file fit (the study's section 3.3.3, "Pre-flight checks"), decided here only: does a process
-# that holds <connections> sockets fit a host's open-file limits? Sourced after lib/config.sh by
-# host/host-check.sh (on the host, with its own ulimit) and by run.sh --plan (lib/decisions.sh, with limits
-# measured on each host or given by the sweep).
+# The open-file fit (the study's section 3.3.3, "Pre-flight checks") on a host: does a process that holds
+# <connections> sockets fit its open-file limits? Sourced after lib/config.sh by host/host-check.sh (on the
+# host, with its own ulimit, at preflight). The run's decisions judge the same fit before the run, in
+# lib/decide.js (openFilesProblem, for ./run.sh --plan and the sweep); tests/decide.test.js holds the two
+# to the same words.
 #
 #   open_files_need <connections>
 #       prints the open files the process needs: one per connection (a JMeter thread, a held request)

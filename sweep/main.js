@@ -333,7 +333,7 @@ class Sweep {
     this.stopped = false;
     this.wakers = new Set();       // end rests between runs early (a signal)
     this.overheads = [];           // seconds each run took beyond rampup + duration
-    this.decisions = new estimates.RunDecisions(); // run.sh's decisions (./run.sh --plan), per lane
+    this.decisions = new estimates.RunDecisions(); // the runs' decisions (lib/decide.js, in this process), per lane
   }
 
   get several() {
