@@ -599,8 +599,8 @@ function hostsShell(lines, source) {
   ];
 }
 
-// The decisions as bash assignments: run.sh's RUN parameters (its snake-case words for the schema's
-// names), the H_* tables with each engine's share, heap and disk, and the whole object as DECISIONS_JSON.
+// The decisions as bash assignments: run.sh's RUN_* parameters (the schema's names in snake case:
+// RUN_RAMPUP_S, RUN_CONNECTIONS, ...), the H_* tables with each engine's share, heap and disk, and the whole object as DECISIONS_JSON.
 function shellForm(d) {
   if (d.refused) {
     return [`DECISION_REFUSED_STAGE=${sh(d.refused.stage)}`, `DECISION_REFUSED_CODE=${sh(d.refused.code)}`,
@@ -616,7 +616,7 @@ function shellForm(d) {
   });
   return [
     "DECISION_REFUSED_STAGE=''",
-    ...Object.entries(bash).map(([k, v]) => `RUN[${k}]=${sh(v)}`),
+    ...Object.entries(bash).map(([k, v]) => `RUN_${k.toUpperCase()}=${sh(v)}`),
     ...hostsShell(d.hostLines, d.hosts),
     shArray('H_CONNECTIONS', perEngine((e) => e.connections)),
     shArray('H_HEAP_MB', perEngine((e) => e.heapMb)),

@@ -6,8 +6,9 @@
 # Sourced by run.sh after lib/hosts.sh and lib/remote.sh.
 #
 #   decisions_load <run.sh arguments>
-#       node lib/decide.js --shell, evaluated: RUN's parameters (server rampup_s duration_s connections type
-#       max_duration_ms event emit_interval_ms pull_interval_ms port results_disk_mb), the hosts tables
+#       node lib/decide.js --shell, evaluated: the run's parameters (RUN_SERVER RUN_RAMPUP_S RUN_DURATION_S
+#       RUN_CONNECTIONS RUN_TYPE RUN_MAX_DURATION_MS RUN_EVENT RUN_EMIT_INTERVAL_MS RUN_PULL_INTERVAL_MS RUN_PORT
+#       RUN_RESULTS_DISK_MB), the hosts tables
 #       (lib/hosts.sh) with H_CONNECTIONS, H_HEAP_MB and H_DISK_MB, PB_SERVER_ADDRESS, the settings run.sh
 #       exports (PB_TOMCAT_BIO_THREADS when auto) and the whole object as DECISIONS_JSON; or, when run.sh
 #       would refuse the run, DECISION_REFUSED_STAGE, _CODE and _TEXT. Every value is quoted by the module.

@@ -249,15 +249,15 @@ describe('heaps, sizes and threads', () => {
 describe('the shell form run.sh evaluates once', () => {
   // Evaluates the shell form in bash and prints what run.sh would read back.
   const evaluated = (form, show) => {
-    const r = spawnSync('bash', ['-c', `set -euo pipefail; declare -A RUN; eval "$1"; ${show}`, '-', form], { encoding: 'utf8' });
+    const r = spawnSync('bash', ['-c', `set -euo pipefail; eval "$1"; ${show}`, '-', form], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout;
   };
 
-  test('RUN\'s parameters, the hosts tables with each engine\'s share, heap and disk, the decisions as JSON', () => {
+  test('the RUN_* parameters, the hosts tables with each engine\'s share, heap and disk, the decisions as JSON', () => {
     const d = decided(['tc7', '10', '60', '1001', 'poll', '3000', 'event1', '2000'], { hosts: TWO_ENGINES });
-    const out = evaluated(shellForm(d), 'printf "%s|" "${RUN[server]}" "${RUN[connections]}" "${RUN[max_duration_ms]}" "${RUN[pull_interval_ms]}" ' +
-      '"${RUN[port]}" "${RUN[results_disk_mb]}" "$SUT_IDX" "${ENGINE_IDX[*]}" "${H_NAME[*]}" "${H_CONNECTIONS[1]}" "${H_CONNECTIONS[2]}" ' +
+    const out = evaluated(shellForm(d), 'printf "%s|" "$RUN_SERVER" "$RUN_CONNECTIONS" "$RUN_MAX_DURATION_MS" "$RUN_PULL_INTERVAL_MS" ' +
+      '"$RUN_PORT" "$RUN_RESULTS_DISK_MB" "$SUT_IDX" "${ENGINE_IDX[*]}" "${H_NAME[*]}" "${H_CONNECTIONS[1]}" "${H_CONNECTIONS[2]}" ' +
       '"${H_HEAP_MB[2]}" "${H_DISK_MB[1]}" "${H_RMI[2]}" "$PB_SERVER_ADDRESS" "$DECISION_REFUSED_STAGE"; printf "%s" "$DECISIONS_JSON"');
     const fields = out.split('|');
     assert.deepEqual(fields.slice(0, -1), ['tc7', '1001', '3000', '', '8087', String(d.resultsDiskMb), '0', '1 2', 's1 e1 e2', '501', '500',

@@ -20,15 +20,15 @@ function write(dir, extra = '') {
   fs.mkdirSync(dir, { recursive: true });
   const script = `
     source lib/runjson.sh
-    RUN=([dir]=$DIR [id]=r1 [server]=node [rampup_s]=2 [duration_s]=8 [connections]=40 [type]=poll [max_duration_ms]=3000
-      [event]='' [emit_interval_ms]='' [pull_interval_ms]='' [port]=8080 [started_at]=1700000000000 [finished_at]='' [status]=running
-      [crashed]=0 [failed]=0 [provenance]='{"pushbench": {"commit": "abc", "dirty": false}}')
+    RUN_DIR=$DIR RUN_ID=r1 RUN_SERVER=node RUN_RAMPUP_S=2 RUN_DURATION_S=8 RUN_CONNECTIONS=40 RUN_TYPE=poll RUN_MAX_DURATION_MS=3000
+    RUN_EVENT='' RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT=8080 RUN_STARTED_AT=1700000000000 RUN_FINISHED_AT='' RUN_STATUS=running
+    RUN_CRASHED=0 RUN_FAILED=0 RUN_PROVENANCE='{"pushbench": {"commit": "abc", "dirty": false}}'
     SUT_IDX=0 ENGINE_IDX=(1 2)
     H_NAME=(s1 e1 e2) H_ADDR=(127.0.0.1 127.0.0.2 127.0.0.3) H_ACCESS=(local local ssh) H_BIND=(0.0.0.0 '' '')
     H_RMI=('' 1099 1199) H_CONNECTIONS=('' 20 20) H_HEAP_MB=('' 600 601)
     RUN_STEPS=('validate_arguments 12' 'read_hosts 3') RUN_NOTES=('a "quoted" note' $'two\\nlines\\tand a tab, a \\\\ and = sign' $'\\x01control')
     ${extra}
-    runjson_write; echo "failed=\${RUN[failed]}"`;
+    runjson_write; echo "failed=\${RUN_FAILED}"`;
   const r = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, DIR: dir } });
   assert.equal(r.status, 0, r.stderr);
   const file = path.join(dir, 'run.json');
@@ -53,11 +53,11 @@ test('runjson_write: the run state as run.json, in the run schema\'s names, ever
 
 test('a record the run schema refuses is not written: the field named, the run marked incomplete', () => {
   const dir = path.join(tmp, 'b');
-  const { out, err, json } = write(dir, 'RUN[connections]=many');
+  const { out, err, json } = write(dir, 'RUN_CONNECTIONS=many');
   assert.equal(json, null);
   assert.equal(out, 'failed=1');
   assert.match(err, /run\.json not written: .*"connections" must be a whole number, got 'many'/);
-  const missing = write(path.join(tmp, 'b2'), 'RUN[server]=""');
+  const missing = write(path.join(tmp, 'b2'), 'RUN_SERVER=""');
   assert.equal(missing.json, null);
   assert.match(missing.err, /run\.json not written: .*the required field "server"/);
 });
