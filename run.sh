@@ -42,8 +42,6 @@ source "$PB_ROOT/lib/runjson.sh"
 source "$PB_ROOT/lib/cleanup.sh"
 # shellcheck source=lib/keep.sh
 source "$PB_ROOT/lib/keep.sh"
-# shellcheck source=lib/jmeter-order.sh
-source "$PB_ROOT/lib/jmeter-order.sh"
 # shellcheck source=lib/decisions.sh
 source "$PB_ROOT/lib/decisions.sh"
 # shellcheck source=lib/runlock.sh
@@ -62,6 +60,7 @@ cd "$PB_ROOT"
 # run schema's names in snake case, lib/run-schema.js: the command line's <threads> is the run's connections)
 RUN_SERVER='' RUN_RAMPUP_S='' RUN_DURATION_S='' RUN_CONNECTIONS='' RUN_TYPE='' RUN_MAX_DURATION_MS='' RUN_EVENT=''
 RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT='' RUN_RESULTS_DISK_MB=''
+RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the test started), run.properties
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
 RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''
@@ -82,9 +81,9 @@ RUN_FINISHED=0       # 1 once every step ran: the EXIT trap then only closes wha
 RUN_EXITING=0        # 1 once the EXIT trap runs
 RUN_NOTES=()   # run.json's notes, in the order noted
 RUN_STEPS=()   # "<step> <ms>", in the order run
-# Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, its work
-# directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
-H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
+# Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, 1 for
+# the engine that sets the event (H_INIT) and the one that clears it (H_CLEANUP), its work directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
+H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_INIT=() H_CLEANUP=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
 
 # The teardown's phases, in the order they run: the study's stop steps (section 3.3.3: stop JMeter, stop
 # the server under test, stop monitoring, archive and copy the responses), then this run's own files
@@ -256,29 +255,20 @@ start_monitoring() {
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
 # background right after the directories exist, while the server starts; start_engines, in its place in
 # the study's order, then waits until every one is ready.
-# Roles follow the order in which JMeter's controller starts the engines (lib/jmeter-order.sh; not the
-# order of hosts.conf), a few hundred ms to seconds apart. Only the engine started first runs Init: each
-# event set restarts the server's emitter, so n engines would set it n times, and set first, the event
-# exists before the other engines' first requests. Only the engine started last runs the Clean Up clear:
-# an earlier engine's clear would end a later engine's streams before that engine's duration is over.
+# Roles follow the order in which JMeter's controller starts the engines (decided in lib/decide.js:
+# H_INIT, H_CLEANUP; not the order of hosts.conf), a few hundred ms to seconds apart. Only the engine
+# started first runs Init: each event set restarts the server's emitter, so n engines would set it n
+# times, and set first, the event exists before the other engines' first requests. Only the engine started
+# last runs the Clean Up clear: an earlier engine's clear would end a later engine's streams before that
+# engine's duration is over.
 launch_engines() {
-  local e init cleanup first last
-  local -a keys order
-  mapfile -t keys < <(engine_keys)
-  mapfile -t order < <(jmeter_start_order "${keys[@]}")
-  for e in "${ENGINE_IDX[@]}"; do
-    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[0]}" ]] && first=$e
-    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[-1]}" ]] && last=$e
-  done
+  local e
   undo_add jmeter stop_engines "${ENGINE_IDX[@]}"
   undo_add responses collect_responses "${ENGINE_IDX[@]}"
   for e in "${ENGINE_IDX[@]}"; do
-    init=0 cleanup=0
-    [[ $e == "$first" ]] && init=1
-    [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
-      --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
+      --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "${H_INIT[e]}" --cleanup "${H_CLEANUP[e]}" \
       >"${RUN_WORK_DIR}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
   done
@@ -344,27 +334,10 @@ run_controller() {
     warn "the controller's pidstat did not start; its CPU counts among other processes"
 }
 
-# The global properties of the plan (load/controller.sh sends them to every engine with -G and sets
+# The global properties of the plan, the one table where the run's parameters get JMeter's names, as
+# lib/decide.js wrote it (jmeterProperties; load/controller.sh sends them to every engine with -G and sets
 # log.dir.base itself; threads.num and log.dir.res are each engine's own, given to load/engine.sh).
-write_properties() {
-  # request.timeout is left to the plan, which derives it from the type, duration and interval
-  # (load/README.md).
-  cat <<EOF
-server.host=${H_ADDR[SUT_IDX]}
-server.port=${RUN_PORT}
-rampup.period=${RUN_RAMPUP_S}
-test.duration=${RUN_DURATION_S}
-logging.enabled=false
-event.enabled=$([[ -n ${RUN_EVENT} ]] && echo true || echo false)
-event.name=${RUN_EVENT:-none}
-event.frequency=${RUN_EMIT_INTERVAL_MS:-0}
-request.type=${RUN_TYPE}
-request.events=${RUN_EVENT}
-request.duration=${RUN_MAX_DURATION_MS:-0}
-pull.interval=${RUN_PULL_INTERVAL_MS:-0}
-request.sampler=$PB_REQUEST_SAMPLER
-EOF
-}
+write_properties() { printf '%s' "$RUN_JMETER_PROPERTIES"; }
 
 # The wait: until the controller exits, or a rule below ends the test early. JMeter's controller log
 # says when the engines really start and end the test (JMeter 5.6.3 wording): the start can lag the
@@ -378,7 +351,7 @@ wait_for_completion() {
     sleep 1 & wait $! || true   # in the background, so a signal is handled at once
     tick=$((tick + 1)) elapsed=$((SECONDS - start))
     if [[ -z $test_start ]] && (($(jmeter_log_count 'Started remote host') > 0)); then
-      test_start=$elapsed deadline=$(wait_deadline "$elapsed" "${RUN_DURATION_S}" "${RUN_MAX_DURATION_MS:-0}" "${RUN_EMIT_INTERVAL_MS:-0}")
+      test_start=$elapsed deadline=$((elapsed + RUN_WAIT_S))   # lib/decide.js's waitSeconds
     fi
     if ! procs_alive "${RUN_CONTROLLER_PIDFILE}" >/dev/null; then
       controller_finished "$elapsed" "$csv"
@@ -494,18 +467,6 @@ jmeter_log_count() {
   n=$(grep -c -- "$1" "${RUN_DIR}/jmeter/controller.log" 2>/dev/null) || true
   printf '%s' "${n:-0}"
 }
-
-# wait_deadline <test start s> <duration s> <max-duration ms> <emit interval ms>: when the wait gives up,
-# in seconds from the controller's start: the test (the plan's Request group runs <duration>, ramp-up
-# included), then its tail (the last polls or emit cycle, the clean-up group, the engines' final batch),
-# then 60 s and a fifth of the duration to spare.
-wait_deadline() {
-  local test_start=$1 duration=$2 tail
-  tail=$((($(max "$3" "$4") + 999) / 1000 + 10))
-  printf '%s' $((test_start + duration + tail + 60 + duration / 5))
-}
-
-max() { if (($1 > $2)); then printf '%s' "$1"; else printf '%s' "$2"; fi; }
 
 # controller_finished <elapsed s> <results.csv>: the controller exited; its exit code and JMeter's log
 # say whether the test ran on every engine.

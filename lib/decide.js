@@ -20,8 +20,12 @@
 //   connections, hosts (the hosts file, or "(local default)")
 //   server       { type, name, address (the engines target it), listen (where it listens: bind= or its
 //                  address), port, connections, bioThreads (tc6-bio, tc7-bio: maxThreads, else null) }
-//   engines      [{ name, address, access, rmi, localport, connections (its share), heapMb, diskMb }]
+//   engines      [{ name, address, access, rmi, localport, connections (its share), heapMb, diskMb, init,
+//                  cleanup (true for the engine JMeter starts first, which sets the event, and the one it
+//                  starts last, which clears it: jmeterStartOrder) }]
 //   resultsDiskMb  the disk the run directory needs here
+//   waitS        when run.sh's wait gives up, in seconds from the test's start on the first engine
+//   jmeterProperties  the plan's global properties (run.properties), the one JMeter translation table
 //   hostLines    hosts.conf's lines as checked: [{ role, name, address, access, target, key, sshPort, dir,
 //                  rmi, localport, line, bind }] (file order; run.sh's H_* tables)
 //   settings     the settings run.sh exports for the run ({ PB_TOMCAT_BIO_THREADS } when it was auto)
@@ -43,9 +47,13 @@
 //                                                    DECISION_REFUSED_* variables; exit 0
 //   node lib/decide.js --hosts                      the hosts file alone as bash assignments (sweep/hosts.sh)
 //   node lib/decide.js --usage | --usage-line       run.sh's usage text, its usage line
-//   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size>
-//                                                    one engine's heap, a JVM size in MB (lib/jmeter-heap.sh:
-//                                                    load/engine.sh and load/controller.sh size theirs here too)
+//   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size> | --mux-threads <connections> <cores>
+//                                                    one engine's heap, a JVM size in MB, its selector threads
+//                                                    (lib/jmeter-heap.sh: load/engine.sh and load/controller.sh
+//                                                    size theirs here too)
+//   node lib/decide.js --open-files-problem <connections> <soft> <hard> <holder> [<all connections> <engines>]
+//                                                    the open-file fit as host/host-check.sh judges it on a host
+//                                                    (lib/open-files.sh): the problem and exit 1, or exit 0
 // --open-files "<spec>" before the arguments gives limits measured by run.sh (limitsFrom "measured").
 
 const fs = require('node:fs');
@@ -446,6 +454,43 @@ function diskNeed(p, shares) {
   return { engines, resultsMb: Math.ceil((archives + samples * CSV_BYTES_PER_SAMPLE) / MB) + BASE_MB };
 }
 
+// The order in which JMeter 5.6's controller starts its engines: not the order given with -R but its
+// DistributedRunner's java.util.HashMap iteration order over "<address>:<port>" (its log's "Starting
+// distributed test with remote engines: [...]"), one after the other, a few hundred ms to seconds apart:
+// buckets ascending, (h ^ (h >>> 16)) & (capacity - 1) of Java's String.hashCode, the capacity the
+// smallest power of two from 16 up that holds them at a load factor of 0.75, one bucket's in the order
+// given. The engine started first sets the event (Init: each set restarts the server's emitter, and set
+// first the event exists before the other engines' first requests); the one started last clears it
+// (Clean Up: an earlier engine's clear would end a later engine's streams before its duration is over).
+function jmeterStartOrder(keys) {
+  let capacity = 16;
+  while (keys.length * 4 > capacity * 3) capacity *= 2;
+  const bucket = (key) => {
+    let h = 0;
+    for (const c of key) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+    return ((h ^ (h >>> 16)) & (capacity - 1)) >>> 0;
+  };
+  return keys.map((key, i) => ({ key, i, b: bucket(key) })).sort((x, y) => x.b - y.b || x.i - y.i).map((x) => x.key);
+}
+
+// The wait's hard deadline, in seconds from the test's start on the first engine: the test (the plan's
+// Request group runs the duration, ramp-up included), its tail (the last polls or emit cycle, the clean-up
+// group, the engines' final batch), then 60 s and a fifth of the duration to spare.
+const waitSeconds = (p) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0, p.emitIntervalMs ?? 0) / 1000) + 10 + 60 + Math.floor(p.durationS / 5);
+
+// The plan's global properties, the one table where the run schema's names become JMeter's
+// (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
+// mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
+// to the plan, which derives it from the type, duration and interval (load/README.md).
+function jmeterProperties(p, address, sampler) {
+  return [
+    ['server.host', address], ['server.port', p.port], ['rampup.period', p.rampupS], ['test.duration', p.durationS],
+    ['logging.enabled', 'false'], ['event.enabled', p.event ? 'true' : 'false'], ['event.name', p.event ?? 'none'],
+    ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.type], ['request.events', p.event ?? ''],
+    ['request.duration', p.maxDurationMs ?? 0], ['pull.interval', p.pullIntervalMs ?? 0], ['request.sampler', sampler],
+  ].map(([k, v]) => `${k}=${v}\n`).join('');
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The open-file fit (the study's section 3.3.3, "Pre-flight checks"): does a process holding
 // <connections> sockets fit a host's limits? host/host-check.sh judges the same on each host at
@@ -535,10 +580,12 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     throw new Refusal('heap', message, `not a heap size: '${s.PB_JMETER_HEAP}' (want e.g. 512m or 3g)\nrun.sh: ${message}\n${USAGE_LINE}\n(./run.sh --help for details)\n`);
   }
   const sut = t.lines.find((h) => h.role === 'sut');
+  const order = jmeterStartOrder(engineIdx.map((i) => `${t.lines[i].address}:${t.lines[i].rmi}`));
   const engines = engineIdx.map((i, k) => {
     const h = t.lines[i];
+    const key = `${h.address}:${h.rmi}`;
     return { index: i, name: h.name, address: h.address, access: h.access, rmi: h.rmi, localport: h.localport,
-      connections: shares[k], heapMb: heaps[k], diskMb: disk.engines[k] };
+      connections: shares[k], heapMb: heaps[k], diskMb: disk.engines[k], init: key === order[0], cleanup: key === order[order.length - 1] };
   });
   const spec = limits.openFiles ?? env.PB_PLAN_OPEN_FILES;
   const openFiles = spec !== undefined && spec !== '' ?
@@ -561,6 +608,8 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     engines: engines.map(({ index, ...e }) => e),
     resultsDiskMb: disk.resultsMb,
     sampler,
+    waitS: waitSeconds(p),
+    jmeterProperties: jmeterProperties(p, sut.address, sampler),
     settings: exports,
     threadFit,
     openFiles,
@@ -621,6 +670,10 @@ function shellForm(d) {
     shArray('H_CONNECTIONS', perEngine((e) => e.connections)),
     shArray('H_HEAP_MB', perEngine((e) => e.heapMb)),
     shArray('H_DISK_MB', perEngine((e) => e.diskMb)),
+    shArray('H_INIT', perEngine((e) => (e.init ? 1 : 0))),
+    shArray('H_CLEANUP', perEngine((e) => (e.cleanup ? 1 : 0))),
+    `RUN_WAIT_S=${sh(d.waitS)}`,
+    `RUN_JMETER_PROPERTIES=${sh(d.jmeterProperties)}`,
     ...Object.entries(d.settings).map(([k, v]) => `export ${k}=${sh(v)}`),
     `PB_SERVER_ADDRESS=${sh(d.server.listen)}`,
     `DECISIONS_JSON=${sh(JSON.stringify(d))}`,
@@ -723,6 +776,25 @@ function main(args) {
     }
     return out(`${mb}\n`), 0;
   }
+  if (mode === '--open-files-problem') {   // lib/open-files.sh's open_files_problem, for host/host-check.sh on a host
+    const [conns, soft, hard, holder, all, engines] = args;
+    const n = (v) => (v === 'unlimited' ? v : Number(v));
+    if (!(args.length === 4 || args.length === 6) || ![conns, soft, hard].every((v) => v === 'unlimited' || /^[0-9]+$/.test(v))) {
+      process.stderr.write('usage: open_files_problem <connections> <soft> <hard> <holder> [<all connections> <engines>]\n');
+      return 2;
+    }
+    const more = args.length === 6 ? [Number(all), Number(engines)] : [];
+    const problem = openFilesProblem(Number(conns), n(soft), n(hard), holder, Number(settings(process.env).PB_FD_RESERVE), ...more);
+    if (problem === null) return 0;
+    return out(`${problem}\n`), 1;
+  }
+  if (mode === '--mux-threads') {   // lib/jmeter-heap.sh's jmeter_mux_threads <connections> <cores>
+    if (args.length !== 2 || !args.every((v) => /^[0-9]+$/.test(v))) {
+      process.stderr.write('usage: jmeter_mux_threads <connections> (cores from nproc)\n');
+      return 2;
+    }
+    return out(`${muxThreads(Number(args[0]), Number(args[1]), settings(process.env))}\n`), 0;
+  }
   if (mode === '--size-mb') {   // lib/jmeter-heap.sh's jmeter_size_mb <size>
     const mb = sizeMb(args[0] ?? '');
     if (mb === null) {
@@ -767,6 +839,6 @@ function main(args) {
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
 module.exports = {
-  decide, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, shellForm,
+  decide, jmeterStartOrder, jmeterProperties, waitSeconds, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, shellForm,
   threadRoomHere, usage, USAGE_LINE, BOUNDS, Refusal,
 };

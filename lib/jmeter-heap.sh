@@ -31,14 +31,7 @@
 
 jmeter_heap_mb() { node "$PB_ROOT/lib/decide.js" --heap "$@"; }   # <connections> [<sampler>]
 
-jmeter_mux_threads() { # <connections>
-  local connections=$1 cores threads
-  cores=$(nproc 2>/dev/null || echo 1)
-  threads=$(((connections + PB_MUX_CONNECTIONS_PER_THREAD - 1) / PB_MUX_CONNECTIONS_PER_THREAD))
-  ((threads > cores)) && threads=$cores
-  ((threads < 1)) && threads=1
-  echo "$threads"
-}
+jmeter_mux_threads() { node "$PB_ROOT/lib/decide.js" --mux-threads "$1" "$(nproc 2>/dev/null || echo 1)"; }   # <connections>
 
 # jmeter_size_mb <size>: a JVM size (512m, 3g, 2048 bytes) in MB; exit 1 on anything else.
 jmeter_size_mb() { node "$PB_ROOT/lib/decide.js" --size-mb "$1"; }

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { decide, heapMb, sizeMb, muxThreads, split, shellForm, openFilesProblem, USAGE_LINE } = require('../lib/decide');
+const { decide, heapMb, sizeMb, muxThreads, split, shellForm, openFilesProblem, jmeterStartOrder, USAGE_LINE } = require('../lib/decide');
 const { settings } = require('../lib/config');
 const { need } = require('../lib/disk-need');
 const { runRecord } = require('../lib/run-schema');
@@ -46,6 +46,16 @@ const refusal = (argv, options) => {
   assert.equal(d.refused.code, 2);
   return d.refused;
 };
+// lib/jmeter-order.sh's bash, as it was before this module took it over (commit f41fd1b), for the keys.
+function jmeterStartOrderOfBash(keys) {
+  const bash = 'jmeter_start_order() { local capacity=16 key i h n=$# bucket; while ((n * 4 > capacity * 3)); do capacity=$((capacity * 2)); done; '
+    + 'local -a order=(); for key in "$@"; do h=0; for ((i = 0; i < ${#key}; i++)); do h=$(((h * 31 + $(printf \'%d\' "\'${key:i:1}")) & 0xFFFFFFFF)); done; '
+    + 'bucket=$(((h ^ (h >> 16)) & (capacity - 1))); order+=("$(printf \'%08d %04d %s\' "$bucket" "${#order[@]}" "$key")"); done; '
+    + 'printf \'%s\\n\' "${order[@]}" | sort | cut -d\' \' -f3-; }; jmeter_start_order "$@"';
+  const r = spawnSync('bash', ['-c', bash, '-', ...keys], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim().split('\n');
+}
 const argsText = (message) => `run.sh: ${message}\n${USAGE_LINE}\n(./run.sh --help for details)\n`;
 const defaults = settings(BASE_ENV);
 
@@ -58,7 +68,11 @@ describe('the split, heaps and disk (what ./run.sh --plan showed)', () => {
     assert.deepEqual(d.server, { type: 'node', name: 'local', address: '127.0.0.1', listen: '127.0.0.1', port: 8080, connections: 500, bioThreads: null });
     const disk = need({ type: 'comet', durationS: 30, maxDurationMs: null, emitIntervalMs: 2000, connections: 500 });
     assert.deepEqual(d.engines, [{ name: 'local', address: '127.0.0.1', access: 'local', rmi: 1099, localport: 4000, connections: 500,
-      heapMb: 256 + Math.ceil(500 * 16 / 1024), diskMb: disk.engineMB }]);
+      heapMb: 256 + Math.ceil(500 * 16 / 1024), diskMb: disk.engineMB, init: true, cleanup: true }]);
+    assert.equal(d.waitS, 30 + 2 + 10 + 60 + 6);
+    assert.equal(d.jmeterProperties, ['server.host=127.0.0.1', 'server.port=8080', 'rampup.period=5', 'test.duration=30', 'logging.enabled=false',
+      'event.enabled=true', 'event.name=event1', 'event.frequency=2000', 'request.type=comet', 'request.events=event1', 'request.duration=0',
+      'pull.interval=0', 'request.sampler=mux', ''].join('\n'));
     assert.equal(d.resultsDiskMb, Math.ceil((disk.archiveBytes + disk.samples * 200) / (1024 * 1024)) + 20);
     assert.equal(d.openFiles, null, 'no limits given: no fit');
     assert.equal(d.threadFit, null);
@@ -71,6 +85,13 @@ describe('the split, heaps and disk (what ./run.sh --plan showed)', () => {
     const disks = [501, 500].map((c) => need({ type: 'poll', durationS: 60, maxDurationMs: 3000, emitIntervalMs: 2000, connections: c }));
     assert.deepEqual(d.engines.map((e) => e.diskMb), disks.map((n) => n.engineMB));
     assert.deepEqual(d.server, { type: 'tc7', name: 's1', address: '127.0.0.1', listen: '127.0.0.1', port: 8087, connections: 1001, bioThreads: null });
+    // JMeter starts them in its HashMap's order: here e1 first (it sets the event), e2 last (it clears it)
+    assert.deepEqual(d.engines.map((e) => [e.name, e.init, e.cleanup]), [['e1', true, false], ['e2', false, true]]);
+    // the order of the keys given is not JMeter's: its buckets decide (checked against the HashMap's in
+    // a JMeter 5.6.3 controller log, lib/jmeter-order.sh before this module)
+    assert.deepEqual(jmeterStartOrder(['127.0.0.3:11099', '127.0.0.2:11099', '127.0.0.4:11099']),
+      jmeterStartOrderOfBash(['127.0.0.3:11099', '127.0.0.2:11099', '127.0.0.4:11099']));
+    assert.equal(d.waitS, 60 + 3 + 10 + 60 + 12);
     assert.deepEqual(split(10, 3), [4, 3, 3]);
     assert.deepEqual(split(2, 2), [1, 1]);
   });
@@ -273,7 +294,7 @@ describe('the shell form run.sh evaluates once', () => {
   });
 });
 
-test('the open-file fit decided before the run says what host/host-check.sh says at preflight (lib/open-files.sh)', () => {
+test('the open-file fit host/host-check.sh judges on a host (lib/open-files.sh) is the module\'s, word for word', () => {
   const cases = [[500, 1024, 4096, 'sut:node'], [19801, 20000, 20000, 'sut:tc6'], [5000, 1024, 20000, 'sut:tc7'], [500, 'unlimited', 'unlimited', 'engine'],
     [30000, 20000, 20000, 'engine', 30000, 1], [1000, 600, 600, 'engine', 1001, 2], [700, 100, 150, 'engine', 700, 1], [900, 800, 'unlimited', 'engine']];
   const script = cases.map((c) => `open_files_problem ${c.join(' ')} || true; echo '--'`).join('\n');
