@@ -60,7 +60,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { settings } = require('./config');
-const { need } = require('./disk-need');
+const { runDiskNeed } = require('./disk-need');
 const { PARAMETERS } = require('./run-schema');
 
 const USAGE_LINE = `usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
@@ -435,25 +435,6 @@ function heapMb(connections, sampler, s) {
 const muxThreads = (connections, cores, s) =>
   Math.max(1, Math.min(cores, Math.ceil(connections / Number(s.PB_MUX_CONNECTIONS_PER_THREAD))));
 
-const CSV_BYTES_PER_SAMPLE = 200;
-const MB = 1024 * 1024;
-
-// The disk each engine needs (raw responses, their archive, logs) and the run directory here (every
-// engine's archive, results.csv, data sets and report): lib/disk-need.js's estimate.
-function diskNeed(p, shares) {
-  let archives = 0;
-  let samples = 0;
-  const engines = shares.map((c) => {
-    const n = need({ type: p.type, durationS: p.durationS, maxDurationMs: p.maxDurationMs ?? p.pullIntervalMs,
-      emitIntervalMs: p.emitIntervalMs, connections: c });
-    archives += n.archiveBytes;
-    samples += n.samples;
-    return n.engineMB;
-  });
-  const { BASE_MB } = require('./disk-need');
-  return { engines, resultsMb: Math.ceil((archives + samples * CSV_BYTES_PER_SAMPLE) / MB) + BASE_MB };
-}
-
 // The order in which JMeter 5.6's controller starts its engines: not the order given with -R but its
 // DistributedRunner's java.util.HashMap iteration order over "<address>:<port>" (its log's "Starting
 // distributed test with remote engines: [...]"), one after the other, a few hundred ms to seconds apart:
@@ -571,7 +552,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     argsFail('hosts', `threads (${p.connections}) must be at least the number of engines in ${t.source} (${engineIdx.length})`);
   }
   const shares = split(p.connections, engineIdx.length);
-  const disk = diskNeed(p, shares);
+  const disk = runDiskNeed(p, shares);   // each engine's share and the run directory here (lib/disk-need.js)
   const sampler = s.PB_REQUEST_SAMPLER;
   const heaps = shares.map((c) => heapMb(c, sampler, s));
   if (heaps.some((h) => h === null)) {
