@@ -51,6 +51,8 @@
 //                                                    one engine's heap, a JVM size in MB, its selector threads
 //                                                    (lib/jmeter-heap.sh: load/engine.sh and load/controller.sh
 //                                                    size theirs here too)
+//   node lib/decide.js --thread-problem <max-threads>  a blocking connector's thread fit against the limits
+//                                                    on stdin (servers/bio-limits.sh check, on the SUT's host)
 //   node lib/decide.js --open-files-problem <connections> <soft> <hard> <holder> [<all connections> <engines>]
 //                                                    the open-file fit as host/host-check.sh judges it on a host
 //                                                    (lib/open-files.sh): the problem and exit 1, or exit 0
@@ -244,16 +246,27 @@ function serverSettings(p, s, threadRoom) {
     exports.PB_TOMCAT_BIO_THREADS = threads;
   }
   if (!/^[1-9][0-9]{0,8}$/.test(threads)) argsFail('arguments', `PB_TOMCAT_BIO_THREADS must be auto or a whole number >= 1, got '${threads}'`);
-  const jvm = Number(s.PB_TOMCAT_BIO_JVM_THREADS);
-  const want = Number(threads) + jvm;
   const room = typeof threadRoom === 'function' ? threadRoom() : threadRoom;
-  // As servers/bio-limits.sh check: the first limit that leaves no room for the connector's threads and the JVM's own.
-  const short = (room ?? []).find((l) => l.room >= 0 && want > l.room);
-  const problem = short ? `a blocking connector with ${threads} threads (+${jvm} of the JVM) cannot start here: `
-    + `${short.name} allows ${short.room} more (${short.what}); see docs/limits.md` : null;
+  const problem = threadProblem(Number(threads), room ?? [], s);
   if (problem) argsFail('arguments', `${p.server}: ${problem}`);
-  return { exports, threadFit: { threads: Number(threads), need: want, checked: room !== null && room !== undefined } };
+  return { exports, threadFit: { threads: Number(threads), need: Number(threads) + Number(s.PB_TOMCAT_BIO_JVM_THREADS), checked: !!room } };
 }
+
+// The thread fit of a blocking connector: the first limit (servers/bio-limits.sh show: { name, room (-1:
+// none), what }) that leaves no room for its threads and the JVM's own (PB_TOMCAT_BIO_JVM_THREADS), as a
+// line naming it, or null. servers/bio-limits.sh check asks this on the SUT's host.
+function threadProblem(threads, room, s) {
+  const jvm = Number(s.PB_TOMCAT_BIO_JVM_THREADS);
+  const short = room.find((l) => l.room >= 0 && threads + jvm > l.room);
+  return short ? `a blocking connector with ${threads} threads (+${jvm} of the JVM) cannot start here: `
+    + `${short.name} allows ${short.room} more (${short.what}); see docs/limits.md` : null;
+}
+
+// "<name> <room> <what>" lines (servers/bio-limits.sh show) -> [{ name, room, what }].
+const roomLines = (text) => text.trim().split('\n').filter(Boolean).map((l) => {
+  const [name, room, ...what] = l.split(' ');
+  return { name, room: Number(room), what: what.join(' ') };
+});
 
 // The request sampler must speak the type: sse and ws are spoken by the mux engine only.
 function typeSettings(p, s) {
@@ -666,10 +679,7 @@ function threadRoomHere(env) {
   const s = settings(env);
   const r = spawnSync(path.join(s.PB_ROOT, 'servers', 'bio-limits.sh'), ['show'], { env: { ...env }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`servers/bio-limits.sh show failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').map((l) => {
-    const [name, room, ...what] = l.split(' ');
-    return { name, room: Number(room), what: what.join(' ') };
-  });
+  return roomLines(r.stdout);
 }
 
 function usage() {
@@ -768,6 +778,16 @@ function main(args) {
     const problem = openFilesProblem(Number(conns), n(soft), n(hard), holder, Number(settings(process.env).PB_FD_RESERVE), ...more);
     if (problem === null) return 0;
     return out(`${problem}\n`), 1;
+  }
+  if (mode === '--thread-problem') {   // servers/bio-limits.sh check <max-threads>: its limits on stdin
+    if (args.length !== 1 || !/^[0-9]{1,9}$/.test(args[0])) {
+      process.stderr.write('usage: servers/bio-limits.sh show | node lib/decide.js --thread-problem <max-threads>\n');
+      return 2;
+    }
+    const problem = threadProblem(Number(args[0]), roomLines(fs.readFileSync(0, 'utf8')), settings(process.env));
+    if (problem === null) return 0;
+    process.stderr.write(`${problem}\n`);
+    return 1;
   }
   if (mode === '--mux-threads') {   // lib/jmeter-heap.sh's jmeter_mux_threads <connections> <cores>
     if (args.length !== 2 || !args.every((v) => /^[0-9]+$/.test(v))) {
