@@ -51,7 +51,7 @@ for i in "${!H_NAME[@]}"; do
   [[ $status == ok ]] || continue
 
   # run.sh's per-host checks with one connection: tools, installs, ports, disk. (How many connections
-  # fit is run.sh --plan's answer per permutation, from the limits above.)
+  # fit is the run's decisions' answer per permutation (lib/decide.js), from the limits above.)
   if [[ ${H_ROLE[i]} == sut ]]; then
     for server in "$@"; do
       out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(pb_server_port "$server")" 2>&1) ||
