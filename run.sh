@@ -30,8 +30,6 @@ source "$PB_ROOT/lib/args.sh"
 source "$PB_ROOT/lib/hosts.sh"
 # shellcheck source=lib/remote.sh
 source "$PB_ROOT/lib/remote.sh"
-# shellcheck source=lib/settings-check.sh
-source "$PB_ROOT/lib/settings-check.sh"
 # shellcheck source=lib/preflight.sh
 source "$PB_ROOT/lib/preflight.sh"
 # shellcheck source=lib/procs.sh
@@ -44,10 +42,6 @@ source "$PB_ROOT/lib/runjson.sh"
 source "$PB_ROOT/lib/cleanup.sh"
 # shellcheck source=lib/keep.sh
 source "$PB_ROOT/lib/keep.sh"
-# shellcheck source=lib/jmeter-heap.sh
-source "$PB_ROOT/lib/jmeter-heap.sh"
-# shellcheck source=lib/jmeter-order.sh
-source "$PB_ROOT/lib/jmeter-order.sh"
 # shellcheck source=lib/decisions.sh
 source "$PB_ROOT/lib/decisions.sh"
 # shellcheck source=lib/runlock.sh
@@ -59,37 +53,37 @@ source "$PB_ROOT/lib/state-dir.sh"
 cd "$PB_ROOT"
 
 # ---------------------------------------------------------------------------------------------------
-# Run state: the one place it is kept. lib/runjson.sh writes run.json from it after every step.
+# Run state: the one place it is kept, RUN_* (lib/runstate.sh saves every RUN_* for --stop-stale).
+# lib/runjson.sh writes run.json from it after every step.
 
-declare -A RUN=(
-  # the arguments (lib/args.sh), in the run schema's words (lib/run-schema.js: the command line's <threads>
-  # is the run's connections), and the server's port
-  [server]='' [rampup_s]='' [duration_s]='' [connections]='' [type]='' [max_duration_ms]='' [event]='' [emit_interval_ms]='' [pull_interval_ms]=''
-  [port]=''
-  # the run directory (its name is the id), this run's state directory here ($PB_STATE/runs/<id>), and
-  # the disk it needs here (lib/disk-need.js)
-  [id]='' [dir]='' [work_dir]='' [results_disk_mb]=''
-  [server_pid]='' [controller_pid]='' [controller_pidfile]=''
-  [started_at]=''    # epoch ms when the SUT's vmstat started (its line n is second n of the run)
-  [finished_at]=''   # epoch ms when the monitors were stopped
-  [status]=running   # then complete or incomplete
-  [crashed]=0        # 1: the server under test was found dead before run.sh stopped it
-  [server_gone]=0    # 1: it was stopped by someone else before run.sh stopped it (no crash)
-  [failed]=0         # 1: JMeter failed or overran, or data stayed on a host: collected and analysed, but incomplete
-  [sut_unreachable]=0   # 1 once the SUT host stopped answering ssh (noted once)
-  [runjson_failed]=0 [provenance]=''   # lib/runjson.sh's
-  [report]=''        # the report's path
-  [verdict]=''       # the validity verdict (docs/validity.md); failed: the run exits 1
-  [step]='' [step_error]=''   # the step running, and what in it failed (quietly)
-  [interrupted]=''   # the signal that ended the run (or its output lost: lib/log.sh)
-  [finished]=0       # 1 once every step ran: the EXIT trap then only closes what is left
-  [exiting]=0        # 1 once the EXIT trap runs
-)
+# The run's parameters and the disk it needs here, decided once by lib/decide.js (validate_arguments; the
+# run schema's names in snake case, lib/run-schema.js: the command line's <threads> is the run's connections)
+RUN_SERVER='' RUN_RAMPUP_S='' RUN_DURATION_S='' RUN_CONNECTIONS='' RUN_TYPE='' RUN_MAX_DURATION_MS='' RUN_EVENT=''
+RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT='' RUN_RESULTS_DISK_MB=''
+RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the test started), run.properties
+# What the run does: the run directory (its name is the id), this run's state directory here
+# ($PB_STATE/runs/<id>), the PIDs it started
+RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''
+RUN_SERVER_PID='' RUN_CONTROLLER_PID='' RUN_CONTROLLER_PIDFILE=''
+RUN_STARTED_AT=''    # epoch ms when the SUT's vmstat started (its line n is second n of the run)
+RUN_FINISHED_AT=''   # epoch ms when the monitors were stopped
+RUN_STATUS=running   # then complete or incomplete
+RUN_CRASHED=0        # 1: the server under test was found dead before run.sh stopped it
+RUN_SERVER_GONE=0    # 1: it was stopped by someone else before run.sh stopped it (no crash)
+RUN_FAILED=0         # 1: JMeter failed or overran, or data stayed on a host: collected and analysed, but incomplete
+RUN_SUT_UNREACHABLE=0   # 1 once the SUT host stopped answering ssh (noted once)
+RUN_RUNJSON_FAILED=0 RUN_PROVENANCE=''   # lib/runjson.sh's
+RUN_REPORT=''        # the report's path
+RUN_VERDICT=''       # the validity verdict (docs/validity.md); failed: the run exits 1
+RUN_STEP='' RUN_STEP_ERROR=''   # the step running, and what in it failed (quietly)
+RUN_INTERRUPTED=''   # the signal that ended the run (or its output lost: lib/log.sh)
+RUN_FINISHED=0       # 1 once every step ran: the EXIT trap then only closes what is left
+RUN_EXITING=0        # 1 once the EXIT trap runs
 RUN_NOTES=()   # run.json's notes, in the order noted
 RUN_STEPS=()   # "<step> <ms>", in the order run
-# Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, its work
-# directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
-H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
+# Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, 1 for
+# the engine that sets the event (H_INIT) and the one that clears it (H_CLEANUP), its work directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
+H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_INIT=() H_CLEANUP=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
 
 # The teardown's phases, in the order they run: the study's stop steps (section 3.3.3: stop JMeter, stop
 # the server under test, stop monitoring, archive and copy the responses), then this run's own files
@@ -103,13 +97,13 @@ LOG_ON_LOST=output_lost
 warn() { say "warning: $*"; RUN_NOTES+=("$*"); }
 
 # quietly <what> <command...>: the command's output goes to run.log; on failure its last lines are
-# shown and RUN[step_error] says what failed. What it starts does not hold the run's lock (fd 9).
+# shown and RUN_STEP_ERROR says what failed. What it starts does not hold the run's lock (fd 9).
 quietly() {
   local what=$1 out rc=0; shift
   out=$("$@" 2>&1 9>&-) || rc=$?
   [[ -z $RUN_LOG || -z $out ]] || printf '%s\n' "$out" | sed 's/^/    | /' >>"$RUN_LOG"
   if ((rc != 0)); then
-    RUN[step_error]="$what (exit $rc)"
+    RUN_STEP_ERROR="$what (exit $rc)"
     say "  failed: $what (exit $rc)"
     printf '%s\n' "$out" | tail -n 25 | sed 's/^/    | /' >&2
   fi
@@ -119,7 +113,7 @@ quietly() {
 # step <function> [args]: run one step, timing it.
 step() {
   local name=$1 t0; shift
-  RUN[step]=$name RUN[step_error]=''
+  RUN_STEP=$name RUN_STEP_ERROR=''
   runstate_save
   t0=$(now_ms)
   "$name" "$@"
@@ -133,58 +127,31 @@ step() {
 # analysed, only its closing lines are lost (run.log has them) and it ends as it would have.
 OUTPUT_LOST_BY=''
 output_lost() {
-  ((RUN[exiting])) && return 0
-  [[ ${RUN[status]} == running ]] || return 0
-  RUN[interrupted]=${OUTPUT_LOST_BY:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
+  ((RUN_EXITING)) && return 0
+  [[ ${RUN_STATUS} == running ]] || return 0
+  RUN_INTERRUPTED=${OUTPUT_LOST_BY:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
   exit 130
 }
 
 # ---------------------------------------------------------------------------------------------------
 # The steps
 
+# The run's decisions, read once (lib/decisions.sh, lib/decide.js): the RUN_* parameters, the hosts tables
+# with each engine's share of the connections, heap and disk. Bad settings or arguments are refused here,
+# before the state directory is claimed; a bad hosts file in read_hosts, after it.
 validate_arguments() {
-  local bad settings key value
-  bad=$(settings_problems) || args_fail "bad settings (lib/config.sh; nothing was started):"$'\n'"$bad"
-  settings=$(args_parse "$@") || exit 2
-  while IFS='=' read -r key value; do RUN[$key]=$value; done <<<"$settings"
-  RUN[port]=$(pb_server_port "${RUN[server]}")
-  args_server_settings "${RUN[server]}" "${RUN[connections]}"
-  args_type_settings "${RUN[type]}" "$PB_REQUEST_SAMPLER" "$PB_CHURN_PERCENT"
+  decisions_load "$@"
+  decisions_refuse_at settings arguments
 }
 
 read_hosts() {
-  local file=${PB_HOSTS:-$PB_ROOT/hosts.conf} e
-  if [[ -z ${PB_HOSTS:-} && ! -e $file ]]; then
-    hosts_use_default
-  else
-    read_hosts_file "$file"
-  fi
-  hosts_check_ports "${RUN[port]}"
-  if ((RUN[connections] < ${#ENGINE_IDX[@]})); then
-    args_fail "threads (${RUN[connections]}) must be at least the number of engines in $HOSTS_SOURCE (${#ENGINE_IDX[@]})"
-  fi
-  hosts_split_connections "${RUN[connections]}"
-  run_disk_need
-  PB_SERVER_ADDRESS=${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}}   # the server listens there only (forwarded to the sut)
+  local e
+  decisions_refuse_at hosts heap
   remote_init "$PB_STATE_EXPLICIT"
   say "hosts ($HOSTS_SOURCE): $(hosts_describe "$SUT_IDX")"
   for e in "${ENGINE_IDX[@]}"; do
-    H_HEAP_MB[e]=$(jmeter_heap_mb "${H_CONNECTIONS[e]}" "$PB_REQUEST_SAMPLER") ||
-      args_fail "PB_JMETER_HEAP=$PB_JMETER_HEAP is not a heap size (want auto, or e.g. 512m or 3g)"
     say "  $(hosts_describe "$e"): ${H_CONNECTIONS[e]} connections, heap ${H_HEAP_MB[e]} MB, rmi ${H_RMI[e]}"
   done
-}
-
-# H_DISK_MB[engine] and RUN[results_disk_mb]: the disk this run needs on each engine and here, from its
-# type, duration, intervals and connections (lib/disk-need.js), for preflight.
-run_disk_need() {
-  local e k out=() connections=()
-  for e in "${ENGINE_IDX[@]}"; do connections+=("${H_CONNECTIONS[e]}"); done
-  mapfile -t out < <(node lib/disk-need.js "${RUN[type]}" "${RUN[duration_s]}" "${RUN[max_duration_ms]:-${RUN[pull_interval_ms]:--}}" \
-    "${RUN[emit_interval_ms]:--}" "${connections[@]}")
-  ((${#out[@]} == ${#ENGINE_IDX[@]} + 1)) || { echo "run.sh: lib/disk-need.js failed" >&2; exit 1; }
-  for k in "${!ENGINE_IDX[@]}"; do H_DISK_MB[ENGINE_IDX[k]]=${out[k]}; done
-  RUN[results_disk_mb]=${out[-1]}
 }
 
 # One run at a time per state directory (lib/runlock.sh): taken before anything is started, held until
@@ -206,7 +173,7 @@ claim_state_dir() {
 
 preflight() {
   undo_add ssh remote_close_all
-  if ! preflight_all "${RUN[server]}" "${RUN[connections]}" "${RUN[port]}" "${RUN[results_disk_mb]}"; then
+  if ! preflight_all "${RUN_SERVER}" "${RUN_CONNECTIONS}" "${RUN_PORT}" "${RUN_RESULTS_DISK_MB}"; then
     echo "run.sh: preflight failed (problems above); nothing was started" >&2
     exit 3
   fi
@@ -216,7 +183,7 @@ preflight() {
 create_log_directories() {
   local base=$PB_RESULTS stamp name id n=1 e
   printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
-  name="$stamp-${RUN[server]}-${RUN[type]}-${RUN[connections]}-${RUN[duration_s]}"
+  name="$stamp-${RUN_SERVER}-${RUN_TYPE}-${RUN_CONNECTIONS}-${RUN_DURATION_S}"
   mkdir -p "$base"
   # mkdir without -p fails if the directory exists, so two runs can never share one.
   id=$name
@@ -224,20 +191,20 @@ create_log_directories() {
     [[ -d $base/$id && $n -lt 1000 ]] || { echo "run.sh: cannot create a run directory in $base" >&2; exit 1; }
     n=$((n + 1)); id="$name-$n"
   done
-  RUN[id]=$id RUN[dir]=$(cd "$base/$id" && pwd)
-  mkdir -p "${RUN[dir]}"/{sut,jmeter,responses}
-  log_open "${RUN[dir]}/run.log"
-  [[ -z ${PB_RUN_DIR_FILE:-} ]] || printf '%s\n' "${RUN[dir]}" >"$PB_RUN_DIR_FILE"
-  RUN[work_dir]=$PB_STATE/runs/$id
-  mkdir -p "${RUN[work_dir]}"
+  RUN_ID=$id RUN_DIR=$(cd "$base/$id" && pwd)
+  mkdir -p "${RUN_DIR}"/{sut,jmeter,responses}
+  log_open "${RUN_DIR}/run.log"
+  [[ -z ${PB_RUN_DIR_FILE:-} ]] || printf '%s\n' "${RUN_DIR}" >"$PB_RUN_DIR_FILE"
+  RUN_WORK_DIR=$PB_STATE/runs/$id
+  mkdir -p "${RUN_WORK_DIR}"
   runlock_own_set id "$id"
-  runlock_own_set dir "${RUN[dir]}"
-  undo_add work-dir keep_remove_work_dir "${RUN[work_dir]}"
+  runlock_own_set dir "${RUN_DIR}"
+  undo_add work-dir keep_remove_work_dir "${RUN_WORK_DIR}"
   undo_add work-dir runstate_forget   # runs first: from then on nothing of the run is left to stop
   runstate_begin
-  RUN[started_at]=$(now_ms)
+  RUN_STARTED_AT=$(now_ms)
   runjson_write
-  say "run directory: ${RUN[dir]}"
+  say "run directory: ${RUN_DIR}"
   # The responses folder of each engine, on its own host.
   for e in "${ENGINE_IDX[@]}"; do
     quietly "create the responses directory on engine ${H_NAME[e]}" \
@@ -252,16 +219,16 @@ stop_all_servers() {
 
 # run_pid_dir <host>: where this run's PID files are on that host: its work directory there. Another
 # run's start, stop or check never reads them.
-run_pid_dir() { printf '%s/runs/%s' "${H_STATE[$1]}" "${RUN[id]}"; }
+run_pid_dir() { printf '%s/runs/%s' "${H_STATE[$1]}" "${RUN_ID}"; }
 
 start_server_under_test() {
-  local server=${RUN[server]} out
+  local server=${RUN_SERVER} out
   undo_add server stop_sut_server "$server"
   quietly "start $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" start "$server"
   out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "$server")
-  [[ $out =~ pid\ ([0-9]+) ]] || { RUN[step_error]="no pid in: $out"; return 1; }
-  RUN[server_pid]=${BASH_REMATCH[1]}
-  say "  $server running on ${PB_SERVER_ADDRESS}:${RUN[port]} (pid ${RUN[server_pid]})${H_BIND[SUT_IDX]:+; the engines target ${H_ADDR[SUT_IDX]}:${RUN[port]}}"
+  [[ $out =~ pid\ ([0-9]+) ]] || { RUN_STEP_ERROR="no pid in: $out"; return 1; }
+  RUN_SERVER_PID=${BASH_REMATCH[1]}
+  say "  $server running on ${PB_SERVER_ADDRESS}:${RUN_PORT} (pid ${RUN_SERVER_PID})${H_BIND[SUT_IDX]:+; the engines target ${H_ADDR[SUT_IDX]}:${RUN_PORT}}"
 }
 
 # Each engine's host asks the server for GET /timestamp at the address and port the engines will target
@@ -269,9 +236,9 @@ start_server_under_test() {
 probe_service() {
   local e out
   for e in "${ENGINE_IDX[@]}"; do
-    out=$(remote_run "$e" host/probe.sh "${H_ADDR[SUT_IDX]}" "${RUN[port]}" 2>&1) && continue
-    RUN[step_error]="engine ${H_NAME[e]} (${H_ADDR[e]}) cannot reach the server under test at ${H_ADDR[SUT_IDX]}:${RUN[port]}: ${out##*$'\n'}"
-    say "  refused: ${RUN[step_error]}; no load was sent"
+    out=$(remote_run "$e" host/probe.sh "${H_ADDR[SUT_IDX]}" "${RUN_PORT}" 2>&1) && continue
+    RUN_STEP_ERROR="engine ${H_NAME[e]} (${H_ADDR[e]}) cannot reach the server under test at ${H_ADDR[SUT_IDX]}:${RUN_PORT}: ${out##*$'\n'}"
+    say "  refused: ${RUN_STEP_ERROR}; no load was sent"
     return 1
   done
 }
@@ -280,38 +247,29 @@ start_monitoring() {
   undo_add monitors stop_sut_monitors
   undo_add monitor-files collect_sut_monitor_files
   # The analyzer counts vmstat's lines as seconds from startedAt: make it the moment vmstat starts.
-  RUN[started_at]=$(now_ms)
+  RUN_STARTED_AT=$(now_ms)
   quietly "start vmstat and pidstat on ${H_NAME[SUT_IDX]}" \
-    remote_run "$SUT_IDX" host/monitor.sh start "${RUN[id]}" "${RUN[server_pid]}"
+    remote_run "$SUT_IDX" host/monitor.sh start "${RUN_ID}" "${RUN_SERVER_PID}"
 }
 
 # The engines need nothing from the server, and a JVM takes seconds to start: they start in the
 # background right after the directories exist, while the server starts; start_engines, in its place in
 # the study's order, then waits until every one is ready.
-# Roles follow the order in which JMeter's controller starts the engines (lib/jmeter-order.sh; not the
-# order of hosts.conf), a few hundred ms to seconds apart. Only the engine started first runs Init: each
-# event set restarts the server's emitter, so n engines would set it n times, and set first, the event
-# exists before the other engines' first requests. Only the engine started last runs the Clean Up clear:
-# an earlier engine's clear would end a later engine's streams before that engine's duration is over.
+# Roles follow the order in which JMeter's controller starts the engines (decided in lib/decide.js:
+# H_INIT, H_CLEANUP; not the order of hosts.conf), a few hundred ms to seconds apart. Only the engine
+# started first runs Init: each event set restarts the server's emitter, so n engines would set it n
+# times, and set first, the event exists before the other engines' first requests. Only the engine started
+# last runs the Clean Up clear: an earlier engine's clear would end a later engine's streams before that
+# engine's duration is over.
 launch_engines() {
-  local e init cleanup first last
-  local -a keys order
-  mapfile -t keys < <(engine_keys)
-  mapfile -t order < <(jmeter_start_order "${keys[@]}")
-  for e in "${ENGINE_IDX[@]}"; do
-    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[0]}" ]] && first=$e
-    [[ ${H_ADDR[e]}:${H_RMI[e]} == "${order[-1]}" ]] && last=$e
-  done
+  local e
   undo_add jmeter stop_engines "${ENGINE_IDX[@]}"
   undo_add responses collect_responses "${ENGINE_IDX[@]}"
   for e in "${ENGINE_IDX[@]}"; do
-    init=0 cleanup=0
-    [[ $e == "$first" ]] && init=1
-    [[ $e == "$last" ]] && cleanup=1
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
-      --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "$init" --cleanup "$cleanup" \
-      >"${RUN[work_dir]}/engine-start-${H_NAME[e]}.out" 2>&1 &
+      --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "${H_INIT[e]}" --cleanup "${H_CLEANUP[e]}" \
+      >"${RUN_WORK_DIR}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
   done
 }
@@ -319,7 +277,7 @@ launch_engines() {
 start_engines() {
   local e out failed=0
   for e in "${ENGINE_IDX[@]}"; do
-    out=${RUN[work_dir]}/engine-start-${H_NAME[e]}.out
+    out=${RUN_WORK_DIR}/engine-start-${H_NAME[e]}.out
     if ! wait "${H_LAUNCH_PID[e]}"; then
       failed=$((failed + 1))
       say "  engine ${H_NAME[e]} did not start:"
@@ -328,7 +286,7 @@ start_engines() {
     unset 'H_LAUNCH_PID[e]'
     sed 's/^/    | /' "$out" >>"$RUN_LOG"
   done
-  ((failed == 0)) || { RUN[step_error]="$failed engine(s) did not start"; return 1; }
+  ((failed == 0)) || { RUN_STEP_ERROR="$failed engine(s) did not start"; return 1; }
   say "  ${#ENGINE_IDX[@]} engine(s) ready"
 }
 
@@ -347,7 +305,7 @@ start_engine_monitoring() {
     undo_add monitors stop_engine_monitors "$e"
     undo_add monitor-files collect_engine_monitor_files "$e"
     quietly "start vmstat and pidstat on engine ${H_NAME[e]}" \
-      remote_run "$e" host/monitor.sh start "${RUN[id]}" "$pid" "engine-${H_NAME[e]}" ||
+      remote_run "$e" host/monitor.sh start "${RUN_ID}" "$pid" "engine-${H_NAME[e]}" ||
       warn "engine ${H_NAME[e]}: monitors did not start; its CPU will be unknown"
   done
 }
@@ -359,61 +317,43 @@ engine_keys() {
 }
 
 run_controller() {
-  local props=${RUN[dir]}/jmeter/run.properties pidfile=${RUN[work_dir]}/controller.pid engines
+  local props=${RUN_DIR}/jmeter/run.properties pidfile=${RUN_WORK_DIR}/controller.pid engines
   engines=$(engine_keys | paste -sd,)
   write_properties >"$props"
   # Its own session: a Ctrl-C on the terminal reaches run.sh, which then stops it in order.
-  setsid load/controller.sh --run-dir "${RUN[dir]}" --engines "$engines" --props "$props" \
-    >"${RUN[dir]}/jmeter/controller.out" 2>&1 </dev/null 9>&- &
-  RUN[controller_pid]=$! RUN[controller_pidfile]=$pidfile
-  procs_record "${RUN[controller_pid]}" "$pidfile"
-  undo_add jmeter stop_controller "$pidfile" "${RUN[controller_pid]}"
-  say "  controller started (pid ${RUN[controller_pid]}), engines $engines"
+  setsid load/controller.sh --run-dir "${RUN_DIR}" --engines "$engines" --props "$props" \
+    >"${RUN_DIR}/jmeter/controller.out" 2>&1 </dev/null 9>&- &
+  RUN_CONTROLLER_PID=$! RUN_CONTROLLER_PIDFILE=$pidfile
+  procs_record "${RUN_CONTROLLER_PID}" "$pidfile"
+  undo_add jmeter stop_controller "$pidfile" "${RUN_CONTROLLER_PID}"
+  say "  controller started (pid ${RUN_CONTROLLER_PID}), engines $engines"
   # Its CPU is the load generator's too (docs/validity.md): pidstat of its JVM, here.
   undo_add monitors stop_controller_monitor
   undo_add monitor-files collect_controller_monitor_files
-  quietly "start pidstat of the controller" host/monitor.sh start "${RUN[id]}" "${RUN[controller_pid]}" controller ||
+  quietly "start pidstat of the controller" host/monitor.sh start "${RUN_ID}" "${RUN_CONTROLLER_PID}" controller ||
     warn "the controller's pidstat did not start; its CPU counts among other processes"
 }
 
-# The global properties of the plan (load/controller.sh sends them to every engine with -G and sets
+# The global properties of the plan, the one table where the run's parameters get JMeter's names, as
+# lib/decide.js wrote it (jmeterProperties; load/controller.sh sends them to every engine with -G and sets
 # log.dir.base itself; threads.num and log.dir.res are each engine's own, given to load/engine.sh).
-write_properties() {
-  # request.timeout is left to the plan, which derives it from the type, duration and interval
-  # (load/README.md).
-  cat <<EOF
-server.host=${H_ADDR[SUT_IDX]}
-server.port=${RUN[port]}
-rampup.period=${RUN[rampup_s]}
-test.duration=${RUN[duration_s]}
-logging.enabled=false
-event.enabled=$([[ -n ${RUN[event]} ]] && echo true || echo false)
-event.name=${RUN[event]:-none}
-event.frequency=${RUN[emit_interval_ms]:-0}
-request.type=${RUN[type]}
-request.events=${RUN[event]}
-request.duration=${RUN[max_duration_ms]:-0}
-pull.interval=${RUN[pull_interval_ms]:-0}
-churn.percent=$PB_CHURN_PERCENT
-request.sampler=$PB_REQUEST_SAMPLER
-EOF
-}
+write_properties() { printf '%s' "$RUN_JMETER_PROPERTIES"; }
 
 # The wait: until the controller exits, or a rule below ends the test early. JMeter's controller log
 # says when the engines really start and end the test (JMeter 5.6.3 wording): the start can lag the
 # controller's launch by tens of seconds under load, and a comet run writes almost nothing to
 # results.csv until its end, so the clock of the wait starts at the first engine.
 wait_for_completion() {
-  local csv=${RUN[dir]}/jmeter/results.csv startup_limit=180 start=$SECONDS tick=0 elapsed shown
+  local csv=${RUN_DIR}/jmeter/results.csv startup_limit=180 start=$SECONDS tick=0 elapsed shown
   local test_start='' deadline=$startup_limit ended=0 stable=0 last_size=-1 crashed_at='' open='?'
   progress_reset
   while true; do
     sleep 1 & wait $! || true   # in the background, so a signal is handled at once
     tick=$((tick + 1)) elapsed=$((SECONDS - start))
     if [[ -z $test_start ]] && (($(jmeter_log_count 'Started remote host') > 0)); then
-      test_start=$elapsed deadline=$(wait_deadline "$elapsed" "${RUN[duration_s]}" "${RUN[max_duration_ms]:-0}" "${RUN[emit_interval_ms]:-0}")
+      test_start=$elapsed deadline=$((elapsed + RUN_WAIT_S))   # lib/decide.js's waitSeconds
     fi
-    if ! procs_alive "${RUN[controller_pidfile]}" >/dev/null; then
+    if ! procs_alive "${RUN_CONTROLLER_PIDFILE}" >/dev/null; then
       controller_finished "$elapsed" "$csv"
       break
     fi
@@ -445,12 +385,12 @@ wait_for_completion() {
         else
           RUN_NOTES+=("JMeter was still running at the hard deadline (${deadline}s after the controller started); stopped")
         fi
-        RUN[failed]=1
+        RUN_FAILED=1
         wait_ends "hard deadline (${deadline}s) reached: ${RUN_NOTES[-1]}"
         break
       fi
     fi
-    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN[duration_s]}s"; fi
+    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN_DURATION_S}s"; fi
     wait_progress "$tick" "$shown" "$open"
   done
 }
@@ -460,9 +400,9 @@ stop_jmeter() { undo_run jmeter; }
 stop_server() {
   # Checked once more: a server that died in the last seconds is a crash too.
   local rc=0
-  ((RUN[crashed] || RUN[server_gone])) || server_check || rc=$?
+  ((RUN_CRASHED || RUN_SERVER_GONE)) || server_check || rc=$?
   if ((rc == 255)); then
-    sut_unreachable "at the end of the test; the ${RUN[server]} server could not be stopped and may still run there"
+    sut_unreachable "at the end of the test; the ${RUN_SERVER} server could not be stopped and may still run there"
   elif ((rc != 0)); then
     server_gone "at the end of the test" "was found dead at the end of the test"
   fi
@@ -471,14 +411,14 @@ stop_server() {
 
 stop_monitoring() {
   undo_run monitors
-  RUN[finished_at]=$(now_ms)
+  RUN_FINISHED_AT=$(now_ms)
   undo_run monitor-files
 }
 
 archive_responses() {
   local e
   for e in "${ENGINE_IDX[@]}"; do
-    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "${RUN[id]}" "${H_NAME[e]}"
+    quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "${RUN_ID}" "${H_NAME[e]}"
   done
 }
 
@@ -487,35 +427,35 @@ archive_responses() {
 copy_responses() {
   local e dest
   for e in "${ENGINE_IDX[@]}"; do
-    dest=${RUN[dir]}/responses/${H_NAME[e]}.tar.gz
+    dest=${RUN_DIR}/responses/${H_NAME[e]}.tar.gz
     quietly "copy the responses of engine ${H_NAME[e]}" \
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest"
     say "  responses/${H_NAME[e]}.tar.gz: $(stat -c %s "$dest") bytes"
-    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "${RUN[id]}" "${H_NAME[e]}"
+    quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "${RUN_ID}" "${H_NAME[e]}"
   done
   undo_drop responses
 }
 
 analyze() {
   # The test is over and everything is collected; a failing analysis turns this into incomplete.
-  RUN[status]=complete
-  ((RUN[failed] == 0)) || RUN[status]=incomplete
+  RUN_STATUS=complete
+  ((RUN_FAILED == 0)) || RUN_STATUS=incomplete
   runjson_write
-  quietly "node analysis/analyze.js" node analysis/analyze.js "${RUN[dir]}"
+  quietly "node analysis/analyze.js" node analysis/analyze.js "${RUN_DIR}"
   local out
-  out=$(node charts/report.js "${RUN[dir]}" 2>>"$RUN_LOG") || { RUN[step_error]="node charts/report.js failed"; return 1; }
+  out=$(node charts/report.js "${RUN_DIR}" 2>>"$RUN_LOG") || { RUN_STEP_ERROR="node charts/report.js failed"; return 1; }
   printf '%s\n' "$out" | sed 's/^/    | /' >>"$RUN_LOG"
-  RUN[report]=$(printf '%s\n' "$out" | tail -n 1)
+  RUN_REPORT=$(printf '%s\n' "$out" | tail -n 1)
 }
 
 print_report_path() {
   local line
   # The validity verdict (docs/validity.md): whether the figures measured the server or the load generator.
   while IFS= read -r line; do
-    [[ -n ${RUN[verdict]} || ! $line =~ ^validity:\ ([a-z-]+) ]] || RUN[verdict]=${BASH_REMATCH[1]}
+    [[ -n ${RUN_VERDICT} || ! $line =~ ^validity:\ ([a-z-]+) ]] || RUN_VERDICT=${BASH_REMATCH[1]}
     say "$line"
-  done < <(node analysis/verdict.js "${RUN[dir]}" 2>&1)
-  say "report: ${RUN[report]}"
+  done < <(node analysis/verdict.js "${RUN_DIR}" 2>&1)
+  say "report: ${RUN_REPORT}"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -524,38 +464,26 @@ print_report_path() {
 # JMeter's controller log: lines matching <pattern> (0 without the file).
 jmeter_log_count() {
   local n
-  n=$(grep -c -- "$1" "${RUN[dir]}/jmeter/controller.log" 2>/dev/null) || true
+  n=$(grep -c -- "$1" "${RUN_DIR}/jmeter/controller.log" 2>/dev/null) || true
   printf '%s' "${n:-0}"
 }
-
-# wait_deadline <test start s> <duration s> <max-duration ms> <emit interval ms>: when the wait gives up,
-# in seconds from the controller's start: the test (the plan's Request group runs <duration>, ramp-up
-# included), then its tail (the last polls or emit cycle, the clean-up group, the engines' final batch),
-# then 60 s and a fifth of the duration to spare.
-wait_deadline() {
-  local test_start=$1 duration=$2 tail
-  tail=$((($(max "$3" "$4") + 999) / 1000 + 10))
-  printf '%s' $((test_start + duration + tail + 60 + duration / 5))
-}
-
-max() { if (($1 > $2)); then printf '%s' "$1"; else printf '%s' "$2"; fi; }
 
 # controller_finished <elapsed s> <results.csv>: the controller exited; its exit code and JMeter's log
 # say whether the test ran on every engine.
 controller_finished() {
   local rc=0
-  wait "${RUN[controller_pid]}" || rc=$?
+  wait "${RUN_CONTROLLER_PID}" || rc=$?
   progress_update "$2"
   [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
   say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, $(progress_errors)"
   if ((rc != 0)); then
     warn "the JMeter controller failed (exit $rc, see jmeter/controller.out and controller.log)"
-    RUN[failed]=1
+    RUN_FAILED=1
   fi
   # JMeter's controller exits 0 even when an engine refused the plan (JMeter 5.6.3 wording).
   if (($(jmeter_log_count 'remote engines have not started') > 0)); then
     warn "JMeter could not start the test on every engine (see jmeter/controller.log)"
-    RUN[failed]=1
+    RUN_FAILED=1
   fi
 }
 
@@ -585,7 +513,7 @@ engines_check_alive() {
   for e in "${ENGINE_IDX[@]}"; do
     [[ -z ${H_DEAD[e]:-} ]] || continue
     remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
-    H_DEAD[e]=1 RUN[failed]=1
+    H_DEAD[e]=1 RUN_FAILED=1
     warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
     runjson_write
   done
@@ -604,11 +532,11 @@ engines_left() { # the engines not found dead
 SERVER_GONE=''
 server_check() {
   local rc=0 out
-  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "${RUN[server]}" 2>&1) || rc=$?
+  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "${RUN_SERVER}" 2>&1) || rc=$?
   SERVER_GONE=died
   if ((rc == 0)); then
     [[ $out =~ pid\ ([0-9]+) ]] || return 0
-    [[ ${BASH_REMATCH[1]} != "${RUN[server_pid]}" ]] || return 0
+    [[ ${BASH_REMATCH[1]} != "${RUN_SERVER_PID}" ]] || return 0
     SERVER_GONE="its PID file names another process now (pid ${BASH_REMATCH[1]})"
     return 3
   fi
@@ -622,11 +550,11 @@ server_check() {
 # (serverCrashed) if it died; stopped by someone else is no crash, but the run is incomplete.
 server_gone() {
   if [[ $SERVER_GONE == died ]]; then
-    RUN[crashed]=1
-    warn "the ${RUN[server]} server $2"
+    RUN_CRASHED=1
+    warn "the ${RUN_SERVER} server $2"
   else
-    RUN[failed]=1 RUN[server_gone]=1
-    warn "the ${RUN[server]} server was stopped by someone else $1: $SERVER_GONE; not a crash, the run is incomplete"
+    RUN_FAILED=1 RUN_SERVER_GONE=1
+    warn "the ${RUN_SERVER} server was stopped by someone else $1: $SERVER_GONE; not a crash, the run is incomplete"
   fi
 }
 
@@ -648,9 +576,9 @@ server_watch() {
 
 # sut_unreachable <when>: the SUT host stopped answering ssh; noted once, the run becomes incomplete.
 sut_unreachable() {
-  RUN[failed]=1
-  ((RUN[sut_unreachable])) && return 0
-  RUN[sut_unreachable]=1
+  RUN_FAILED=1
+  ((RUN_SUT_UNREACHABLE)) && return 0
+  RUN_SUT_UNREACHABLE=1
   warn "the SUT host ${H_NAME[SUT_IDX]} (${H_ADDR[SUT_IDX]}) does not answer ssh ($1); its files stay there"
   runjson_write
 }
@@ -659,7 +587,7 @@ sut_unreachable() {
 # finished samples until the end, so this is what shows the load building up. '?' if it does not answer.
 server_open_requests() {
   local body
-  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:${RUN[port]}/status" 2>/dev/null) || body=''
+  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:${RUN_PORT}/status" 2>/dev/null) || body=''
   if [[ $body =~ \"open\":([0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf '?'; fi
 }
 
@@ -685,10 +613,10 @@ stop_engines() {
     quietly "stop engine ${H_NAME[e]}" remote_run "$e" load/engine.sh stop --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" || true
   done
   for e; do
-    remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "${RUN[dir]}/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
+    remote_fetch "$e" "${H_STATE[e]}/engine-$(engine_id "$e").log" "${RUN_DIR}/jmeter/engine-${H_NAME[e]}.log" 2>/dev/null ||
       keep_left_behind "$e" "the JMeter log of engine ${H_NAME[e]}" "${H_STATE[e]}/engine-$(engine_id "$e").log (until that engine starts again)"
-    mkdir -p "${RUN[dir]}/engines/${H_NAME[e]}"
-    remote_fetch "$e" "${H_WORK[e]}/gc.log" "${RUN[dir]}/engines/${H_NAME[e]}/gc.log" 2>/dev/null ||
+    mkdir -p "${RUN_DIR}/engines/${H_NAME[e]}"
+    remote_fetch "$e" "${H_WORK[e]}/gc.log" "${RUN_DIR}/engines/${H_NAME[e]}/gc.log" 2>/dev/null ||
       say "  (no GC log from engine ${H_NAME[e]})"
   done
 }
@@ -697,57 +625,57 @@ stop_engines() {
 stop_sut_server() {
   local server=$1 log=${H_STATE[SUT_IDX]}/$1.log
   quietly "stop $server on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" stop "$server" || true
-  remote_fetch "$SUT_IDX" "$log" "${RUN[dir]}/sut/server.log" 2>/dev/null ||
+  remote_fetch "$SUT_IDX" "$log" "${RUN_DIR}/sut/server.log" 2>/dev/null ||
     keep_left_behind "$SUT_IDX" "the server log" "$log (until $server starts again)"
   # A Tomcat logs its JVM's pauses in its instance (servers/tomcat-common.sh), made afresh at each start.
   if [[ $server == tc* ]]; then
-    remote_fetch "$SUT_IDX" "${H_STATE[SUT_IDX]}/$server-base/logs/gc.log" "${RUN[dir]}/sut/gc.log" 2>/dev/null ||
+    remote_fetch "$SUT_IDX" "${H_STATE[SUT_IDX]}/$server-base/logs/gc.log" "${RUN_DIR}/sut/gc.log" 2>/dev/null ||
       say "  (no GC log from $server)"
   fi
 }
 
 stop_sut_monitors() {
-  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "${RUN[id]}" || true
+  quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "${RUN_ID}" || true
 }
 
 stop_engine_monitors() { # <host>
-  quietly "stop the monitors on engine ${H_NAME[$1]}" remote_run "$1" host/monitor.sh stop "${RUN[id]}" "engine-${H_NAME[$1]}" || true
+  quietly "stop the monitors on engine ${H_NAME[$1]}" remote_run "$1" host/monitor.sh stop "${RUN_ID}" "engine-${H_NAME[$1]}" || true
 }
 
 stop_controller_monitor() {
-  host/monitor.sh stop "${RUN[id]}" controller >>"$RUN_LOG" 2>&1 || true
+  host/monitor.sh stop "${RUN_ID}" controller >>"$RUN_LOG" 2>&1 || true
 }
 
 # The SUT's monitor files into sut/, then removed there (status: that removal's); a failed copy keeps them.
 collect_sut_monitor_files() {
-  local src=${H_STATE[SUT_IDX]}/runs/${RUN[id]}/sut f copied=1
+  local src=${H_STATE[SUT_IDX]}/runs/${RUN_ID}/sut f copied=1
   for f in vmstat.log pidstat.log memory.log meminfo.txt netstat.log cpus-allowed.txt; do
-    remote_fetch "$SUT_IDX" "$src/$f" "${RUN[dir]}/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; copied=0; }
+    remote_fetch "$SUT_IDX" "$src/$f" "${RUN_DIR}/sut/$f" 2>/dev/null || { say "  (no $f from the sut)"; copied=0; }
   done
   if ((copied == 0)); then
     keep_left_behind "$SUT_IDX" "the SUT's monitor files" "$src"
     return 0
   fi
-  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh clean "${RUN[id]}"
+  quietly "remove the monitor files on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh clean "${RUN_ID}"
 }
 
 # collect_engine_monitor_files <host>: into engines/<name>/, then removed there; a failed copy keeps them.
 collect_engine_monitor_files() {
-  local e=$1 f copied=1 src=${H_STATE[$1]}/runs/${RUN[id]}/engine-${H_NAME[$1]}
-  mkdir -p "${RUN[dir]}/engines/${H_NAME[e]}"
+  local e=$1 f copied=1 src=${H_STATE[$1]}/runs/${RUN_ID}/engine-${H_NAME[$1]}
+  mkdir -p "${RUN_DIR}/engines/${H_NAME[e]}"
   for f in vmstat.log pidstat.log started-at.txt cpus-allowed.txt; do
-    remote_fetch "$e" "$src/$f" "${RUN[dir]}/engines/${H_NAME[e]}/$f" 2>/dev/null ||
+    remote_fetch "$e" "$src/$f" "${RUN_DIR}/engines/${H_NAME[e]}/$f" 2>/dev/null ||
       { say "  (no $f from engine ${H_NAME[e]})"; copied=0; }
   done
-  ((copied == 0)) || remote_run "$e" host/monitor.sh clean "${RUN[id]}" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+  ((copied == 0)) || remote_run "$e" host/monitor.sh clean "${RUN_ID}" "engine-${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
 }
 
 collect_controller_monitor_files() {
   local src
-  src=$(host/monitor.sh dir "${RUN[id]}" controller)
-  mkdir -p "${RUN[dir]}/controller"
-  if cp -- "$src/pidstat.log" "${RUN[dir]}/controller/pidstat.log" 2>/dev/null; then
-    host/monitor.sh clean "${RUN[id]}" controller >>"$RUN_LOG" 2>&1 || true
+  src=$(host/monitor.sh dir "${RUN_ID}" controller)
+  mkdir -p "${RUN_DIR}/controller"
+  if cp -- "$src/pidstat.log" "${RUN_DIR}/controller/pidstat.log" 2>/dev/null; then
+    host/monitor.sh clean "${RUN_ID}" controller >>"$RUN_LOG" 2>&1 || true
   else
     say "  (no pidstat.log of the controller)"
   fi
@@ -758,11 +686,11 @@ collect_controller_monitor_files() {
 collect_responses() {
   local e dest
   for e; do
-    dest=${RUN[dir]}/responses/${H_NAME[e]}.tar.gz
+    dest=${RUN_DIR}/responses/${H_NAME[e]}.tar.gz
     [[ ! -s $dest ]] || continue
-    if remote_run "$e" host/archive.sh tar "${RUN[id]}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
+    if remote_run "$e" host/archive.sh tar "${RUN_ID}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest" 2>>"$RUN_LOG"; then
-      remote_run "$e" host/archive.sh clean "${RUN[id]}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
+      remote_run "$e" host/archive.sh clean "${RUN_ID}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true
       say "  responses/${H_NAME[e]}.tar.gz: what engine ${H_NAME[e]} saved so far"
     else
       rm -f -- "$dest"
@@ -781,16 +709,12 @@ install_missing() {
 
 # ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
 # same exit 2), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
-print_decisions() {
-  validate_arguments "$@"
-  read_hosts >/dev/null   # its lines describe the hosts the decisions show
-  decisions_print "${RUN[server]}" "${RUN[port]}" "${RUN[connections]}" "${RUN[results_disk_mb]}" H_CONNECTIONS H_HEAP_MB H_DISK_MB
-}
+print_decisions() { decisions_print "$@"; }
 
 trap_signals() {
-  trap 'RUN[interrupted]=SIGINT; exit 130' INT
-  trap 'RUN[interrupted]=SIGTERM; exit 130' TERM
-  trap 'RUN[interrupted]=SIGHUP; exit 130' HUP     # the terminal closed
+  trap 'RUN_INTERRUPTED=SIGINT; exit 130' INT
+  trap 'RUN_INTERRUPTED=SIGTERM; exit 130' TERM
+  trap 'RUN_INTERRUPTED=SIGHUP; exit 130' HUP     # the terminal closed
   trap 'OUTPUT_LOST_BY=SIGPIPE; log_output_lost' PIPE   # its output's reader went away (./run.sh ... | head)
   trap on_exit EXIT
 }
@@ -803,12 +727,12 @@ on_exit() {
   local rc=$?
   set +eu                     # the clean-up must run to its end, whatever state the run was in
   trap '' INT TERM HUP PIPE   # a second Ctrl-C must not cut it short
-  RUN[exiting]=1
-  if ((RUN[finished] == 0)) && [[ -n ${RUN[dir]} ]]; then
+  RUN_EXITING=1
+  if ((RUN_FINISHED == 0)) && [[ -n ${RUN_DIR} ]]; then
     on_exit_unfinished "$rc"
     rc=$?
   else
-    [[ -z ${RUN[interrupted]} || -n ${RUN[dir]} ]] || rc=130
+    [[ -z ${RUN_INTERRUPTED} || -n ${RUN_DIR} ]] || rc=130
     undo_run_all
   fi
   runlock_release
@@ -821,21 +745,21 @@ on_exit() {
 on_exit_unfinished() {
   local rc
   [[ ! -t 1 ]] || printf '\n' 2>/dev/null   # end a progress line
-  if [[ -n ${RUN[interrupted]} ]]; then
-    say "interrupted (${RUN[interrupted]}) during ${RUN[step]:-start-up}: stopping everything this run started"
-    RUN_NOTES+=("interrupted by ${RUN[interrupted]} during ${RUN[step]:-start-up}")
+  if [[ -n ${RUN_INTERRUPTED} ]]; then
+    say "interrupted (${RUN_INTERRUPTED}) during ${RUN_STEP:-start-up}: stopping everything this run started"
+    RUN_NOTES+=("interrupted by ${RUN_INTERRUPTED} during ${RUN_STEP:-start-up}")
     rc=130
   else
-    say "step ${RUN[step]:-?} failed (exit $1): stopping everything this run started"
-    RUN_NOTES+=("step ${RUN[step]:-?} failed (exit $1)${RUN[step_error]:+: ${RUN[step_error]}}")
+    say "step ${RUN_STEP:-?} failed (exit $1): stopping everything this run started"
+    RUN_NOTES+=("step ${RUN_STEP:-?} failed (exit $1)${RUN_STEP_ERROR:+: ${RUN_STEP_ERROR}}")
     rc=1
   fi
-  RUN[status]=incomplete
+  RUN_STATUS=incomplete
   runjson_write
   undo_run_all
-  RUN[finished_at]=$(now_ms)
+  RUN_FINISHED_AT=$(now_ms)
   runjson_write
-  say "run incomplete; what was collected is in ${RUN[dir]}"
+  say "run incomplete; what was collected is in ${RUN_DIR}"
   return "$rc"
 }
 
@@ -871,13 +795,13 @@ main() {
   step copy_responses
   step analyze
   step print_report_path
-  RUN[finished]=1
+  RUN_FINISHED=1
   runjson_write
   runstate_save
   undo_run work-dir
-  [[ ${RUN[status]} == complete && ${RUN[runjson_failed]} == 0 ]] || exit 1
-  ((RUN[crashed] == 0)) || exit 4
-  [[ ${RUN[verdict]} != failed ]] || { say "run failed: it measured nothing of the server (the verdict above; docs/validity.md)"; exit 1; }
+  [[ ${RUN_STATUS} == complete && ${RUN_RUNJSON_FAILED} == 0 ]] || exit 1
+  ((RUN_CRASHED == 0)) || exit 4
+  [[ ${RUN_VERDICT} != failed ]] || { say "run failed: it measured nothing of the server (the verdict above; docs/validity.md)"; exit 1; }
   exit 0
 }
 

@@ -43,7 +43,7 @@ check_prerequisites() {
 
 # --- Debian packages ----------------------------------------------------------------------------------
 # command that proves the package is there -> package name
-declare -A RUN_PACKAGES=(
+declare -A TOOL_PACKAGES=(
   [vmstat]=procps [pidstat]=sysstat [ssh]=openssh-client [sshd]=openssh-server
   [ip]=iproute2 [tar]=tar [curl]=curl [gzip]=gzip [scp]=openssh-client
 )
@@ -52,8 +52,8 @@ declare -A TEST_PACKAGES=([shellcheck]=shellcheck [chromium]=chromium)
 install_debian_packages() {
   local -a missing=()
   local cmd
-  for cmd in "${!RUN_PACKAGES[@]}"; do
-    have_command "$cmd" || missing+=("${RUN_PACKAGES[$cmd]}")
+  for cmd in "${!TOOL_PACKAGES[@]}"; do
+    have_command "$cmd" || missing+=("${TOOL_PACKAGES[$cmd]}")
   done
   if $for_tests; then
     for cmd in "${!TEST_PACKAGES[@]}"; do

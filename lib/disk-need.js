@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // The disk a run needs before it starts (preflight, host/host-check.sh): sized from the run with the
-// estimate of the responses (lib/response-estimate.js), not a fixed figure.
+// estimate of the responses (lib/response-estimate.js), not a fixed figure. The run's decisions
+// (lib/decide.js) take it from runDiskNeed; the command line below prints the same.
 //
 //   node lib/disk-need.js <type> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...
 //
@@ -23,6 +24,21 @@ function need(run) {
   return { engineMB: Math.ceil((e.rawBytes + e.archiveBytes) / MB) + BASE_MB, archiveBytes: e.archiveBytes, samples: e.files };
 }
 
+// A run's whole disk need: { engines: [MB per engine, for each share of the connections], resultsMb (the
+// run directory here) }. run: the run schema's names (a pull's interval stands in the max duration's place).
+function runDiskNeed(run, shares) {
+  let archives = 0;
+  let samples = 0;
+  const engines = shares.map((connections) => {
+    const n = need({ type: run.type, durationS: run.durationS, maxDurationMs: run.maxDurationMs ?? run.pullIntervalMs ?? null,
+      emitIntervalMs: run.emitIntervalMs ?? null, connections });
+    archives += n.archiveBytes;
+    samples += n.samples;
+    return n.engineMB;
+  });
+  return { engines, resultsMb: Math.ceil((archives + samples * CSV_BYTES_PER_SAMPLE) / MB) + BASE_MB };
+}
+
 function main(argv) {
   const [type, duration, maxDur, emit, ...connections] = argv;
   const num = (v) => (v === '-' || v === '' || v === undefined ? null : Number(v));
@@ -31,17 +47,10 @@ function main(argv) {
     process.stderr.write(`usage: node lib/disk-need.js <${TEST_TYPES.join('|')}> <duration s> <max-duration ms|-> <emit-interval ms|-> <connections>...\n`);
     return 2;
   }
-  let archives = 0;
-  let samples = 0;
-  for (const c of connections) {
-    const n = need({ type, durationS: num(duration), maxDurationMs: num(maxDur), emitIntervalMs: num(emit), connections: num(c) });
-    archives += n.archiveBytes;
-    samples += n.samples;
-    process.stdout.write(`${n.engineMB}\n`);
-  }
-  process.stdout.write(`${Math.ceil((archives + samples * CSV_BYTES_PER_SAMPLE) / MB) + BASE_MB}\n`);
+  const d = runDiskNeed({ type, durationS: num(duration), maxDurationMs: num(maxDur), emitIntervalMs: num(emit) }, connections.map(num));
+  process.stdout.write(`${[...d.engines, d.resultsMb].join('\n')}\n`);
   return 0;
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
-module.exports = { need, BASE_MB };
+module.exports = { need, runDiskNeed, BASE_MB };

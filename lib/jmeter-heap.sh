@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # How big one JMeter engine is: its heap (-Xmx) and, with the mux engine, its selector threads, from the
-# connections it will drive. Sourced after lib/config.sh. The one place these sizes are decided.
+# connections it will drive. Sourced after lib/config.sh by load/engine.sh and load/controller.sh. The heap
+# is decided in lib/decide.js (heapMb), the one place of the run's decisions, which run.sh reads once;
+# these functions ask it for an engine or controller started on its own.
 #
 #   jmeter_heap_mb <connections> [<sampler>]
 #       prints the heap in MB for an engine driving <connections> of this run's connections with <sampler>
@@ -27,39 +29,12 @@
 # Why it matters: an engine out of heap does not fail, it spends its CPU in the garbage collector and
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
 
-jmeter_heap_mb() { # <connections> [<sampler>]
-  [[ ($# == 1 || $# == 2) && $1 =~ ^[0-9]+$ ]] || { echo "usage: jmeter_heap_mb <connections> [<sampler>] (got: $*)" >&2; return 2; }
-  local connections=$1 sampler=${2:-$PB_REQUEST_SAMPLER}
-  if [[ $PB_JMETER_HEAP != auto ]]; then
-    jmeter_size_mb "$PB_JMETER_HEAP"
-    return
-  fi
-  case $sampler in
-    mux) echo $((PB_JMETER_MUX_HEAP_BASE_MB + (connections * PB_JMETER_MUX_HEAP_PER_CONNECTION_KB + 1023) / 1024)) ;;
-    push | http) echo $((PB_JMETER_HEAP_BASE_MB + (connections * PB_JMETER_HEAP_PER_THREAD_KB + 1023) / 1024)) ;;
-    *) echo "jmeter_heap_mb: unknown sampler '$sampler' (mux, push or http)" >&2; return 2 ;;
-  esac
-}
+jmeter_heap_mb() { node "$PB_ROOT/lib/decide.js" --heap "$@"; }   # <connections> [<sampler>]
 
-jmeter_mux_threads() { # <connections>
-  local connections=$1 cores threads
-  cores=$(nproc 2>/dev/null || echo 1)
-  threads=$(((connections + PB_MUX_CONNECTIONS_PER_THREAD - 1) / PB_MUX_CONNECTIONS_PER_THREAD))
-  ((threads > cores)) && threads=$cores
-  ((threads < 1)) && threads=1
-  echo "$threads"
-}
+jmeter_mux_threads() { node "$PB_ROOT/lib/decide.js" --mux-threads "$1" "$(nproc 2>/dev/null || echo 1)"; }   # <connections>
 
-# jmeter_size_mb <size>: a JVM size (512m, 3g, 2048) in MB; exit 1 on anything else.
-jmeter_size_mb() {
-  local size=${1,,}
-  [[ $size =~ ^([1-9][0-9]*)([mg]?)$ ]] || { echo "not a heap size: '$1' (want e.g. 512m or 3g)" >&2; return 1; }
-  case ${BASH_REMATCH[2]} in
-    g) echo $((BASH_REMATCH[1] * 1024)) ;;
-    m) echo "${BASH_REMATCH[1]}" ;;
-    *) echo $((BASH_REMATCH[1] / 1048576)) ;;   # bytes, as -Xmx takes them
-  esac
-}
+# jmeter_size_mb <size>: a JVM size (512m, 3g, 2048 bytes) in MB; exit 1 on anything else.
+jmeter_size_mb() { node "$PB_ROOT/lib/decide.js" --size-mb "$1"; }
 
 jmeter_jvm_options() {
   local -a gc

@@ -1,7 +1,7 @@
-# shellcheck shell=bash disable=SC2034  # sets RUN[failed], run.sh's
+# shellcheck shell=bash disable=SC2034  # sets RUN_FAILED, run.sh's
 # Never delete what was not copied (docs/faults.md): what run.sh's collecting functions do when a copy
 # back from a host fails. Sourced by run.sh after lib/hosts.sh and lib/log.sh; notes go to the run
-# state (RUN_NOTES, RUN[failed]: run.sh's "Run state").
+# state (RUN_NOTES, RUN_FAILED: run.sh's "Run state").
 #
 #   keep_note <text>                  add a note to run.json, once however often it is noted
 #   keep_place <i> <path>             "<path> on <host> (<address>)": where kept data really is
@@ -12,8 +12,6 @@
 #                                     itself if nothing else is left: on a host sharing this state
 #                                     directory (the local default) an engine's responses and the SUT's
 #                                     monitor files live in it until they are copied
-
-declare -gA RUN   # the run state, declared and described in run.sh
 
 keep_note() {
   local n
@@ -28,7 +26,7 @@ keep_place() {
 keep_left_behind() {
   local text
   text="$2 not copied back; kept in $(keep_place "$1" "$3")"
-  RUN[failed]=1
+  RUN_FAILED=1
   keep_note "$text"
   say "  $text"
 }

@@ -26,7 +26,7 @@ provenance_settings() {
 
 # The transport the run measured: its test type and the request sampler that spoke it (issue #38 item 4).
 provenance_transport() {
-  printf 'transport\ttype\t%s\ntransport\tsampler\t%s\n' "${RUN[type]:-}" "${PB_REQUEST_SAMPLER:-}"
+  printf 'transport\ttype\t%s\ntransport\tsampler\t%s\n' "${RUN_TYPE:-}" "${PB_REQUEST_SAMPLER:-}"
 }
 
 provenance_pushbench() {

@@ -1,13 +1,13 @@
 # shellcheck shell=bash
 # The run state on disk, for a run killed beyond any trap (kill -9, the OOM killer; docs/faults.md).
 # While a run lives its work directory here ($PB_STATE/runs/<id>) holds run.pid (run.sh's "<pid> <start
-# time>", lib/procs.sh) and run-state.sh: the run state as bash declarations (RUN, RUN_NOTES, RUN_STEPS,
-# the undo list, the host tables, the PB_* settings), rewritten after every step and every change of the
-# undo list. A run.sh killed beyond its trap leaves both behind; ./run.sh --stop-stale reads run-state.sh
+# time>", lib/procs.sh) and run-state.sh: the run state as bash declarations (every RUN_*, RUN_NOTES
+# and RUN_STEPS among them, the undo list, the host tables, the PB_* settings), rewritten after every
+# step and every change of the undo list. A run.sh killed beyond its trap leaves both behind; ./run.sh --stop-stale reads run-state.sh
 # back and runs the undo entries left, the ones the EXIT trap would have run. Sourced by run.sh after
 # lib/procs.sh.
 #
-#   runstate_begin              write run.pid and run-state.sh (RUN[work_dir] exists)
+#   runstate_begin              write run.pid and run-state.sh (RUN_WORK_DIR exists)
 #   runstate_save               rewrite run-state.sh; a no-op before runstate_begin and after runstate_forget
 #   runstate_forget             remove both and save no more: the teardown has reached the run's own files
 #   runstate_load <file>        read a run-state.sh back into this shell (as globals) and save to it from now
@@ -21,8 +21,8 @@
 RUNSTATE_FILE=''
 
 runstate_begin() {
-  RUNSTATE_FILE=${RUN[work_dir]}/run-state.sh
-  procs_record "$$" "${RUN[work_dir]}/run.pid"
+  RUNSTATE_FILE=${RUN_WORK_DIR}/run-state.sh
+  procs_record "$$" "${RUN_WORK_DIR}/run.pid"
   runstate_save
 }
 
@@ -30,10 +30,10 @@ runstate_begin() {
 runstate_save() {
   [[ -n $RUNSTATE_FILE ]] || return 0
   local -a names
-  mapfile -t names < <(compgen -v H_; compgen -v PB_)
-  names+=(RUN RUN_NOTES RUN_STEPS UNDO SUT_IDX ENGINE_IDX HOSTS_SOURCE REMOTE_SSH_DIR)
+  mapfile -t names < <(compgen -v H_; compgen -v PB_; compgen -v RUN_)
+  names+=(UNDO SUT_IDX ENGINE_IDX HOSTS_SOURCE REMOTE_SSH_DIR)
   # declare -p, made global: the file is read back inside a function.
-  { declare -p "${names[@]}" 2>/dev/null || true; } | sed -E 's/^declare -- /declare -g /; s/^declare -([A-Za-z]+) /declare -g\1 /' \
+  { declare -p "${names[@]}" 2>/dev/null || true; } | sed -E 's/^declare -- /declare -g /; t; s/^declare -([A-Za-z]+) /declare -g\1 /' \
     >"$RUNSTATE_FILE.tmp" 2>/dev/null && mv -f -- "$RUNSTATE_FILE.tmp" "$RUNSTATE_FILE" 2>/dev/null
   return 0
 }
@@ -48,12 +48,23 @@ runstate_load() {
   # shellcheck source=/dev/null
   source "$1"
   RUNSTATE_FILE=$1
-  # A run-state.sh written before the run schema's names (lib/run-schema.js) holds the old RUN keys.
-  local old new
-  for old in rampup:rampup_s duration:duration_s maxdur:max_duration_ms interval:emit_interval_ms pull:pull_interval_ms; do
-    new=${old#*:} old=${old%%:*}
-    [[ -n ${RUN[$new]+set} || -z ${RUN[$old]+set} ]] || RUN["$new"]=${RUN[$old]}
+  runstate_upgrade
+}
+
+# A run-state.sh written before the run state was RUN_* scalars holds one associative array RUN (and,
+# before the run schema's names, its old keys, lib/run-schema.js): each of its entries becomes RUN_<KEY>.
+# shellcheck disable=SC2154  # RUN is declared by such a file only
+runstate_upgrade() {
+  [[ $(declare -p RUN 2>/dev/null) == 'declare -A'* ]] || return 0
+  local key new
+  local -A renamed=([rampup]=rampup_s [duration]=duration_s [maxdur]=max_duration_ms [interval]=emit_interval_ms [pull]=pull_interval_ms)
+  for key in "${!RUN[@]}"; do
+    [[ $key =~ ^[a-z_]{1,40}$ ]] || continue
+    new=${renamed[$key]:-$key}
+    [[ -n ${RUN[$new]+set} && $new != "$key" ]] && continue   # both names: the new one wins
+    printf -v "RUN_${new^^}" '%s' "${RUN[$key]}"
   done
+  unset RUN
 }
 
 runstate_stale() {

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # sets run.sh's run state (RUN_*)
 # The one run of a state directory (docs/faults.md): what run.sh says when another run holds $PB_STATE
 # (lib/runlock.sh) or a run killed beyond any trap left its state there (lib/runstate.sh), and
 # ./run.sh --stop-stale / --stop <run id>. Sourced by run.sh after lib/runlock.sh, lib/runstate.sh,
@@ -18,7 +18,6 @@
 # checked against its start time) and what it collected is copied into its run directory, or noted
 # where it stays. It is then marked incomplete with a note saying so.
 
-declare -gA RUN   # the run state, declared and described in run.sh
 STATEDIR_DONE=0   # 1 once statedir_stop stopped something
 STATEDIR_WHAT=''  # the stop's own command line, for the note
 
@@ -58,10 +57,10 @@ statedir_describe_stale() (
   runstate_load "$1"
   read -r pid _ <"${1%/*}/run.pid" 2>/dev/null || pid='?'
   printf 'run.sh: run %s ended without its teardown: its run.sh (pid %s) is gone, killed beyond any trap (SIGKILL, the OOM killer?) during %s; its run.json says "%s" (%s)\n' \
-    "${RUN[id]}" "$pid" "${RUN[step]:-start-up}" "${RUN[status]}" "${RUN[dir]}"
+    "${RUN_ID}" "$pid" "${RUN_STEP:-start-up}" "${RUN_STATUS}" "${RUN_DIR}"
   printf '  recorded here: %s\n' "$(runstate_recorded "$1" | paste -sd';' - | sed 's/;/; /g')"
   for i in "${!H_NAME[@]}"; do
-    if [[ ${H_ACCESS[i]} == ssh ]]; then printf '  recorded on %s (%s): %s/runs/%s\n' "${H_NAME[i]}" "${H_ADDR[i]}" "${H_STATE[i]}" "${RUN[id]}"; fi
+    if [[ ${H_ACCESS[i]} == ssh ]]; then printf '  recorded on %s (%s): %s/runs/%s\n' "${H_NAME[i]}" "${H_ADDR[i]}" "${H_STATE[i]}" "${RUN_ID}"; fi
   done
 )
 
@@ -128,18 +127,18 @@ statedir_stop_stale() {
   set +eu   # as in the EXIT trap: every entry runs, whatever fails
   # shellcheck disable=SC2034  # run.sh's: the launches were the dead run.sh's children, not ours
   H_LAUNCH_PID=()
-  if [[ -d ${RUN[dir]} ]]; then log_open "${RUN[dir]}/run.log" append; else log_open /dev/null append; fi
-  say "run ${RUN[id]}: its run.sh (pid $pid) ended without its teardown during ${RUN[step]:-start-up}; stopping what it recorded"
+  if [[ -d ${RUN_DIR} ]]; then log_open "${RUN_DIR}/run.log" append; else log_open /dev/null append; fi
+  say "run ${RUN_ID}: its run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}; stopping what it recorded"
   statedir_reopen_ssh
-  if ((RUN[finished] == 0)); then
-    RUN_NOTES+=("run.sh (pid $pid) ended without its teardown during ${RUN[step]:-start-up}, killed beyond any trap (SIGKILL, the OOM killer?); $STATEDIR_WHAT at $(date '+%F %T') stopped the processes it had recorded and collected what they wrote")
-    RUN[status]=incomplete
+  if ((RUN_FINISHED == 0)); then
+    RUN_NOTES+=("run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}, killed beyond any trap (SIGKILL, the OOM killer?); $STATEDIR_WHAT at $(date '+%F %T') stopped the processes it had recorded and collected what they wrote")
+    RUN_STATUS=incomplete
     runjson_write
   fi
   undo_run_all || rc=$?
-  ((RUN[finished])) || RUN[finished_at]=$(now_ms)
+  ((RUN_FINISHED)) || RUN_FINISHED_AT=$(now_ms)
   runjson_write
-  say "run ${RUN[id]}: stopped, status ${RUN[status]}; what it collected is in ${RUN[dir]}"
+  say "run ${RUN_ID}: stopped, status ${RUN_STATUS}; what it collected is in ${RUN_DIR}"
   return "$rc"
 }
 

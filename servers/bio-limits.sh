@@ -3,10 +3,9 @@
 # Tomcat's blocking HTTP/1.1 connector every held connection is one thread, so the connections a machine
 # can hold are the threads it can start. docs/limits.md has this machine's figures.
 #
-#   servers/bio-limits.sh threads <connections>   maxThreads for that many held connections
-#                                                  (connections + PB_TOMCAT_BIO_THREAD_MARGIN)
 #   servers/bio-limits.sh resolve                  maxThreads a launch uses: PB_TOMCAT_BIO_THREADS, or for
-#                                                  "auto" PB_TOMCAT_MAX_THREADS (run.sh sets it per level)
+#                                                  "auto" PB_TOMCAT_MAX_THREADS (run.sh sets it per level:
+#                                                  connections + PB_TOMCAT_BIO_THREAD_MARGIN, lib/decide.js)
 #   servers/bio-limits.sh check <max-threads>      exit 0 if this machine can start that many more threads;
 #                                                  else one line naming the limit, exit 1
 #   servers/bio-limits.sh show                     this machine's limits, one per line
@@ -22,7 +21,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/config.sh"
 
 usage() {
-  echo "usage: servers/bio-limits.sh {threads <connections>|resolve|check <max-threads>|show}" >&2
+  echo "usage: servers/bio-limits.sh {resolve|check <max-threads>|show}" >&2
   exit 2
 }
 
@@ -89,22 +88,13 @@ resolve() {
 }
 
 # Fails with the first limit that leaves no room for the connector's threads and the JVM's own
-# (PB_TOMCAT_BIO_JVM_THREADS: GC, JIT, Tomcat's acceptor and timers).
+# (PB_TOMCAT_BIO_JVM_THREADS: GC, JIT, Tomcat's acceptor and timers), naming it on stderr: decided by
+# lib/decide.js (threadProblem), the run's decisions, from this machine's limits.
 check() { # <max-threads>
-  local want=$(($1 + PB_TOMCAT_BIO_JVM_THREADS)) name room what
-  while read -r name room what; do
-    ((room < 0 || want <= room)) && continue
-    echo "a blocking connector with $1 threads (+$PB_TOMCAT_BIO_JVM_THREADS of the JVM) cannot start here:" \
-      "$name allows $room more ($what); see docs/limits.md" >&2
-    return 1
-  done < <(limits)
+  limits | node "$here/../lib/decide.js" --thread-problem "$1"
 }
 
 case ${1:-} in
-  threads)
-    { [[ $# -eq 2 ]] && whole "$2"; } || usage
-    echo $(($2 + PB_TOMCAT_BIO_THREAD_MARGIN))
-    ;;
   resolve) [[ $# -eq 1 ]] || usage; resolve ;;
   check)
     { [[ $# -eq 2 ]] && whole "$2"; } || usage

@@ -15,7 +15,7 @@
 //                      plus, while it ramps up, connections / ramp-up s thread starts (each counted as
 //                      a sample); the peak, at the end of the ramp-up, is steady + starts
 //   needed engine CPU  an engine's share of the peak rate (its connections in run.sh's split, from
-//                      ./run.sh --plan) x its host's cpuUsPerSample / 1e6, in cores
+//                      lib/decide.js) x its host's cpuUsPerSample / 1e6, in cores
 //   generator-bound    when some engine needs more than ENGINE_CPU_LIMIT of its host's cores
 // A permutation predicted generator-bound would measure JMeter rather than the server: give the sweep
 // more engines (hosts.conf) or drop it.

@@ -1,86 +1,63 @@
 'use strict';
-// What the sweep can estimate before its first run, with run.sh deciding what is run.sh's: each
-// permutation's decisions from ./run.sh --plan (lib/decisions.sh: the split of the connections over the engines
-// and the open-file fit its preflight would judge), the disk the responses take (lib/response-estimate.js
-// and lib/disk-need.js, run.sh's estimates), and how long it will all last.
+// What the sweep can estimate before its first run, with run.sh's decisions deciding what is run.sh's:
+// each permutation's decisions from lib/decide.js, the module run.sh reads its own from (the split of
+// the connections over the engines and the open-file fit its preflight would judge), called in this
+// process; the disk the responses take (lib/response-estimate.js and lib/disk-need.js, run.sh's
+// estimates), and how long it will all last.
 
-const os = require('node:os');
-const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { decide, threadRoomHere } = require('../lib/decide');
 const { responseEstimate } = require('../lib/response-estimate');
 const { need } = require('../lib/disk-need');
 
-const RUN_SH = path.join(__dirname, '..', 'run.sh');
-// ./run.sh --plan processes at a time: one per core (each is CPU, mostly Node starting for lib/disk-need.js).
-const DECISIONS_AT_ONCE = os.cpus().length;
-
-// run.sh's split and fit read the hosts file, the server type and the connections, nothing else of a
-// run (lib/hosts.sh hosts_split_connections, lib/open-files.sh; so do its refusals of a level: fewer
-// connections than engines, a blocking Tomcat's thread limit): one answer per lane and key serves every
-// permutation with that key. An answer's heap and disk also read the type, duration and intervals, so the
-// sweep takes neither from a shared answer.
+// The split and the fit read the hosts file, the server type and the connections, nothing else of a
+// run (so do its refusals of a level: fewer connections than engines, a blocking Tomcat's thread limit):
+// one answer per lane and key serves every permutation with that key. An answer's heap and disk also
+// read the type, duration and intervals, so the sweep takes neither from a shared answer.
 const decisionsKey = (perm) => `${perm.server} ${perm.connections}`;
 
-// The open-file limits sweep/hosts.sh read on a lane's hosts, as run.sh --plan takes them.
+// The open-file limits sweep/hosts.sh read on a lane's hosts, in the form the decisions take them
+// (run.sh --plan's PB_PLAN_OPEN_FILES).
 function openFilesSetting(hosts) {
   return hosts.map((h) => `${h.role}:${h.name}=${h.soft}/${h.hard}`).join(' ');
 }
 
-// One ./run.sh --plan: resolves { decisions } (its JSON), { refused } (exit 2: run.sh would refuse this run,
-// its message) or rejects with run.sh's message (the decisions could not be made).
-function askRunSh(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(RUN_SH, ['--plan', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) {
-        try {
-          resolve({ decisions: JSON.parse(out) });
-        } catch (e) {
-          reject(new Error(`./run.sh --plan ${args.join(' ')} printed no decisions (${e.message})`));
-        }
-      } else if (code === 2) {
-        resolve({ refused: err.split('\n').find((l) => l.startsWith('run.sh: '))?.slice(8) ?? err.trim() });
-      } else {
-        reject(new Error(`./run.sh --plan ${args.join(' ')} exited ${code}: ${err.trim()}`));
-      }
-    });
-  });
+// One permutation's decisions: { decisions } or { refused } (run.sh would refuse this run: its message,
+// the line it prints after "run.sh: ").
+function decideRun(args, env, threadRoom) {
+  const d = decide({ argv: args, env, limits: { threadRoom } });
+  return d.refused ? { refused: d.refused.message } : { decisions: d };
 }
 
-// run.sh's decisions (./run.sh --plan) of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), asked
-// once per lane and key.
+// run.sh's decisions of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), made
+// once per lane and key, in this process (no run.sh, no bash: lib/decide.js).
 class RunDecisions {
   constructor() {
     this.answers = new Map();
+    this.room = null;
   }
 
-  // Asks run.sh for every lane and key not asked yet, DECISIONS_AT_ONCE at a time; rejects when one fails.
+  // This machine's room for threads (servers/bio-limits.sh show), read once and only for a blocking Tomcat.
+  threadRoom() {
+    this.room ??= threadRoomHere(process.env);
+    return this.room;
+  }
+
+  // Decides every lane and key not decided yet; rejects when a decision cannot be made.
   async load(perms, lanes) {
-    const todo = [];
     for (const lane of lanes) {
-      const env = { ...lane.env, PB_PLAN_OPEN_FILES: openFilesSetting(lane.hosts) };
+      const env = { ...process.env, ...lane.env, PB_PLAN_OPEN_FILES: openFilesSetting(lane.hosts) };
       for (const perm of perms) {
         const k = `${lane.index} ${decisionsKey(perm)}`;
         if (this.answers.has(k)) continue;
-        this.answers.set(k, null);
-        todo.push(async () => { this.answers.set(k, await askRunSh(perm.args, env)); });
+        this.answers.set(k, decideRun(perm.args, env, () => this.threadRoom()));
       }
     }
-    const next = async () => {
-      while (todo.length) await todo.shift()();
-    };
-    await Promise.all(Array.from({ length: DECISIONS_AT_ONCE }, next));
   }
 
-  // { decisions } | { refused } for a permutation whose decisions load() asked for.
+  // { decisions } | { refused } for a permutation whose decisions load() made.
   get(perm, lane) {
     const a = this.answers.get(`${lane.index} ${decisionsKey(perm)}`);
-    if (!a) throw new Error(`no decisions asked for ${perm.command} on lane ${lane.name}`);
+    if (!a) throw new Error(`no decisions made for ${perm.command} on lane ${lane.name}`);
     return a;
   }
 }

@@ -7,8 +7,8 @@
 #
 #   sweep/hosts.sh <server>...     (node tc6 tc7)
 #
-# The open-file limits (host/host-check.sh limits, read once here) go to run.sh --plan, which judges each
-# permutation's fit (lib/open-files.sh); the free space (under PB_STATE, where an engine saves responses)
+# The open-file limits (host/host-check.sh limits, read once here) go to the run's decisions
+# (lib/decide.js, in the sweep's own process), which judge each permutation's fit; the free space (under PB_STATE, where an engine saves responses)
 # to the sweep's disk summary. Exit 2 on a hosts.conf error (message on stderr).
 set -euo pipefail
 
@@ -22,8 +22,7 @@ source "$PB_ROOT/lib/hosts.sh"
 source "$PB_ROOT/lib/remote.sh"
 cd "$PB_ROOT"
 
-hosts_file=${PB_HOSTS:-$PB_ROOT/hosts.conf}
-if [[ -z ${PB_HOSTS:-} && ! -e $hosts_file ]]; then hosts_use_default; else read_hosts_file "$hosts_file"; fi
+hosts_load   # PB_HOSTS, else hosts.conf, else the local default (lib/decide.js)
 remote_init "$pb_state_explicit"
 
 errfile=$(mktemp)
@@ -52,7 +51,7 @@ for i in "${!H_NAME[@]}"; do
   [[ $status == ok ]] || continue
 
   # run.sh's per-host checks with one connection: tools, installs, ports, disk. (How many connections
-  # fit is run.sh --plan's answer per permutation, from the limits above.)
+  # fit is the run's decisions' answer per permutation (lib/decide.js), from the limits above.)
   if [[ ${H_ROLE[i]} == sut ]]; then
     for server in "$@"; do
       out=$(remote_run "$i" host/host-check.sh sut "$server" 1 "$(pb_server_port "$server")" 2>&1) ||

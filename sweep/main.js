@@ -333,7 +333,7 @@ class Sweep {
     this.stopped = false;
     this.wakers = new Set();       // end rests between runs early (a signal)
     this.overheads = [];           // seconds each run took beyond rampup + duration
-    this.decisions = new estimates.RunDecisions(); // run.sh's decisions (./run.sh --plan), per lane
+    this.decisions = new estimates.RunDecisions(); // the runs' decisions (lib/decide.js, in this process), per lane
   }
 
   get several() {
@@ -562,8 +562,8 @@ class Sweep {
     return this.preflight(servers);
   }
 
-  // run.sh's decisions (its split and its fit) of every item still to run, on every lane (this.decisions).
-  // Returns false, having said why, when run.sh gives none.
+  // The runs' decisions (the split and the fit, lib/decide.js) of every item still to run, on every lane (this.decisions).
+  // Returns false, having said why, when one cannot be made.
   async loadDecisions(items) {
     const open = items.filter((item) => !['done', 'crashed'].includes(this.state.get(item.key)?.status));
     try {

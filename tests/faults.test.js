@@ -96,14 +96,14 @@ describe('faults: nothing collected is lost', () => {
       // run.sh's writer, with the run state a run has, and notes long enough not to fit in what is left
       const script = `
         source lib/runjson.sh
-        RUN=([dir]=${dir} [id]=r1 [server]=node [rampup_s]=2 [duration_s]=8 [connections]=40 [type]=comet [max_duration_ms]=''
-          [event]=event1 [emit_interval_ms]=1000 [pull_interval_ms]='' [port]=8080 [started_at]=1 [finished_at]='' [status]=incomplete
-          [crashed]=0 [failed]=0)
+        RUN_DIR=${dir} RUN_ID=r1 RUN_SERVER=node RUN_RAMPUP_S=2 RUN_DURATION_S=8 RUN_CONNECTIONS=40 RUN_TYPE=comet RUN_MAX_DURATION_MS=''
+          RUN_EVENT=event1 RUN_EMIT_INTERVAL_MS=1000 RUN_PULL_INTERVAL_MS='' RUN_PORT=8080 RUN_STARTED_AT=1 RUN_FINISHED_AT='' RUN_STATUS=incomplete
+          RUN_CRASHED=0 RUN_FAILED=0
         SUT_IDX=0 ENGINE_IDX=(1)
         H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local) H_RMI=('' 1099) H_CONNECTIONS=('' 40)
         H_HEAP_MB=('' 600) RUN_STEPS=() RUN_NOTES=()
         for i in $(seq 200); do RUN_NOTES+=("note $i: the disk is full, and this note is long enough to need room"); done
-        runjson_write; echo "status=$? failed=\${RUN[failed]}"`;
+        runjson_write; echo "status=$? failed=\${RUN_FAILED}"`;
       const r = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8' });
       assert.equal(r.stdout.trim(), 'status=0 failed=1', r.stderr);
       assert.match(r.stderr, /cannot write .*run\.json \(disk full\?\); the previous version is kept/);

@@ -1,9 +1,9 @@
 'use strict';
-// ./run.sh --plan (lib/decisions.sh): the arguments and hosts file checked as for a run, then one JSON object
-// with run.sh's own decisions (the split of the connections over the engines, each engine's heap and
-// disk, the open-file fit its preflight would judge), and nothing started. The heaps and disks are
-// compared with lib/jmeter-heap.sh and lib/disk-need.js asked directly: the plan reports run.sh's
-// figures, it does not compute its own.
+// ./run.sh --plan: the arguments and hosts file checked as for a run, then the run's decisions as one JSON
+// object (lib/decide.js --json, the module run.sh reads its own decisions from), and nothing started. The
+// decisions themselves (split, heaps, disk, the fit, every refusal's words) are tests/decide.test.js's; here
+// what run.sh adds: it prints the module's object, measures the hosts' open-file limits when none are
+// given (exit 3 when it cannot), and refuses exactly as a run does.
 const { test, describe } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
@@ -29,17 +29,13 @@ async function plan(args, options) {
   return JSON.parse(r.stdout);
 }
 
-// run.sh's heap for one engine (lib/jmeter-heap.sh) and disk for each engine and the results (lib/disk-need.js).
-function heapMb(connections) {
-  const r = spawnSync('bash', ['-c', 'source lib/config.sh; source lib/jmeter-heap.sh; jmeter_heap_mb "$1"', '-', String(connections)],
-    { cwd: ROOT, encoding: 'utf8' });
+// What lib/decide.js decides for the same arguments, asked directly (bash sourcing lib/config.sh gives it the
+// settings run.sh has).
+function decided(args, env) {
+  const r = spawnSync('bash', ['-c', 'source lib/config.sh; node lib/decide.js --json -- "$@"', '-', ...args],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
   assert.equal(r.status, 0, r.stderr);
-  return Number(r.stdout.trim());
-}
-function diskMb(type, duration, maxDuration, interval, ...connections) {
-  const r = spawnSync('node', ['lib/disk-need.js', type, String(duration), String(maxDuration), String(interval), ...connections.map(String)], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim().split('\n').map(Number);
+  return JSON.parse(r.stdout);
 }
 const ulimit = (flag) => spawnSync('bash', ['-c', `ulimit ${flag}`], { encoding: 'utf8' }).stdout.trim();
 const limit = (v) => (v === 'unlimited' ? v : Number(v));
@@ -48,14 +44,21 @@ const SUT = 'sut s1 127.0.0.1 local';
 const TWO_ENGINES = [SUT, 'engine e1 127.0.0.2 local', 'engine e2 127.0.0.3 local'];
 
 describe('./run.sh --plan', () => {
-  test('the local hosts: the server, one engine with every connection, its heap and disk, the fit with this machine\'s limits', async () => {
-    const p = await plan(['node', '5', '30', '500', 'comet', '-', 'event1', '2000']);
+  test('the local hosts: lib/decide.js\'s decisions, with the open-file fit of this machine\'s limits', async () => {
+    const args = ['node', '5', '30', '500', 'comet', '-', 'event1', '2000'];
+    const p = await plan(args);
+    const s = scratch('plan-direct');
+    try {
+      const d = decided(args, { PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) });
+      const { openFiles, hosts, ...rest } = p;
+      const { openFiles: none, hosts: hostsToo, ...restToo } = d;
+      assert.deepEqual(rest, restToo);
+      assert.equal(none, null);
+    } finally {
+      s.cleanup();
+    }
     assert.equal(p.connections, 500);
-    assert.deepEqual(p.server, { type: 'node', name: 'local', address: '127.0.0.1', port: Number(process.env.PB_PORT_NODE || 8080), connections: 500 });
-    const [engineDisk, resultsDisk] = diskMb('comet', 30, '-', 2000, 500);
-    assert.deepEqual(p.engines, [{ name: 'local', address: '127.0.0.1', rmi: Number(process.env.PB_JMETER_RMI_PORT || 1099),
-      connections: 500, heapMb: heapMb(500), diskMb: engineDisk }]);
-    assert.equal(p.resultsDiskMb, resultsDisk);
+    assert.equal(p.engines[0].connections, 500);
     const o = p.openFiles;
     assert.equal(o.limitsFrom, 'measured');
     assert.equal(o.fits, true);
@@ -65,31 +68,14 @@ describe('./run.sh --plan', () => {
     ]);
   });
 
-  test('two engines: the connections split so shares differ by at most one (the first gets the extra), a heap and disk each', async () => {
-    const p = await plan(['tc7', '10', '60', '1001', 'poll', '3000', 'event1', '2000'], { hosts: TWO_ENGINES });
-    assert.deepEqual(p.engines.map((e) => [e.name, e.address, e.connections]), [['e1', '127.0.0.2', 501], ['e2', '127.0.0.3', 500]]);
-    assert.deepEqual(p.engines.map((e) => e.heapMb), [heapMb(501), heapMb(500)]);
-    const disks = diskMb('poll', 60, 3000, 2000, 501, 500);
-    assert.deepEqual([...p.engines.map((e) => e.diskMb), p.resultsDiskMb], disks);
-    assert.deepEqual(p.server, { type: 'tc7', name: 's1', address: '127.0.0.1', port: Number(process.env.PB_PORT_TC7 || 8087), connections: 1001 });
-    assert.deepEqual(p.openFiles.hosts.map((h) => [h.name, h.connections]), [['s1', 1001], ['e1', 501], ['e2', 500]]);
-  });
-
-  test('limits given by PB_PLAN_OPEN_FILES: an engine short of open files and a soft limit below the need are refused, each with its fix', async () => {
+  test('limits given by PB_PLAN_OPEN_FILES: judged against them, no host asked', async () => {
     const p = await plan(['node', '5', '30', '1001', 'comet'], {
       hosts: TWO_ENGINES,
       env: { PB_PLAN_OPEN_FILES: 'sut:s1=1024/20000 engine:e1=unlimited/unlimited engine:e2=600/600', PB_FD_RESERVE: '200' },
     });
-    const o = p.openFiles;
-    assert.equal(o.limitsFrom, 'PB_PLAN_OPEN_FILES');
-    assert.equal(o.reserve, 200);
-    assert.equal(o.fits, false);
-    const [sut, e1, e2] = o.hosts;
-    assert.deepEqual([sut.need, sut.soft, sut.hard, sut.fits], [1201, 1024, 20000, false]);
-    assert.match(sut.problem, /the node server .* needs 1201 but the soft limit here is 1024 \(hard 20000\): add 'ulimit -n 20000'/);
-    assert.deepEqual([e1.soft, e1.hard, e1.fits, e1.problem], ['unlimited', 'unlimited', true, null]);
-    assert.deepEqual([e2.connections, e2.need, e2.fits], [500, 700, false]);
-    assert.match(e2.problem, /this JMeter engine needs 500 connections \+ 200 reserve = 700, but a process here may open at most 600 \(ulimit -Hn\)\. At most 400 connections fit; 3 engines like this one would hold the 1001 connections, hosts\.conf has 2/);
+    assert.deepEqual(p.engines.map((e) => [e.name, e.connections]), [['e1', 501], ['e2', 500]]);
+    assert.equal(p.openFiles.limitsFrom, 'PB_PLAN_OPEN_FILES');
+    assert.deepEqual(p.openFiles.hosts.map((h) => h.fits), [false, true, false]);
   });
 
   test('PB_PLAN_OPEN_FILES without an entry for a host, or with a bad one: exit 2, nothing started', async () => {

@@ -21,29 +21,29 @@ const STAND_IN = `
 set -euo pipefail
 source lib/config.sh; source lib/log.sh; source lib/procs.sh; source lib/cleanup.sh
 source lib/runlock.sh; source lib/runstate.sh; source lib/runjson.sh; source lib/keep.sh
-declare -A RUN=([id]=$ID [dir]=$DIR [work_dir]=$PB_STATE/runs/$ID [server]=node [rampup_s]=1 [duration_s]=60
-  [connections]=10 [type]=comet [max_duration_ms]='' [event]='' [emit_interval_ms]='' [pull_interval_ms]='' [port]=8080 [started_at]=1
-  [finished_at]='' [status]=running [crashed]=0 [failed]=0 [runjson_failed]=0 [provenance]='{}'
-  [step]=wait_for_completion [finished]=0)
+RUN_ID=$ID RUN_DIR=$DIR RUN_WORK_DIR=$PB_STATE/runs/$ID RUN_SERVER=node RUN_RAMPUP_S=1 RUN_DURATION_S=60
+RUN_CONNECTIONS=10 RUN_TYPE=comet RUN_MAX_DURATION_MS='' RUN_EVENT='' RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT=8080
+RUN_STARTED_AT=1 RUN_FINISHED_AT='' RUN_STATUS=running RUN_CRASHED=0 RUN_FAILED=0 RUN_RUNJSON_FAILED=0 RUN_PROVENANCE='{}'
+RUN_STEP=wait_for_completion RUN_FINISHED=0
 RUN_NOTES=() RUN_STEPS=()
 SUT_IDX=0 ENGINE_IDX=(1) H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACCESS=(local local)
 H_RMI=('' 1099) H_CONNECTIONS=('' 10) H_HEAP_MB=('' 300) H_STATE=("$PB_STATE" "$PB_STATE")
 undo_phases jmeter monitor-files work-dir
 undo_on_change runstate_save
 runlock_take; runlock_own run; runlock_own_set id "$ID"
-mkdir -p "$DIR" "\${RUN[work_dir]}/sut"
-undo_add work-dir keep_remove_work_dir "\${RUN[work_dir]}"
+mkdir -p "$DIR" "\${RUN_WORK_DIR}/sut"
+undo_add work-dir keep_remove_work_dir "\${RUN_WORK_DIR}"
 undo_add work-dir runstate_forget
 runstate_begin
 setsid sleep 600 </dev/null >/dev/null 2>&1 9>&- &
-procs_record $! "\${RUN[work_dir]}/node.pid"
-undo_add jmeter procs_stop_recorded "\${RUN[work_dir]}/node.pid" 5
-echo 'procs 12' >"\${RUN[work_dir]}/sut/vmstat.log"
-undo_add monitor-files rmdir "\${RUN[work_dir]}/sut"
-undo_add monitor-files mv "\${RUN[work_dir]}/sut/vmstat.log" "$DIR/vmstat.log"
+procs_record $! "\${RUN_WORK_DIR}/node.pid"
+undo_add jmeter procs_stop_recorded "\${RUN_WORK_DIR}/node.pid" 5
+echo 'procs 12' >"\${RUN_WORK_DIR}/sut/vmstat.log"
+undo_add monitor-files rmdir "\${RUN_WORK_DIR}/sut"
+undo_add monitor-files mv "\${RUN_WORK_DIR}/sut/vmstat.log" "$DIR/vmstat.log"
 runjson_write
 trap 'exit 130' TERM
-trap 'set +e; undo_run_all; RUN[status]=incomplete; runjson_write; runlock_release' EXIT
+trap 'set +e; undo_run_all; RUN_STATUS=incomplete; runjson_write; runlock_release' EXIT
 echo ready
 while true; do sleep 0.2; done
 `;
@@ -115,13 +115,20 @@ test('a run killed with SIGKILL: the next start refuses (exit 6) naming it and i
     assert.match(r.stderr, /\.\/run\.sh --stop-stale {3}\(nothing was started\)/);
     assert.equal(r.runDir, null);
 
-    // Killed by a run.sh from before the run schema's names: its run-state.sh holds the old RUN keys.
+    // Killed by a run.sh from before the RUN_* scalars and the run schema's names: its run-state.sh holds
+    // one associative array RUN with the old keys.
     const stateFile = path.join(dead.state, 'runs', ID, 'run-state.sh');
     const before = fs.readFileSync(stateFile, 'utf8');
-    const renamed = before.replace(/\[rampup_s\]=/g, '[rampup]=').replace(/\[duration_s\]=/g, '[duration]=')
-      .replace(/\[max_duration_ms\]=/g, '[maxdur]=').replace(/\[emit_interval_ms\]=/g, '[interval]=');
-    assert.notEqual(renamed, before, 'the stand-in\'s run state holds none of the renamed keys');
-    fs.writeFileSync(stateFile, renamed);
+    const OLD = { RAMPUP_S: 'rampup', DURATION_S: 'duration', MAX_DURATION_MS: 'maxdur', EMIT_INTERVAL_MS: 'interval' };
+    const entries = [];
+    const rest = before.split('\n').filter((line) => {
+      const m = /^declare -g+ RUN_([A-Z_]+)=(".*")$/.exec(line);
+      if (!m || ['NOTES', 'STEPS', 'LOG'].includes(m[1])) return true;
+      entries.push(`[${OLD[m[1]] ?? m[1].toLowerCase()}]=${m[2]}`);
+      return false;
+    });
+    assert.ok(entries.some((e) => e.startsWith('[rampup]=')), `no RUN_RAMPUP_S in ${before}`);
+    fs.writeFileSync(stateFile, `${rest.join('\n')}\ndeclare -gA RUN=(${entries.join(' ')})\n`);
 
     const stop = await runSh(['--stop-stale'], { env: runEnv(dead.state), timeoutMs: 60000 });
     assert.equal(stop.code, 0, stop.stdout + stop.stderr);

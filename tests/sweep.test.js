@@ -87,7 +87,7 @@ describe('--list', () => {
   });
 });
 
-describe('fit: what the open-file limits allow, decided before the first run by run.sh --plan', () => {
+describe('fit: what the open-file limits allow, decided before the first run by the run decisions (lib/decide.js)', () => {
   const estimates = require('../sweep/estimates');
   const { permutations } = require('../sweep/permutations');
   const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
