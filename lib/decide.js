@@ -98,7 +98,7 @@ const argsFail = (stage, message) => {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Settings (what lib/settings-check.sh checked): a value that would break a command line, a property
+// Settings: a value that would break a command line, a property
 // file or run.json, or that a server would read wrongly, refused naming the setting.
 
 const SETTINGS_PORTS = ['PB_PORT_NODE', 'PB_PORT_TC6', 'PB_PORT_TC7', 'PB_PORT_NODE_CLUSTER', 'PB_PORT_TC6_BIO', 'PB_PORT_TC7_BIO',
@@ -153,7 +153,7 @@ function settingsProblems(s) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The arguments (what lib/args.sh's args_parse checked), each against a strict pattern before it is used
+// The arguments, each against a strict pattern before it is used
 // anywhere (a file name, a JMeter property, a remote command).
 
 function integer(what, value, min, max) {

@@ -167,7 +167,7 @@ describe('run.sh hosts files', () => {
     assert.match(r.stderr, /sut local .*open files: the node server .* raise the open-files limit/);
   });
 
-  // lib/settings-check.sh: every port, count, address and flag of lib/config.sh, before anything uses one.
+  // lib/decide.js settingsProblems: every port, count, address and flag of lib/config.sh, before anything uses one.
   const badSettings = [
     ['a newline in PB_PORT_NODE', { PB_PORT_NODE: '18080\n1' }, /PB_PORT_NODE holds a control character \(a newline\?\): \$'18080\\n1'/],
     ['PB_JMETER_RMI_PORT out of range', { PB_JMETER_RMI_PORT: '70000' }, /PB_JMETER_RMI_PORT must be a port \(1-65535\), got 70000/],
