@@ -62,4 +62,24 @@ async function inspectPage(context, file, screenshot) {
   return { consoleErrors, failedRequests, canvases, externalRequests, verdict };
 }
 
-module.exports = { launch, inspectPage };
+// Opens a page from disk and checks it as a reader sees it: no console error, no failed or off-disk request,
+// exactly the expected canvases, each drawn and not blank. A screenshot goes to `screenshot`.
+async function assertPageDrawn(file, expectedCanvases, screenshot) {
+  const assert = require('node:assert/strict');
+  const browser = await launch();
+  try {
+    const result = await inspectPage(browser.context, file, screenshot);
+    assert.deepEqual(result.consoleErrors, []);
+    assert.deepEqual(result.failedRequests, []);
+    assert.deepEqual(result.externalRequests, []);
+    assert.deepEqual(result.canvases.map((c) => c.id), expectedCanvases);
+    for (const c of result.canvases) {
+      assert.equal(c.rendered, 'yes', c.id);
+      assert.ok(c.inked > 1500, `${c.id} looks blank (${c.inked} inked pixels)`);
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+module.exports = { launch, inspectPage, assertPageDrawn };
