@@ -6,14 +6,12 @@
 // The server's CPU and memory are its own process's (pidstat), as on the study page (study-metrics.js,
 // whose warm steady window they share): the load generator may share the host.
 const { STUDY_METRICS, WARMUP_SECONDS } = require('./study-metrics');
-
-// The streams whose records the engine stamps on arrival (summary.tripTime.comet); the others' trip times
-// are their answers' (summary.tripTime).
-const STAMPED = new Set(['comet', 'sse', 'ws']);
-const TRANSPORTS = ['comet', 'poll', 'pull', 'sse', 'ws'];
+const { TEST_TYPES: TRANSPORTS, isHeldStream } = require('../lib/test-types');
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const tripOf = (run) => (STAMPED.has(run.params.type) ? run.summary?.tripTime?.comet : run.summary?.tripTime) ?? null;
+// A held stream's records are stamped on arrival (summary.tripTime.comet); the others' trip times are their
+// answers' (summary.tripTime).
+const tripOf = (run) => (isHeldStream(run.params.type) ? run.summary?.tripTime?.comet : run.summary?.tripTime) ?? null;
 const messagesOf = (run) => run.summary?.messages?.[run.params.type] ?? null;
 
 // The server's resident memory (MB) in the last second before the load started, or null.

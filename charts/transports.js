@@ -60,10 +60,15 @@ function groups(records) {
 const finite = (values) => values.filter((v) => v !== null && Number.isFinite(v));
 const meanOf = (v) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : null);
 
-// A cell: the mean over the group's valid runs (all runs when none is valid), with (min–max) when several.
-function cell(group, key) {
+// A permutation's values of one figure as the page shows them: its valid runs', all runs' when none is valid.
+function shownValues(group, key) {
   const valid = group.filter((r) => isValid(r.verdict));
-  const v = finite((valid.length ? valid : group).map((r) => r.figures[key]));
+  return finite((valid.length ? valid : group).map((r) => r.figures[key]));
+}
+
+// A cell: the mean of shownValues, with (min–max) when several.
+function cell(group, key) {
+  const v = shownValues(group, key);
   if (!v.length) return '<td class="num">\u2013</td>';
   const m = fmt(meanOf(v));
   const range = v.length > 1 ? ` <span class="none">(${fmt(Math.min(...v))}\u2013${fmt(Math.max(...v))})</span>` : '';
@@ -94,19 +99,15 @@ function heldValid(records) {
   });
 }
 
-// One chart per figure: x the connection levels run on this server, one line per transport (mean over
-// the valid runs of each level, all runs where none is valid).
+// One chart per figure: x the connection levels run on this server, one line per transport (the mean of
+// each level's shownValues, as the table's cells).
 function serverCharts(server, records) {
   const levels = [...new Set(records.map((r) => r.connections))].sort((a, b) => a - b);
   return CHART_METRICS.map((key, i) => {
     const m = TRANSPORT_METRICS[key];
     const series = TRANSPORTS.filter((t) => records.some((r) => r.type === t)).map((t, j) => ({
       name: typeName(t), colour: PALETTE[j % PALETTE.length],
-      values: levels.map((n) => {
-        const g = records.filter((r) => r.type === t && r.connections === n);
-        const valid = g.filter((r) => isValid(r.verdict));
-        return meanOf(finite((valid.length ? valid : g).map((r) => r.figures[key])));
-      }),
+      values: levels.map((n) => meanOf(shownValues(records.filter((r) => r.type === t && r.connections === n), key))),
     }));
     const ofc = lineChart({ title: `${serverName(server)} \u2013 ${m.name}`, xLegend: 'Connections', yLegend: `${m.name} (${m.unit})`,
       series, xLabels: levels.map(thousands) });

@@ -271,11 +271,7 @@ final class MuxEngine implements Closeable {
   }
 
   private void drop(MuxConnection c) {
-    c.parser.abort();
-    if (c.frames != null) {
-      c.parser.cutBytes = c.frames.partialBytes();
-      c.frames = null;
-    }
+    breakOff(c);
     iv.churned++;
     writeEnd(c, PushClient.nowMicros(), ws() ? "101" : String.valueOf(c.parser.status), true, CHURNED, "");
     closeChannel(c);
@@ -569,11 +565,7 @@ final class MuxEngine implements Closeable {
   // next attempt after the backoff. A kept-alive connection that failed before any answer byte is replaced
   // once, under the same sample.
   private void failed(MuxConnection c, IOException e) {
-    c.parser.abort();
-    if (c.frames != null) {   // a WebSocket stream: what was read of its last message is cut
-      c.parser.cutBytes = c.frames.partialBytes();
-      c.frames = null;
-    }
+    breakOff(c);
     closeChannel(c);
     if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
       c.startAnswer(headRequest, sse());
@@ -584,6 +576,15 @@ final class MuxEngine implements Closeable {
     String message = "Non HTTP response message: " + e.getMessage();
     writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false, message, e.toString());
     backOff(c);
+  }
+
+  // The answer broke off: what was read of its last record is cut (a WebSocket stream's: of its last message).
+  private void breakOff(MuxConnection c) {
+    c.parser.abort();
+    if (c.frames != null) {
+      c.parser.cutBytes = c.frames.partialBytes();
+      c.frames = null;
+    }
   }
 
   // The connection's next attempt after its backoff, which doubles up to BACKOFF_MAX_MS (counted); a pull
