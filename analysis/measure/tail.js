@@ -9,7 +9,8 @@
 //                measure/workload.js serverCapacityPercent), or the SUT host at or above SATURATED_CPU_PERCENT;
 //   unexplained  none of these.
 // A second with several causes counts under each. A stop counts in every second it overlapped (the stop's
-// start is its logged end minus its length). Records are whole only in total: the records of the bucket
+// start is its logged end minus its length). An engine's stop that ended before the load began (its JVM
+// loading the plan, JMeter's collection before the threads start) held no record back and counts nowhere. Records are whole only in total: the records of the bucket
 // that holds p99 are shared out over their seconds (measure/trip-time.js TailCounts), so a cause's count is
 // rounded.
 
@@ -60,13 +61,15 @@ function attributeKind(tail, causes) {
 // tails: { tripTime, comet } (TripTimes.result's tail, or null); engines: [{ name, stops (epoch ms of the
 // client clock, read/engines.js) or null, safepointsLogged }]; server: { jvm, stops (epoch ms of the server's
 // clock) or null, safepointsLogged }; offset: server - client (ms); processCpu, hostCpu: per second (%);
-// capacityPercent: what the server process can use (pidstat %); t: the validity thresholds.
+// capacityPercent: what the server process can use (pidstat %); loadStartMs: the load's first request (client
+// ms) or null; t: the validity thresholds.
 // Stops are counted (and the longest taken) only within the run's seconds. Returns { summary
 // (data/summary.json `tail`, or null without trip times), causes: { enginePause, serverPause, serverCpu }
 // (per second: true where the cause was there; null where unknown) }.
-function attributeTail({ tails, engines, server, t0, offset, seconds, processCpu, hostCpu, capacityPercent, t }) {
+function attributeTail({ tails, engines, server, t0, offset, seconds, loadStartMs = null, processCpu, hostCpu, capacityPercent, t }) {
   const minMs = t.TAIL_PAUSE_MS;
-  const logged = engines.filter((e) => e.stops);
+  const duringLoad = (stops) => (loadStartMs === null ? stops : stops.filter((s) => s.epochMs >= loadStartMs));
+  const logged = engines.filter((e) => e.stops).map((e) => ({ ...e, stops: duringLoad(e.stops) }));
   const engineSeconds = logged.length ? new Array(seconds).fill(false) : null;
   for (const e of logged) pausedSeconds(e.stops, t0, seconds, minMs).forEach((p, i) => { if (p) engineSeconds[i] = true; });
   const serverSeconds = server.stops ? pausedSeconds(server.stops, t0, seconds, minMs, offset) : null;

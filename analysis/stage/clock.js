@@ -68,9 +68,10 @@ function runClock({ t0, timestamps, firstServer, timestampRows, engines }) {
 
 // The run's time axis. seconds: the longest of what the SUT's vmstat, the server's records and
 // connections, run.json's start and finish and the JMeter samples cover (at most MAX_SECONDS).
-// loadStartSecond: the first request sample, else the first request the server saw; runs are lined up on
-// it in comparisons, since run.sh's start-up steps take different times per server. window: the steady
-// window from it (measure/workload.js), over which every rate of the summary counts.
+// loadStartMs: the first request sample (client ms), else the first request the server saw (on the client's
+// clock), else null; loadStartSecond: its second on the axis (0 without it); runs are lined up on it in
+// comparisons, since run.sh's start-up steps take different times per server. window: the steady window
+// from it (measure/workload.js), over which every rate of the summary counts.
 // col: the archives' collector result; vmstatSeconds: the SUT's vmstat samples.
 function timeAxis({ run, csv, col, vmstatSeconds, t0, offset }) {
   const candidates = [vmstatSeconds,
@@ -79,9 +80,9 @@ function timeAxis({ run, csv, col, vmstatSeconds, t0, offset }) {
   if (Number.isFinite(run.finishedAt) && Number.isFinite(run.startedAt)) candidates.push(Math.ceil((run.finishedAt - run.startedAt) / 1000));
   if (csv?.last) candidates.push(Math.ceil((csv.last - t0) / 1000));
   const seconds = Math.min(MAX_SECONDS, Math.max(1, ...candidates.filter(Number.isFinite)));
-  const loadStartSecond = csv?.firstRequest ? Math.max(0, Math.floor((csv.firstRequest - t0) / 1000))
-    : col.firstServer !== null ? Math.max(0, Math.floor((col.firstServer - offset - t0) / 1000)) : 0;
-  return { seconds, loadStartSecond, window: steadyWindow(run, loadStartSecond, seconds) };
+  const loadStartMs = csv?.firstRequest ? csv.firstRequest : col.firstServer !== null ? col.firstServer - offset : null;
+  const loadStartSecond = loadStartMs === null ? 0 : Math.max(0, Math.floor((loadStartMs - t0) / 1000));
+  return { seconds, loadStartMs, loadStartSecond, window: steadyWindow(run, loadStartSecond, seconds) };
 }
 
 module.exports = { timelineBase, clientStart, offsetMeasurements, runClock, timeAxis };

@@ -31,10 +31,10 @@ async function readServerPauses(runDir, run) {
 // of sut/gc.log), notes }.
 async function tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, serverCores }) {
   const { t0, offset } = clock;
-  const { seconds } = axis;
+  const { seconds, loadStartMs } = axis;
   const server = await readServerPauses(runDir, run);
   const { thresholds: t } = validityThresholds();
-  const { summary } = attributeTail({ tails, engines: loadGenerator.engines, server, t0, offset, seconds,
+  const { summary } = attributeTail({ tails, engines: loadGenerator.engines, server, t0, offset, seconds, loadStartMs,
     processCpu: series.processCpu, hostCpu: series.cpu, capacityPercent: serverCapacityPercent(run.server, serverCores), t });
   const toClient = (stops) => stops.map((s) => ({ ...s, startMs: s.startMs - offset, epochMs: s.epochMs - offset }));
   // a JVM whose pauses were logged and that did not stop in a second stopped 0 ms then

@@ -120,6 +120,23 @@ test('attribution: shares of the tail records by the seconds of each cause, unkn
   assert.equal(node.summary.tripTime.causes.unexplained.share, 1);
 });
 
+test('attribution: an engine stop that ended before the load began (plan loading, JMeter\'s collection before its threads) counts nowhere', () => {
+  // A real 50-stream SSE run's engine: its 68 ms metadata collection and 41 ms System.gc() ended 0.4 s before
+  // the first request, in the second of the first records beyond p99.
+  const tail = { beyondMs: 30, records: 5, perSecond: [0, 0, 1, 4, 0] };
+  const t0 = 1_795_708_934_000;
+  const stops = [{ startMs: t0 + 2157, epochMs: t0 + 2225, pauseMs: 68.385 }, { startMs: t0 + 2330, epochMs: t0 + 2371, pauseMs: 41.227 },
+    { startMs: t0 + 3500, epochMs: t0 + 3500.15, pauseMs: 0.147 }];
+  const args = { tails: { comet: tail }, t0, offset: 0, seconds: 5, t: T, capacityPercent: 100, server: { jvm: false, stops: null },
+    processCpu: [], hostCpu: [], engines: [{ name: 'local', safepointsLogged: true, stops }] };
+  const before = attributeTail(args);   // without the load's start every stop counts
+  assert.deepEqual(before.summary.comet.causes.enginePause, { records: 1, share: 0.2 });
+  assert.equal(before.summary.longestEnginePauseMs, 68.385);
+  const out = attributeTail({ ...args, loadStartMs: t0 + 2800 });
+  assert.deepEqual(out.summary.comet.causes.enginePause, { records: 0, share: 0 });
+  assert.equal(out.summary.longestEnginePauseMs, 0.147);
+});
+
 // A workload with no shortfall, no sign and no disturbance (validity.test.js's light run, cut down).
 const LIGHT = { window: { seconds: 50 }, threads: 10, connections: { expected: 10, mean: 10, min: 10, share: 1 }, answers: null,
   rampup: { askedSeconds: 5, lastThreadStartSecond: 5, threadsSeen: 10 }, gaps: null, missedCycles: null, emit: null,

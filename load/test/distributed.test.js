@@ -6,6 +6,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./helpers');
+const { jmeterStartOrder } = require('../../lib/decide');
 
 const EVENT = 'pbload1';
 // Two engines on one host need their own RMI ports; derived from the configured ones.
@@ -13,10 +14,9 @@ const ENGINES = [
   { name: 'loadtest-e1', port: h.RMI_PORT, localport: h.RMI_LOCALPORT, threads: 12 },
   { name: 'loadtest-e2', port: h.RMI_PORT + 100, localport: h.RMI_LOCALPORT + 1, threads: 18 },
 ];
-// Roles as run.sh gives them, by the order JMeter's controller starts the engines (lib/jmeter-order.sh):
-// Init on the engine started first, the Clean Up clear on the one started last.
-const START_ORDER = h.sh(['bash', '-c', 'source lib/jmeter-order.sh && jmeter_start_order "$@"', 'order',
-  ...ENGINES.map((e) => `127.0.0.1:${e.port}`)]).stdout.trim().split('\n');
+// Roles as run.sh gives them, by the order JMeter's controller starts the engines (lib/decide.js
+// jmeterStartOrder): Init on the engine started first, the Clean Up clear on the one started last.
+const START_ORDER = jmeterStartOrder(ENGINES.map((e) => `127.0.0.1:${e.port}`));
 for (const e of ENGINES) {
   e.init = START_ORDER[0] === `127.0.0.1:${e.port}` ? 1 : 0;
   e.cleanup = START_ORDER.at(-1) === `127.0.0.1:${e.port}` ? 1 : 0;
@@ -80,7 +80,7 @@ test('a distributed run splits the threads between both engines', async (t) => {
   t.diagnostic(`distributed run took ${run.ms} ms`);
   assert.equal(run.code, 0, run.output);
 
-  // JMeter started the engines in the order lib/jmeter-order.sh predicts (not the order given).
+  // JMeter started the engines in the order jmeterStartOrder predicts (not the order given).
   const started = /Starting distributed test with remote engines: \[([^\]]*)\]/.exec(
     fs.readFileSync(path.join(runDir, 'jmeter', 'controller.log'), 'utf8'));
   assert.deepEqual(started?.[1].split(', '), START_ORDER);
