@@ -357,6 +357,11 @@ wait_for_completion() {
       controller_finished "$elapsed" "$csv"
       break
     fi
+    if controller_done "$csv"; then
+      procs_stop_recorded "${RUN_CONTROLLER_PIDFILE}" 10
+      controller_finished "$elapsed" "$csv" --stopped
+      break
+    fi
     if ((tick % 5 == 0)); then
       progress_update "$csv"
       open=$(server_open_requests)
@@ -468,14 +473,32 @@ jmeter_log_count() {
   printf '%s' "${n:-0}"
 }
 
-# controller_finished <elapsed s> <results.csv>: the controller exited; its exit code and JMeter's log
-# say whether the test ran on every engine.
+# controller_done <results.csv>: true once the controller's work is over: every engine left has ended the
+# test (its log's "Finished remote host") and its JVM, seen holding results.csv open before, has closed it.
+# JMeter 5.6.3 then sleeps 5 s before it exits (JMeter.ListenToTest.endTest: "Allow listeners to close
+# files"), with nothing more to write; the wait does not sit through that sleep. A results.csv never seen
+# open (another path to the same file) leaves the controller to exit by itself.
+RUN_CSV_SEEN_OPEN=0
+controller_done() {
+  local csv held=0
+  csv=$(realpath -e -- "$1" 2>/dev/null) || return 1
+  # shellcheck disable=SC2010  # the link targets of /proc/<pid>/fd, whatever ls prints around them
+  ls -l "/proc/${RUN_CONTROLLER_PID}/fd" 2>/dev/null | grep -qF -- " -> $csv" && held=1
+  if ((held)); then RUN_CSV_SEEN_OPEN=1; return 1; fi
+  ((RUN_CSV_SEEN_OPEN)) || return 1
+  (($(engines_left) > 0)) && (($(jmeter_log_count 'Finished remote host') >= $(engines_left)))
+}
+
+# controller_finished <elapsed s> <results.csv> [--stopped]: the controller exited, or was stopped after
+# controller_done (its exit code then the signal's); its exit code and JMeter's log say whether the test
+# ran on every engine.
 controller_finished() {
-  local rc=0
+  local rc=0 how=''
   wait "${RUN_CONTROLLER_PID}" || rc=$?
+  if [[ ${3:-} == --stopped ]]; then rc=0 how=", results.csv closed: stopped in JMeter's closing pause"; fi
   progress_update "$2"
   [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
-  say "  controller finished (exit $rc) after ${1}s: ${PROGRESS[samples]} samples, $(progress_errors)"
+  say "  controller finished (exit $rc$how) after ${1}s: ${PROGRESS[samples]} samples, $(progress_errors)"
   if ((rc != 0)); then
     warn "the JMeter controller failed (exit $rc, see jmeter/controller.out and controller.log)"
     RUN_FAILED=1

@@ -70,7 +70,7 @@ function workloadCard(s) {
   const a = m.answers;
   const rows = [
     row('Steady window (s)', `${fmt(m.window.fromSecond)}–${fmt(m.window.toSecond)} (${fmt(m.window.seconds)} s)`),
-    row('Connections held: mean / min / threads', `${fmt(m.connections.mean)} / ${fmt(m.connections.min)} / ${fmt(m.connections.expected)}`),
+    row('Connections held: mean / min / expected', `${fmt(m.connections.mean)} / ${fmt(m.connections.min)} / ${fmt(m.connections.expected)}`),
     row('Answers asked per second', a ? a.expectedPerSecond : null), row('Answers achieved per second', a ? a.achievedPerSecond : null),
     row('Answers achieved / asked (%)', a && a.share !== null ? Math.round(a.share * 1000) / 10 : null),
     row('Last thread started (s after load start) / ramp-up (s)', `${fmt(m.rampup.lastThreadStartSecond)} / ${fmt(m.rampup.askedSeconds)}`),

@@ -23,7 +23,7 @@ const DEFAULTS = {
   SATURATED_SHARE: 0.5,           // ... and a host or process is saturated in at least this share of the window
   PROCESS_SATURATED_SHARE: 0.9,   // a process second is saturated at or above this share of what it can use
   ANSWERS_SHORT: 0.9,             // the load fell short: answers achieved below this share of those asked
-  CONNECTIONS_SHORT: 0.95,        // ... or connections held (time-weighted mean) below this share of threads
+  CONNECTIONS_SHORT: 0.95,        // ... or connections held (time-weighted mean) below this share of the connections asked
   RAMPUP_LATE_SECONDS: 5,         // ... or the last thread started later than ramp-up + max(these seconds,
   RAMPUP_LATE_SHARE: 0.2,         //     this share of the ramp-up)
   GAP_SHARE: 0.5,                 // ... or the 99th percentile re-poll gap exceeds this share of the emit interval
@@ -60,7 +60,7 @@ const pct = (share) => `${fmt(share * 100)}%`;
 
 // No request reached anyone: JMeter recorded no request sample (or no results.csv exists) and the server
 // held no connection.
-const noLoad = (m) => m.threads > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
+const noLoad = (m) => m.connections.asked > 0 && (m.rampup.threadsSeen ?? 0) === 0 && !(m.connections.mean > 0);
 
 // Reasons the load fell short of what the run asked; each { rule, text }. A churned run's clients are away
 // from a dropped stream until they resume it (docs/engine.md "Churn"), so the connections it held and the
@@ -75,7 +75,7 @@ function shortfalls(m, t) {
   }
   const c = m.connections;
   if (!churned && !noLoad(m) && c.expected > 0 && c.share !== null && c.share < t.CONNECTIONS_SHORT) {
-    out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} threads` });
+    out.push({ rule: 'connections-short', text: `the server held ${fmt(c.mean)} connections on average (minimum ${fmt(c.min)}) of ${fmt(c.expected)} connections` });
   }
   const r = m.rampup;
   if (r.lastThreadStartSecond !== null && r.askedSeconds !== null
@@ -148,7 +148,7 @@ function failureEvidence(m, t) {
     out.push({ rule: 'no-answer', text: `the server answered none of the ${fmt(a.expected)} answers asked in the steady window (${a.basis})` });
   }
   if (noLoad(m)) {
-    out.push({ rule: 'no-load', text: `neither JMeter nor the server recorded a request of the ${fmt(m.threads)} threads asked: see jmeter/controller.log and the engine logs` });
+    out.push({ rule: 'no-load', text: `neither JMeter nor the server recorded a request of the ${fmt(m.connections.asked)} connections asked: see jmeter/controller.log and the engine logs` });
   } else if (m.connections.expected > 0 && m.connections.max === 0) {
     out.push({ rule: 'no-connection', text: 'the server held no connection in the whole steady window' });
   }
@@ -168,10 +168,10 @@ function serverEvidence(m, t, crashed) {
   }
   const e = m.emit;
   if (e && e.cyclesExpected >= 3 && Number.isFinite(e.cyclesNumbered) && e.cyclesNumbered < t.ANSWERS_SHORT * e.cyclesExpected) {
-    out.push({ rule: 'emit-stall', text: `the server emitted ${fmt(e.cyclesNumbered)} cycles in the steady window; one per ${fmt(e.interval)} ms asks ${fmt(e.cyclesExpected)}` });
+    out.push({ rule: 'emit-stall', text: `the server emitted ${fmt(e.cyclesNumbered)} cycles in the steady window; one per ${fmt(e.emitIntervalMs)} ms asks ${fmt(e.cyclesExpected)}` });
   }
-  if (e && e.interval > 0 && e.durationP90Ms !== null && e.durationP90Ms >= t.EMIT_SHARE * e.interval) {
-    out.push({ rule: 'emit-duration', text: `emit cycles took ${fmt(e.durationP90Ms)} ms (90th percentile), the interval is ${fmt(e.interval)} ms` });
+  if (e && e.emitIntervalMs > 0 && e.durationP90Ms !== null && e.durationP90Ms >= t.EMIT_SHARE * e.emitIntervalMs) {
+    out.push({ rule: 'emit-duration', text: `emit cycles took ${fmt(e.durationP90Ms)} ms (90th percentile), the interval is ${fmt(e.emitIntervalMs)} ms` });
   } else if (e && e.firstThirdMeanMs > 0 && e.lastThirdMeanMs > 100 && e.lastThirdMeanMs >= t.EMIT_GROWTH * e.firstThirdMeanMs) {
     out.push({ rule: 'emit-duration', text: `emit durations grew from ${fmt(e.firstThirdMeanMs)} to ${fmt(e.lastThirdMeanMs)} ms (mean of the first and last third of the window)` });
   }

@@ -6,16 +6,16 @@
 // duration), in elapsed seconds of the run; when that leaves fewer than MIN_WINDOW_SECONDS, the whole
 // load. Every rate in the summary is counted over it.
 //
-// Asked of the server:
-//   connections held   threads (not for pull: a pull is answered at once, nothing is held)
-//   answers            comet or long poll with events: threads x emit cycles in the window
-//                      long poll without events: the polls due to end in the window, each thread asking
+// Asked of the server (connections: the run's connections parameter, one client each):
+//   connections held   connections (not for pull: a pull is answered at once, nothing is held)
+//   answers            comet or long poll with events: connections x emit cycles in the window
+//                      (connections x the cycles one per interval gives, or the cycles seen when more: a
+//                      stall of the server's emit loop or records lost show as answers short)
+//                      long poll without events: the polls due to end in the window, each client asking
 //                      again at once after every answer (its first request + k x max-duration; without
-//                      results.csv: threads x window seconds / max-duration seconds)
-//                      (threads x the cycles one per interval gives, or the cycles seen when more: a stall
-//                      of the server's emit loop or records lost show as answers short)
+//                      results.csv: connections x window seconds / max-duration seconds)
 //                      comet without events: none (only connections are held)
-//                      pull: the pulls due in the window, each thread asking every pull-interval from its
+//                      pull: the pulls due in the window, each client asking every pull-interval from its
 //                      first request (achieved: the requests that followed an answer in the window)
 // Achieved: connections the server held (its own count, per second: time-weighted mean and minimum),
 // answers (event records of the window's cycles; timeouts sent in the window when there are no events).
@@ -78,8 +78,8 @@ function cyclesNumbered(inWindow) {
 // Answers asked and achieved (see the header). cycles: the run's emit cycles ({ createdSecond, requests }).
 // inWindow: the cycles started in the window; asked: cyclesAsked's.
 function answers(run, w, inWindow, asked, series, client) {
-  const threads = run.connections;
-  if (!Number.isFinite(threads) || w.seconds <= 0) return null;
+  const { connections } = run;
+  if (!Number.isFinite(connections) || w.seconds <= 0) return null;
   if (run.type === 'pull') {
     if (!(run.pullIntervalMs > 0) || !client) return null;
     const expected = client.pollsDue;
@@ -88,17 +88,17 @@ function answers(run, w, inWindow, asked, series, client) {
   }
   if (run.event) {
     const counted = Math.max(inWindow.length, asked ?? 0);
-    const expected = threads * counted;
+    const expected = connections * counted;
     const achieved = inWindow.reduce((n, c) => n + c.requests, 0);
-    return { basis: `threads x emit cycles the interval asks in the window (${counted}${inWindow.length < counted ? `; ${inWindow.length} seen` : ''})`,
+    return { basis: `connections x emit cycles the interval asks in the window (${counted}${inWindow.length < counted ? `; ${inWindow.length} seen` : ''})`,
       cycles: counted, expected, achieved, share: expected ? r3(achieved / expected) : null };
   }
   if (run.type === 'poll' && run.maxDurationMs > 0) {
     const due = client?.pollsDue ?? null;
-    const expected = due ?? threads * w.seconds / (run.maxDurationMs / 1000);
+    const expected = due ?? connections * w.seconds / (run.maxDurationMs / 1000);
     const achieved = slice(series.timeouts, w).reduce((a, b) => a + b, 0);
     return { basis: due !== null ? `polls due to end in the window, one per max-duration (${run.maxDurationMs / 1000} s) a thread`
-      : `threads x window seconds / max-duration (${run.maxDurationMs / 1000} s)`, cycles: null,
+      : `connections x window seconds / max-duration (${run.maxDurationMs / 1000} s)`, cycles: null,
     expected: r1(expected), achieved, share: expected ? r3(achieved / expected) : null,
     judged: due !== null || w.seconds >= 2 * run.maxDurationMs / 1000 };
   }
@@ -167,9 +167,8 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
   const a = answers(run, w, inWindow, asked, series, client);
   return {
     window: { fromSecond: w.fromSecond, toSecond: w.toSecond, seconds: w.seconds, basis: w.basis },
-    threads: run.connections,
     churnPercent: churnPercentOf(run),
-    connections: { expected: run.type === 'pull' ? 0 : run.connections, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
+    connections: { asked: run.connections, expected: run.type === 'pull' ? 0 : run.connections, mean: r1(mean(connections)), min: connections.length ? Math.min(...connections) : null,
       max: connections.length ? Math.max(...connections) : null,
       share: run.connections && connections.length ? r3(mean(connections) / run.connections) : null },
     answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
@@ -178,7 +177,7 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a
       ? { count: client.missedCycles, share: a.expected ? r3(client.missedCycles / a.expected) : null } : null,
-    emit: run.event ? { interval: run.emitIntervalMs, cycles: byTime.length, cyclesExpected: asked,
+    emit: run.event ? { emitIntervalMs: run.emitIntervalMs, cycles: byTime.length, cyclesExpected: asked,
       cyclesSeen: inWindow.length, cyclesNumbered: cyclesNumbered(inWindow),
       durationP90Ms: percentile(durations, 90),
       firstThirdMeanMs: third ? r1(mean(byTime.slice(0, third).map((c) => c.duration))) : null,

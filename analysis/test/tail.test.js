@@ -138,7 +138,7 @@ test('attribution: an engine stop that ended before the load began (plan loading
 });
 
 // A workload with no shortfall, no sign and no disturbance (validity.test.js's light run, cut down).
-const LIGHT = { window: { seconds: 50 }, threads: 10, connections: { expected: 10, mean: 10, min: 10, share: 1 }, answers: null,
+const LIGHT = { window: { seconds: 50 }, connections: { asked: 10, expected: 10, mean: 10, min: 10, share: 1 }, answers: null,
   rampup: { askedSeconds: 5, lastThreadStartSecond: 5, threadsSeen: 10 }, gaps: null, missedCycles: null, emit: null,
   server: { capacityPercent: 100, cpuMean: 10, seconds: 50, saturatedSeconds: 0 }, engines: [], hosts: [], errors: null };
 const tailWith = (share, records = 100) => ({ pauseAtLeastMs: 20, longestEnginePauseMs: 85, comet: { beyondMs: 40, records,

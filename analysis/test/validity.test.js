@@ -271,7 +271,7 @@ test('no request sample at all: the generator did not run, whatever the server d
   const v = assessValidity(m, { thresholds: T });
   assert.equal(v.verdict, 'failed');
   assert.deepEqual(v.reasons.map((r) => r.rule), ['no-load']);
-  assert.match(v.reasons[0].text, /neither JMeter nor the server recorded a request of the 1,000 threads asked/);
+  assert.match(v.reasons[0].text, /neither JMeter nor the server recorded a request of the 1,000 connections asked/);
 });
 
 // issue #36 item 3: a run that measured nothing of the server is `failed`, never a figure.
@@ -286,7 +286,7 @@ test('most samples failed (the service address refused every connection): failed
   assert.equal(v.verdict, 'failed');
   assert.deepEqual(v.reasons.map((r) => r.rule), ['most-failed', 'no-answer', 'no-connection']);
   assert.equal(v.reasons[0].text, '86,849 of 86,849 samples failed (100%): Non HTTP response code: java.net.ConnectException 86,840; HTTP 503 9');
-  assert.match(v.reasons[1].text, /^the server answered none of the 49,000 answers asked in the steady window \(threads x emit cycles the interval asks in the window \(49; 0 seen\)\)/);
+  assert.match(v.reasons[1].text, /^the server answered none of the 49,000 answers asked in the steady window \(connections x emit cycles the interval asks in the window \(49; 0 seen\)\)/);
   // half of them is not most: errors, a server sign
   const half = assessValidity(dataSet({ errors: 5000 }).m, { thresholds: T });
   assert.equal(half.verdict, 'server-limited');
