@@ -61,9 +61,11 @@ cd "$PB_ROOT"
 RUN_SERVER='' RUN_RAMPUP_S='' RUN_DURATION_S='' RUN_CONNECTIONS='' RUN_TYPE='' RUN_MAX_DURATION_MS='' RUN_EVENT=''
 RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT='' RUN_RESULTS_DISK_MB=''
 RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the test started), run.properties
+RUN_NAME=''          # the run directory's name after its time stamp
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
 RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''
+RUN_CSV_SEEN_OPEN=0   # 1 once the controller's JVM was seen holding results.csv open (controller_done)
 RUN_SERVER_PID='' RUN_CONTROLLER_PID='' RUN_CONTROLLER_PIDFILE=''
 RUN_STARTED_AT=''    # epoch ms when the SUT's vmstat started (its line n is second n of the run)
 RUN_FINISHED_AT=''   # epoch ms when the monitors were stopped
@@ -183,7 +185,7 @@ preflight() {
 create_log_directories() {
   local base=$PB_RESULTS stamp name id n=1 e
   printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
-  name="$stamp-${RUN_SERVER}-${RUN_TYPE}-${RUN_CONNECTIONS}-${RUN_DURATION_S}"
+  name="$stamp-${RUN_NAME}"
   mkdir -p "$base"
   # mkdir without -p fails if the directory exists, so two runs can never share one.
   id=$name
@@ -478,7 +480,6 @@ jmeter_log_count() {
 # JMeter 5.6.3 then sleeps 5 s before it exits (JMeter.ListenToTest.endTest: "Allow listeners to close
 # files"), with nothing more to write; the wait does not sit through that sleep. A results.csv never seen
 # open (another path to the same file) leaves the controller to exit by itself.
-RUN_CSV_SEEN_OPEN=0
 controller_done() {
   local csv held=0
   csv=$(realpath -e -- "$1" 2>/dev/null) || return 1

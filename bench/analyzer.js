@@ -61,7 +61,7 @@ async function main() {
 // One size: the run made, timed ROUNDS times, one line printed per analyzer; returns the first's medians.
 async function measure(work, n) {
   const runDir = path.join(work, `run-${n}`);
-  const { archives, logs, cycles, threads } = await makeStreamRun(runDir, n);
+  const { archives, logs, cycles, connections } = await makeStreamRun(runDir, n);
   const probe = (root) => `require(${JSON.stringify(path.join(root, 'analysis', 'analyze.js'))}).main([${JSON.stringify(runDir)}])` +
     '.then((c) => { process.stderr.write("MAXRSS " + process.resourceUsage().maxRSS + "\\n"); process.exitCode = c; })';
   const floor = [];
@@ -71,15 +71,15 @@ async function measure(work, n) {
     ANALYZERS.forEach((a, i) => {
       ana[i].push(timed(process.execPath, ['-e', probe(a.root)]));
       const summary = JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8'));
-      if (summary.tripTime?.comet?.records !== cycles * threads) {
-        throw new Error(`analyzer ${a.root} timed ${summary.tripTime?.comet?.records} comet records of ${cycles * threads}`);
+      if (summary.tripTime?.comet?.records !== cycles * connections) {
+        throw new Error(`analyzer ${a.root} timed ${summary.tripTime?.comet?.records} comet records of ${cycles * connections}`);
       }
     });
   }
   const mb = archives.reduce((s, f) => s + fs.statSync(f).size, 0) / 1e6;
-  const rows = ANALYZERS.map((a, i) => row(cycles * threads, a.label, mb, floor, ana[i]));
+  const rows = ANALYZERS.map((a, i) => row(cycles * connections, a.label, mb, floor, ana[i]));
   fs.rmSync(runDir, { recursive: true, force: true });
-  return { messages: cycles * threads, archiveMB: mb, ...rows[0] };
+  return { messages: cycles * connections, archiveMB: mb, ...rows[0] };
 }
 
 // One printed line: the floor's and one analyzer's rounds; returns its medians.

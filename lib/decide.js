@@ -606,6 +606,8 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
   };
   return {
     parameters,
+    // the run directory's name after its time stamp (run.sh: <yyyymmdd-hhmmss>-<runName>[-<n>])
+    runName: `${p.server}-${p.type}-${p.connections}-${p.durationS}`,
     connections: p.connections,
     hosts: t.source,
     server: { type: p.server, name: sut.name, address: sut.address, listen: sut.bind || sut.address, port: p.port,
@@ -678,6 +680,7 @@ function shellForm(d) {
     shArray('H_INIT', perEngine((e) => (e.init ? 1 : 0))),
     shArray('H_CLEANUP', perEngine((e) => (e.cleanup ? 1 : 0))),
     `RUN_WAIT_S=${sh(d.waitS)}`,
+    `RUN_NAME=${sh(d.runName)}`,
     `RUN_JMETER_PROPERTIES=${sh(d.jmeterProperties)}`,
     ...Object.entries(d.settings).map(([k, v]) => `export ${k}=${sh(v)}`),
     `PB_SERVER_ADDRESS=${sh(d.server.listen)}`,

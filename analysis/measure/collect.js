@@ -88,8 +88,10 @@ class Collector {
   }
 
   // Unique per stream (an SSE or WebSocket client's across its streams): a comet stream remembers which cycles it saw
-  // until it ends, one bit each. holder: the stream, or its client.
+  // until it ends, one bit each, and the latest cycle of each event it got (lastCycleByEvent: measure/messages.js
+  // asks it whether the run's final cycle reached it). holder: the stream, or its client.
   unique(holder, name, cycle) {
+    if (!(holder.lastCycleByEvent[name] >= cycle)) holder.lastCycleByEvent[name] = cycle;
     if (holder.seenCycles === null) holder.seenCycles = new SeenCycles();
     if (holder.seenCycles.add(name, cycle)) {
       holder.uniqueByEvent[name] = (holder.uniqueByEvent[name] || 0) + 1;
@@ -105,7 +107,7 @@ class Collector {
     let c = this.resumedClients.get(key);
     if (c === undefined) {
       c = { type: st.type, created: null, end: null, events: st.events, received: 0, uniqueByEvent: Object.create(null), unique: 0,
-        seenCycles: null, streams: 0, replays: 0, gapSkipped: 0, cut: false };
+        lastCycleByEvent: Object.create(null), seenCycles: null, streams: 0, replays: 0, gapSkipped: 0, cut: false };
       this.resumedClients.set(key, c);
     }
     st.resumedClient = c;
@@ -157,6 +159,7 @@ class Collector {
     st.replays = 0;
     st.uniqueByEvent = Object.create(null);
     st.unique = 0;                             // the sum of uniqueByEvent, kept as it grows
+    st.lastCycleByEvent = Object.create(null);
     st.seenCycles = null;
     if (Number.isFinite(created)) this.t.requests.add(created);
     if (st.type === 'comet') this.counts.comet++; else if (st.type === 'poll') this.counts.poll++;
@@ -211,7 +214,7 @@ class Collector {
     if (st.records === 0) return;
     if (st.type === 'comet') {
       this.cometStreams.push({ created: st.created, end: st.end, events: st.events, received: st.received,
-        uniqueByEvent: st.uniqueByEvent, cut: Boolean(st.cut) });
+        uniqueByEvent: st.uniqueByEvent, lastCycleByEvent: st.lastCycleByEvent, cut: Boolean(st.cut) });
     } else if (isResumedStream(st.type)) {
       this.resumedStreamEnded(st);
     } else if (st.type !== 'pull') {
@@ -294,11 +297,13 @@ class Collector {
       places.sum[i] += p.places.sum[i];
       if (p.places.max[i] > places.max[i]) places.max[i] = p.places.max[i];
     });
-    // (uniqueByEvent is keyed by event names: no prototype, as request() made it, which a clone loses)
-    for (const s of p.cometStreams) this.cometStreams.push({ ...s, uniqueByEvent: Object.assign(Object.create(null), s.uniqueByEvent) });
+    // (uniqueByEvent and lastCycleByEvent are keyed by event names: no prototype, as request() made them, which a clone loses)
+    const byEvent = (o) => Object.assign(Object.create(null), o);
+    for (const s of p.cometStreams) this.cometStreams.push({ ...s, uniqueByEvent: byEvent(s.uniqueByEvent), lastCycleByEvent: byEvent(s.lastCycleByEvent) });
     // an SSE or WebSocket client is one engine's connection, so each archive's clients are their own
     for (const c of p.resumedClients ?? []) {
-      this.resumedClients.set(`merged\t${this.resumedClients.size}`, { ...c, uniqueByEvent: Object.assign(Object.create(null), c.uniqueByEvent), seenCycles: null, unique: 0 });
+      this.resumedClients.set(`merged\t${this.resumedClients.size}`, { ...c, uniqueByEvent: byEvent(c.uniqueByEvent), lastCycleByEvent: byEvent(c.lastCycleByEvent),
+        seenCycles: null, unique: 0 });
     }
     for (const k of Object.keys(this.poll)) this.poll[k] += p.poll[k];
     this.pull.merge(p.pull);

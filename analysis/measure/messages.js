@@ -6,6 +6,11 @@
 //   expected = emit cycles of a subscribed event that started while the stream was open (after the request
 //              was received, up to its clear record or last record);
 //   missed   = expected - unique, never below 0.
+// The run's final cycle of an event, when it reached fewer streams than were subscribed (its records'
+// `total`), was cut short by the test's end (the Clean Up clear removed the event while the cycle was
+// being sent, or streams closed): it is expected only of the streams it reached, and the streams it did
+// not reach although their window held it are counted apart (`finalCycleUnreached`, present when > 0).
+// A cycle cut short before the final one is a real loss and stays missed.
 // Only held streams have a window where every cycle should arrive; a poll gets one event by design, so for
 // polls only received and unique are given. Pulls (short polling) count per client by cycle id
 // (analysis/measure/pull-messages.js) and come in counted. SSE and WebSocket count per client
@@ -32,10 +37,12 @@ function upperBound(sorted, value) {
   return lo;
 }
 
-// Received, unique, expected and missed over held windows ({ created, end, events, received, uniqueByEvent }):
-// comet streams, SSE clients. streams: how many windows.
-function heldCounts(windows, cyclesByEvent) {
+// Received, unique, expected and missed over held windows ({ created, end, events, received, uniqueByEvent,
+// lastCycleByEvent }): comet streams, SSE clients. streams: how many windows. finalCut: event -> { cycle,
+// created } of its final cycle where that was cut short.
+function heldCounts(windows, cyclesByEvent, finalCut = new Map()) {
   const c = { streams: 0, received: 0, unique: 0, duplicates: 0, expected: 0, missed: 0, receivedPercent: null };
+  let unreached = 0;
   for (const s of windows) {
     c.streams++;
     c.received += s.received;
@@ -43,19 +50,24 @@ function heldCounts(windows, cyclesByEvent) {
     for (const name of s.events) {
       const times = cyclesByEvent.get(name);
       if (!times || !Number.isFinite(s.created) || !Number.isFinite(s.end)) continue;
-      const expected = countAfter(times, s.created, s.end);
+      let expected = countAfter(times, s.created, s.end);
+      const cut = finalCut.get(name);
+      if (cut && cut.created > s.created && cut.created <= s.end && !(s.lastCycleByEvent?.[name] >= cut.cycle)) {
+        expected--;
+        unreached++;
+      }
       c.expected += expected;
       c.missed += Math.max(0, expected - (s.uniqueByEvent[name] || 0));
     }
   }
   c.duplicates = c.received - c.unique;
   if (c.expected > 0) c.receivedPercent = (100 * (c.expected - c.missed)) / c.expected;
-  return c;
+  return unreached ? { ...c, finalCycleUnreached: unreached } : c;
 }
 
 // SSE, WebSocket: heldCounts over the clients, as clients, with their streams, replays and the cycles gaps skipped.
-function resumedCounts(clients, cyclesByEvent) {
-  const { streams: n, ...held } = heldCounts(clients, cyclesByEvent);
+function resumedCounts(clients, cyclesByEvent, finalCut) {
+  const { streams: n, ...held } = heldCounts(clients, cyclesByEvent, finalCut);
   const sum = (k) => clients.reduce((a, c) => a + c[k], 0);
   return { clients: n, streams: sum('streams'), ...held, replays: sum('replays'), gapSkipped: sum('gapSkipped') };
 }
@@ -63,17 +75,18 @@ function resumedCounts(clients, cyclesByEvent) {
 // cometStreams: [{ created, end, events: [names], received, uniqueByEvent: {name: n} }] (server ms);
 // poll: { responses, received, unique } counted while reading (polls are too many to keep one by one);
 // resumedClients: as cometStreams, each with its type (sse, ws; none: sse), streams, replays, gapSkipped
-// (counted under its type when the run has any).
-function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null, resumedClients = []) {
+// (counted under its type when the run has any); finalCut: as heldCounts'.
+function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, received: 0, unique: 0 }, pull = null, resumedClients = [],
+  finalCut = new Map()) {
   const ofType = (t) => resumedClients.filter((c) => (c.type ?? 'sse') === t);
   const sse = ofType('sse');
   const ws = ofType('ws');
   return {
-    comet: heldCounts(cometStreams, cyclesByEvent),
+    comet: heldCounts(cometStreams, cyclesByEvent, finalCut),
     poll: { responses: poll.responses, received: poll.received, unique: poll.unique, duplicates: poll.received - poll.unique },
     ...(pull?.responses ? { pull } : {}),
-    ...(sse.length ? { sse: resumedCounts(sse, cyclesByEvent) } : {}),
-    ...(ws.length ? { ws: resumedCounts(ws, cyclesByEvent) } : {}),
+    ...(sse.length ? { sse: resumedCounts(sse, cyclesByEvent, finalCut) } : {}),
+    ...(ws.length ? { ws: resumedCounts(ws, cyclesByEvent, finalCut) } : {}),
   };
 }
 

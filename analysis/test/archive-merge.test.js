@@ -60,7 +60,7 @@ let streamRun = null;
 async function generatedRun() {
   if (streamRun) return streamRun;
   const dir = path.join(scratchDir(), 'run');
-  const made = await makeStreamRun(dir, 6000, { threads: 60, engines: ENGINES });
+  const made = await makeStreamRun(dir, 6000, { connections: 60, engines: ENGINES });
   streamRun = { dir, ...made };
   return streamRun;
 }
@@ -85,9 +85,9 @@ test('three engines of stream logs, each on its own clock: merged = one collecto
   const { archives, t0, sampleEnds } = await inputsOf(run.dir);
   assert.equal(archives.length, 3);
   const { merged } = await assertSameAsOneAfterTheOther(archives, { baseMs: timelineBase(t0), sampleEnds }, t0);
-  assert.equal(merged.col.counts.events, run.cycles * run.threads);
+  assert.equal(merged.col.counts.events, run.cycles * run.connections);
   assert.equal(merged.cometTrips.engines.size, 3);
-  assert.equal(merged.col.cometStreams.length, run.threads);
+  assert.equal(merged.col.cometStreams.length, run.connections);
   assert.ok(merged.col.cycles.size >= run.cycles);
   await assertSameAsOneAfterTheOther(archives, { baseMs: null, sampleEnds }, t0);
 });
@@ -126,7 +126,7 @@ test('a cut archive and a file that is no archive among good ones: counted, the 
   assert.deepEqual(a, figuresOf(one, t0));
   const whole = await readArchives([e1, e3], opts);
   assert.ok(merged.col.counts.events > whole.col.counts.events, 'the cut archive\'s records count');
-  assert.ok(merged.col.counts.events < run.cycles * run.threads, 'but not those after the cut');
+  assert.ok(merged.col.counts.events < run.cycles * run.connections, 'but not those after the cut');
 });
 
 test('a trip-time histogram rebuilt from its partial gives the same buckets and figures, below zero and past its first range too', () => {

@@ -48,3 +48,25 @@ test('received, unique and missed messages (CHIRON) per comet stream', () => {
     receivedPercent: (100 * 5) / 7 });
   assert.deepEqual(m.poll, { responses: 4, received: 3, unique: 3, duplicates: 0 });
 });
+
+test('missed messages: the final cycle cut short at the test\'s end is expected only of the streams it reached', () => {
+  // A real Node.js run of 10,000 comet streams (20261126-132208-node-comet-10000-40): the Clean Up clear came
+  // while cycle 41 was being sent, which reached 7,000 of 10,000 streams; each of the other 3,000 got the
+  // clear after that cycle's start and was counted one message missed. Here: cycles 1-3, the third cut.
+  const cycles = new Map([['e1', [100, 200, 300]]]);
+  const reached = { created: 50, end: 320, events: ['e1'], received: 3, uniqueByEvent: { e1: 3 }, lastCycleByEvent: { e1: 3 } };
+  const cutOff = { created: 50, end: 330, events: ['e1'], received: 2, uniqueByEvent: { e1: 2 }, lastCycleByEvent: { e1: 2 } };
+  // missed cycle 2 besides the cut one: that miss is a real one
+  const lossy = { created: 50, end: 330, events: ['e1'], received: 1, uniqueByEvent: { e1: 1 }, lastCycleByEvent: { e1: 1 } };
+  const streams = [reached, cutOff, lossy];
+  const none = messageCounts(streams, cycles);
+  assert.deepEqual(none.comet, { streams: 3, received: 6, unique: 6, duplicates: 0, expected: 9, missed: 3, receivedPercent: (100 * 6) / 9 });
+  const m = messageCounts(streams, cycles, undefined, null, [], new Map([['e1', { cycle: 3, created: 300 }]]));
+  assert.deepEqual(m.comet, { streams: 3, received: 6, unique: 6, duplicates: 0, expected: 7, missed: 1, receivedPercent: (100 * 6) / 7,
+    finalCycleUnreached: 2 });
+  // SSE and WebSocket clients are judged alike
+  const ws = messageCounts([], cycles, undefined, null, [{ ...cutOff, type: 'ws', streams: 1, replays: 0, gapSkipped: 0 }],
+    new Map([['e1', { cycle: 3, created: 300 }]]));
+  assert.equal(ws.ws.missed, 0);
+  assert.equal(ws.ws.finalCycleUnreached, 1);
+});

@@ -144,7 +144,7 @@ test('a mux run whose results.csv lost its summary samples: the answers still co
 
 test('a push-sampler run (10-field E lines, a results.csv row per answer): answers from results.csv, no totals check', async () => {
   const dir = path.join(scratchDir('pb-mux-'), 'run');
-  await makeStreamRun(dir, 40 * 5, { threads: 40, engines: [{ name: 'gen1', offsetMs: 1 }] });
+  await makeStreamRun(dir, 40 * 5, { connections: 40, engines: [{ name: 'gen1', offsetMs: 1 }] });
   const { summary } = await analyzeRun(dir);
   assert.equal(summary.totals.answersFrom, undefined);
   assert.equal(summary.flags.lostAnswers, undefined);

@@ -142,7 +142,7 @@ test('a run whose stream log is cut or corrupt: analysed up to the damage, count
   const { spawnSync } = require('node:child_process');
   for (const damage of ['cut', 'corrupt']) {
     const runDir = path.join(scratchDir(), 'run');
-    const { logs } = await makeStreamRun(runDir, 200 * 20, { threads: 200, engines: [{ name: 'gen1', offsetMs: 1 }] });
+    const { logs } = await makeStreamRun(runDir, 200 * 20, { connections: 200, engines: [{ name: 'gen1', offsetMs: 1 }] });
     // damage the engine's stream log, then pack it again as host/archive.sh does
     const log = fs.readFileSync(logs[0]);
     const bad = damage === 'cut' ? log.subarray(0, Math.floor(log.length / 2)) : Buffer.from(log);

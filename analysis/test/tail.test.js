@@ -167,7 +167,7 @@ test('a synthetic run whose engine stopped 250 ms over its slow records: every t
   try {
     // 40 streams, 20 cycles of 1 s: 2-5 ms each, but three records of cycle 5 took 300 ms (under 1%: the tail)
     const delayMs = (c, place) => (c === 5 && place <= 3 ? 300 : 2 + (place % 4));
-    await makeStreamRun(dir, 40 * 20, { threads: 40, engines: [{ name: 'gen1', offsetMs: 0 }], server: 'tc7', delayMs });
+    await makeStreamRun(dir, 40 * 20, { connections: 40, engines: [{ name: 'gen1', offsetMs: 0 }], server: 'tc7', delayMs });
     const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
     const start = run.startedAt + 1000;           // stream-run's start; cycle c begins at start + 2000 + c * 1000
     const slowArrival = start + 2000 + 5000 + 300;

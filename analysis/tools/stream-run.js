@@ -5,8 +5,8 @@
 // packed by host/archive.sh's own tar command. Used by bench/analyzer.js (millions of messages) and the
 // comparison-figure test (charts/test/trip-figure.test.js); the records are the Node.js server's
 // (docs/protocol.md "Records"). packArchive is host/archive.sh's tar (tools/mux-run.js uses it too).
-//   makeStreamRun(runDir, messages, options) -> { archives, logs (the stream logs, kept beside), cycles, threads }
-// options: threads (streams, over the engines), engines ([{ name, offsetMs: server - engine clock }]),
+//   makeStreamRun(runDir, messages, options) -> { archives, logs (the stream logs, kept beside), cycles, connections }
+// options: connections (streams, over the engines), engines ([{ name, offsetMs: server - engine clock }]),
 // server, intervalMs, delayMs(cycle, place): each record's delivery delay (ms, server clock).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,15 +18,15 @@ const TIMESTAMP_EVERY_MS = 5000;   // the sampler's default timestamp.interval
 // Delivery delay of a record (ms, server clock): its place in the emit loop, some jitter, a rare long one.
 const DEFAULT_DELAY = (cycle, place) => 1 + place / 40 + ((cycle * 7919 + place * 104729) % 1000) / 500 + (place % 997 === 0 ? 200 : 0);
 
-const DEFAULTS = { threads: 2000, engines: [{ name: 'gen1', offsetMs: 1.5 }, { name: 'gen2', offsetMs: -3.25 }], server: 'node',
+const DEFAULTS = { connections: 2000, engines: [{ name: 'gen1', offsetMs: 1.5 }, { name: 'gen2', offsetMs: -3.25 }], server: 'node',
   intervalMs: 1000, delayMs: DEFAULT_DELAY };
 
 // One comet record as the Node.js server writes it.
-function record(cycle, place, created, streamCreated, threads) {
+function record(cycle, place, created, streamCreated, connections) {
   const sent = created + Math.floor(place / 40);
   return JSON.stringify({ response: { event: { name: 'event1', cycle, timings: { duration: sent - created, sent, created },
-    connections: { total: threads, place } } }, request: { type: 'comet', events: ['event1'] },
-  timings: { duration: sent - streamCreated, sent, created: streamCreated }, connections: { start: place, finish: threads } });
+    connections: { total: connections, place } } }, request: { type: 'comet', events: ['event1'] },
+  timings: { duration: sent - streamCreated, sent, created: streamCreated }, connections: { start: place, finish: connections } });
 }
 
 // Writes one engine's stream log: B lines as the streams start, the records of each cycle in the order
@@ -66,7 +66,7 @@ async function writeStreamLog(file, engine, places, start, cycles, o) {
     const created = start + 2000 + c * o.intervalMs;
     if ((c * o.intervalMs) % TIMESTAMP_EVERY_MS === 0) exchange(created - 300);
     for (const s of streams) {
-      lines.push(`R\t${clientUs(created + o.delayMs(c, s.place))}\t${s.id}\t${record(c, s.place, created, s.created, o.threads)}\n`);
+      lines.push(`R\t${clientUs(created + o.delayMs(c, s.place))}\t${s.id}\t${record(c, s.place, created, s.created, o.connections)}\n`);
     }
     await flush();
   }
@@ -75,7 +75,7 @@ async function writeStreamLog(file, engine, places, start, cycles, o) {
     const endUs = clientUs(endServer);
     lines.push(`E\t${endUs}\t${s.id}\t200\t1\t${cycles}\t${cycles * 400}\t0\t${s.beganUs + 300}\tOK\n`);
     rows.push([Math.floor(s.beganUs / 1000), Math.round((endUs - s.beganUs) / 1000), 'request', 200, 'OK', s.thread, true, '',
-      cycles * 400, 200, o.threads, o.threads, 5, 1, `/r/${engine.name}/responses/request_${s.id}.push`]);
+      cycles * 400, 200, o.connections, o.connections, 5, 1, `/r/${engine.name}/responses/request_${s.id}.push`]);
   }
   await flush();
   gzip.end();
@@ -93,10 +93,10 @@ function packArchive(src, archive) {
 
 async function makeStreamRun(runDir, messages, options = {}) {
   const o = { ...DEFAULTS, ...options };
-  const cycles = Math.ceil(messages / o.threads);
+  const cycles = Math.ceil(messages / o.connections);
   const start = Date.UTC(2026, 10, 22, 1, 0, 0);
   for (const d of ['responses', 'jmeter', 'logs']) fs.mkdirSync(path.join(runDir, d), { recursive: true });
-  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: o.server, type: 'comet', connections: o.threads,
+  fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ id: path.basename(runDir), server: o.server, type: 'comet', connections: o.connections,
     rampupS: 1, durationS: Math.ceil((cycles * o.intervalMs) / 1000) + 3, event: 'event1', emitIntervalMs: o.intervalMs, maxDurationMs: null,
     startedAt: start - 1000, finishedAt: start + 4000 + cycles * o.intervalMs, status: 'complete', serverCrashed: false,
     hosts: { sut: { name: 'local', address: '127.0.0.1' }, engines: o.engines.map((e) => ({ name: e.name, address: '127.0.0.1' })) } }));
@@ -106,7 +106,7 @@ async function makeStreamRun(runDir, messages, options = {}) {
   for (const [k, engine] of o.engines.entries()) {
     const src = path.join(runDir, 'logs', engine.name);
     fs.mkdirSync(src, { recursive: true });
-    const places = Array.from({ length: Math.ceil((o.threads - k) / o.engines.length) }, (_, i) => k + 1 + i * o.engines.length);
+    const places = Array.from({ length: Math.ceil((o.connections - k) / o.engines.length) }, (_, i) => k + 1 + i * o.engines.length);
     rows.push(...await writeStreamLog(path.join(src, 'push-1.tsv.gz'), engine, places, start, cycles, o));
     fs.writeFileSync(path.join(src, 'logging_1.json'), '{"logging":{"enabled":false}}');
     const archive = path.join(runDir, 'responses', `${engine.name}.tar.gz`);
@@ -116,7 +116,7 @@ async function makeStreamRun(runDir, messages, options = {}) {
   }
   const header = 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,Connect,responseFile';
   fs.writeFileSync(path.join(runDir, 'jmeter', 'results.csv'), [header, ...rows.sort((a, b) => a[0] - b[0]).map((r) => r.join(','))].join('\n') + '\n');
-  return { archives, logs, cycles, threads: o.threads };
+  return { archives, logs, cycles, connections: o.connections };
 }
 
 module.exports = { makeStreamRun, packArchive, record, DEFAULT_DELAY };

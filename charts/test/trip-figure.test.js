@@ -25,12 +25,12 @@ test('trip time against connections: one line per server, points at the known de
   const dir = scratchDir('pb-trip-figure-');
   const runs = [];
   for (const server of Object.keys(SLOWER)) {
-    for (const threads of [20, 40]) {
-      const runDir = path.join(dir, `${server}-${threads}`);
-      await makeStreamRun(runDir, threads * CYCLES, { threads, server, engines: ENGINES, delayMs: delayOf(server) });
+    for (const connections of [20, 40]) {
+      const runDir = path.join(dir, `${server}-${connections}`);
+      await makeStreamRun(runDir, connections * CYCLES, { connections, server, engines: ENGINES, delayMs: delayOf(server) });
       const { summary } = await analyzeAndWrite(runDir);
       const c = summary.tripTime.comet;
-      assert.equal(c.records, threads * CYCLES, `${server} ${threads}: every record timed`);
+      assert.equal(c.records, connections * CYCLES, `${server} ${connections}: every record timed`);
       // each engine's offset found within its bound (the server answers in whole ms: up to 0.5 ms more)
       for (const e of ENGINES) {
         const found = summary.clockOffset.byEngine.find((b) => b.engine === e.name);
@@ -38,11 +38,11 @@ test('trip time against connections: one line per server, points at the known de
       }
       assert.ok(c.errorBoundMs > 0, 'the bound stands beside the figures');
       const delays = [];
-      for (let cycle = 1; cycle <= CYCLES; cycle++) for (let place = 1; place <= threads; place++) delays.push(delayOf(server)(cycle, place));
+      for (let cycle = 1; cycle <= CYCLES; cycle++) for (let place = 1; place <= connections; place++) delays.push(delayOf(server)(cycle, place));
       delays.sort((a, b) => a - b);
       for (const [key, p] of [['p50Ms', 50], ['p99Ms', 99]]) {
         const allowed = c.errorBoundMs + 0.5 + 0.002 * percentile(delays, p) + 0.01;
-        assert.ok(Math.abs(c[key] - percentile(delays, p)) <= allowed, `${server} ${threads} ${key}: ${c[key]} vs ${percentile(delays, p)}`);
+        assert.ok(Math.abs(c[key] - percentile(delays, p)) <= allowed, `${server} ${connections} ${key}: ${c[key]} vs ${percentile(delays, p)}`);
       }
       runs.push({ id: summary.id, summary, series: {}, params: { ...summary.parameters, events: true } });
     }
