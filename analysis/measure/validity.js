@@ -13,9 +13,10 @@
 //   failed           the run measured nothing of the server: most samples failed, or no request reached
 //                    it, or records were lost on the way while the load looks short (a data problem)
 //   valid            the load asked was the load offered, on an undisturbed machine
-// Precedence: a crash is server-limited; then failed; a shortfall goes to the side with the evidence (generator first,
-// then the server, then a disturbance); without a shortfall a disturbance still marks the run, and then a
-// trip-time tail the engines' stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
+// Precedence: a crash is server-limited; then failed; a shortfall on a disturbed machine is disturbed (neither
+// side's signs can be trusted there), else it goes to the side with the evidence (generator first, then the
+// server); without a shortfall a disturbance still marks the run, and then a trip-time tail the engines'
+// stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
 // The words are analysis/verdict.js' VERDICTS, which its readers (sweep, figures, study page) take.
 
 const DEFAULTS = {
@@ -224,6 +225,10 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   } else if (short.length && lost.length) {
     verdict = 'failed';
     reasons = [...lost.map((text) => ({ rule: 'records-lost', verdict, text: `records lost: ${text}` })), ...tag(short, verdict)];
+  } else if (short.length && dis.length) {
+    // On a machine others took, neither side's signs tell who fell short: they are listed, the verdict is the disturbance.
+    verdict = 'disturbed';
+    reasons = [...tag(dis, verdict), ...tag(short, verdict), ...tag(gen.evidence, 'generator-bound'), ...tag(srv, 'server-limited')];
   } else if (short.length && gen.evidence.length && !serverBusy) {
     verdict = 'generator-bound';
     reasons = [...tag(gen.evidence, verdict), ...tag(short, verdict)];
@@ -235,9 +240,6 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   } else if (short.length && srv.length) {
     verdict = 'server-limited';
     reasons = [...tag(srv, verdict), ...tag(short, verdict), ...tag(gen.evidence, 'generator-bound')];
-  } else if (short.length && dis.length) {
-    verdict = 'disturbed';
-    reasons = [...tag(dis, verdict), ...tag(short, verdict)];
   } else if (short.length) {
     verdict = 'server-limited';
     reasons = [{ rule: 'no-generator-sign', verdict, text: 'the load fell short while the engines had headroom' }, ...tag(short, verdict)];

@@ -100,10 +100,20 @@ test('answers short with the engines idle and the server not busy: server-limite
 });
 
 test('engine on its own host: its host saturated counts whatever the server used', () => {
-  const v = assessValidity(dataSet({ requestsPerCycle: 500, engineAddress: '10.9.0.3', engineHostCpu: 99, hostCpu: 30, serverCpu: 60, jvmCpu: 20 }).m,
+  const v = assessValidity(dataSet({ requestsPerCycle: 500, engineAddress: '10.9.0.3', engineHostCpu: 99, hostCpu: 30, serverCpu: 60, jvmCpu: 180 }).m,
     { thresholds: T });
   assert.equal(v.verdict, 'generator-bound');
   assert.match(v.reasons[0].text, /engine gen1's host CPU/);
+});
+
+test('a shortfall on a machine others took is disturbed, whatever the server\'s signs: they are listed beside it', () => {
+  // Node.js saturated and short of answers while other processes used 60% of the host (a bench beside it)
+  const v = assessValidity(dataSet({ requestsPerCycle: 500, serverCpu: 100, hostCpu: 100, jvmCpu: 20 }).m, { thresholds: T });
+  assert.equal(v.verdict, 'disturbed');
+  assert.deepEqual(v.reasons.map((r) => [r.rule, r.verdict]), [['other-processes', 'disturbed'], ['answers-short', 'disturbed'],
+    ['server-cpu', 'server-limited']]);
+  // the same run on a quiet machine is the server's limit
+  assert.equal(assessValidity(dataSet({ requestsPerCycle: 500, serverCpu: 100, hostCpu: 65, jvmCpu: 20 }).m, { thresholds: T }).verdict, 'server-limited');
 });
 
 test('GC pauses of an engine are a generator sign', () => {
