@@ -758,80 +758,66 @@ under test crashed, 5 another run holds the state directory, 6 a run killed beyo
 `;
 }
 
-function main(args) {
-  const out = (text) => process.stdout.write(text);
-  const mode = args.shift();
-  if (mode === '--usage') return out(usage()), 0;
-  if (mode === '--usage-line') return out(`${USAGE_LINE}\n`), 0;
-  if (mode === '--heap') {   // lib/jmeter-heap.sh's jmeter_heap_mb <connections> [<sampler>]
-    if (!(args.length === 1 || args.length === 2) || !/^[0-9]+$/.test(args[0])) {
-      process.stderr.write(`usage: jmeter_heap_mb <connections> [<sampler>] (got: ${args.join(' ')})\n`);
-      return 2;
-    }
-    const s = settings(process.env);
-    const sampler = args[1] ?? s.PB_REQUEST_SAMPLER;
-    if (s.PB_JMETER_HEAP === 'auto' && !SAMPLERS.includes(sampler)) {
-      process.stderr.write(`jmeter_heap_mb: unknown sampler '${sampler}' (mux, push or http)\n`);
-      return 2;
-    }
-    const mb = heapMb(Number(args[0]), sampler, s);
-    if (mb === null) {
-      process.stderr.write(`not a heap size: '${s.PB_JMETER_HEAP}' (want e.g. 512m or 3g)\n`);
-      return 1;
-    }
-    return out(`${mb}\n`), 0;
+// The helper modes, each for one bash caller; each returns the exit code.
+const print = (text) => process.stdout.write(text);
+const complain = (text, code) => (process.stderr.write(text), code);
+
+function heapCli(args) {   // lib/jmeter-heap.sh's jmeter_heap_mb <connections> [<sampler>]
+  if (!(args.length === 1 || args.length === 2) || !/^[0-9]+$/.test(args[0])) {
+    return complain(`usage: jmeter_heap_mb <connections> [<sampler>] (got: ${args.join(' ')})\n`, 2);
   }
-  if (mode === '--open-files-problem') {   // lib/open-files.sh's open_files_problem, for host/host-check.sh on a host
-    const [conns, soft, hard, holder, all, engines] = args;
-    const n = (v) => (v === 'unlimited' ? v : Number(v));
-    if (!(args.length === 4 || args.length === 6) || ![conns, soft, hard].every((v) => v === 'unlimited' || /^[0-9]+$/.test(v))) {
-      process.stderr.write('usage: open_files_problem <connections> <soft> <hard> <holder> [<all connections> <engines>]\n');
-      return 2;
-    }
-    const more = args.length === 6 ? [Number(all), Number(engines)] : [];
-    const problem = openFilesProblem(Number(conns), n(soft), n(hard), holder, Number(settings(process.env).PB_FD_RESERVE), ...more);
-    if (problem === null) return 0;
-    return out(`${problem}\n`), 1;
+  const s = settings(process.env);
+  const sampler = args[1] ?? s.PB_REQUEST_SAMPLER;
+  if (s.PB_JMETER_HEAP === 'auto' && !SAMPLERS.includes(sampler)) return complain(`jmeter_heap_mb: unknown sampler '${sampler}' (mux, push or http)\n`, 2);
+  const mb = heapMb(Number(args[0]), sampler, s);
+  if (mb === null) return complain(`not a heap size: '${s.PB_JMETER_HEAP}' (want e.g. 512m or 3g)\n`, 1);
+  return print(`${mb}\n`), 0;
+}
+
+function openFilesCli(args) {   // lib/open-files.sh's open_files_problem, for host/host-check.sh on a host
+  const [conns, soft, hard, holder, all, engines] = args;
+  const n = (v) => (v === 'unlimited' ? v : Number(v));
+  if (!(args.length === 4 || args.length === 6) || ![conns, soft, hard].every((v) => v === 'unlimited' || /^[0-9]+$/.test(v))) {
+    return complain('usage: open_files_problem <connections> <soft> <hard> <holder> [<all connections> <engines>]\n', 2);
   }
-  if (mode === '--thread-problem') {   // servers/bio-limits.sh check <max-threads>: its limits on stdin
-    if (args.length !== 1 || !/^[0-9]{1,9}$/.test(args[0])) {
-      process.stderr.write('usage: servers/bio-limits.sh show | node lib/decide.js --thread-problem <max-threads>\n');
-      return 2;
-    }
-    const problem = threadProblem(Number(args[0]), roomLines(fs.readFileSync(0, 'utf8')), settings(process.env));
-    if (problem === null) return 0;
-    process.stderr.write(`${problem}\n`);
-    return 1;
+  const more = args.length === 6 ? [Number(all), Number(engines)] : [];
+  const problem = openFilesProblem(Number(conns), n(soft), n(hard), holder, Number(settings(process.env).PB_FD_RESERVE), ...more);
+  if (problem === null) return 0;
+  return print(`${problem}\n`), 1;
+}
+
+function threadProblemCli(args) {   // servers/bio-limits.sh check <max-threads>: its limits on stdin
+  if (args.length !== 1 || !/^[0-9]{1,9}$/.test(args[0])) {
+    return complain('usage: servers/bio-limits.sh show | node lib/decide.js --thread-problem <max-threads>\n', 2);
   }
-  if (mode === '--mux-threads') {   // lib/jmeter-heap.sh's jmeter_mux_threads <connections> <cores>
-    if (args.length !== 2 || !args.every((v) => /^[0-9]+$/.test(v))) {
-      process.stderr.write('usage: jmeter_mux_threads <connections> (cores from nproc)\n');
-      return 2;
-    }
-    return out(`${muxThreads(Number(args[0]), Number(args[1]), settings(process.env))}\n`), 0;
+  const problem = threadProblem(Number(args[0]), roomLines(fs.readFileSync(0, 'utf8')), settings(process.env));
+  return problem === null ? 0 : complain(`${problem}\n`, 1);
+}
+
+function muxThreadsCli(args) {   // lib/jmeter-heap.sh's jmeter_mux_threads <connections> <cores>
+  if (args.length !== 2 || !args.every((v) => /^[0-9]+$/.test(v))) return complain('usage: jmeter_mux_threads <connections> (cores from nproc)\n', 2);
+  return print(`${muxThreads(Number(args[0]), Number(args[1]), settings(process.env))}\n`), 0;
+}
+
+function sizeMbCli(args) {   // lib/jmeter-heap.sh's jmeter_size_mb <size>
+  const mb = sizeMb(args[0] ?? '');
+  if (mb === null) return complain(`not a heap size: '${args[0] ?? ''}' (want e.g. 512m or 3g)\n`, 1);
+  return print(`${mb}\n`), 0;
+}
+
+function hostsCli() {   // lib/hosts.sh's hosts_load: the hosts table alone, as H_* arrays
+  try {
+    const t = readHosts(settings(process.env));
+    print(`${["DECISION_REFUSED_STAGE=''", ...hostsShell(t.lines, t.source)].join('\n')}\n`);
+  } catch (e) {
+    if (!(e instanceof Refusal)) throw e;
+    print(`${shellForm({ refused: { stage: e.stage, code: e.code, message: e.message, text: e.text } })}\n`);
   }
-  if (mode === '--size-mb') {   // lib/jmeter-heap.sh's jmeter_size_mb <size>
-    const mb = sizeMb(args[0] ?? '');
-    if (mb === null) {
-      process.stderr.write(`not a heap size: '${args[0] ?? ''}' (want e.g. 512m or 3g)\n`);
-      return 1;
-    }
-    return out(`${mb}\n`), 0;
-  }
-  if (mode === '--hosts') {
-    try {
-      const t = readHosts(settings(process.env));
-      out(`${["DECISION_REFUSED_STAGE=''", ...hostsShell(t.lines, t.source)].join('\n')}\n`);
-    } catch (e) {
-      if (!(e instanceof Refusal)) throw e;
-      out(`${shellForm({ refused: { stage: e.stage, code: e.code, message: e.message, text: e.text } })}\n`);
-    }
-    return 0;
-  }
-  if (mode !== '--json' && mode !== '--shell') {
-    process.stderr.write('usage: node lib/decide.js --json|--shell [--open-files <spec>] [--] <run.sh arguments> | --hosts | --usage | --usage-line\n');
-    return 2;
-  }
+  return 0;
+}
+
+// --json (run.sh --plan) and --shell (run.sh's one reading): the run's decisions.
+function decideCli(mode, args) {
   const limits = { threadRoom: () => threadRoomHere(process.env) };
   if (args[0] === '--open-files') {
     args.shift();
@@ -842,13 +828,21 @@ function main(args) {
   // run.sh's own reading judges no open-file fit (its preflight measures the hosts); --plan's does.
   if (mode === '--shell') limits.openFiles ??= '';
   const d = decide({ argv: args, env: process.env, limits });
-  if (mode === '--shell') return out(`${shellForm(d)}\n`), 0;
-  if (d.refused) {
-    process.stderr.write(d.refused.text);
-    return d.refused.code;
-  }
-  out(`${JSON.stringify(d, null, 2)}\n`);
-  return 0;
+  if (mode === '--shell') return print(`${shellForm(d)}\n`), 0;
+  if (d.refused) return complain(d.refused.text, d.refused.code);
+  return print(`${JSON.stringify(d, null, 2)}\n`), 0;
+}
+
+const HELPERS = { '--heap': heapCli, '--open-files-problem': openFilesCli, '--thread-problem': threadProblemCli,
+  '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli };
+
+function main(args) {
+  const mode = args.shift();
+  if (mode === '--usage') return print(usage()), 0;
+  if (mode === '--usage-line') return print(`${USAGE_LINE}\n`), 0;
+  if (HELPERS[mode]) return HELPERS[mode](args);
+  if (mode === '--json' || mode === '--shell') return decideCli(mode, args);
+  return complain('usage: node lib/decide.js --json|--shell [--open-files <spec>] [--] <run.sh arguments> | --hosts | --usage | --usage-line\n', 2);
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
