@@ -65,6 +65,15 @@ function heldCounts(windows, cyclesByEvent, finalCut = new Map()) {
   return unreached ? { ...c, finalCycleUnreached: unreached } : c;
 }
 
+// The final cycle of each event where it was cut short (see the header): its highest-numbered cycle, when that
+// reached fewer requests than were subscribed. cycles: the collector's ({ name, cycle, created, requests, total }).
+// Returns event -> { cycle, created }, heldCounts' finalCut.
+function finalCuts(cycles) {
+  const finals = new Map();
+  for (const c of cycles) if (Number.isFinite(c.created) && !(finals.get(c.name)?.cycle >= c.cycle)) finals.set(c.name, c);
+  return new Map([...finals].filter(([, c]) => c.total > 0 && c.requests < c.total).map(([name, c]) => [name, { cycle: c.cycle, created: c.created }]));
+}
+
 // SSE, WebSocket: heldCounts over the clients, as clients, with their streams, replays and the cycles gaps skipped.
 function resumedCounts(clients, cyclesByEvent, finalCut) {
   const { streams: n, ...held } = heldCounts(clients, cyclesByEvent, finalCut);
@@ -90,4 +99,4 @@ function messageCounts(cometStreams, cyclesByEvent, poll = { responses: 0, recei
   };
 }
 
-module.exports = { messageCounts, countAfter };
+module.exports = { messageCounts, countAfter, finalCuts };

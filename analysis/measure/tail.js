@@ -10,9 +10,9 @@
 //   unexplained  none of these.
 // A second with several causes counts under each. A stop counts in every second it overlapped (the stop's
 // start is its logged end minus its length). An engine's stop that ended before the load began (its JVM
-// loading the plan, JMeter's collection before the threads start) held no record back and counts nowhere. Records are whole only in total: the records of the bucket
-// that holds p99 are shared out over their seconds (measure/trip-time.js TailCounts), so a cause's count is
-// rounded.
+// loading the plan, JMeter's collection before the threads start) held no record back and counts nowhere.
+// Records are whole only in total: the records of the bucket that holds p99 are shared out over their
+// seconds (measure/trip-time.js TailCounts), so a cause's count is rounded.
 
 const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 

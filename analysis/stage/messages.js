@@ -3,24 +3,19 @@
 // measure/pull-messages.js), and what each delivered message cost on the SUT host's network over the
 // steady window (measure/network.js, from sut/netstat.log).
 const path = require('node:path');
-const { messageCounts } = require('../measure/messages');
+const { messageCounts, finalCuts } = require('../measure/messages');
 const { networkOfRun } = require('../measure/network');
 
 // col: the archives' collector result. Returns data/messages.json's counts.
 function deliveredMessages(col) {
   const cyclesByEvent = new Map();   // event -> its cycles' start times (server ms), ascending
-  const finals = new Map();          // event -> its final cycle (the highest number)
   for (const c of col.cycles.values()) {
     if (!Number.isFinite(c.created)) continue;
     if (!cyclesByEvent.has(c.name)) cyclesByEvent.set(c.name, []);
     cyclesByEvent.get(c.name).push(c.created);
-    if (!(finals.get(c.name)?.cycle >= c.cycle)) finals.set(c.name, c);
   }
   for (const list of cyclesByEvent.values()) list.sort((a, b) => a - b);
-  // a final cycle that reached fewer streams than were subscribed was cut short by the test's end (measure/messages.js)
-  const finalCut = new Map([...finals].filter(([, c]) => c.total > 0 && c.requests < c.total)
-    .map(([name, c]) => [name, { cycle: c.cycle, created: c.created }]));
-  return messageCounts(col.cometStreams, cyclesByEvent, col.poll, col.pull, col.resumedClients, finalCut);
+  return messageCounts(col.cometStreams, cyclesByEvent, col.poll, col.pull, col.resumedClients, finalCuts(col.cycles.values()));
 }
 
 // The summary's `network`: messages delivered and requests received per second (event records and pulled

@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Timeline, elapsedSecond } = require('../measure/timeline');
-const { messageCounts, countAfter } = require('../measure/messages');
+const { messageCounts, countAfter, finalCuts } = require('../measure/messages');
 
 test('per-second bucketing from the run start, shifted by the clock offset', () => {
   const t0 = 1_000_000;
@@ -69,4 +69,8 @@ test('missed messages: the final cycle cut short at the test\'s end is expected 
     new Map([['e1', { cycle: 3, created: 300 }]]));
   assert.equal(ws.ws.missed, 0);
   assert.equal(ws.ws.finalCycleUnreached, 1);
+  // which cycle is cut: each event's highest-numbered one, when it reached fewer requests than were subscribed
+  assert.deepEqual([...finalCuts([{ name: 'e1', cycle: 40, created: 51160, requests: 10000, total: 10000 },
+    { name: 'e1', cycle: 41, created: 52160, requests: 7000, total: 10000 }, { name: 'e1', cycle: 39, created: 50160, requests: 9000, total: 10000 },
+    { name: 'e2', cycle: 7, created: 900, requests: 10, total: 10 }])], [['e1', { cycle: 41, created: 52160 }]]);
 });
