@@ -11,8 +11,8 @@
 //                (lib/config.js). The hosts file is PB_HOSTS, else hosts.conf, else the local default.
 //       limits   { openFiles: "<role>:<name>=<soft>/<hard> ..." (PB_PLAN_OPEN_FILES's form; default
 //                  env.PB_PLAN_OPEN_FILES; absent: no open-file fit), openFilesFrom: what they came from,
-//                  threadRoom: [{ name, room, what }] or a function giving them (servers/bio-limits.sh
-//                  show on this machine; asked only for a blocking Tomcat) }
+//                  threadRoom: [{ name, room, what }] or a function giving them (lib/host-facts.js
+//                  threadRoom on this machine; asked only for a blocking Tomcat) }
 //
 // The decisions, in the run schema's names (lib/run-schema.js):
 //   parameters   { server, type, rampupS, durationS, connections, maxDurationMs, event, emitIntervalMs,
@@ -45,23 +45,17 @@
 //   node lib/decide.js --shell <run.sh arguments>   the decisions as bash assignments for run.sh to eval
 //                                                    (every value single-quoted here), a refusal as
 //                                                    DECISION_REFUSED_* variables; exit 0
-//   node lib/decide.js --hosts                      the hosts file alone as bash assignments (sweep/hosts.sh)
 //   node lib/decide.js --usage | --usage-line       run.sh's usage text, its usage line
 //   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size> | --mux-threads <connections> <cores>
 //                                                    one engine's heap, a JVM size in MB, its selector threads
 //                                                    (lib/jmeter-heap.sh: load/engine.sh and load/controller.sh
 //                                                    size theirs here too)
-//   node lib/decide.js --thread-problem <max-threads>  a blocking connector's thread fit against the limits
-//                                                    on stdin (servers/bio-limits.sh check, on the SUT's host)
-//   node lib/decide.js --open-files-problem <connections> <soft> <hard> <holder> [<all connections> <engines>]
-//                                                    the open-file fit as host/host-check.sh judges it on a host
-//                                                    (lib/open-files.sh): the problem and exit 1, or exit 0
 // --open-files "<spec>" before the arguments gives limits measured by run.sh (limitsFrom "measured").
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const { settings } = require('./config');
+const { threadRoom } = require('./host-facts');
 const { runDiskNeed } = require('./disk-need');
 const { PARAMETERS } = require('./run-schema');
 
@@ -235,7 +229,7 @@ function parseArguments(argv) {
 const serverPort = (server, s) => Number(s[`PB_PORT_${server.toUpperCase().replace(/-/g, '_')}`]);
 
 // The settings a server type reads (node-cluster's size; a blocking Tomcat's maxThreads, sized for the
-// level when auto, against this machine's room for threads: servers/bio-limits.sh). Returns what run.sh
+// level when auto, against this machine's room for threads: lib/host-facts.js). Returns what run.sh
 // exports and the thread fit.
 function serverSettings(p, s, threadRoom) {
   if (p.server === 'node-cluster') {
@@ -258,21 +252,15 @@ function serverSettings(p, s, threadRoom) {
   return { exports, threadFit: { threads: Number(threads), need: Number(threads) + Number(s.PB_TOMCAT_BIO_JVM_THREADS), checked: !!room } };
 }
 
-// The thread fit of a blocking connector: the first limit (servers/bio-limits.sh show: { name, room (-1:
+// The thread fit of a blocking connector: the first limit (lib/host-facts.js threadRoom: { name, room (-1:
 // none), what }) that leaves no room for its threads and the JVM's own (PB_TOMCAT_BIO_JVM_THREADS), as a
-// line naming it, or null. servers/bio-limits.sh check asks this on the SUT's host.
+// line naming it, or null. host/host-check.js and servers/bio-limits.sh check ask this on the SUT's host.
 function threadProblem(threads, room, s) {
   const jvm = Number(s.PB_TOMCAT_BIO_JVM_THREADS);
   const short = room.find((l) => l.room >= 0 && threads + jvm > l.room);
   return short ? `a blocking connector with ${threads} threads (+${jvm} of the JVM) cannot start here: `
     + `${short.name} allows ${short.room} more (${short.what}); see docs/limits.md` : null;
 }
-
-// "<name> <room> <what>" lines (servers/bio-limits.sh show) -> [{ name, room, what }].
-const roomLines = (text) => text.trim().split('\n').filter(Boolean).map((l) => {
-  const [name, room, ...what] = l.split(' ');
-  return { name, room: Number(room), what: what.join(' ') };
-});
 
 // The request sampler must speak the type: sse and ws are spoken by the mux engine only; churn
 // (PB_CHURN_PERCENT) drops their streams only.
@@ -498,8 +486,8 @@ function jmeterProperties(p, address, sampler, churnPercent = '0') {
 
 // ---------------------------------------------------------------------------------------------------
 // The open-file fit (the study's section 3.3.3, "Pre-flight checks"): does a process holding
-// <connections> sockets fit a host's limits? host/host-check.sh judges the same on each host at
-// preflight, with lib/open-files.sh.
+// <connections> sockets fit a host's limits? host/host-check.js judges the same on each host at
+// preflight.
 
 function openFilesProblem(conns, soft, hard, holder, reserve, all, engines) {
   const needed = conns + reserve;
@@ -688,13 +676,8 @@ function shellForm(d) {
   ].join('\n');
 }
 
-// This machine's room for threads (servers/bio-limits.sh show: "<name> <room> <what>" a line).
-function threadRoomHere(env) {
-  const s = settings(env);
-  const r = spawnSync(path.join(s.PB_ROOT, 'servers', 'bio-limits.sh'), ['show'], { env: { ...env }, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`servers/bio-limits.sh show failed: ${r.stderr}`);
-  return roomLines(r.stdout);
-}
+// This machine's room for threads (lib/host-facts.js, read in this process).
+const threadRoomHere = (env) => threadRoom(settings(env));
 
 function usage() {
   const b = BOUNDS;
@@ -774,26 +757,6 @@ function heapCli(args) {   // lib/jmeter-heap.sh's jmeter_heap_mb <connections> 
   return print(`${mb}\n`), 0;
 }
 
-function openFilesCli(args) {   // lib/open-files.sh's open_files_problem, for host/host-check.sh on a host
-  const [conns, soft, hard, holder, all, engines] = args;
-  const n = (v) => (v === 'unlimited' ? v : Number(v));
-  if (!(args.length === 4 || args.length === 6) || ![conns, soft, hard].every((v) => v === 'unlimited' || /^[0-9]+$/.test(v))) {
-    return complain('usage: open_files_problem <connections> <soft> <hard> <holder> [<all connections> <engines>]\n', 2);
-  }
-  const more = args.length === 6 ? [Number(all), Number(engines)] : [];
-  const problem = openFilesProblem(Number(conns), n(soft), n(hard), holder, Number(settings(process.env).PB_FD_RESERVE), ...more);
-  if (problem === null) return 0;
-  return print(`${problem}\n`), 1;
-}
-
-function threadProblemCli(args) {   // servers/bio-limits.sh check <max-threads>: its limits on stdin
-  if (args.length !== 1 || !/^[0-9]{1,9}$/.test(args[0])) {
-    return complain('usage: servers/bio-limits.sh show | node lib/decide.js --thread-problem <max-threads>\n', 2);
-  }
-  const problem = threadProblem(Number(args[0]), roomLines(fs.readFileSync(0, 'utf8')), settings(process.env));
-  return problem === null ? 0 : complain(`${problem}\n`, 1);
-}
-
 function muxThreadsCli(args) {   // lib/jmeter-heap.sh's jmeter_mux_threads <connections> <cores>
   if (args.length !== 2 || !args.every((v) => /^[0-9]+$/.test(v))) return complain('usage: jmeter_mux_threads <connections> (cores from nproc)\n', 2);
   return print(`${muxThreads(Number(args[0]), Number(args[1]), settings(process.env))}\n`), 0;
@@ -833,8 +796,7 @@ function decideCli(mode, args) {
   return print(`${JSON.stringify(d, null, 2)}\n`), 0;
 }
 
-const HELPERS = { '--heap': heapCli, '--open-files-problem': openFilesCli, '--thread-problem': threadProblemCli,
-  '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli };
+const HELPERS = { '--heap': heapCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli };
 
 function main(args) {
   const mode = args.shift();
@@ -848,6 +810,6 @@ function main(args) {
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
 module.exports = {
-  decide, jmeterStartOrder, jmeterProperties, waitSeconds, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, shellForm,
+  decide, jmeterStartOrder, jmeterProperties, waitSeconds, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, threadProblem, shellForm,
   threadRoomHere, usage, USAGE_LINE, BOUNDS, Refusal,
 };

@@ -19,7 +19,7 @@
 #       ./run.sh --plan: the decisions as JSON with the open-file fit (lib/decide.js --json) after
 #       decisions_load; the limits from PB_PLAN_OPEN_FILES ("<role>:<name>=<soft>/<hard> ...", one entry
 #       per hosts.conf line: the sweep's form) or read on each host here, one remote_run of
-#       host/host-check.sh limits each (exit 3 naming a host that did not answer).
+#       host/host-check.js limits each (exit 3 naming a host that did not answer).
 
 DECISION_REFUSED_STAGE='' DECISION_REFUSED_CODE='' DECISION_REFUSED_TEXT='' DECISIONS_JSON=''
 
@@ -47,7 +47,7 @@ decisions_limits_read() {
   trap 'remote_close_all; rm -f "$DECISIONS_ERR"' EXIT
   DECISIONS_LIMITS=''
   for i in "${!H_NAME[@]}"; do
-    if ! remote_open "$i" >"$DECISIONS_ERR" 2>&1 || ! out=$(remote_run "$i" host/host-check.sh limits 2>"$DECISIONS_ERR"); then
+    if ! remote_open "$i" >"$DECISIONS_ERR" 2>&1 || ! out=$(remote_run "$i" node host/host-check.js limits 2>"$DECISIONS_ERR"); then
       printf 'run.sh: cannot read the open-file limits of %s: %s\n' "$(hosts_describe "$i")" "$(<"$DECISIONS_ERR")" >&2
       exit 3
     fi

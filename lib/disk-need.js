@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// The disk a run needs before it starts (preflight, host/host-check.sh): sized from the run with the
+// The disk a run needs before it starts (preflight, host/host-check.js): sized from the run with the
 // estimate of the responses (lib/response-estimate.js), not a fixed figure. The run's decisions
 // (lib/decide.js) take it from runDiskNeed; the command line below prints the same.
 //

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034  # sets globals for run.sh
 # hosts.conf (format: see the header of hosts.conf) as bash arrays. The file is read and checked by
 # lib/decide.js, the one place of the run's decisions; this file only names its tables and describes a
-# host for messages. Sourced by run.sh and sweep/hosts.sh.
+# host for messages. Sourced by run.sh.
 #
 #   hosts_load               the hosts file (PB_HOSTS, else hosts.conf, else the local default: sut and
 #                            engine on this machine, 127.0.0.1) into the tables below, through

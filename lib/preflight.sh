@@ -3,7 +3,7 @@
 # after lib/hosts.sh and lib/remote.sh.
 #
 #   preflight_all <server> <connections> <server port> <results disk MB>
-#                   checks every host (host/host-check.sh runs there) and this machine (the controller)
+#                   checks every host (host/host-check.js runs there) and this machine (the controller)
 #                   for a run of <connections> against <server>, each engine for its share (H_CONNECTIONS,
 #                   H_HEAP_MB, H_DISK_MB); prints every problem found to stderr, each naming its host;
 #                   returns 1 if there was any. Call it directly, not in $(...): the ssh connections it
@@ -26,14 +26,14 @@ preflight_all() {
   ((problems == 0)) || return 1
 
   # 2. The server under test: it holds every connection in one process.
-  if ! out=$(remote_run "$SUT_IDX" host/host-check.sh sut "$server" "$connections" "$port" 2>&1); then
+  if ! out=$(remote_run "$SUT_IDX" node host/host-check.js sut "$server" "$connections" "$port" 2>&1); then
     preflight_report "$(hosts_describe "$SUT_IDX")" "$out"
     problems=$((problems + 1))
   fi
 
   # 3. Each engine: its share of the connections, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
-    if ! out=$(remote_run "$e" host/host-check.sh engine "${H_CONNECTIONS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
+    if ! out=$(remote_run "$e" node host/host-check.js engine "${H_CONNECTIONS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
       "${H_HEAP_MB[e]}" "${H_DISK_MB[e]}" 2>&1); then
       preflight_report "$(hosts_describe "$e") [${H_CONNECTIONS[e]} threads]" "$out"
       problems=$((problems + 1))
@@ -41,7 +41,7 @@ preflight_all() {
   done
 
   # 4. This machine runs the controller, the analysis and the report.
-  if ! out=$(cd "$PB_ROOT" && host/host-check.sh controller "$PB_JMETER_CLIENT_LOCALPORT" "$results_mb" 2>&1); then
+  if ! out=$(cd "$PB_ROOT" && node host/host-check.js controller "$PB_JMETER_CLIENT_LOCALPORT" "$results_mb" 2>&1); then
     preflight_report "controller (this machine)" "$out"
     problems=$((problems + 1))
   fi

@@ -22,6 +22,7 @@ REMOTE_OPENED=()      # indexes whose master connection this run opened
 
 # Settings forwarded to every host (config.sh reads each from the environment first): the ports,
 # server, JMeter and timeout settings, never paths of this machine (each host has its own checkout).
+# sweep/hosts.js reads the pattern from the grep -E below: keep it one quoted pattern on one line.
 remote_forwarded_settings() {
   compgen -v PB_ | grep -E '^PB_(PORT|SERVER_ADDRESS|SERVER_CPUS|TOMCAT|JMETER|ENGINE|START_TIMEOUT|STOP_TIMEOUT|FD_RESERVE|NODE_CLUSTER|NODE_REQUEST_TIMEOUT_MS|MAX_EMITTERS|BODY_DEADLINE_MS|REPLAY_CYCLES|STREAM_BACKLOG_BYTES|TEST_CLOCK_OFFSET_MS)' || true
 }
@@ -46,6 +47,7 @@ remote_init() { # <pb_state_was_explicit: 0|1>
   fi
 }
 
+# The ssh options of every connection (sweep/hosts.js sshArgs gives its one command per host the same).
 remote_ssh_opts() { # <i> -> REPLY_OPTS array
   local i=$1
   local extra=()

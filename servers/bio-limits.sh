@@ -27,54 +27,8 @@ usage() {
 
 whole() { [[ $1 =~ ^[0-9]{1,9}$ ]]; }
 
-# Threads running on this machine now (the kernel's count of scheduling entities, /proc/loadavg field 4).
-threads_now() { local fields; read -ra fields </proc/loadavg; echo "${fields[3]#*/}"; }
-
-# pids.max and pids.current of this process's cgroup (v2, else v1's pids controller); "max" if none.
-cgroup_pids() {
-  local line path dir
-  while IFS= read -r line; do
-    case $line in
-      0::*) path=${line#0::}; dir=/sys/fs/cgroup$path ;;
-      *:pids:*) path=${line#*:pids:}; dir=/sys/fs/cgroup/pids$path ;;
-      *) continue ;;
-    esac
-    if [[ -r $dir/pids.max && -r $dir/pids.current ]]; then
-      echo "$(cat "$dir/pids.max") $(cat "$dir/pids.current")"
-      return
-    fi
-  done </proc/self/cgroup
-  echo "max 0"
-}
-
-mem_available_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
-
-# Prints "<name> <room for more threads> <what it is>" per limit; room -1 means no limit.
-limits() {
-  local now pid_max threads_max maps nproc user_threads pids_max pids_cur mem
-  now=$(threads_now)
-  pid_max=$(cat /proc/sys/kernel/pid_max)
-  threads_max=$(cat /proc/sys/kernel/threads-max)
-  maps=$(cat /proc/sys/vm/max_map_count)
-  echo "kernel.pid_max $((pid_max - now)) $pid_max PIDs, $now threads running"
-  echo "kernel.threads-max $((threads_max - now)) $threads_max tasks, $now running"
-  echo "vm.max_map_count $((maps / 2)) $maps mappings per process, 2 per thread"
-  nproc=$(ulimit -u)
-  if [[ $(id -u) == 0 || $nproc == unlimited ]]; then
-    echo "RLIMIT_NPROC -1 ulimit -u $nproc (root is exempt)"
-  else
-    user_threads=$(ps -L -u "$(id -u)" --no-headers | wc -l)
-    echo "RLIMIT_NPROC $((nproc - user_threads)) ulimit -u $nproc, $user_threads threads of this user"
-  fi
-  read -r pids_max pids_cur < <(cgroup_pids)
-  if [[ $pids_max == max ]]; then
-    echo "cgroup-pids.max -1 no pids limit"
-  else
-    echo "cgroup-pids.max $((pids_max - pids_cur)) pids.max $pids_max, $pids_cur in use"
-  fi
-  mem=$(mem_available_kb)
-  echo "memory $((mem / PB_TOMCAT_BIO_THREAD_KB)) MemAvailable $((mem / 1024)) MB at $PB_TOMCAT_BIO_THREAD_KB KB per held thread (PB_TOMCAT_BIO_THREAD_KB)"
-}
+# "<name> <room for more threads> <what it is>" per limit, room -1 for none (read by lib/host-facts.js).
+limits() { node "$here/../host/host-check.js" threads; }
 
 # The thread count a launch uses.
 resolve() {
@@ -90,9 +44,7 @@ resolve() {
 # Fails with the first limit that leaves no room for the connector's threads and the JVM's own
 # (PB_TOMCAT_BIO_JVM_THREADS: GC, JIT, Tomcat's acceptor and timers), naming it on stderr: decided by
 # lib/decide.js (threadProblem), the run's decisions, from this machine's limits.
-check() { # <max-threads>
-  limits | node "$here/../lib/decide.js" --thread-problem "$1"
-}
+check() { node "$here/../host/host-check.js" threads "$1"; }
 
 case ${1:-} in
   resolve) [[ $# -eq 1 ]] || usage; resolve ;;

@@ -15,7 +15,7 @@ const { need } = require('../lib/disk-need');
 // read the type, duration and intervals, so the sweep takes neither from a shared answer.
 const decisionsKey = (perm) => `${perm.server} ${perm.connections}`;
 
-// The open-file limits sweep/hosts.sh read on a lane's hosts, in the form the decisions take them
+// The open-file limits sweep/hosts.js read on a lane's hosts, in the form the decisions take them
 // (run.sh --plan's PB_PLAN_OPEN_FILES).
 function openFilesSetting(hosts) {
   return hosts.map((h) => `${h.role}:${h.name}=${h.soft}/${h.hard}`).join(' ');
@@ -28,7 +28,7 @@ function decideRun(args, env, threadRoom) {
   return d.refused ? { refused: d.refused.message } : { decisions: d };
 }
 
-// run.sh's decisions of permutations on lanes (lanes.js, each with the hosts sweep/hosts.sh read), made
+// run.sh's decisions of permutations on lanes (lanes.js, each with the hosts sweep/hosts.js read), made
 // once per lane and key, in this process (no run.sh, no bash: lib/decide.js).
 class RunDecisions {
   constructor() {
@@ -36,7 +36,7 @@ class RunDecisions {
     this.room = null;
   }
 
-  // This machine's room for threads (servers/bio-limits.sh show), read once and only for a blocking Tomcat.
+  // This machine's room for threads (lib/host-facts.js threadRoom), read once and only for a blocking Tomcat.
   threadRoom() {
     this.room ??= threadRoomHere(process.env);
     return this.room;

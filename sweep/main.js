@@ -7,7 +7,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 
 const { permutations, matchesFilters, withDuration } = require('./permutations');
@@ -22,6 +22,7 @@ const { formatCounts } = require('../analysis/verdict');
 const capacity = require('./capacity');
 const { calibrate } = require('./calibrate');
 const budget = require('./budget');
+const { hostFacts } = require('./hosts');
 const { applyDurations } = budget;
 const { laneEnvs, defaultLane, missingFiles, sharedHosts } = require('./lanes');
 
@@ -79,47 +80,6 @@ function lockDir(dir) {
     }
   }
   throw new Error(`cannot lock ${dir}`);
-}
-
-// Every host of a lane's hosts file, reached and checked the way run.sh does it (sweep/hosts.sh runs
-// run.sh's host/host-check.sh on each): { hosts: [{role, name, address, status, soft, hard (open-file
-// limits, a number or "unlimited"), freeKb, message}], problems } or { error: 2 (hosts file) | 3 (cannot
-// check), message }. env: the lane's (lanes.js).
-function hostFacts(servers, env = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(path.join(ROOT, 'sweep', 'hosts.sh'), servers, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGTERM'), 300000);
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    child.on('error', (e) => { err += e.message; });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) {
-        resolve({ error: code === 2 ? 2 : 3, message: err.trim() || `sweep/hosts.sh exited ${code}` });
-        return;
-      }
-      resolve(parseHostFacts(out));
-    });
-  });
-}
-
-function parseHostFacts(text) {
-  const hosts = [];
-  const problems = [];
-  const limit = (v) => (v === 'unlimited' ? v : Number(v));
-  for (const line of text.split('\n').filter(Boolean)) {
-    const f = line.split('\t');
-    if (f[0] === 'host') {
-      const [, role, name, address, status, soft, hard, freeKb, message] = f;
-      hosts.push({ role, name, address, status, soft: limit(soft), hard: limit(hard), freeKb: Number(freeKb),
-        message: (message || '').trim() });
-    } else if (f[0] === 'problem') {
-      problems.push(`${f[1]}: ${f[2]}`);
-    }
-  }
-  return { hosts, problems };
 }
 
 async function confirm(question) {
@@ -973,13 +933,16 @@ async function startSweep(o, dir) {
   }
 }
 
-module.exports = { main, itemsFor };
-
-if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => {
+// The command line (sweep.sh): the exit code is main's.
+function cli(argv) {
+  main(argv).then((code) => {
     process.exitCode = code;
   }, (e) => {
     process.stderr.write(`sweep.sh: ${e.stack || e}\n`);
     process.exitCode = 1;
   });
 }
+
+module.exports = { main, itemsFor, cli };
+
+if (require.main === module) cli(process.argv.slice(2));

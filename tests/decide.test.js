@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { decide, heapMb, sizeMb, muxThreads, split, shellForm, openFilesProblem, jmeterStartOrder, USAGE_LINE } = require('../lib/decide');
+const { decide, heapMb, sizeMb, muxThreads, split, shellForm, jmeterStartOrder, USAGE_LINE } = require('../lib/decide');
 const { settings } = require('../lib/config');
 const { need } = require('../lib/disk-need');
 const { runRecord } = require('../lib/run-schema');
@@ -296,16 +296,6 @@ describe('the shell form run.sh evaluates once', () => {
     assert.equal(out, `arguments|2|${d.refused.text}`);
     assert.equal(fs.existsSync('/tmp/pb-pwned'), false);
   });
-});
-
-test('the open-file fit host/host-check.sh judges on a host (lib/open-files.sh) is the module\'s, word for word', () => {
-  const cases = [[500, 1024, 4096, 'sut:node'], [19801, 20000, 20000, 'sut:tc6'], [5000, 1024, 20000, 'sut:tc7'], [500, 'unlimited', 'unlimited', 'engine'],
-    [30000, 20000, 20000, 'engine', 30000, 1], [1000, 600, 600, 'engine', 1001, 2], [700, 100, 150, 'engine', 700, 1], [900, 800, 'unlimited', 'engine']];
-  const script = cases.map((c) => `open_files_problem ${c.join(' ')} || true; echo '--'`).join('\n');
-  const r = spawnSync('bash', ['-c', `source lib/config.sh; source lib/open-files.sh; ${script}`], { cwd: ROOT, encoding: 'utf8', env: { ...BASE_ENV, PB_FD_RESERVE: '200' } });
-  assert.equal(r.status, 0, r.stderr);
-  const bash = r.stdout.split('--\n').slice(0, -1).map((t) => t.trim() || null);
-  assert.deepEqual(cases.map(([c, soft, hard, holder, ...more]) => openFilesProblem(c, soft, hard, holder, 200, ...more)), bash);
 });
 
 test('lib/config.js reads lib/config.sh\'s settings as bash does', () => {

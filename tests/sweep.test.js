@@ -92,7 +92,7 @@ describe('fit: what the open-file limits allow, decided before the first run by 
   const { permutations } = require('../sweep/permutations');
   const perm = (n) => permutations({ servers: ['node'], types: ['comet'], levels: [n] })[0];
   const host = (role, name, soft, hard = soft) => ({ role, name, soft, hard });
-  // A lane as the sweep makes it: its hosts file and the limits sweep/hosts.sh read on each host.
+  // A lane as the sweep makes it: its hosts file and the limits sweep/hosts.js read on each host.
   const lane = (hosts) => {
     fs.mkdirSync(BASE, { recursive: true });
     const file = path.join(BASE, `fit-${hosts.map((h) => `${h.name}${h.soft}-${h.hard}`).join('-')}.conf`);
