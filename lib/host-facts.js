@@ -20,6 +20,8 @@
 //   threadRoom(s)             [{ name, room (-1: no limit), what }]: how many more threads each limit allows
 //                             (servers/bio-limits.sh's header says why each counts); s: lib/config.js's settings
 //   roomLines(room)           the same as "<name> <room> <what>" lines (servers/bio-limits.sh show)
+//   portsHeld(text), limitOf(text, title)   the parsers of /proc/net/tcp and /proc/<pid>/limits (tested on
+//                             captured files, tests/fixtures/host-facts)
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -27,15 +29,16 @@ const path = require('node:path');
 const read = (file) => fs.readFileSync(file, 'utf8');
 const readOr = (file, fallback) => { try { return read(file); } catch { return fallback; } };
 
-// A limit of /proc/self/limits ("Max open files  20000  20000  files") -> { soft, hard }.
-function procLimit(title) {
-  const line = read('/proc/self/limits').split('\n').find((l) => l.startsWith(title));
+// A limit of /proc/<pid>/limits' text ("Max open files  20000  20000  files") -> { soft, hard }.
+function limitOf(text, title) {
+  const line = text.split('\n').find((l) => l.startsWith(title));
   if (!line) throw new Error(`/proc/self/limits has no '${title}' line`);
   const [soft, hard] = line.slice(title.length).trim().split(/\s+/);
   const value = (v) => (v === 'unlimited' ? v : Number(v));
   return { soft: value(soft), hard: value(hard) };
 }
 
+const procLimit = (title) => limitOf(read('/proc/self/limits'), title);
 const openFileLimits = () => procLimit('Max open files');
 
 function nearestDir(dir) {
@@ -65,16 +68,20 @@ function onPath(command, env = process.env) {
   });
 }
 
-// /proc/net/tcp states: 01 ESTABLISHED, 02 SYN_SENT, 0A LISTEN.
+// The local ports of /proc/net/tcp's or tcp6's text whose socket holds them: states 01 ESTABLISHED,
+// 02 SYN_SENT, 0A LISTEN (a closing connection, TIME_WAIT and the like, does not block a bind).
 const HOLDING = new Set(['01', '02', '0A']);
-function portInUse(port) {
-  return ['/proc/net/tcp', '/proc/net/tcp6'].some((file) => readOr(file, '').split('\n').slice(1).some((line) => {
+function portsHeld(text) {
+  const held = new Set();
+  for (const line of text.split('\n').slice(1)) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 4) return false;
-    const local = f[1].split(':');
-    return parseInt(local[local.length - 1], 16) === port && HOLDING.has(f[3]);
-  }));
+    if (f.length < 4 || !HOLDING.has(f[3])) continue;
+    held.add(parseInt(f[1].slice(f[1].lastIndexOf(':') + 1), 16));
+  }
+  return held;
 }
+
+const portInUse = (port) => ['/proc/net/tcp', '/proc/net/tcp6'].some((file) => portsHeld(readOr(file, '')).has(port));
 
 const localPortRange = () => readOr('/proc/sys/net/ipv4/ip_local_port_range', '? ?').trim().split(/\s+/).join('-');
 
@@ -150,4 +157,4 @@ function threadRoom(s) {
 
 const roomLines = (room) => room.map((l) => `${l.name} ${l.room} ${l.what}\n`).join('');
 
-module.exports = { openFileLimits, freeKb, memAvailableMb, onPath, portInUse, localPortRange, runningPid, threadRoom, roomLines };
+module.exports = { openFileLimits, freeKb, memAvailableMb, onPath, portInUse, localPortRange, runningPid, threadRoom, roomLines, portsHeld, limitOf };

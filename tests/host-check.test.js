@@ -73,6 +73,16 @@ describe('the facts host/host-check.js reads are the ones the system tools show'
   });
 });
 
+test('the /proc parsers on files captured from this machine', () => {
+  const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', 'host-facts', name), 'utf8');
+  // Listeners on 2024 and 20080, 20080's accepted connections, two TIME_WAIT connections (not held).
+  assert.deepEqual([...facts.portsHeld(fixture('proc-net-tcp.txt'))].sort((a, b) => a - b), [2024, 20080]);
+  assert.deepEqual([...facts.portsHeld(fixture('proc-net-tcp6.txt'))].sort((a, b) => a - b), [20000, 20099, 34489, 36457, 39123]);
+  assert.deepEqual(facts.limitOf(fixture('proc-self-limits.txt'), 'Max open files'), { soft: 20000, hard: 20000 });
+  assert.deepEqual(facts.limitOf(fixture('proc-self-limits.txt'), 'Max file size'), { soft: 'unlimited', hard: 'unlimited' });
+  assert.throws(() => facts.limitOf('Limit  Soft Limit\n', 'Max open files'), /no 'Max open files' line/);
+});
+
 describe('host/host-check.js judges a host as run.sh needs it', () => {
   test('a host with room passes: no line, exit 0', async () => {
     for (const args of [['sut', 'node', '100', String(await freePort())], ['controller', String(await freePort())],
