@@ -45,6 +45,7 @@
 //   node lib/decide.js --shell <run.sh arguments>   the decisions as bash assignments for run.sh to eval
 //                                                    (every value single-quoted here), a refusal as
 //                                                    DECISION_REFUSED_* variables; exit 0
+//   node lib/decide.js --hosts                      the hosts file alone as bash assignments (lib/hosts.sh)
 //   node lib/decide.js --usage | --usage-line       run.sh's usage text, its usage line
 //   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size> | --mux-threads <connections> <cores>
 //                                                    one engine's heap, a JVM size in MB, its selector threads
