@@ -49,6 +49,7 @@ function nearestDir(dir) {
 function isDir(d) { try { return fs.statSync(d).isDirectory(); } catch { return false; } }
 
 function freeKb(dir) {
+  if (!fs.statfsSync) throw new Error(`Node.js 18.15 or newer is needed here (fs.statfsSync), found ${process.version}`);
   const st = fs.statfsSync(nearestDir(dir));
   return Math.floor((st.bavail * st.bsize) / 1024);
 }
