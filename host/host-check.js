@@ -27,7 +27,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { settings } = require('../lib/config');
-const { openFilesProblem, threadProblem } = require('../lib/decide');
+const { openFilesProblem, threadProblem, serverPort } = require('../lib/decide');
 const facts = require('../lib/host-facts');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -58,8 +58,7 @@ function portFree(port, what) {
 
 function disk(dir, mb) {
   if (!/^[0-9]{1,9}$/.test(String(mb))) return [`disk: '${mb}' is not a size in MB`];
-  let d = path.resolve(dir);
-  while (!fs.existsSync(d)) d = path.dirname(d);
+  const d = facts.nearestDir(dir);
   const avail = Math.floor(facts.freeKb(d) / 1024);
   return avail < Number(mb)
     ? [`disk: only ${avail} MB free under ${d}, need at least ${mb} MB for this run's files (estimated from its threads, duration and intervals)`]
@@ -145,7 +144,7 @@ function controller(localport, diskMb, s) {
 function hostFacts(role, args, s) {
   const { soft, hard } = facts.openFileLimits();
   const problems = role === 'sut'
-    ? args.flatMap((server) => sut(server, 1, s[`PB_PORT_${server.toUpperCase().replace(/-/g, '_')}`], s).map((line) => ({ server, line })))
+    ? args.flatMap((server) => sut(server, 1, serverPort(server, s), s).map((line) => ({ server, line })))
     : engine(1, args[0], args[1], null, null, s).map((line) => ({ server: null, line }));
   return { soft, hard, freeKb: facts.freeKb(s.PB_STATE), problems };
 }

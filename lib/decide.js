@@ -812,5 +812,6 @@ if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
 module.exports = {
   decide, jmeterStartOrder, jmeterProperties, waitSeconds, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, threadProblem, shellForm,
+  serverPort, sh,
   threadRoomHere, usage, USAGE_LINE, BOUNDS, Refusal,
 };

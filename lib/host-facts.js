@@ -8,9 +8,10 @@
 //                             a number or "unlimited". Node.js (libuv) and the JVMs (HotSpot's MaxFDLimit)
 //                             raise their soft limit to the hard one as they start, this process included,
 //                             so the soft limit read here is the raised one: the hard limit decides.
-//   freeKb(dir)               kB free to an unprivileged writer under dir (its nearest existing parent),
-//                             as df -Pk's Available column
-//   memAvailableMb()          /proc/meminfo's MemAvailable in MB (whole), or null
+//   nearestDir(dir)           dir, or its nearest parent that exists as a directory
+//   freeKb(dir)               kB free to an unprivileged writer under dir (its nearestDir), as df -Pk's
+//                             Available column
+//   memAvailableKb(), memAvailableMb()   /proc/meminfo's MemAvailable in kB, in MB (whole), or null
 //   onPath(command, env)      true when command is an executable file in one of env.PATH's directories
 //   portInUse(port)           a listener, or a connection whose local end is the port (ESTABLISHED,
 //                             SYN-SENT), in /proc/net/tcp or tcp6
@@ -54,9 +55,14 @@ function freeKb(dir) {
   return Math.floor((st.bavail * st.bsize) / 1024);
 }
 
-function memAvailableMb() {
+function memAvailableKb() {
   const m = /^MemAvailable:\s+(\d+)/m.exec(readOr('/proc/meminfo', ''));
-  return m ? Math.floor(Number(m[1]) / 1024) : null;
+  return m ? Number(m[1]) : null;
+}
+
+function memAvailableMb() {
+  const kb = memAvailableKb();
+  return kb === null ? null : Math.floor(kb / 1024);
 }
 
 function onPath(command, env = process.env) {
@@ -149,7 +155,8 @@ function threadRoom(s) {
   room.push(!pids || pids.max === 'max'
     ? { name: 'cgroup-pids.max', room: -1, what: 'no pids limit' }
     : { name: 'cgroup-pids.max', room: Number(pids.max) - pids.current, what: `pids.max ${pids.max}, ${pids.current} in use` });
-  const memKb = Number(/^MemAvailable:\s+(\d+)/m.exec(read('/proc/meminfo'))[1]);
+  const memKb = memAvailableKb();
+  if (memKb === null) throw new Error('/proc/meminfo has no MemAvailable line');
   const perThread = Number(s.PB_TOMCAT_BIO_THREAD_KB);
   room.push({ name: 'memory', room: Math.floor(memKb / perThread),
     what: `MemAvailable ${Math.floor(memKb / 1024)} MB at ${perThread} KB per held thread (PB_TOMCAT_BIO_THREAD_KB)` });
@@ -158,4 +165,4 @@ function threadRoom(s) {
 
 const roomLines = (room) => room.map((l) => `${l.name} ${l.room} ${l.what}\n`).join('');
 
-module.exports = { openFileLimits, freeKb, memAvailableMb, onPath, portInUse, localPortRange, runningPid, threadRoom, roomLines, portsHeld, limitOf };
+module.exports = { openFileLimits, nearestDir, freeKb, memAvailableKb, memAvailableMb, onPath, portInUse, localPortRange, runningPid, threadRoom, roomLines, portsHeld, limitOf };

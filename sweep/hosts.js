@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { settings, ROOT } = require('../lib/config');
-const { readHosts, Refusal } = require('../lib/decide');
+const { readHosts, Refusal, sh: quote } = require('../lib/decide');
 const check = require('../host/host-check');
 
 const SSH_TIMEOUT_MS = 120000;   // one host's check, connection included
@@ -31,8 +31,6 @@ const FORWARDED = (() => {
   if (!m) throw new Error('lib/remote.sh: remote_forwarded_settings has no grep -E pattern');
   return new RegExp(m[1]);
 })();
-
-const quote = (v) => `'${String(v).replace(/'/g, "'\\''")}'`;
 
 // lib/remote.sh's remote_init: where a host keeps its state.
 function stateDir(h, s, stateExplicit) {
