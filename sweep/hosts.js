@@ -54,6 +54,7 @@ function sshArgs(h, s) {
     ...(h.key ? ['-i', h.key, '-o', 'IdentitiesOnly=yes'] : []), ...(h.sshPort ? ['-p', String(h.sshPort)] : [])];
 }
 
+// lib/hosts.sh's hosts_describe: a host as messages name it.
 function describe(h) {
   return `${h.role} ${h.name} (${h.address}, ${h.access === 'ssh' ? `ssh:${h.target}` : 'local'})`;
 }
