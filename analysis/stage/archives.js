@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const v8 = require('node:v8');
 const { Worker } = require('node:worker_threads');
 const { ArchiveVisit, engineOf } = require('../read/responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
@@ -19,6 +20,14 @@ const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
 // 3 MB, 159-167 at 12, for about the same CPU). The tar's chunks, which only full collections free, are
 // bounded in the worker itself (archive-worker.js FULL_GC_BYTES).
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 3 };
+
+// No worker thread's code is optimized on a background thread: its optimizing compiles run on the worker
+// itself. Node.js 20's platform has a worker whose event loop has emptied (or that is being stopped) wait
+// for every background task of the process; a background compile of that worker's own code that needs a
+// garbage collection waits for that worker, which never comes back: the thread, and so the process, hang
+// for good (nodejs/node#54918). V8 reads the flag as it makes an isolate: set here, before any worker.
+// Measured: docs/faults.md ("An archive worker that never ends"); bench/worker-exit.sh.
+v8.setFlagsFromString('--no-concurrent-recompilation');
 
 // files: the archives; baseMs: the first time the time lines keep (stage/clock.js timelineBase);
 // sampleEnds: the request samples' ends (stage/samples.js), or null; answers: { errorsBaseMs (the base of

@@ -5,7 +5,7 @@
 // on the fixture run (long polls saved one file per sample, trip times from results.csv's sample ends), a
 // real run.sh run, and a generated comet run (stream logs of three engines, each with its own clock); with
 // and without a run start (time lines anchored on their first value). An archive that is cut, or no archive,
-// is counted as such among good ones, which read as they read alone.
+// is counted as such among good ones, which read as they read alone. A worker compiles on its own thread.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -199,6 +199,17 @@ test('a reader that stalls is given up: unreadable, with the problem, not a hang
   assert.equal(stats.unreadable, true);
   assert.match(stats.problem, /^archive reader stalled: no progress for 2 s after 0 bytes of the tar$/);
   assert.ok(Date.now() - started < 10000, `given up after ${Date.now() - started} ms`);
+});
+
+test('an archive worker optimizes its code on its own thread, never on a background one that its end could wait for', async () => {
+  const worker = path.join(__dirname, 'fixtures', 'compile-probe-worker.js');
+  const file = path.join(scratchDir(), 'gen1.tar.gz');
+  fs.writeFileSync(file, '');
+  const { stats } = await measureArchive({ file, engine: 'gen1', baseMs: null, bases: {}, sampleEnds: null, criterion: {} }, { worker });
+  assert.equal(stats.concurrentRecompilation, false);
+  // the probe can tell: this thread's isolate, made before stage/archives.js set the flag, still compiles in the background
+  require('node:v8').setFlagsFromString('--allow-natives-syntax');
+  assert.equal(new Function('return %IsConcurrentRecompilationSupported()')(), true);
 });
 
 test('an archive that is a FIFO (or a device, a directory) is not opened: unreadable, named, nothing blocks', async () => {
