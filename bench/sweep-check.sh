@@ -43,11 +43,11 @@ for ((r = 1; r <= repeat; r++)); do
   done
 done
 
-node - "$out" "${checkouts[@]}" <<'JS'
+node - "$root" "$out" "${checkouts[@]}" <<'JS'
 const fs = require('fs');
-const [file, ...checkouts] = process.argv.slice(2);
+const [root, file, ...checkouts] = process.argv.slice(2);
+const { median } = require(`${root}/bench/engine-cost-table.js`);
 const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(' '));
-const median = (a) => { const s = [...a].sort((x, y) => x - y); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const stats = {};
 for (const [k, mode, ms] of rows) (stats[`${k} ${mode}`] ??= []).push(Number(ms) / 1000);
 const f = (s) => s.toFixed(2);

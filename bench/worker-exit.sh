@@ -47,11 +47,11 @@ for ((r = 1; r <= repeat; r++)); do
 done
 echo >&2
 
-node - "$out" "${checkouts[@]}" <<'JS'
+node - "$root" "$out" "${checkouts[@]}" <<'JS'
 const fs = require('fs');
-const [file, ...checkouts] = process.argv.slice(2);
+const [root, file, ...checkouts] = process.argv.slice(2);
+const { median } = require(`${root}/bench/engine-cost-table.js`);
 const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(' '));
-const median = (a) => { const s = [...a].sort((x, y) => x - y); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 // Wilson score interval of a share k/n at 95%.
 const wilson = (k, n) => { const z = 1.96, p = k / n, d = 1 + z * z / n, c = (p + z * z / (2 * n)) / d, h = (z / d) * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)); return [Math.max(0, c - h), Math.min(1, c + h)]; };
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
