@@ -23,7 +23,7 @@ const { judgeRun, recordsLost } = require('./stage/validity');
 const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
 const { writeOutputs } = require('./outputs');
-const { readOutOfMemory } = require('./read/server-log');
+const { readOutOfMemory, readClassHistogram } = require('./read/server-log');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
 async function analyzeRun(runDir) {
@@ -56,7 +56,8 @@ async function analyzeRun(runDir) {
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })),
     pauses: { ...tail.pauses, tripMax: series.tripMax, cometMax: cometSeries.max } };
   const summary = summarize({ runDir, run, missing, csv, archiveStats: archives.stats, col, sut, clock, axis, series, tripTime,
-    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, outOfMemory: readOutOfMemory(path.join(runDir, 'sut', 'server.log')), sutGcSkipped: tail.skipped, answerSource, answerTotals: totals,
+    cometTrip, cycles: emit.cycles, messages, network, judged, tail: tail.tail, serverGc: tail.serverGc, outOfMemory: readOutOfMemory(path.join(runDir, 'sut', 'server.log')),
+    heapHistogram: readClassHistogram(path.join(runDir, 'sut', 'class-histogram.txt')), sutGcSkipped: tail.skipped, answerSource, answerTotals: totals,
     // reference 003's capacity criterion: 95% of answers within T s (measure/answer-criterion.js)
     capacityCriterion: answerSource === 'stream logs' ? answerCriterionOfStreamLogs(archives.answers.criterion, run)
       : await answerCriterionOfCsv(resultsCsv, run),

@@ -20,6 +20,7 @@ const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
 const { evaluateFinding, conditionLabel, usableRuns, inStudyGrid, CONCLUSIONS, STUDY_SMALLEST_LEVEL } = require('./study-finding');
 const { describe, band } = require('./study-stats');
 const { leaveOutSuperseded } = require('./study-superseded');
+const { heapSection } = require('./study-heap');
 const { verdictOf, reasonTexts, isValid, formatCounts } = require('../analysis/verdict');
 const { writeFileAtomic } = require('../lib/atomic-write');
 
@@ -365,7 +366,7 @@ otherwise the conclusion rests on them and is marked provisional. The rules: cha
 full study: docs/study/README.md.</p>`;
 
 // The page's body, in its order: the intro, the sittings' scale, threats, conclusions, the findings'
-// sections, the figures beyond the study, the small sitting, repeats, and the tables of figures,
+// sections, the figures beyond the study and Tomcat 7's heap over 600 s, the small sitting, repeats, and the tables of figures,
 // metrics and runs; then the charts' data and renderer.
 function studyBody(p) {
   const threatRows = THREATS.map((t) => [`<th>${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
@@ -385,6 +386,7 @@ function studyBody(p) {
     '<h2 class="group">Beyond the study</h2>',
     '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
     ...p.beyond,
+    p.heap,
     '<h2 class="group" id="small-sitting">The sitting at 100 and 400 connections</h2>',
     `<p>The first sitting (issue #25) ran below the study's smallest level, with server and load generator sharing both cores. Its conclusions are
 indicative only: the outcome they lean to is given beside each in the table above, and its runs are listed below; its figures are not drawn
@@ -431,7 +433,7 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const counts = conclusionCounts(evaluated);
   const { sections, beyond, charts } = findingSections(evaluated, smallEvaluated, results, atScale);
   const body = studyBody({ problems, superseded, scale, smallScale: scaleOf(small), counts, smallCounts: conclusionCounts(smallEvaluated),
-    summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, repeats: repeatsTable(atScale),
+    summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, heap: heapSection(atScale), repeats: repeatsTable(atScale),
     withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts });
   writeStudy(out, charts, page({ title: 'pushbench \u2013 the study reproduced',
     subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${CONCLUSIONS.map((v) => `${counts[v]} ${v}`).join(', ')}`,

@@ -11,13 +11,16 @@
 // collection above logged 18.957 ms). JDK 9-12's form of the safepoint line ("Total time for which
 // application threads were stopped: 0.0667 seconds, ...") is read too. Other lines (the collector's name,
 // heap sizes) are passed over; a line that names a pause or a safepoint but does not read as one is
-// skipped and counted.
+// skipped and counted. A GC pause line also says whether the collection was a full one ("Pause Full") and,
+// where it logs "<before>M-><after>M(<heap>M)", the heap's occupancy after it and the heap's size (MB): after
+// a full collection, what is live.
 const { lineParsers } = require('./lines');
 
 const STAMP = String.raw`^\[(\d{12,})ms\](?:\[\d+ms\])?\s`;
 const PAUSE = new RegExp(`${STAMP}.*\\bPause\\b.*\\s(\\d+(?:\\.\\d+)?)ms\\s*$`);
 const SAFEPOINT = new RegExp(`${STAMP}\\s*Safepoint "([^"]*)".*\\bTotal: (\\d+) ns\\s*$`);
 const STOPPED_OLD = new RegExp(`${STAMP}\\s*Total time for which application threads were stopped: (\\d+(?:\\.\\d+)?) seconds`);
+const HEAP = /\s(\d+)M->(\d+)M\((\d+)M\)\s/;
 
 const round3 = (v) => Math.round(v * 1000) / 1000;
 
@@ -40,12 +43,14 @@ function createGcLogParser() {
     if (!/\bPause\b/.test(text)) return;
     const m = PAUSE.exec(text);
     if (!m) { state.skipped++; return; }
-    state.pauses.push({ epochMs: Number(m[1]), pauseMs: Number(m[2]) });
+    const heap = HEAP.exec(text);
+    state.pauses.push({ epochMs: Number(m[1]), pauseMs: Number(m[2]), full: /\bPause Full\b/.test(text),
+      afterMB: heap ? Number(heap[2]) : null, heapMB: heap ? Number(heap[3]) : null });
   }
   return { line, state };
 }
 
-// Returns { pauses: [{ epochMs, pauseMs }] (GC pause lines), safepoints: [{ epochMs, pauseMs, reason }], skipped }.
+// Returns { pauses: [{ epochMs, pauseMs, full, afterMB, heapMB }] (GC pause lines), safepoints: [{ epochMs, pauseMs, reason }], skipped }.
 const { fromFile: parseGcLogFile, fromText: parseGcLogText } = lineParsers(createGcLogParser);
 
 // How far apart (ms) a collection and its safepoint's ends and starts may lie and still be the same stop:

@@ -3,7 +3,9 @@
 // server running out of memory (issue #35 item 4; the study's Tomcat 7 died of OutOfMemoryError, section 5).
 // The Tomcats run with -XX:+PrintClassHistogram and -XX:OnOutOfMemoryError="kill -3 %p"
 // (servers/tomcat-common.sh): at their first OutOfMemoryError they print a thread dump and a class
-// histogram of the heap ("num #instances #bytes class name"), which is read here.
+// histogram of the heap ("num #instances #bytes class name"), which is read here. The same histogram taken
+// while the server runs (`jcmd <pid> GC.class_histogram`, docs/study/heap-histogram.sh) is sut/class-histogram.txt,
+// its first line "# taken at epoch ms <n>" (the SUT host's clock).
 const fs = require('node:fs');
 
 const TOP = 10;   // the histogram's largest classes kept
@@ -40,4 +42,16 @@ function readOutOfMemory(file) {
   return outOfMemoryOf(text);
 }
 
-module.exports = { outOfMemoryOf, readOutOfMemory };
+// sut/class-histogram.txt: null when there is no such file or no histogram in it, else { takenAtMs (epoch
+// ms, the SUT host's clock, or null), top, totalInstances, totalBytes } (the histogram as above).
+function readClassHistogram(file) {
+  let text;
+  try { text = fs.readFileSync(file, 'utf8'); } catch { return null; }
+  const lines = text.split('\n');
+  const heap = histogramOf(lines);
+  if (!heap) return null;
+  const taken = /^# taken at epoch ms (\d+)/.exec(lines[0]);
+  return { takenAtMs: taken ? Number(taken[1]) : null, ...heap };
+}
+
+module.exports = { outOfMemoryOf, readOutOfMemory, readClassHistogram };

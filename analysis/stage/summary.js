@@ -67,11 +67,16 @@ const withCometTrip = (poll, comet) => (comet?.polls ? { ...(poll ?? {}), comet:
 const cometSummary = ({ polls, unmatched, ...rest }) => ({ records: polls, unmatched, ...rest });
 const withDrift = (drift) => (drift ? { drift } : {});   // only runs with repeated exchanges (push sampler) have one
 
+// read/server-log.js readClassHistogram's, its time of taking as elapsed seconds of the run (null unknown).
+function histogramAt({ takenAtMs, ...heap }, { t0, offset }) {
+  return { atSecond: takenAtMs === null ? null : Math.round((takenAtMs - offset - t0) / 100) / 10, ...heap };
+}
+
 // Everything the earlier stages gave, as data/summary.json (without `charts`, which the pipeline adds).
 // notes and problems: the earlier stages', in stage order; the summary adds its own.
 function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, axis, series, tripTime, cometTrip, cycles,
   messages, network, capacityCriterion, judged, notes, problems, answerSource = null, answerTotals = null, tail = null, sutGcSkipped = 0,
-  outOfMemory = null }) {
+  outOfMemory = null, serverGc = null, heapHistogram = null }) {
   const { window } = axis;
   const { best } = clock;
   const outOfRange = Object.values(col.timelines).reduce((n, t) => n + t.outOfRange, 0);
@@ -85,6 +90,9 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
     serverCrashed: run.serverCrashed,
     // only when the server logged an OutOfMemoryError (read/server-log.js): how often, and what its heap held
     ...(outOfMemory ? { serverOutOfMemory: outOfMemory } : {}),
+    // only when the run has sut/class-histogram.txt (a histogram taken while the server ran): when, in
+    // elapsed seconds, and the heap's largest classes
+    ...(heapHistogram ? { serverHeapHistogram: histogramAt(heapHistogram, clock) } : {}),
     startedAt: clock.t0,
     durationSeconds: axis.seconds,
     loadStartSecond: axis.loadStartSecond,
@@ -105,6 +113,9 @@ function summarize({ runDir, run, missing, csv, archiveStats, col, sut, clock, a
     capacityCriterion,
     // the trip times beyond p99 and the pauses and saturation in their seconds (stage/tail.js): runs with trip times
     ...(tail ? { tail } : {}),
+    // the server JVM's stops, full collections and live heap over the steady window (measure/server-gc.js):
+    // runs of a Tomcat with sut/gc.log
+    ...(serverGc ? { serverGc } : {}),
     validity: judged.validity,
     workload: judged.workload,
     flags,

@@ -259,7 +259,8 @@ test('GC log: pause lines give their end time and length; other lines pass; brok
     '[1795442936248ms][4538ms] GC(2) Pause Young (System.gc()) 86M->20M(588M',
   ].join('\n');
   const gc = parseGcLogText(log);
-  assert.deepEqual(gc.pauses, [{ epochMs: 1795442935309, pauseMs: 21.839 }, { epochMs: 1795442935344, pauseMs: 34.723 }]);
+  assert.deepEqual(gc.pauses, [{ epochMs: 1795442935309, pauseMs: 21.839, full: false, afterMB: 14, heapMB: 588 },
+    { epochMs: 1795442935344, pauseMs: 34.723, full: true, afterMB: 14, heapMB: 588 }]);
   assert.equal(gc.skipped, 1);
   assert.deepEqual(pausePerSecond(gc.pauses, 1795442933000, 4), [0, 0, 56.562, 0]);
 });
