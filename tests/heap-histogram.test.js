@@ -14,6 +14,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const { readClassHistogram } = require('../analysis/read/server-log');
 
 const SCRIPT = path.join(__dirname, '..', 'docs', 'study', 'heap-histogram.sh');
+const PROCS = path.join(__dirname, '..', 'lib', 'procs.sh');
 
 const HOLD = `public class Hold {
   public static void main(String[] args) throws Exception {
@@ -49,11 +50,11 @@ function runScript(args, env) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// A PID file as run.sh writes a server's (lib/procs.sh): "<pid> <start time> <name>", the start time field
-// 22 of /proc/<pid>/stat, so a PID used again by another process is not taken for the server.
-function pidLine(pid, name) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return `${pid} ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]} ${name}\n`;
+// A server's PID file written as run.sh writes it, by lib/procs.sh's procs_record: "<pid> <start time>",
+// so a PID used again by another process is not taken for the server.
+function recordPid(pid, file) {
+  const r = spawnSync('bash', ['-c', 'source "$1" && procs_record "$2" "$3"', '_', PROCS, String(pid), file], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
 }
 
 test('a run of the shape asked: its server\'s live heap, taken once its load started, read back by the analysis', { timeout: 90_000 }, async () => {
@@ -70,7 +71,7 @@ test('a run of the shape asked: its server\'s live heap, taken once its load sta
     fs.mkdirSync(path.join(state, 'runs', '20261127-030000-tc6-comet-1000-600'));
     const run = path.join(state, 'runs', '20261127-030001-tc7-comet-1000-600');
     fs.mkdirSync(run);
-    fs.writeFileSync(path.join(run, 'tc7.pid'), pidLine(jvm.pid, 'tc7'));
+    recordPid(jvm.pid, path.join(run, 'tc7.pid'));
     fs.writeFileSync(path.join(run, 'run.pid'), `${process.pid}\n`);
     await sleep(1500);
     fs.writeFileSync(path.join(run, 'controller.pid'), `${process.pid}\n`);   // the load starts
@@ -101,7 +102,9 @@ test('a server gone before its time: exit 1, nothing written; usage errors: exit
     const run = path.join(state, 'runs', '20261127-030002-tc7-poll-1000-600');
     fs.mkdirSync(run);
     // this very process's PID with another start time: a PID used again, not the server's
-    fs.writeFileSync(path.join(run, 'tc7.pid'), pidLine(process.pid, 'tc7').replace(/^(\d+) (\d+)/, (_, p, t) => `${p} ${Number(t) + 1}`));
+    const pidFile = path.join(run, 'tc7.pid');
+    recordPid(process.pid, pidFile);
+    fs.writeFileSync(pidFile, fs.readFileSync(pidFile, 'utf8').replace(/^(\d+) (\d+)/, (_, p, t) => `${p} ${Number(t) + 1}`));
     fs.writeFileSync(path.join(run, 'controller.pid'), `${process.pid}\n`);
     const r = await done;
     assert.equal(r.code, 1);

@@ -7,6 +7,8 @@
 // used, and the error bound is half the round trip plus half of each whole-ms stamp's resolution. The
 // server's times are always whole ms (protocol.md); the engine's are whole ms from JMeter (__time(),
 // results.csv's elapsed), µs from the push sampler (clientResolutionMs 0).
+const { r3 } = require('./per-second');
+
 const SERVER_RESOLUTION_MS = 1;
 
 function clockOffset({ server, client, elapsed, clientResolutionMs = 0 }) {
@@ -56,7 +58,6 @@ function offsetsByEngine(measurements) {
 // nothing for a run without a time-stamp answer.
 function engineOffsets(byEngine) {
   if (!byEngine?.size) return {};
-  const r3 = (v) => Math.round(v * 1000) / 1000;
   return { byEngine: [...byEngine].map(([engine, b]) => ({ engine, ms: r3(b.offset),
     errorBoundMs: b.errorBoundMs === null ? null : r3(b.errorBoundMs), measurements: b.measurements })) };
 }

@@ -24,5 +24,7 @@ const meanOf = (values) => {
 };
 // Two decimals, the precision of every figure in the data sets.
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
+// Three decimals: times in ms to the µs, and shares.
+const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 
-module.exports = { pad, forwardFill, maxOf, meanOf, r2 };
+module.exports = { pad, forwardFill, maxOf, meanOf, r2, r3 };

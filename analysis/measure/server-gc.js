@@ -10,7 +10,7 @@
 //                    { first, last, min, max }, or null without a full collection in the window
 //   heapMB           the heap's size the JVM had taken at the window's last collection, or null
 
-const r3 = (v) => Math.round(v * 1000) / 1000;
+const { r3 } = require('./per-second');
 
 // gc: read/gc-log.js's { pauses }; stops: its stopsOf(gc); fromMs, toMs: the window on the JVM's clock
 // (epoch ms). Returns the figures above, and source: 'safepoints' | 'GC pauses' (what stoppedMs sums).

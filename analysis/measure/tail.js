@@ -14,7 +14,7 @@
 // Records are whole only in total: the records of the bucket that holds p99 are shared out over their
 // seconds (measure/trip-time.js TailCounts), so a cause's count is rounded.
 
-const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
+const { r3 } = require('./per-second');
 
 // Which elapsed seconds [0, seconds) a stop of at least minMs overlapped; stops: [{ startMs, epochMs,
 // pauseMs }] on the run's clock less shiftMs (a server's stops: shiftMs = the clock offset server - client).

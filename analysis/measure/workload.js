@@ -21,6 +21,7 @@
 // answers (event records of the window's cycles; timeouts sent in the window when there are no events).
 
 const { percentile } = require('./trip-time');   // nearest rank
+const { r3 } = require('./per-second');
 
 const MIN_WINDOW_SECONDS = 5;
 
@@ -40,7 +41,6 @@ const startedIn = (cycle, w) => cycle.createdSecond >= w.fromSecond && cycle.cre
 const slice = (values, w) => (values ?? []).slice(w.fromSecond, w.toSecond).filter((v) => v !== null && v !== undefined);
 const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const r1 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
-const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 
 // What one process can use, in pidstat's %CPU (100 = one core): Node.js answers on one event loop, the
 // Tomcats and node-cluster on every core.

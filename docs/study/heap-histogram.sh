@@ -19,8 +19,8 @@
 #
 # The run's state is read from $PB_STATE (default /tmp/study-state), as run.sh writes it: runs/<id>/ holds
 # <server>.pid while the server runs ("<pid> <start time>": lib/procs.sh) and controller.pid once the load
-# started. jcmd is the server JVM's own,
-# pinned to PB_ENGINE_CPUS (default 0) so that it takes nothing from the server's core.
+# started. jcmd is the server JVM's own, pinned to PB_ENGINE_CPUS (default 0) so that it takes nothing from
+# the server's core.
 # Exit codes: 0 taken, 1 no such run started in time or its server ended first, 2 usage.
 set -euo pipefail
 # shellcheck source=lib/procs.sh
@@ -36,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --at) at=${2:-}; shift 2 || usage ;;
     --out) out=${2:-}; shift 2 || usage ;;
     --wait) wait=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
