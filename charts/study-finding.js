@@ -23,15 +23,20 @@
 //   machine holds, 15,000, is judged at 15,000 and says so). A trend over connections needs its largest
 //   level there and its smallest at 1,000 or more. Runs below it give an *indicative* conclusion only, never
 //   a 'not confirmed'.
-// - The runs: only usable runs when each side has at least two: valid ones, and server-limited ones (the
-//   server could not keep up: a real server result; analysis/verdict.js); runs the load generator bound or
-//   the machine disturbed are left out. Otherwise all runs, and the conclusion is marked provisional with the
-//   verdicts of the runs it rests on. A figure's line or a table's row (one permutation) follows the same
-//   rule alone (usableRuns).
+// - The runs: only usable runs: valid ones, and server-limited ones (the server could not keep up: a real
+//   server result; analysis/verdict.js); runs the load generator bound or the machine disturbed are left
+//   out. A condition with fewer than two usable runs on a side is shown with every run and the verdicts
+//   they carry, but left out of the judgement; when no condition has enough, the check is not comparable
+//   (too few usable runs). A figure's line or a table's row (one permutation) rests on its usable runs when
+//   it has two, else on all of them, drawn dashed (usableRuns).
+// - Saturation (keepsUp: a claim that shows only where the load saturates something, a throughput or an
+//   open question's contrast): a condition in which each side's runs got at least 95% of the answers they
+//   asked for on average is shown but left out of the judgement, since nothing saturated there; when every condition kept up, the
+//   check is judged on them all and is not comparable.
 // - A check's conclusion: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
 //   comparable' when the effect depends on the study's machine (machine), software versions (versions) or
-//   clients (client), every run got the load it asked for so a throughput difference cannot show
-//   (keepsUp), or with too few repeats; else, for a question the study left open (noStudyResult),
+//   clients (client), every run of every condition got the load it asked for (keepsUp), no condition has
+//   enough usable runs, or with too few repeats; else, for a question the study left open (noStudyResult),
 //   'answered' (pushbench's answer: yes when it holds, no when reversed, no difference within noise);
 //   else 'confirmed' (holds) or 'not confirmed' (reversed, or within noise).
 // - A finding's conclusion: 'not confirmed' if any check is, else 'not comparable' if any is, else
@@ -143,14 +148,16 @@ function scaleGate(check) {
 
 // A check's conclusion from what its conditions showed and what limits them. context: { outcome (from
 // acrossConditions), scale (why the runs are below the check's scale: indicative), machine, versions,
-// client, keepsUp, noStudyResult, provisional (the verdicts of the runs used that are not usable) }.
-function checkConclusion({ outcome, scale = null, machine = null, versions = null, client = null, keepsUp = false, noStudyResult = false, provisional = null }) {
+// client, keepsUp, noStudyResult, unusable (no condition has enough usable runs: the verdicts of those that
+// are not) }.
+function checkConclusion({ outcome, scale = null, machine = null, versions = null, client = null, keepsUp = false, noStudyResult = false, unusable = null }) {
   const indicative = outcome ?? null;
-  if (indicative === null) return { conclusion: 'not run yet', why: [], indicative, withinNoise: false, provisional: null };
+  if (indicative === null) return { conclusion: 'not run yet', why: [], indicative, withinNoise: false };
   const why = [];
   if (machine) why.push(`machine: ${machine}`);
   if (versions) why.push(`versions: ${versions}`);
   if (client) why.push(`client: ${client}`);
+  if (unusable) why.push(`too few usable runs: no condition has ${MIN_REPEATS} valid or server-limited runs on a side (${unusable})`);
   if (keepsUp) why.push(`scale: every server answered at least ${KEEPS_UP_SHARE * 100}% of the load asked, so no throughput difference can show`);
   if (indicative === 'too few') why.push(`too few runs: fewer than ${MIN_REPEATS} on a side`);
   const withinNoise = indicative === 'within noise';
@@ -164,8 +171,7 @@ function checkConclusion({ outcome, scale = null, machine = null, versions = nul
   if (noStudyResult) why.unshift('no study result: the study left this question open');
   if (conclusion === 'answered') why.push(ANSWERS[indicative]);
   if (conclusion === 'not confirmed') why.push(withinNoise ? 'within noise: the conditions do not show it beyond the 95% interval or the sign test' : 'reversed beyond noise');
-  if (provisional) why.push(`provisional: rests on runs not valid (${provisional})`);
-  return { conclusion, why, indicative, withinNoise, provisional };
+  return { conclusion, why, indicative, withinNoise };
 }
 
 function findingConclusion(checks) {
@@ -174,7 +180,7 @@ function findingConclusion(checks) {
   const conclusion = !evaluated.length ? 'not run yet'
     : pick('not confirmed') ? 'not confirmed' : pick('not comparable') ? 'not comparable' : pick('indicative') ? 'indicative'
       : pick('answered') ? 'answered' : 'confirmed';
-  return { conclusion, withinNoise: evaluated.some((c) => c.withinNoise), provisional: evaluated.some((c) => c.provisional),
+  return { conclusion, withinNoise: evaluated.some((c) => c.withinNoise),
     notRun: checks.length - evaluated.length };
 }
 
@@ -216,13 +222,14 @@ function groupRuns(runs, skip) {
   return [...groups.values()];
 }
 
-// Usable runs on every side when each has enough; else every run, and the verdicts they carry.
+// Usable runs on every side when each has enough; else every run (shown, not judged) and the verdicts of
+// those that are not usable.
+const unusableCounts = (runs) => formatCounts(runs.filter((r) => !isUsable(r)).map((r) => verdictOf(r.summary)));
 function chooseRuns(sides) {
   const valid = sides.map((s) => s.filter(isUsable));
-  if (valid.every((s) => s.length >= MIN_REPEATS)) return { sides: valid, provisional: null };
-  const used = sides.flat();
-  const bad = used.filter((r) => !isUsable(r)).map((r) => verdictOf(r.summary));
-  return { sides, provisional: bad.length ? formatCounts(bad) : null };
+  if (valid.every((s) => s.length >= MIN_REPEATS)) return { sides: valid, unusable: null };
+  const bad = unusableCounts(sides.flat());
+  return { sides, unusable: bad || null };
 }
 
 // The runs one permutation's line or row rests on: its usable runs when at least MIN_REPEATS are, else all.
@@ -230,6 +237,10 @@ function usableRuns(runs) {
   const valid = runs.filter(isUsable);
   return valid.length >= MIN_REPEATS ? valid : runs;
 }
+
+// Each side's runs got, on average, at least KEEPS_UP_SHARE of the answers they asked for: nothing
+// saturated in that condition.
+const keptUp = (sides) => sides.every((s) => s.length > 0 && describe(s.map((r) => metricValue('loadShare', r) ?? 0)).mean >= KEEPS_UP_SHARE);
 
 const values = (runs, metric) => runs.map((r) => metricValue(metric, r)).filter((v) => v !== null);
 
@@ -255,8 +266,9 @@ function comparisons(check, runs) {
   const base = selectRuns({ filter: check.select ?? {} }, runs);
   const rows = [];
   const push = (label, sideRuns, judgeWith) => {
-    const { sides, provisional } = chooseRuns(sideRuns);
-    const row = { label, ...judgeWith(sides.map((s) => values(s, check.metric))), provisional, runs: sides.flat() };
+    const { sides, unusable } = chooseRuns(sideRuns);
+    const row = { label, ...judgeWith(sides.map((s) => values(s, check.metric))), unusable, runs: sides.flat(),
+      ...(check.keepsUp && keptUp(sides) ? { keptUp: true } : {}) };
     rows.push({ ...row, sign: rowSign(check, row) });
   };
   if (check.kind === 'compare') {
@@ -289,7 +301,7 @@ function comparisons(check, runs) {
       const hits = base.filter((r) => metricValue(check.metric, r));
       const seen = hits.length > 0;
       rows.push({ label: `${base.length} run${base.length === 1 ? '' : 's'}`, count: hits.length,
-        outcome: seen === (check.kind === 'some') ? 'holds' : 'reversed', provisional: null, runs: base });
+        outcome: seen === (check.kind === 'some') ? 'holds' : 'reversed', unusable: null, runs: base });
     }
   } else {
     throw new Error(`check ${check.id}: unknown kind ${check.kind}`);
@@ -318,20 +330,28 @@ function evaluateCheck(check, allRuns) {
     rows = comparisons(check, runs);
     if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxConnectionsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
   }
-  const used = rows.flatMap((r) => r.runs);
-  const keepsUp = Boolean(check.keepsUp) && used.length > 0
-    && used.every((r) => (metricValue('loadShare', r) ?? 0) >= KEEPS_UP_SHARE);
-  // provisional: the verdicts of the runs not valid that the comparisons resting on them used
-  const leaning = [...new Set(rows.filter((r) => r.provisional).flatMap((r) => r.runs))].filter((r) => !isUsable(r)).map((r) => verdictOf(r.summary));
-  const provisional = leaning.length ? formatCounts(leaning) : null;
+  // Conditions shown but left out of the judgement: too few usable runs on a side (unusable), and for
+  // keepsUp those in which both sides kept up (keptUp). With none left, the check is judged on every condition and
+  // is not comparable.
+  const left = (why) => rows.filter((r) => (why === 'keptUp' ? r.keptUp : r.unusable && !r.keptUp));
+  const judgedRows = rows.filter((r) => !r.keptUp && !r.unusable);
+  const onAll = rows.length > 0 && !judgedRows.length;
+  const judged = onAll ? rows : judgedRows;
+  const keepsUp = onAll && !left('unusable').length;
+  const unusable = onAll && !keepsUp ? unusableCounts(left('unusable').flatMap((r) => r.runs)) : null;
   const across = check.kind === 'none' || check.kind === 'some'
-    ? { outcome: rows.length ? rows[0].outcome : null }
-    : acrossConditions(rows, { similar: check.expect === 'similar' || check.expect === 'flat' });
+    ? { outcome: judged.length ? judged[0].outcome : null }
+    : acrossConditions(judged, { similar: check.expect === 'similar' || check.expect === 'flat' });
   const conclusion = checkConclusion({ outcome: across.outcome, scale, machine: check.machine ?? null, versions: check.versions ?? null, client: check.client ?? null, keepsUp,
-    noStudyResult: Boolean(check.noStudyResult), provisional });
+    noStudyResult: Boolean(check.noStudyResult), unusable });
   if (!scale && gate.note && rows.length) conclusion.why.push(gate.note);
+  if (!onAll) {
+    const n = (list) => `${list.length} of ${rows.length} condition${rows.length === 1 ? '' : 's'} left out`;
+    if (left('unusable').length) conclusion.why.push(`${n(left('unusable'))}: fewer than ${MIN_REPEATS} valid or server-limited runs on a side (${unusableCounts(left('unusable').flatMap((r) => r.runs))})`);
+    if (left('keptUp').length) conclusion.why.push(`${n(left('keptUp'))}: each side's runs got ${KEEPS_UP_SHARE * 100}% of the load asked or more on average, so nothing saturated`);
+  }
   // how many conditions' means lie the way the study says, beyond noise or not
-  const signed = rows.filter((r) => r.sign === 1 || r.sign === -1);
+  const signed = judged.filter((r) => r.sign === 1 || r.sign === -1);
   const agree = signed.length ? { k: signed.filter((r) => r.sign === 1).length, n: signed.length, p: across.p ?? null } : null;
   return { check, rows, ...conclusion, agree, level: gate.level };
 }

@@ -85,8 +85,7 @@ function rowNumbers(check, row) {
 
 const CONCLUSION_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', answered: 'ok', 'not run yet': 'none' };
 const conclusionBadge = (v, extra = '') => `<span class="conclusion-tag ${CONCLUSION_CLASS[v]}" data-conclusion="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
-const marks = (e) => (e.provisional ? ' <span class="warn" title="rests on runs that are not valid">(provisional)</span>' : '')
-  + (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
+const marks = (e) => (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
 
 function checkTable(evaluated) {
   const rows = [];
@@ -103,7 +102,7 @@ function checkTable(evaluated) {
     c.rows.forEach((r, i) => rows.push([
       i === 0 ? `<td rowspan="${c.rows.length}">${head}</td>` : '',
       `<td>${escapeHtml(r.label)}</td>`,
-      `<td>${rowNumbers(c.check, r)}${r.provisional ? ` <span class="warn">(runs not valid: ${escapeHtml(r.provisional)})</span>` : ''}</td>`,
+      `<td>${rowNumbers(c.check, r)}${r.unusable ? ` <span class="warn">(runs not valid: ${escapeHtml(r.unusable)}; too few usable, left out)</span>` : ''}${r.keptUp ? ' <span class="none">(every run kept up: left out)</span>' : ''}</td>`,
       i === 0 ? `<td rowspan="${c.rows.length}">${conclusion}</td>` : '',
     ].filter(Boolean)));
   }
@@ -358,11 +357,12 @@ const INTRO = `<p>Each of the study's findings (reference 000: section 5, sectio
 at the study's scale (1,000\u201315,000 connections, 3 repeats) and a conclusion: <strong>confirmed</strong> (the conditions show it beyond noise: each
 condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
 noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
-repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
+usable repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
 <strong>answered</strong> (a question the study left open, RQ2 and RQ4's future work: pushbench's answer, yes, no or no difference beyond noise)
 or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
-run's first 10 s of steady load are warm-up and left out. Runs that are not valid are left out of a conclusion when each side keeps two valid runs;
-otherwise the conclusion rests on them and is marked provisional. The rules: charts/study-finding.js; how this page was made and how to make the
+run's first 10 s of steady load are warm-up and left out. A conclusion rests only on valid and server-limited runs: a condition with fewer than two
+of them on a side is shown but left out, and so is one in which both sides got 95% of the load asked or more, for a claim that shows only when
+something saturates (throughput, RQ2 and RQ4). The rules: charts/study-finding.js; how this page was made and how to make the
 full study: docs/study/README.md.</p>`;
 
 // The page's body, in its order: the intro, the sittings' scale, threats, conclusions, the findings'

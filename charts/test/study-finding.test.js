@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { t975, describe, welch, band } = require('../study-stats');
 const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns, inStudyGrid } = require('../study-finding');
 const { FINDINGS } = require('../study-findings');
-const { STUDY_METRICS, WARMUP_SECONDS, MIN_WARM_CYCLES } = require('../study-metrics');
+const { STUDY_METRICS, WARMUP_SECONDS, MIN_WARM_CYCLES, metricValue } = require('../study-metrics');
 
 const close = (a, b, eps = 1e-3) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
 
@@ -117,11 +117,11 @@ test('check conclusions: confirmed, not confirmed, not comparable (why), indicat
   assert.match(kept.why[0], /^no study result/);
   assert.equal(checkConclusion({ outcome: 'too few', noStudyResult: true }).conclusion, 'not comparable');
   assert.equal(checkConclusion({ outcome: 'holds', noStudyResult: true, scale: 'these runs reach 400' }).conclusion, 'indicative');
-  const provisional = checkConclusion({ outcome: 'holds', provisional: 'disturbed 3' });
-  assert.equal(provisional.conclusion, 'confirmed');
-  assert.match(provisional.why.at(-1), /provisional: rests on runs not valid \(disturbed 3\)/);
+  const unusable = checkConclusion({ outcome: 'holds', unusable: 'disturbed 3' });
+  assert.equal(unusable.conclusion, 'not comparable');
+  assert.deepEqual(unusable.why, ['too few usable runs: no condition has 2 valid or server-limited runs on a side (disturbed 3)']);
   // a finding: not confirmed beats not comparable beats indicative beats confirmed; checks not run yet are left out
-  const f = (...vs) => findingConclusion(vs.map((conclusion) => ({ conclusion, withinNoise: false, provisional: null }))).conclusion;
+  const f = (...vs) => findingConclusion(vs.map((conclusion) => ({ conclusion, withinNoise: false }))).conclusion;
   assert.equal(f('confirmed', 'not run yet'), 'confirmed');
   assert.equal(f('confirmed', 'indicative'), 'indicative');
   assert.equal(f('confirmed', 'not comparable', 'indicative'), 'not comparable');
@@ -158,18 +158,27 @@ test('a compare check pairs runs per condition and uses valid runs only when eac
   assert.deepEqual(e.rows.map((r) => r.label), ['Node.js, 1 s events, 1,000 connections', 'Node.js, 1 s events, 5,000 connections']);
   assert.deepEqual(e.rows.map((r) => r.outcome), ['holds', 'holds']);
   assert.equal(e.conclusion, 'confirmed');
-  assert.equal(e.provisional, null);
+  assert.deepEqual(e.rows.map((r) => r.unusable), [null, null]);
   assert.deepEqual(e.agree, { k: 2, n: 2, p: null });
   // one comet run disturbed and far off: left out, two valid remain on that side
   const disturbed = [...runs, run({ type: 'comet' }, { cpu: 500, verdict: 'disturbed' })];
   assert.equal(evaluateCheck(check, disturbed).rows[0].a.n, 3);
   assert.equal(evaluateCheck(check, disturbed).rows[0].b.n, 3);
   assert.equal(evaluateCheck(check, disturbed).conclusion, 'confirmed');
-  // all disturbed: every run used, the conclusion marked provisional
+  // a condition with one usable run on a side is shown with every run, and left out of the judgement
+  const badAt = (n, c) => runs.map((r, i) => (i < n && r.params.connections === c ? { ...r, summary: { ...r.summary, validity: { verdict: 'generator-bound' } } } : r));
+  const half = evaluateCheck(check, badAt(2, 1000));
+  assert.equal(half.rows[0].unusable, 'generator-bound 2');
+  assert.equal(half.rows[0].a.n, 3, 'every run shown');
+  assert.equal(half.conclusion, 'confirmed', 'judged on 5,000 alone');
+  assert.deepEqual(half.agree, { k: 1, n: 1, p: null });
+  assert.ok(half.why.includes('1 of 2 conditions left out: fewer than 2 valid or server-limited runs on a side (generator-bound 2)'), half.why.join('; '));
+  // no condition with enough usable runs: not comparable, whatever the runs lean to
   const allBad = runs.map((r) => ({ ...r, summary: { ...r.summary, validity: { verdict: 'disturbed' } } }));
   const p = evaluateCheck(check, allBad);
-  assert.equal(p.conclusion, 'confirmed');
-  assert.equal(p.provisional, 'disturbed 12');
+  assert.equal(p.conclusion, 'not comparable');
+  assert.equal(p.indicative, 'holds');
+  assert.deepEqual(p.why, ['too few usable runs: no condition has 2 valid or server-limited runs on a side (disturbed 12)']);
   // a condition reversed beyond noise and none holding makes it not confirmed
   const reversed = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
   assert.equal(evaluateCheck(check, reversed).conclusion, 'not confirmed');
@@ -215,7 +224,7 @@ test('server-limited runs are the server\'s numbers and judge; generator-bound a
   assert.equal(e.rows[0].a.n, 3);
   assert.equal(e.rows[0].b.n, 3, 'the generator-bound run is left out');
   assert.equal(e.conclusion, 'confirmed');
-  assert.equal(e.provisional, null);
+  assert.equal(e.rows[0].unusable, null);
 });
 
 test('a permutation\'s line rests on its valid runs when two or more are valid, else on all of them', () => {
@@ -291,6 +300,41 @@ test('trend, load kept up, threshold and crash checks', () => {
   assert.equal(evaluateCheck(noCrash, [run({}), run({})]).conclusion, 'confirmed');
   assert.equal(evaluateCheck(noCrash, [run({}), run({}, { crashed: true })]).conclusion, 'not confirmed');
   assert.equal(evaluateCheck({ ...noCrash, kind: 'some' }, [run({}, { crashed: true })]).conclusion, 'confirmed');
+});
+
+test('saturation: a condition in which every run kept up is shown but left out; an old summary\'s share is asked again', () => {
+  const rate = { id: 'r', kind: 'compare', a: { server: 'node' }, b: { server: 'tc6' }, expect: 'greater', keepsUp: true, metric: 'responsesPerSecond', select: {} };
+  // at 1,000 both kept up and tc6 is ahead (within noise of nothing saturated); at 5,000 tc6 fell short
+  const runs = [
+    ...[50, 60, 55].map((r) => run({}, { rate: r })), ...[70, 71, 72].map((r) => run({ server: 'tc6' }, { rate: r })),
+    ...[90, 91, 92].map((r) => run({ connections: 5000 }, { rate: r })), ...[40, 41, 42].map((r) => run({ server: 'tc6', connections: 5000 }, { rate: r, share: 0.5 })),
+  ];
+  const e = evaluateCheck(rate, runs);
+  assert.deepEqual(e.rows.map((r) => Boolean(r.keptUp)), [true, false]);
+  assert.equal(e.rows[0].outcome, 'reversed', 'the kept-up condition is still shown with its own outcome');
+  assert.equal(e.conclusion, 'confirmed', 'judged on the saturated condition alone');
+  assert.deepEqual(e.agree, { k: 1, n: 1, p: null });
+  assert.ok(e.why.includes('1 of 2 conditions left out: each side\'s runs got 95% of the load asked or more on average, so nothing saturated'), e.why.join('; '));
+  // one run of a side short of its load does not make the side saturated: its mean decides
+  const dip = runs.map((r, i) => (i === 3 ? run({ server: 'tc6' }, { rate: 70, share: 0.9 }) : r));
+  assert.equal(evaluateCheck(rate, dip).rows[0].keptUp, true);
+  assert.equal(evaluateCheck(rate, runs.map((r, i) => (i === 3 ? run({ server: 'tc6' }, { rate: 70, share: 0.6 }) : r))).rows[0].keptUp, undefined);
+  // a threshold claim of an open question too: node-cluster above one core only where it fell short
+  const cores = { id: 'c', kind: 'above', threshold: 100, keepsUp: true, noStudyResult: true, metric: 'serverCpu', select: {} };
+  const cluster = [...repeats({}, [70, 72, 71]), ...repeats({ connections: 5000 }, [140, 135, 138], { share: 0.8 })];
+  const c = evaluateCheck(cores, cluster);
+  assert.equal(c.conclusion, 'answered');
+  assert.equal(c.indicative, 'holds');
+  // the same runs without keepsUp: the idle condition counts and reverses nothing it cannot show
+  assert.equal(evaluateCheck({ ...cores, keepsUp: false }, cluster).indicative, 'within noise');
+  // summaries written before the analysis asked for the interval's cycles: 17 cycles seen of 30 asked
+  const old = run({ connections: 15000 });
+  old.summary.workload = { answers: { basis: 'threads x emit cycles started in the window (17)', cycles: 17, expected: 255000, achieved: 254856, share: 0.999 },
+    emit: { cycles: 17, cyclesExpected: 30 } };
+  assert.equal(metricValue('loadShare', old), 0.566);
+  const now = run({}, { share: 0.9 });
+  now.summary.workload.emit = { cycles: 17, cyclesExpected: 30 };
+  assert.equal(metricValue('loadShare', now), 0.9, 'a summary of the current analysis keeps its share');
 });
 
 test('the study\'s findings: every figure 5-28, both tables, four conclusions, RQ1-RQ4; every check well formed', () => {

@@ -23,6 +23,9 @@
 #   scale-rq4       RQ4 where one Node.js process saturates: node-cluster's and one Node.js process's long
 #                   polls with 0.5 s events (beyond the study's grid: sweep.sh --emit-intervals) at
 #                   10,000/15,000, 20,000 and 30,000 answers a second, the server on both cores (4)
+#   scale-rq2       RQ2's long-poll rates where both connectors saturate: Tomcat 6 NIO and blocking, long polls
+#                   with 1 s events at 10,000/15,000 (on the AMD machine 2 of 3 NIO runs at 15,000 were
+#                   generator-bound) (4)
 #   scale-long      600 s, as the study's runs: Tomcat 7 comet with 1 s events at 5,000 and 15,000, Tomcat 6
 #                   long polls with 1 s events at 5,000, Tomcat 7 long polls with 10 s and 30 s events at 15,000 (5)
 #
@@ -57,12 +60,12 @@ if [[ ${1:-} == --set ]]; then
 fi
 case $set_name in
   pilot | coverage | polls) ;;
-  scale-1s | scale-none | scale-intervals | scale-open | scale-rq4 | scale-long)
+  scale-1s | scale-none | scale-intervals | scale-open | scale-rq4 | scale-rq2 | scale-long)
     rampup=10
     export PB_SERVER_CPUS=${PB_SERVER_CPUS:-1} PB_ENGINE_CPUS=${PB_ENGINE_CPUS:-0}
     pin=(taskset -c "$PB_ENGINE_CPUS")
     ;;
-  *) echo "runs.sh: --set is pilot, coverage, polls, scale-1s, scale-none, scale-intervals, scale-open, scale-rq4 or scale-long, not '$set_name'" >&2; exit 2 ;;
+  *) echo "runs.sh: --set is pilot, coverage, polls, scale-1s, scale-none, scale-intervals, scale-open, scale-rq4, scale-rq2 or scale-long, not '$set_name'" >&2; exit 2 ;;
 esac
 
 pilot() { # pilot <pass>
@@ -141,6 +144,10 @@ scale_rq4() { # scale_rq4 <pass>: RQ4 at a load one Node.js process cannot answe
   PB_SERVER_CPUS=$pinned
 }
 
+scale_rq2() { # scale_rq2 <pass>: RQ2's long-poll rate, NIO against blocking, where both fall short of the load
+  sweep "scale$1-rq2" --servers tc6,tc6-bio --levels 10000,15000 --filter 'poll 180000 event1 1000$' --duration 40
+}
+
 scale_long() { # scale_long <pass>: the study's 600 s where a finding is about time (spikes, crashes, memory)
   sweep "scale$1-long-tc7-comet" --servers tc7 --levels 5000,15000 --filter 'comet - event1 1000$' --duration 600
   sweep "scale$1-long-tc6-poll" --servers tc6 --levels 5000 --filter 'poll 180000 event1 1000$' --duration 600
@@ -160,6 +167,7 @@ for pass in "${passes[@]}"; do
     scale-intervals) scale_intervals "$pass" ;;
     scale-open) scale_open "$pass" ;;
     scale-rq4) scale_rq4 "$pass" ;;
+    scale-rq2) scale_rq2 "$pass" ;;
     scale-long) scale_long "$pass" ;;
   esac
 done
