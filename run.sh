@@ -261,8 +261,9 @@ start_monitoring() {
 # H_INIT, H_CLEANUP; not the order of hosts.conf), a few hundred ms to seconds apart. Only the engine
 # started first runs Init: each event set restarts the server's emitter, so n engines would set it n
 # times, and set first, the event exists before the other engines' first requests. Only the engine started
-# last runs the Clean Up clear: an earlier engine's clear would end a later engine's streams before that
-# engine's duration is over.
+# last runs the Clean Up clear, and with several engines it waits clear.margin.ms more (lib/decide.js
+# CLEAR_MARGIN_MS): the engines' loads start up to seconds apart, in either order, and a clear before
+# another engine's duration is over would end its streams or leave its next polls waiting.
 launch_engines() {
   local e
   undo_add jmeter stop_engines "${ENGINE_IDX[@]}"

@@ -454,7 +454,8 @@ const muxThreads = (connections, cores, s) =>
 // smallest power of two from 16 up that holds them at a load factor of 0.75, one bucket's in the order
 // given. The engine started first sets the event (Init: each set restarts the server's emitter, and set
 // first the event exists before the other engines' first requests); the one started last clears it
-// (Clean Up: an earlier engine's clear would end a later engine's streams before its duration is over).
+// (Clean Up), clear.margin.ms after its own duration and emit interval (CLEAR_MARGIN_MS: the engines' loads
+// start up to seconds apart, in either order).
 function jmeterStartOrder(keys) {
   let capacity = 16;
   while (keys.length * 4 > capacity * 3) capacity *= 2;
@@ -471,17 +472,28 @@ function jmeterStartOrder(keys) {
 // group, the engines' final batch), then 60 s and a fifth of the duration to spare.
 const waitSeconds = (p) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0, p.emitIntervalMs ?? 0) / 1000) + 10 + 60 + Math.floor(p.durationS / 5);
 
+// With several engines, how much later than its own duration and one emit interval the Clean Up clear
+// comes (clear.margin.ms). The engines' loads do not start together: the controller starts them one after
+// the other, and JMeter runs an engine's setUp groups (Init, on the engine started first) before its load,
+// so either may start first. In distributed test runs of two namespace engines the cleaning engine's load
+// started 0.99 s after the other's, and 0.22 and 0.47 s before it (Init's first HTTP requests on a cold
+// JVM); a clear before another engine's duration is over leaves that engine's next polls waiting for an
+// event that no longer exists. The margin covers a spread of 5 s beyond the emit interval, for 5 s more per
+// run with several engines.
+const CLEAR_MARGIN_MS = 5000;
+const clearMarginMs = (engines) => (engines > 1 ? CLEAR_MARGIN_MS : 0);
+
 // The plan's global properties, the one table where the run schema's names become JMeter's
 // (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
 // mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
 // to the plan, which derives it from the type, duration and interval (load/README.md).
-function jmeterProperties(p, address, sampler, churnPercent = '0') {
+function jmeterProperties(p, address, sampler, churnPercent = '0', engines = 1) {
   return [
     ['server.host', address], ['server.port', p.port], ['rampup.period', p.rampupS], ['test.duration', p.durationS],
     ['logging.enabled', 'false'], ['event.enabled', p.event ? 'true' : 'false'], ['event.name', p.event ?? 'none'],
     ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.type], ['request.events', p.event ?? ''],
     ['request.duration', p.maxDurationMs ?? 0], ['pull.interval', p.pullIntervalMs ?? 0], ['churn.percent', churnPercent],
-    ['request.sampler', sampler],
+    ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engines)],
   ].map(([k, v]) => `${k}=${v}\n`).join('');
 }
 
@@ -605,7 +617,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     resultsDiskMb: disk.resultsMb,
     sampler,
     waitS: waitSeconds(p),
-    jmeterProperties: jmeterProperties(p, sut.address, sampler, s.PB_CHURN_PERCENT),
+    jmeterProperties: jmeterProperties(p, sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
     settings: exports,
     threadFit,
     openFiles,

@@ -72,7 +72,7 @@ describe('the split, heaps and disk (what ./run.sh --plan showed)', () => {
     assert.equal(d.waitS, 30 + 2 + 10 + 60 + 6);
     assert.equal(d.jmeterProperties, ['server.host=127.0.0.1', 'server.port=8080', 'rampup.period=5', 'test.duration=30', 'logging.enabled=false',
       'event.enabled=true', 'event.name=event1', 'event.frequency=2000', 'request.type=comet', 'request.events=event1', 'request.duration=0',
-      'pull.interval=0', 'churn.percent=0', 'request.sampler=mux', ''].join('\n'));
+      'pull.interval=0', 'churn.percent=0', 'request.sampler=mux', 'clear.margin.ms=0', ''].join('\n'));
     assert.equal(d.resultsDiskMb, Math.ceil((disk.archiveBytes + disk.samples * 200) / (1024 * 1024)) + 20);
     assert.equal(d.openFiles, null, 'no limits given: no fit');
     assert.equal(d.threadFit, null);
@@ -87,6 +87,8 @@ describe('the split, heaps and disk (what ./run.sh --plan showed)', () => {
     assert.deepEqual(d.server, { type: 'tc7', name: 's1', address: '127.0.0.1', listen: '127.0.0.1', port: 8087, connections: 1001, bioThreads: null });
     // JMeter starts them in its HashMap's order: here e1 first (it sets the event), e2 last (it clears it)
     assert.deepEqual(d.engines.map((e) => [e.name, e.init, e.cleanup]), [['e1', true, false], ['e2', false, true]]);
+    // and with several engines the clear waits 5 s more: their loads start seconds apart, in either order
+    assert.match(d.jmeterProperties, /^clear\.margin\.ms=5000$/m);
     // the order of the keys given is not JMeter's: its buckets decide (checked against the HashMap's in
     // a JMeter 5.6.3 controller log, lib/jmeter-order.sh before this module)
     assert.deepEqual(jmeterStartOrder(['127.0.0.3:11099', '127.0.0.2:11099', '127.0.0.4:11099']),

@@ -4,7 +4,7 @@
 // pull on Node.js, poll on Tomcat 7). Each must stamp every record it received (a trip time for each),
 // give JMeter summaries only (no per-answer sample crosses RMI), and the stream logs' answers must add up
 // to the summaries' counts. Needs root, openssh-server, JMeter, Tomcat 7 and the WAR (./setup.sh).
-// Three runs of 12 s with 200 connections: about 2 minutes.
+// Three runs of 12 s with 200 connections: about 2 minutes. The clear must come after both engines' loads.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -19,6 +19,7 @@ const STATE = process.env.PB_STATE || path.join(ROOT, 'build', 'state');
 const RESULTS = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 'results'), `mux-netns-${process.pid}`);
 const CONNECTIONS = 200;
 const EMIT_MS = 1000;
+const DURATION_S = 12;
 const ARGS = {
   comet: ['comet', '-', 'event1', String(EMIT_MS)],
   poll: ['poll', '5000', 'event1', String(EMIT_MS)],
@@ -56,7 +57,7 @@ after(() => { if (hosts.up) hosts.down(); });
 for (const [server, types] of [['node', ['comet', 'pull']], ['tc7', ['poll']]]) {
   for (const type of types) {
     test(`mux, distributed over two namespace engines: ${server} ${type}, every record stamped, totals agree`, { timeout: 240000 }, async () => {
-      const r = await runSh([server, '2', '12', String(CONNECTIONS), ...ARGS[type]]);
+      const r = await runSh([server, '2', String(DURATION_S), String(CONNECTIONS), ...ARGS[type]]);
       assert.equal(r.code, 0, `run.sh exited ${r.code}:\n${tail(r.out)}`);
       const d = r.runDir;
       const run = readJson(d, 'run.json');
@@ -73,6 +74,13 @@ for (const [server, types] of [['node', ['comet', 'pull']], ['tc7', ['poll']]]) 
         assert.ok(mine.every((row) => /Request \(mux\) \d+-1$/.test(row.threadName)), 'one mux thread per engine');
       }
       const summed = summaries.reduce((n, row) => n + Number(row.SampleCount), 0);
+      // One engine clears, after every engine's duration and one emit interval: an engine's load begins
+      // with its Timestamp group's first exchange, and the engines' loads begin up to seconds apart.
+      const clear = rows.find((row) => row.label === 'clear');
+      for (const e of hosts.engines) {
+        const begun = Math.min(...rows.filter((row) => row.label === 'timestamp' && row.threadName.includes(e.address)).map((row) => Number(row.timeStamp)));
+        assert.ok(Number(clear.timeStamp) >= begun + DURATION_S * 1000 + EMIT_MS, `engine ${e.address}: load from ${begun} ms, cleared at ${clear.timeStamp} ms`);
+      }
 
       // The stream logs hold every answer the summaries counted, each one its own connection's.
       const s = readJson(d, 'data/summary.json');

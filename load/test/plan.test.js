@@ -96,7 +96,7 @@ const BRANCH_CHECK = `
 def xml = new groovy.xml.XmlSlurper().parse(new File(args[0]))
 def branches = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text().startsWith('BRANCH_') }
   .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
-def derived = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text() in ['REQUEST_THREADS', 'MUX_THREADS', 'MUX_BODY', 'MUX_METHOD', 'MUX_PATH', 'REQUEST_BODY'] }
+def derived = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text() in ['REQUEST_THREADS', 'MUX_THREADS', 'MUX_BODY', 'MUX_METHOD', 'MUX_PATH', 'REQUEST_BODY', 'CLEAR_DELAY'] }
   .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
 def run = { value, bindings -> new GroovyShell(new Binding(bindings)).evaluate(value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')) }
 for (sampler in ['mux', 'push', 'http', 'HTTP', 'other']) for (mt in ['3', '']) {
@@ -108,6 +108,10 @@ for (t in ['comet 3000', 'sse 3000', 'ws 3000', 'ws 0']) {
   def (type, d) = t.tokenize(' ')
   def b = [vars: [REQUEST_TYPE: type, REQUEST_EVENTS: ' event1, event2 ,', REQUEST_DURATION: d]]
   println "mux request \${t}: \${run(derived.MUX_METHOD, b)} \${run(derived.MUX_PATH, b)} \${run(derived.REQUEST_BODY, b)}"
+}
+for (event in ['true', 'false']) for (m in ['5000', '']) {
+  def b = [vars: [TEST_DURATION: '12', EVENT_SET_ENABLED: event, EVENT_FREQUENCY: '2000', CLEAR_MARGIN: m]]
+  println "clear \${event} \${m ?: '-'}: \${run(derived.CLEAR_DELAY, b)}"
 }
 for (sampler in ['mux', 'push', 'http', 'HTTP']) for (event in ['true', 'false']) for (type in ['comet', 'poll', 'pull']) {
   def on = branches.findAll { name, value ->
@@ -154,6 +158,8 @@ test('the Request group\'s five branches exclude each other; the same request in
     'mux request sse 3000: GET /request?type=sse&events=event1,event2 {"type":"sse","events":["event1","event2"],"duration":3000}',
     'mux request ws 3000: GET /request {"type":"ws","events":["event1","event2"],"duration":3000}',
     'mux request ws 0: GET /request {"type":"ws","events":["event1","event2"]}');
+  // Clean Up clears the duration, one emit interval (1 s without an event) and clear.margin.ms after its start.
+  want.push('clear true 5000: 19000', 'clear true -: 14000', 'clear false 5000: 18000', 'clear false -: 13000');
   // Exactly one branch for every thread-per-connection setting, pull always the push sampler's Pull
   // branch; none with mux (its own group).
   for (const event of ['true', 'false']) for (const type of ['comet', 'poll', 'pull']) want.push(`mux ${event} ${type}: `);
