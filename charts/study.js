@@ -102,7 +102,7 @@ function checkTable(evaluated) {
     c.rows.forEach((r, i) => rows.push([
       i === 0 ? `<td rowspan="${c.rows.length}">${head}</td>` : '',
       `<td>${escapeHtml(r.label)}</td>`,
-      `<td>${rowNumbers(c.check, r)}${r.unusable ? ` <span class="warn">(runs not valid: ${escapeHtml(r.unusable)}; too few usable, left out)</span>` : ''}${r.keptUp ? ' <span class="none">(every run kept up: left out)</span>' : ''}</td>`,
+      `<td>${rowNumbers(c.check, r)}${r.unusable ? ` <span class="warn">(runs not valid: ${escapeHtml(r.unusable)}; too few usable, left out)</span>` : ''}${r.keptUp ? ' <span class="none">(both sides kept up: left out)</span>' : ''}</td>`,
       i === 0 ? `<td rowspan="${c.rows.length}">${conclusion}</td>` : '',
     ].filter(Boolean)));
   }
