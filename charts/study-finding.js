@@ -31,12 +31,12 @@
 //   it has two, else on all of them, drawn dashed (usableRuns).
 // - Saturation (keepsUp: a claim that shows only where the load saturates something, a throughput or an
 //   open question's contrast): a condition in which each side's runs got at least 95% of the answers they
-//   asked for on average is shown but left out of the judgement, since nothing saturated there; when every condition kept up, the
-//   check is judged on them all and is not comparable.
+//   asked for on average is shown but left out of the judgement, since nothing saturated there; when every
+//   condition kept up, the check is judged on them all and is not comparable.
 // - A check's conclusion: 'not run yet' (no runs for it); 'indicative' (runs only below its scale); 'not
 //   comparable' when the effect depends on the study's machine (machine), software versions (versions) or
-//   clients (client), every run of every condition got the load it asked for (keepsUp), no condition has
-//   enough usable runs, or with too few repeats; else, for a question the study left open (noStudyResult),
+//   clients (client), every condition kept up with its load (keepsUp), no condition has enough usable
+//   runs, or with too few repeats; else, for a question the study left open (noStudyResult),
 //   'answered' (pushbench's answer: yes when it holds, no when reversed, no difference within noise);
 //   else 'confirmed' (holds) or 'not confirmed' (reversed, or within noise).
 // - A finding's conclusion: 'not confirmed' if any check is, else 'not comparable' if any is, else
@@ -330,15 +330,16 @@ function evaluateCheck(check, allRuns) {
     rows = comparisons(check, runs);
     if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxConnectionsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
   }
-  // Conditions shown but left out of the judgement: too few usable runs on a side (unusable), and for
-  // keepsUp those in which both sides kept up (keptUp). With none left, the check is judged on every condition and
+  // Conditions shown but left out of the judgement: for keepsUp those in which both sides kept up, and
+  // those with too few usable runs on a side. With none left, the check is judged on every condition and
   // is not comparable.
-  const left = (why) => rows.filter((r) => (why === 'keptUp' ? r.keptUp : r.unusable && !r.keptUp));
-  const judgedRows = rows.filter((r) => !r.keptUp && !r.unusable);
-  const onAll = rows.length > 0 && !judgedRows.length;
-  const judged = onAll ? rows : judgedRows;
-  const keepsUp = onAll && !left('unusable').length;
-  const unusable = onAll && !keepsUp ? unusableCounts(left('unusable').flatMap((r) => r.runs)) : null;
+  const keptUpRows = rows.filter((r) => r.keptUp);
+  const unusableRows = rows.filter((r) => r.unusable && !r.keptUp);
+  const unusableRuns = unusableCounts(unusableRows.flatMap((r) => r.runs));
+  const onAll = rows.length > 0 && keptUpRows.length + unusableRows.length === rows.length;
+  const judged = onAll ? rows : rows.filter((r) => !r.keptUp && !r.unusable);
+  const keepsUp = onAll && !unusableRows.length;
+  const unusable = onAll && !keepsUp ? unusableRuns : null;
   const across = check.kind === 'none' || check.kind === 'some'
     ? { outcome: judged.length ? judged[0].outcome : null }
     : acrossConditions(judged, { similar: check.expect === 'similar' || check.expect === 'flat' });
@@ -347,8 +348,8 @@ function evaluateCheck(check, allRuns) {
   if (!scale && gate.note && rows.length) conclusion.why.push(gate.note);
   if (!onAll) {
     const n = (list) => `${list.length} of ${rows.length} condition${rows.length === 1 ? '' : 's'} left out`;
-    if (left('unusable').length) conclusion.why.push(`${n(left('unusable'))}: fewer than ${MIN_REPEATS} valid or server-limited runs on a side (${unusableCounts(left('unusable').flatMap((r) => r.runs))})`);
-    if (left('keptUp').length) conclusion.why.push(`${n(left('keptUp'))}: each side's runs got ${KEEPS_UP_SHARE * 100}% of the load asked or more on average, so nothing saturated`);
+    if (unusableRows.length) conclusion.why.push(`${n(unusableRows)}: fewer than ${MIN_REPEATS} valid or server-limited runs on a side (${unusableRuns})`);
+    if (keptUpRows.length) conclusion.why.push(`${n(keptUpRows)}: each side's runs got ${KEEPS_UP_SHARE * 100}% of the load asked or more on average, so nothing saturated`);
   }
   // how many conditions' means lie the way the study says, beyond noise or not
   const signed = judged.filter((r) => r.sign === 1 || r.sign === -1);

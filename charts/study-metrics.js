@@ -7,6 +7,8 @@
 // generator may share the host (the pilot ran everything on one 2-core machine), so the server's own
 // process (pidstat) stands for the study's host figures: serverCpu, rampCpu and serverRss.
 
+const { r3 } = require('../analysis/measure/per-second');
+
 // The numbers of series[key] over seconds [from, to).
 function seriesValues(run, key, from, to) {
   return (run.series?.[key] ?? []).slice(from, to).filter((v) => typeof v === 'number' && Number.isFinite(v));
@@ -35,7 +37,7 @@ function loadShare(run) {
   const answers = run.summary?.workload?.answers;
   const cyclesAsked = run.summary?.workload?.emit?.cyclesExpected;
   if (/started in the window/.test(answers?.basis ?? '') && answers.cycles > 0 && cyclesAsked > answers.cycles) {
-    return Math.round(answers.achieved / (answers.expected / answers.cycles * cyclesAsked) * 1000) / 1000;
+    return r3(answers.achieved / (answers.expected / answers.cycles * cyclesAsked));
   }
   return num(answers?.share);
 }

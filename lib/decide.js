@@ -481,19 +481,19 @@ const waitSeconds = (p) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0
 // event that no longer exists. The margin covers a spread of 5 s beyond the emit interval, for 5 s more per
 // run with several engines.
 const CLEAR_MARGIN_MS = 5000;
-const clearMarginMs = (engines) => (engines > 1 ? CLEAR_MARGIN_MS : 0);
+const clearMarginMs = (engineCount) => (engineCount > 1 ? CLEAR_MARGIN_MS : 0);
 
 // The plan's global properties, the one table where the run schema's names become JMeter's
 // (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
 // mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
 // to the plan, which derives it from the type, duration and interval (load/README.md).
-function jmeterProperties(p, address, sampler, churnPercent = '0', engines = 1) {
+function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount = 1) {
   return [
     ['server.host', address], ['server.port', p.port], ['rampup.period', p.rampupS], ['test.duration', p.durationS],
     ['logging.enabled', 'false'], ['event.enabled', p.event ? 'true' : 'false'], ['event.name', p.event ?? 'none'],
     ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.type], ['request.events', p.event ?? ''],
     ['request.duration', p.maxDurationMs ?? 0], ['pull.interval', p.pullIntervalMs ?? 0], ['churn.percent', churnPercent],
-    ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engines)],
+    ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engineCount)],
   ].map(([k, v]) => `${k}=${v}\n`).join('');
 }
 
