@@ -469,8 +469,9 @@ function jmeterStartOrder(keys) {
 
 // The wait's hard deadline, in seconds from the test's start on the first engine: the test (the plan's
 // Request group runs the duration, ramp-up included), its tail (the last polls or emit cycle, the clean-up
-// group, the engines' final batch), then 60 s and a fifth of the duration to spare.
-const waitSeconds = (p) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0, p.emitIntervalMs ?? 0) / 1000) + 10 + 60 + Math.floor(p.durationS / 5);
+// group with its clear margin, the engines' final batch), then 60 s and a fifth of the duration to spare.
+const waitSeconds = (p, engineCount = 1) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0, p.emitIntervalMs ?? 0) / 1000)
+  + Math.ceil(clearMarginMs(engineCount) / 1000) + 10 + 60 + Math.floor(p.durationS / 5);
 
 // With several engines, how much later than its own duration and one emit interval the Clean Up clear
 // comes (clear.margin.ms). The engines' loads do not start together: the controller starts them one after
@@ -616,7 +617,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     engines: engines.map(({ index, ...e }) => e),
     resultsDiskMb: disk.resultsMb,
     sampler,
-    waitS: waitSeconds(p),
+    waitS: waitSeconds(p, engines.length),
     jmeterProperties: jmeterProperties(p, sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
     settings: exports,
     threadFit,

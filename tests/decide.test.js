@@ -93,7 +93,7 @@ describe('the split, heaps and disk (what ./run.sh --plan showed)', () => {
     // a JMeter 5.6.3 controller log, lib/jmeter-order.sh before this module)
     assert.deepEqual(jmeterStartOrder(['127.0.0.3:11099', '127.0.0.2:11099', '127.0.0.4:11099']),
       jmeterStartOrderOfBash(['127.0.0.3:11099', '127.0.0.2:11099', '127.0.0.4:11099']));
-    assert.equal(d.waitS, 60 + 3 + 10 + 60 + 12);
+    assert.equal(d.waitS, 60 + 3 + 5 + 10 + 60 + 12, 'the clear margin of several engines included');
     assert.deepEqual(split(10, 3), [4, 3, 3]);
     assert.deepEqual(split(2, 2), [1, 1]);
   });

@@ -15,7 +15,7 @@ const { ROOT, RUN_SH, scratch, hostsFile, LOCAL_HOSTS, runSh, alive, listening }
 const s = scratch('run-lock');
 after(() => s.cleanup());
 
-const SMALL_RUN = ['node', '2', '20', '40', 'comet', '-', 'event1', '1000'];
+const SMALL_RUN = ['node', '2', '12', '40', 'comet', '-', 'event1', '1000'];
 const PORTS = ['PB_PORT_NODE', 'PB_JMETER_RMI_PORT', 'PB_JMETER_RMI_LOCALPORT'].map((k) => Number(process.env[k]));
 
 const env = (extra = {}) => ({ PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS), ...extra });
@@ -228,7 +228,7 @@ function sweep(args, onData = () => {}) {
   return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, out }); }));
 }
 
-const ONE_RUN = ['--servers', 'node', '--types', 'comet', '--levels', '40', '--filter', 'event1 1000$', '--duration', '20', '--rampup', '2'];
+const ONE_RUN = ['--servers', 'node', '--types', 'comet', '--levels', '40', '--filter', 'event1 1000$', '--duration', '10', '--rampup', '2'];
 
 describe('the sweep', () => {
   test('the sweep killed with SIGKILL mid-run: its resume stops what is left of that run and runs it again', async () => {
@@ -240,7 +240,7 @@ describe('the sweep', () => {
       if (runDir && /^ {2}wait: [0-9]+\//m.test(d)) child.kill('SIGKILL');
     });
     assert.ok(runDir, first.out);
-    assert.equal(fs.readFileSync(path.join(dir, '.running-0'), 'utf8').trim(), './run.sh node 2 20 40 comet - event1 1000 #1');
+    assert.equal(fs.readFileSync(path.join(dir, '.running-0'), 'utf8').trim(), './run.sh node 2 10 40 comet - event1 1000 #1');
     const again = await sweep(['--dir', dir, '--yes']);
     assert.equal(again.code, 0, again.out);
     assert.match(again.out, new RegExp(`#1: the sweep ended before this run's end was recorded; \\./run\\.sh --stop ${path.basename(runDir)}: `));

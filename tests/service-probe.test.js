@@ -15,7 +15,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
-const { scratch, hostsFile, runSh } = require('./lib/runsh');
+const { scratch, hostsFile, runSh, runShUndisturbed } = require('./lib/runsh');
 
 const s = scratch('probe');
 after(() => s.cleanup());
@@ -54,7 +54,7 @@ function eventSet(address, port) {
 
 test('bind=0.0.0.0 with the engines targeting 127.0.0.3: the run measures the server there, run.json and the report say both', async () => {
   const hosts = hostsFile(s.dir, ['sut sut1 127.0.0.3 local bind=0.0.0.0', 'engine gen1 127.0.0.1 local']);
-  const r = await runSh(SMALL_RUN, { env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts }, timeoutMs: 180000 });
+  const r = await runShUndisturbed(SMALL_RUN, { env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts }, timeoutMs: 180000 });
   assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, new RegExp(`node running on 0\\.0\\.0\\.0:${PORT} \\(pid \\d+\\); the engines target 127\\.0\\.0\\.3:${PORT}`));
   const run = readJson(path.join(r.runDir, 'run.json'));

@@ -6,7 +6,8 @@
 // run.json and report, Ctrl-C and resume, and a lane whose sshd is stopped mid-sweep (its run retried on
 // the other lane, nothing lost).
 //
-// Needs root, openssh-server, JMeter and Node. Takes ~6-9 minutes on 2 cores (22 short runs).
+// Needs root, openssh-server, JMeter and Node. Takes ~4-6 minutes on 2 cores (11 short runs, 3 of them
+// interrupted).
 
 const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -112,6 +113,8 @@ const LANE_B = path.join(BASE, 'b.conf');
 // 4 runs: node comet with 1 s events at 20 and 40 connections, without events at 20 and 40.
 const SELECTION = ['--servers', 'node', '--types', 'comet', '--levels', '20,40', '--filter', '(event1 1000|comet)$',
   '--duration', '8', '--rampup', '1'];
+// 2 runs (the same at 20 connections only): one a lane, where a test stops the lanes' first runs.
+const PAIR = SELECTION.map((a) => (a === '20,40' ? '20' : a));
 
 const sweep = (args, { onOutput } = {}) => runSweep(args, { onOutput, env: hosts.env });
 
@@ -153,7 +156,9 @@ describe('real sweeps over two lanes of namespace hosts', () => {
     fs.writeFileSync(path.join(BASE, 'broken.conf'), 'sut only-a-name\n');
     const broken = await sweep(['--lanes', `${LANE_A},${path.join(BASE, 'broken.conf')}`, '--dir', path.join(BASE, 'bad3'), '--yes', ...SELECTION]);
     assert.equal(broken.code, 2, tail(broken.out));
-    assert.match(broken.out, /broken\.conf:1: .*\n.*lane broken: hosts file error/);
+    // the file's error on stderr, then the lane's line on stdout (two pipes here: their order is not kept)
+    assert.match(broken.out, /broken\.conf:1: expected '<role> <name> <address> <access>/);
+    assert.match(broken.out, /lane broken: hosts file error \(above\)/);
     for (const d of ['bad1', 'bad2', 'bad3']) assert.ok(!fs.existsSync(path.join(BASE, d, 'runs')), `${d}: nothing ran`);
     // a budget below the floors, before anything starts (two lanes of 4 runs of at most 8 s, 1 s ramp-up)
     const tight = await sweep(['--lanes', `${LANE_A},${LANE_B}`, '--dir', path.join(BASE, 'bad4'), '--yes', ...SELECTION, '--budget', '2m']);
@@ -214,7 +219,7 @@ describe('real sweeps over two lanes of namespace hosts', () => {
   test('Ctrl-C with both lanes running, then resume (lanes from sweep.json): every run done once', async () => {
     const dir = path.join(BASE, 'interrupted');
     let sent = false;
-    const first = await sweep(['--lanes', `${LANE_A},${LANE_B}`, '--dir', dir, '--yes', ...SELECTION], {
+    const first = await sweep(['--lanes', `${LANE_A},${LANE_B}`, '--dir', dir, '--yes', ...PAIR], {
       onOutput: (out, child) => {
         if (!sent && /\] lane a: \.\/run\.sh/.test(out) && /\] lane b: \.\/run\.sh/.test(out)) {
           sent = true;
@@ -232,19 +237,19 @@ describe('real sweeps over two lanes of namespace hosts', () => {
     const second = await sweep(['--dir', dir, '--yes']);
     assert.equal(second.code, 0, tail(second.out));
     assert.match(second.out, /resuming on the lanes saved in .*a\.conf, .*b\.conf/);
-    assert.match(second.out, /4 selected: 0 done before, 4 to run/);
+    assert.match(second.out, /2 selected: 0 done before, 2 to run/);
     state = readState(dir);
-    assert.equal(state.length, 4);
+    assert.equal(state.length, 2);
     assert.ok(state.every((s) => s.status === 'done'), tail(second.out));
     const runs = fs.readdirSync(path.join(dir, 'runs'));
-    assert.equal(runs.length, 6, `4 complete + 2 interrupted attempts: ${runs}`);
+    assert.equal(runs.length, 4, `2 complete + 2 interrupted attempts: ${runs}`);
   });
 
   test('a lane whose sshd is stopped mid-sweep: taken out, its run retried on the other lane, nothing lost', async () => {
     const dir = path.join(BASE, 'lane-lost');
     const laneBSut = hosts.hosts[2];
     let stopped = false;
-    const r = await sweep(['--lanes', `${LANE_A},${LANE_B}`, '--dir', dir, '--yes', ...SELECTION], {
+    const r = await sweep(['--lanes', `${LANE_A},${LANE_B}`, '--dir', dir, '--yes', ...PAIR], {
       onOutput: (out) => {
         // lane b's first run has started: its sut's sshd goes (the run's open connections stay)
         if (!stopped && /\] lane b: \.\/run\.sh/.test(out)) {
@@ -257,11 +262,11 @@ describe('real sweeps over two lanes of namespace hosts', () => {
     assert.equal(r.code, 0, tail(r.out));
     assert.match(r.out, /sweep: lane b taken out: .*goes back to the queue for the 1 other lane/);
     const state = readState(dir);
-    assert.equal(state.length, 4);
+    assert.equal(state.length, 2);
     assert.ok(state.every((s) => s.status === 'done'), tail(r.out));
     const onB = state.filter((s) => s.lane === 'b');
     assert.ok(onB.length <= 1, 'lane b finished at most the run it had begun');
-    assert.ok(state.filter((s) => s.lane === 'a').length >= 3);
+    assert.ok(state.filter((s) => s.lane === 'a').length >= 1);
     assert.match(fs.readFileSync(path.join(dir, 'sweep.log'), 'utf8'), /lane-out b .*requeued \.\/run\.sh/);
     assert.match(r.out, /sweep: lane b: \d run\(s\) \(taken out: /);
   });
