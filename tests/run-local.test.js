@@ -14,7 +14,7 @@ const { ROOT, scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 
 const THREADS = 100;
 const RAMPUP = 2;
-const DURATION = 15;
+const DURATION = 10;
 
 // Comet always with an event; poll without one on node (every poll times out after 3 s) and with one on
 // tc6 (every poll ends with an event), so both kinds of poll answer are covered. tests/sweep.test.js's

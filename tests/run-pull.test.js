@@ -1,6 +1,6 @@
 'use strict';
 // Pull, short polling (issue #26, docs/pull.md), through run.sh: a small real run (20 clients pulling every
-// 500 ms, an event every 1,000 ms, 15 s), start to report, on one server of each implementation: Node.js,
+// 500 ms, an event every 1,000 ms, 10 s), start to report, on one server of each implementation: Node.js,
 // the Node.js cluster (its history is shared across workers) and the Java core on Tomcat 7. Each must give
 // the trip time of its pulled messages, the network cost per delivered message, and CHIRON's received and
 // unique counts with none missed and none twice. The pull answers of every server type, connectors and
@@ -15,7 +15,7 @@ const { scratch, hostsFile, LOCAL_HOSTS, runSh } = require('./lib/runsh');
 const THREADS = 20;
 const PULL_MS = 500;
 const EMIT_MS = 1000;
-const ARGS = ['2', '15', String(THREADS), 'pull', String(PULL_MS), 'event1', String(EMIT_MS)];
+const ARGS = ['2', '10', String(THREADS), 'pull', String(PULL_MS), 'event1', String(EMIT_MS)];
 const SERVERS = ['node', 'node-cluster', 'tc7'];
 
 const s = scratch('pull');

@@ -9,9 +9,9 @@ const { scratch, hostsFile, LOCAL_HOSTS, runSh, listFiles } = require('./lib/run
 
 const THREADS = 100;
 const RUNS = [
-  ['node-cluster', ['2', '15', String(THREADS), 'comet', '-', 'event1', '2000']],
-  ['tc6-bio', ['2', '15', String(THREADS), 'poll', '3000', 'event1', '1000']],
-  ['tc7-bio', ['2', '15', String(THREADS), 'poll', '3000', 'event1', '1000']],
+  ['node-cluster', ['2', '10', String(THREADS), 'comet', '-', 'event1', '2000']],
+  ['tc6-bio', ['2', '10', String(THREADS), 'poll', '3000', 'event1', '1000']],
+  ['tc7-bio', ['2', '10', String(THREADS), 'poll', '3000', 'event1', '1000']],
 ];
 
 const s = scratch('server-types');

@@ -58,23 +58,24 @@ function runSh(args, { env = {}, onLine, timeoutMs = 300000 } = {}) {
   });
 }
 
-// The verdict of a finished run (its data/summary.json), or null when it has none.
-function verdictOf(runDir) {
+// A finished run's validity (its data/summary.json), or null when it has none.
+function validityOf(runDir) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8')).validity.verdict;
+    return JSON.parse(fs.readFileSync(path.join(runDir, 'data', 'summary.json'), 'utf8')).validity;
   } catch {
     return null;
   }
 }
 
-// runSh for a test that asserts a valid run: a run judged disturbed (steal, or other processes took the
-// machine: docs/validity.md) says nothing of the code under test, so it is taken again once, as the
-// study retakes one; the retake's verdict stands. Resolves runSh's result and retakes (0 or 1).
+// runSh for a test that asserts a verdict (valid, generator-bound): a run judged disturbed (steal, or
+// other processes took the machine: docs/validity.md) says nothing of the code under test, so it is taken
+// again once, as the study retakes one; the retake's verdict stands. Resolves runSh's result and retakes
+// (0 or 1).
 async function runShUndisturbed(args, options = {}) {
   const first = await runSh(args, options);
-  if (first.code !== 0 || verdictOf(first.runDir) !== 'disturbed') return { ...first, retakes: 0 };
-  const why = JSON.parse(fs.readFileSync(path.join(first.runDir, 'data', 'summary.json'), 'utf8')).validity.reasons
-    .filter((r) => r.verdict === 'disturbed').map((r) => r.text).join('; ');
+  const v = first.code === 0 ? validityOf(first.runDir) : null;
+  if (v?.verdict !== 'disturbed') return { ...first, retakes: 0 };
+  const why = v.reasons.filter((r) => r.verdict === 'disturbed').map((r) => r.text).join('; ');
   process.stdout.write(`# ${args.join(' ')}: disturbed (${why}); taken again\n`);
   return { ...(await runSh(args, options)), retakes: 1 };
 }

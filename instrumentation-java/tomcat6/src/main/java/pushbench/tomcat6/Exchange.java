@@ -46,15 +46,18 @@ import pushbench.core.PushSpec;
  *     done, the container may start ending the request (a client that got its whole answer hangs up), and
  *     that END must not reach the recycling code while the rest of close() is still running here.</li>
  * <li>A close also waits until the container thread that ran this connection's last event has finished that
- *     dispatch ({@link #awaitDispatchEnd}), whichever thread closes: another one, or this connection's own
- *     event on a second container thread (a very short poll's TIMEOUT can be dispatched while the thread
- *     that ran its READ is still in Tomcat's code after it). Tomcat's code after our event() returns still
- *     acts on the request: a READ that made the request held is followed by CoyoteAdapter.service()
- *     checking request.isComet() and Http11NioProcessor.process() checking its own comet flag; a close that
- *     lands in between makes that thread finish and recycle the request itself, concurrently with close()
- *     (seen as empty 200 or 500 answers to very short polls and as connections reset). Tomcat 6 gives a
- *     servlet no signal for the end of a dispatch, so the sign used is that thread starting another event
- *     or going idle in its pool.</li>
+ *     dispatch ({@link #awaitDispatchEnd}). Tomcat's code after our event() returns still acts on the
+ *     request: a READ that made the request held is followed by CoyoteAdapter.service() checking
+ *     request.isComet() and Http11NioProcessor.process() checking its own comet flag; a close from another
+ *     thread that lands in between makes that thread finish and recycle the request itself, concurrently
+ *     with close() (connections reset). Tomcat 6 gives a servlet no signal for the end of a dispatch, so
+ *     the sign used is that thread starting another event or going idle in its pool. Two dispatches of one
+ *     connection never overlap (NioEndpoint.SocketProcessor.run holds the NioChannel's monitor through the
+ *     handler), so for a close on the connection's own event the wait returns at once.</li>
+ * <li>A poll's final record is decided under the core request's monitor ({@link PushRequest}): the
+ *     connector's TIMEOUT asks {@link PushRequest#expire} rather than its done flag, so a record the core's
+ *     timer or an emitter is writing at that moment still goes out before the request is ended
+ *     ({@link #containerTimeout}).</li>
  * <li>A poll that times out is answered and closed on this connection's own thread, in the connector's
  *     TIMEOUT event ({@link #containerTimeout}): the one close after which Tomcat 6 keeps the connection
  *     for the next request. A poll answered from any other thread says Connection: close.</li>
@@ -283,18 +286,24 @@ final class Exchange extends HeldResponse {
      * from a little before the poll was opened), and the close that follows, still inside this event,
      * keeps the connection.
      *
+     * The poll's answer is decided by {@link PushRequest#expire}, under the request's monitor: a poll the
+     * core's timer or an emitter completed a moment earlier is done before its record is written (the
+     * write follows under that monitor), so its done flag alone must not end the request here, or the
+     * record would find the request ended and the client an empty answer. expire() waits for that write.
+     *
      * @return true if the request is taken care of; false if it is no longer held, and is to be ended
+     *     (any final record is out by then)
      */
     boolean containerTimeout() {
         PushRequest request = request();
-        if (request == null || !request.isOpen()) {
+        if (request == null) {
             return false;
         }
         if (spec().isStream()) {
-            return true;
+            return request.isOpen();
         }
         long early = Math.min(request.remainingMillis(), EARLY_TIMEOUT_WAIT_LIMIT_MILLIS);
-        if (early > 0) {
+        if (early > 0 && request.isOpen()) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(early));
         }
         return request.expire();

@@ -444,6 +444,51 @@ class CometPushServletTest {
     }
 
     @Test
+    void aTimeoutWhileTheCoreTimerIsWritingThePollsRecordLetsTheRecordOut() throws Exception {
+        // The core's timer has taken the poll (done) and is about to write its record, under the request's
+        // monitor, when the connector's late TIMEOUT comes: the record must still reach the client.
+        CountDownLatch inExpire = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean();
+        Clock clock = () -> {
+            if (armed.get() && Thread.currentThread().getName().startsWith("pushbench-timer") && insideExpire()
+                    && armed.compareAndSet(true, false)) {
+                inExpire.countDown();
+                await(release);
+            }
+            return System.currentTimeMillis();
+        };
+        servlet.destroy();
+        inst = new Instrumentation(clock);
+        servlet = new CometPushServlet();
+        servlet.init(inst);
+        armed.set(true);
+        FakeComet poll = post("/request", "{\"type\":\"poll\",\"events\":[\"pr\"],\"duration\":1}");
+        assertTrue(inExpire.await(10, TimeUnit.SECONDS), "the core's timer never expired the poll");
+        Thread container = new Thread(() -> call(() -> {
+            fire(poll, EventType.ERROR, EventSubType.TIMEOUT);
+            return null;
+        }));
+        container.start();
+        waitFor(() -> container.getState() == Thread.State.BLOCKED); // on the request's monitor
+        release.countDown();
+        container.join(10000);
+        assertTrue(poll.text().contains("timeout"), "the record was lost: '" + poll.text() + "'");
+        assertEquals("close", poll.headers.get("Connection"), "answered from the timer's thread");
+        assertEquals(1, poll.closes.get());
+    }
+
+    /** Whether this thread is inside PushRequest.expire (the clock read after it took the poll). */
+    private static boolean insideExpire() {
+        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
+            if (frame.getClassName().equals("pushbench.core.PushRequest") && frame.getMethodName().equals("expire")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
     void aCloseFromAnotherThreadWaitsUntilTheContainerThreadIsDoneWithItsDispatch() throws Exception {
         FakeComet connection = new FakeComet("POST", "/request", null, 10);
         Exchange exchange = new Exchange(connection.event, inst.log());
