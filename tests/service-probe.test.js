@@ -120,17 +120,22 @@ test('a server frozen (SIGSTOP) for 10 s of a 25 s window: the cycles the interv
   const hosts = hostsFile(s.dir, ['sut local 127.0.0.1 local', 'engine local 127.0.0.1 local']);
   let pid = null;
   let frozen = null;
-  const r = await runSh(['node', '2', '27', '40', 'comet', '-', 'event1', '1000'], {
-    env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
-    timeoutMs: 240000,
-    onLine: (line) => {
-      pid ??= serverPid(line);
-      const w = /^ {2}wait: (\d+)\//.exec(line);
-      if (frozen === null && pid && w && Number(w[1]) >= 6) {
-        frozen = setTimeout(() => process.kill(pid, 'SIGCONT'), 10000);
-        process.kill(pid, 'SIGSTOP');
-      }
-    },
+  const r = await runShUndisturbed(['node', '2', '27', '40', 'comet', '-', 'event1', '1000'], () => {
+    pid = null;   // each attempt freezes its own server
+    frozen = null;
+    return {
+      env: { PB_RESULTS: s.results, PB_STATE: s.state, PB_HOSTS: hosts },
+      timeoutMs: 240000,
+      onLine: (line) => {
+        pid ??= serverPid(line);
+        const w = /^ {2}wait: (\d+)\//.exec(line);
+        if (frozen === null && pid && w && Number(w[1]) >= 6) {
+          const stopped = pid;
+          frozen = setTimeout(() => process.kill(stopped, 'SIGCONT'), 10000);
+          process.kill(stopped, 'SIGSTOP');
+        }
+      },
+    };
   });
   if (pid) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
   assert.ok(frozen, `the server was never frozen:\n${r.stdout}`);

@@ -102,13 +102,13 @@ describe('a real mini sweep over comet, long poll and pull', () => {
 
   test('20 clients, events every second: three runs, and figures N1/N2 draw one point per type from their summaries', async () => {
     const r = await runSweep(['--dir', dir, '--yes', '--quiet', '--servers', 'node', '--types', 'comet,poll,pull', '--levels', '20',
-      '--filter', 'event1 1000$', '--duration', '12', '--rampup', '1'], { env: { PB_HOSTS: path.join(BASE, 'hosts.conf') } });
+      '--filter', 'event1 1000$', '--duration', '8', '--rampup', '1'], { env: { PB_HOSTS: path.join(BASE, 'hosts.conf') } });
     assert.equal(r.code, 0, r.out.split('\n').slice(-40).join('\n'));
     const state = readState(dir);
     assert.deepEqual(state.map((s) => [s.key, s.status]), [
-      ['./run.sh node 1 12 20 comet - event1 1000 #1', 'done'],
-      ['./run.sh node 1 12 20 poll 180000 event1 1000 #1', 'done'],
-      ['./run.sh node 1 12 20 pull 1000 event1 1000 #1', 'done'],
+      ['./run.sh node 1 8 20 comet - event1 1000 #1', 'done'],
+      ['./run.sh node 1 8 20 poll 180000 event1 1000 #1', 'done'],
+      ['./run.sh node 1 8 20 pull 1000 event1 1000 #1', 'done'],
     ]);
     const summaries = Object.fromEntries(state.map((s) => {
       const summary = JSON.parse(fs.readFileSync(path.join(dir, s.runDir, 'data', 'summary.json'), 'utf8'));

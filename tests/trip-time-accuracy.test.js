@@ -25,13 +25,14 @@
 // or end instead of the send) or doubled (the round trip instead of the one way).
 // Measured, three passes with 100 ms: comet +103.2, +99.4, +99.7 ms; poll +110.2, +102.4, +97.2 ms (every
 // offset within its bound, the largest -7.1 ± 8.8 ms); with SSE and WebSocket (26 Nov 2026, one pass, beside
-// another suite): comet +99.4, poll +100.0, SSE +99.2, WebSocket +100.5 ms. Earlier, 40 ms with a 10 ms bound at a machine
-// load of ~25 (other suites and benches) gave comet +23.5 and poll +5.1 and +50.0 ms: a baseline run's p50
-// rose to 54 ms (3-19 ms otherwise), so under such load this test can still fail; every run's figures are
-// printed.
+// another suite): comet +99.4, poll +100.0, SSE +99.2, WebSocket +100.5 ms; with 10 s runs instead of 15 (27
+// Nov 2026, one pass): comet +100.5, poll +99.4, SSE +99.5, WebSocket +99.8 ms. Earlier, 40 ms with a 10 ms
+// bound at a machine load of ~25 (other suites and benches) gave comet +23.5 and poll +5.1 and +50.0 ms: a
+// baseline run's p50 rose to 54 ms (3-19 ms otherwise), so under such load this test can still fail; every
+// run's figures are printed.
 
 // Needs root, openssh-server, JMeter (load/install-jmeter.sh) and Node. Takes 4-9 minutes: six run.sh
-// runs over ssh of 15 s of load each, 40-80 s each with the engines' start, the archives and the analysis.
+// runs over ssh of 10 s of load each, 35-75 s each with the engines' start, the archives and the analysis.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -46,11 +47,11 @@ const RESULTS = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 're
 const NODE_PORT = process.env.PB_PORT_NODE || '8080';
 const DELAY_MS = 100;       // one way, each direction
 const BOUND_MS = 25;        // |p50 shift - DELAY_MS| at most this (see above)
-const RUNS = {              // small: 20 connections, an event every 500 ms, 15 s each
-  comet: ['node', '2', '15', '20', 'comet', '-', 'event1', '500'],
-  poll: ['node', '2', '15', '20', 'poll', '3000', 'event1', '500'],
-  sse: ['node', '2', '15', '20', 'sse', '-', 'event1', '500'],
-  ws: ['node', '2', '15', '20', 'ws', '-', 'event1', '500'],
+const RUNS = {              // small: 20 connections, an event every 500 ms, 10 s each
+  comet: ['node', '2', '10', '20', 'comet', '-', 'event1', '500'],
+  poll: ['node', '2', '10', '20', 'poll', '3000', 'event1', '500'],
+  sse: ['node', '2', '10', '20', 'sse', '-', 'event1', '500'],
+  ws: ['node', '2', '10', '20', 'ws', '-', 'event1', '500'],
 };
 // The held streams (comet, SSE, WebSocket) are stamped on arrival by the same engine code on the same
 // path, so comet's run without the delay is the baseline of all three (two runs fewer); a poll has its own.
