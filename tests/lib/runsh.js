@@ -70,16 +70,16 @@ function validityOf(runDir) {
 // runSh for a test that asserts a verdict (valid, generator-bound): a run judged disturbed (steal, or
 // other processes took the machine: docs/validity.md) says nothing of the code under test, so it is taken
 // again once, as the study retakes one; the retake's verdict stands. options: runSh's, or a function that
-// makes them afresh for each attempt (a test whose onLine keeps state). Resolves runSh's result and
-// retakes (0 or 1).
+// makes them afresh for each attempt (a test whose onLine keeps state). Resolves the last attempt's runSh
+// result.
 async function runShUndisturbed(args, options = {}) {
   const optionsOf = typeof options === 'function' ? options : () => options;
   const first = await runSh(args, optionsOf());
   const v = first.code === 0 ? validityOf(first.runDir) : null;
-  if (v?.verdict !== 'disturbed') return { ...first, retakes: 0 };
+  if (v?.verdict !== 'disturbed') return first;
   const why = v.reasons.filter((r) => r.verdict === 'disturbed').map((r) => r.text).join('; ');
   process.stdout.write(`# ${args.join(' ')}: disturbed (${why}); taken again\n`);
-  return { ...(await runSh(args, optionsOf())), retakes: 1 };
+  return runSh(args, optionsOf());
 }
 
 // Every file under dir (relative paths), for "nothing was created" checks.
