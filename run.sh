@@ -62,6 +62,9 @@ RUN_SERVER='' RUN_RAMPUP_S='' RUN_DURATION_S='' RUN_CONNECTIONS='' RUN_TYPE='' R
 RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT='' RUN_RESULTS_DISK_MB=''
 RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the test started), run.properties
 RUN_NAME=''          # the run directory's name after its time stamp
+# A target run (docs/targets.md): the target file given, run.json's record of it, and the host:port of its
+# subscribe and publish URLs; all empty for the built-in servers
+RUN_TARGET_FILE='' RUN_TARGET_JSON='' RUN_TARGET_ADDRESSES=()
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
 RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''
@@ -245,6 +248,28 @@ probe_service() {
   done
 }
 
+# A target run starts nothing on its server (docs/targets.md): its file is kept in the run directory as
+# given (run.json records its hash), and each engine host must reach the target's subscribe and publish
+# addresses (host/probe.sh --connect), or the run stops before any load, naming the host.
+keep_target_file() {
+  cp -- "${RUN_TARGET_FILE}" "${RUN_DIR}/target.json"
+  say "  target ${RUN_TARGET_FILE}: nothing is started, stopped or configured on its server"
+}
+
+probe_target() {
+  local e hp out
+  for e in "${ENGINE_IDX[@]}"; do
+    for hp in "${RUN_TARGET_ADDRESSES[@]}"; do
+      out=$(remote_run "$e" host/probe.sh --connect "${hp%:*}" "${hp##*:}" 2>&1) && continue
+      RUN_STEP_ERROR="engine ${H_NAME[e]} (${H_ADDR[e]}) cannot reach the target at $hp: ${out##*$'\n'}"
+      say "  refused: ${RUN_STEP_ERROR}; no load was sent"
+      return 1
+    done
+  done
+  # The analysis's second 0, where a built-in run starts the SUT's vmstat.
+  RUN_STARTED_AT=$(now_ms)
+}
+
 start_monitoring() {
   undo_add monitors stop_sut_monitors
   undo_add monitor-files collect_sut_monitor_files
@@ -266,13 +291,17 @@ start_monitoring() {
 # another engine's duration is over would end its streams or leave its next polls waiting.
 launch_engines() {
   local e
+  local -a spec=()
   undo_add jmeter stop_engines "${ENGINE_IDX[@]}"
   undo_add responses collect_responses "${ENGINE_IDX[@]}"
   for e in "${ENGINE_IDX[@]}"; do
+    # A target run: each engine publishes and subscribes on channels of its own, <run id>-<engine>-<n>.
+    [[ ${RUN_SERVER} != target ]] ||
+      spec=(--target-spec "$(node lib/target.js spec "${RUN_TARGET_FILE}" "${RUN_ID}-${H_NAME[e]}-")")
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "${H_INIT[e]}" --cleanup "${H_CLEANUP[e]}" \
-      >"${RUN_WORK_DIR}/engine-start-${H_NAME[e]}.out" 2>&1 &
+      "${spec[@]}" >"${RUN_WORK_DIR}/engine-start-${H_NAME[e]}.out" 2>&1 &
     H_LAUNCH_PID[e]=$!
   done
 }
@@ -367,7 +396,7 @@ wait_for_completion() {
     fi
     if ((tick % 5 == 0)); then
       progress_update "$csv"
-      open=$(server_open_requests)
+      [[ ${RUN_SERVER} == target ]] || open=$(server_open_requests)
       # An engine that died never ends the test: the wait is for the others, and none left ends it.
       engines_check_alive "$elapsed"
       if (($(engines_left) == 0)); then wait_ends "stopping the test early: no JMeter engine is left"; break; fi
@@ -380,7 +409,7 @@ wait_for_completion() {
         break
       fi
       last_size=${PROGRESS[size]}
-      [[ -n $crashed_at ]] || server_watch "$elapsed" || crashed_at=$elapsed
+      [[ -n $crashed_at || ${RUN_SERVER} == target ]] || server_watch "$elapsed" || crashed_at=$elapsed
       runstate_save   # what the wait noted, for ./run.sh --stop-stale
       # Once the server is gone every request fails at once: no point in running on.
       if [[ -n $crashed_at ]] && ((elapsed >= crashed_at + 5)); then
@@ -805,16 +834,21 @@ main() {
   step preflight
   step create_log_directories
   step launch_engines
-  step stop_all_servers
-  step start_server_under_test
-  step probe_service
-  step start_monitoring
+  if [[ ${RUN_SERVER} == target ]]; then
+    step keep_target_file
+    step probe_target
+  else
+    step stop_all_servers
+    step start_server_under_test
+    step probe_service
+    step start_monitoring
+  fi
   step start_engines
   step start_engine_monitoring
   step run_controller
   step wait_for_completion
   step stop_jmeter
-  step stop_server
+  [[ ${RUN_SERVER} == target ]] || step stop_server
   step stop_monitoring
   step archive_responses
   step copy_responses

@@ -2,7 +2,8 @@
 # Installs everything pushbench needs, idempotently: a second call only checks and takes seconds.
 #
 #   ./setup.sh              what a test run needs (Debian tools, npm deps, JMeter, Tomcat 6/7, WARs)
-#   ./setup.sh --for-tests  also what the test suite needs (shellcheck, chromium for the report test)
+#   ./setup.sh --for-tests  also what the test suite needs (shellcheck, chromium for the report test,
+#                           nginx-light and libnginx-mod-nchan: the third-party push server of targets/nchan)
 #   ./setup.sh --quiet      print only what it installs (run.sh calls it this way)
 #
 # Everything downloaded lands in build/ (git-ignored) or the system's package manager; nothing comes
@@ -47,7 +48,9 @@ declare -A TOOL_PACKAGES=(
   [vmstat]=procps [pidstat]=sysstat [ssh]=openssh-client [sshd]=openssh-server
   [ip]=iproute2 [tar]=tar [curl]=curl [gzip]=gzip [scp]=openssh-client
 )
-declare -A TEST_PACKAGES=([shellcheck]=shellcheck [chromium]=chromium)
+declare -A TEST_PACKAGES=([shellcheck]=shellcheck [chromium]=chromium [nginx]=nginx-light)
+# file that proves the package is there -> package name (the tests' third-party push server, targets/nchan)
+declare -A TEST_FILES=([/usr/lib/nginx/modules/ngx_nchan_module.so]=libnginx-mod-nchan)
 
 install_debian_packages() {
   local -a missing=()
@@ -58,6 +61,9 @@ install_debian_packages() {
   if $for_tests; then
     for cmd in "${!TEST_PACKAGES[@]}"; do
       have_command "$cmd" || missing+=("${TEST_PACKAGES[$cmd]}")
+    done
+    for cmd in "${!TEST_FILES[@]}"; do
+      [[ -e $cmd ]] || missing+=("${TEST_FILES[$cmd]}")
     done
   fi
   [[ ${#missing[@]} -eq 0 ]] && { say "Debian packages present"; return; }

@@ -5,17 +5,33 @@
 # turning it into a run of failed samples.
 #
 #   host/probe.sh <address> <port> [<seconds>]
+#   host/probe.sh --connect <address> <port> [<seconds>]
+#
+# --connect (a target run, docs/targets.md: a server pushbench does not know the protocol of) only opens a
+# TCP connection and closes it: "connected to <address>:<port>", exit 0, or why not on stderr, exit 1.
 #
 # Prints "reached <address>:<port>: HTTP/1.1 200 ..." and exits 0 on a 200 within <seconds> (default 5);
 # otherwise prints why (refused, timed out, the status line) on stderr and exits 1; 2 for a usage error.
 # Needs nothing but bash and coreutils' timeout (the connection is bash's /dev/tcp).
 set -euo pipefail
 
+connect_only=0
+if [[ ${1:-} == --connect ]]; then connect_only=1; shift; fi
 if ! (($# >= 2 && $# <= 3)) || [[ ! $2 =~ ^[0-9]+$ || ! ${3:-5} =~ ^[0-9]+$ ]]; then
-  echo "usage: host/probe.sh <address> <port> [<seconds>]" >&2
+  echo "usage: host/probe.sh [--connect] <address> <port> [<seconds>]" >&2
   exit 2
 fi
 address=$1 port=$2 seconds=${3:-5}
+
+if ((connect_only)); then
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  if timeout "$seconds" bash -c 'exec 3<>"/dev/tcp/$1/$2"' probe "$address" "$port" 2>/dev/null; then
+    echo "connected to $address:$port"
+    exit 0
+  fi
+  echo "cannot connect to $address:$port within $seconds s (refused, unreachable or no answer)" >&2
+  exit 1
+fi
 
 # One request on a fresh connection; the status line of the answer, or the error.
 rc=0

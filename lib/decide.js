@@ -59,10 +59,12 @@ const { settings } = require('./config');
 const { threadRoom } = require('./host-facts');
 const { runDiskNeed } = require('./disk-need');
 const { PARAMETERS } = require('./run-schema');
+const { readTarget, TargetError } = require('./target');
 
 const USAGE_LINE = `usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]
-       ./run.sh <server-type> <rampup> <duration> <threads> sse|ws [- [<event-name> <emit-interval>]]`;
+       ./run.sh <server-type> <rampup> <duration> <threads> sse|ws [- [<event-name> <emit-interval>]]
+       ./run.sh --target <target file> <rampup> <duration> <connections>`;
 
 // Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
 const BOUNDS = {
@@ -186,6 +188,7 @@ function pullInterval(value, event, emit) {
 // run.sh's arguments -> the run's parameters in the run schema's names (the CLI's <threads> is the
 // run's connections from here on).
 function parseArguments(argv) {
+  if (argv[0] === '--target') return parseTargetArguments(argv);
   const a = (i) => (argv[i] === undefined || argv[i] === '' ? '-' : argv[i]);   // bash's ${n:--}
   if (argv.length < 5 || argv.length > 8) {
     if (argv[4] === 'pull') argsFail('arguments', 'pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]');
@@ -223,6 +226,29 @@ function parseArguments(argv) {
   } else if (emit !== '-') {
     argsFail('arguments', 'an emit-interval was given without an event-name');
   }
+  return p;
+}
+
+// A target run (docs/targets.md): the server is the target file's, started by nobody here; the test type is
+// its transport. The file is read and checked here, once (lib/target.js), and its record goes to run.json.
+function parseTargetArguments(argv) {
+  if (argv.length !== 5) argsFail('arguments', `--target takes a target file and <rampup> <duration> <connections>, got ${argv.length - 1} argument(s)`);
+  let read;
+  try {
+    read = readTarget(argv[1]);
+  } catch (e) {
+    if (e instanceof TargetError) argsFail('arguments', e.message);
+    throw e;
+  }
+  const t = read.target;
+  const p = { server: 'target', type: t.transport, rampupS: integer('rampup', argv[2], 0, BOUNDS.maxSeconds),
+    durationS: integer('duration', argv[3], 1, BOUNDS.maxSeconds), connections: integer('connections', argv[4], 1, BOUNDS.maxConnections),
+    maxDurationMs: null, event: null, emitIntervalMs: null, pullIntervalMs: t.transport === 'pull' ? t.intervalMs : null };
+  if (p.rampupS >= p.durationS) argsFail('arguments', `rampup (${p.rampupS} s) must be shorter than duration (${p.durationS} s), which includes it`);
+  if (p.durationS * 1000 <= t.drainMs * 2) argsFail('arguments', `duration (${p.durationS} s) must be longer than ${(t.drainMs * 2) / 1000} s: the publishers stop ${t.drainMs / 1000} s before its end`);
+  p.target = { name: t.name, file: 'target.json', source: path.resolve(argv[1]), sha256: read.sha256, transport: t.transport,
+    channels: t.channels, rate: t.rate, drainMs: t.drainMs, subscribeUrl: t.subscribe.url, publishUrl: t.publish.url,
+    host: t.subscribe.host, port: t.subscribe.port, publishHost: t.publish.host, publishPort: t.publish.port, monitored: false };
   return p;
 }
 
@@ -266,6 +292,11 @@ function threadProblem(threads, room, s) {
 // The request sampler must speak the type: sse and ws are spoken by the mux engine only; churn
 // (PB_CHURN_PERCENT) drops their streams only.
 function typeSettings(p, s) {
+  if (p.target) {
+    if (s.PB_REQUEST_SAMPLER !== 'mux') argsFail('arguments', `a target run needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=${s.PB_REQUEST_SAMPLER}`);
+    if (Number(s.PB_CHURN_PERCENT) > 0) argsFail('arguments', `PB_CHURN_PERCENT=${s.PB_CHURN_PERCENT}: churn is not offered for target runs yet (leave it at 0)`);
+    return;
+  }
   if ((p.type === 'sse' || p.type === 'ws') && s.PB_REQUEST_SAMPLER !== 'mux') {
     argsFail('arguments', `${p.type} needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=${s.PB_REQUEST_SAMPLER}`);
   }
@@ -484,6 +515,14 @@ const waitSeconds = (p, engineCount = 1) => p.durationS + Math.ceil(Math.max(p.m
 const CLEAR_MARGIN_MS = 5000;
 const clearMarginMs = (engineCount) => (engineCount > 1 ? CLEAR_MARGIN_MS : 0);
 
+// A target run's transport as the engine's request.type (a held stream is read as comet's); the engine
+// takes the rest from its target.spec (docs/targets.md "Inside").
+const TARGET_REQUEST_TYPE = { sse: 'sse', ws: 'ws', stream: 'comet', poll: 'poll', pull: 'pull' };
+
+// The disk estimate of a target run: as a built-in run of its request type whose clients each get `rate`
+// messages a second (lib/response-estimate.js sizes a message as the protocol's record).
+const targetDiskRun = (p) => ({ ...p, type: TARGET_REQUEST_TYPE[p.type], emitIntervalMs: Math.max(10, Math.round(1000 / p.target.rate)) });
+
 // The plan's global properties, the one table where the run schema's names become JMeter's
 // (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
 // mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
@@ -492,9 +531,11 @@ function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount =
   return [
     ['server.host', address], ['server.port', p.port], ['rampup.period', p.rampupS], ['test.duration', p.durationS],
     ['logging.enabled', 'false'], ['event.enabled', p.event ? 'true' : 'false'], ['event.name', p.event ?? 'none'],
-    ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.type], ['request.events', p.event ?? ''],
+    ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.target ? TARGET_REQUEST_TYPE[p.type] : p.type], ['request.events', p.event ?? ''],
     ['request.duration', p.maxDurationMs ?? 0], ['pull.interval', p.pullIntervalMs ?? 0], ['churn.percent', churnPercent],
     ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engineCount)],
+    // a target run: no time stamps (the server has no /timestamp; publisher and subscribers share a clock)
+    ...(p.target ? [['timestamp.threads', 0]] : []),
   ].map(([k, v]) => `${k}=${v}\n`).join('');
 }
 
@@ -567,7 +608,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
   const bad = settingsProblems(s);
   if (bad.length) argsFail('settings', `bad settings (lib/config.sh; nothing was started):\n${bad.join('\n')}`);
   const p = parseArguments(argv.map(String));
-  p.port = serverPort(p.server, s);
+  p.port = p.target ? p.target.port : serverPort(p.server, s);
   const { exports, threadFit } = serverSettings(p, s, limits.threadRoom);
   typeSettings(p, s);
 
@@ -578,7 +619,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     argsFail('hosts', `threads (${p.connections}) must be at least the number of engines in ${t.source} (${engineIdx.length})`);
   }
   const shares = split(p.connections, engineIdx.length);
-  const disk = runDiskNeed(p, shares);   // each engine's share and the run directory here (lib/disk-need.js)
+  const disk = runDiskNeed(p.target ? targetDiskRun(p) : p, shares);   // each engine's share and the run directory here (lib/disk-need.js)
   const sampler = s.PB_REQUEST_SAMPLER;
   const heaps = shares.map((c) => heapMb(c, sampler, s));
   if (heaps.some((h) => h === null)) {
@@ -592,7 +633,8 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     const h = t.lines[i];
     const key = `${h.address}:${h.rmi}`;
     return { index: i, name: h.name, address: h.address, access: h.access, rmi: h.rmi, localport: h.localport,
-      connections: shares[k], heapMb: heaps[k], diskMb: disk.engines[k], init: key === order[0], cleanup: key === order[order.length - 1] };
+      connections: shares[k], heapMb: heaps[k], diskMb: disk.engines[k], init: !p.target && key === order[0],
+      cleanup: !p.target && key === order[order.length - 1] };
   });
   const spec = limits.openFiles ?? env.PB_PLAN_OPEN_FILES;
   const openFiles = spec !== undefined && spec !== '' ?
@@ -609,16 +651,17 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
   return {
     parameters,
     // the run directory's name after its time stamp (run.sh: <yyyymmdd-hhmmss>-<runName>[-<n>])
-    runName: `${p.server}-${p.type}-${p.connections}-${p.durationS}`,
+    runName: p.target ? `target-${p.target.name}-${p.connections}-${p.durationS}` : `${p.server}-${p.type}-${p.connections}-${p.durationS}`,
     connections: p.connections,
     hosts: t.source,
-    server: { type: p.server, name: sut.name, address: sut.address, listen: sut.bind || sut.address, port: p.port,
+    server: { type: p.server, name: sut.name, address: p.target ? p.target.host : sut.address, listen: sut.bind || sut.address, port: p.port,
       connections: p.connections, bioThreads: threadFit ? threadFit.threads : null },
     engines: engines.map(({ index, ...e }) => e),
     resultsDiskMb: disk.resultsMb,
     sampler,
     waitS: waitSeconds(p, engines.length),
-    jmeterProperties: jmeterProperties(p, sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
+    jmeterProperties: jmeterProperties(p, p.target ? p.target.host : sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
+    ...(p.target ? { target: p.target } : {}),
     settings: exports,
     threadFit,
     openFiles,
@@ -687,6 +730,9 @@ function shellForm(d) {
     ...Object.entries(d.settings).map(([k, v]) => `export ${k}=${sh(v)}`),
     `PB_SERVER_ADDRESS=${sh(d.server.listen)}`,
     `DECISIONS_JSON=${sh(JSON.stringify(d))}`,
+    // a target run: the file to copy into the run directory and run.json's record of it
+    ...(d.target ? [`RUN_TARGET_FILE=${sh(d.target.source)}`, `RUN_TARGET_JSON=${sh(JSON.stringify(d.target))}`,
+      `RUN_TARGET_ADDRESSES=(${sh(`${d.target.host}:${d.target.port}`)} ${sh(`${d.target.publishHost}:${d.target.publishPort}`)})`] : []),
   ].join('\n');
 }
 
@@ -730,6 +776,12 @@ Examples:
   ./run.sh node 5 30 500 pull 1000 event1 2000   each client pulls every 1 s, event every 2 s
   ./run.sh node 5 30 500 sse - event1 2000       Server-Sent Events with an event every 2 s
   ./run.sh tc7 5 30 500 ws - event1 2000         WebSocket with an event every 2 s
+
+Your own push server: ./run.sh --target <target file> <rampup> <duration> <connections> measures a
+server pushbench did not start (nothing is started, stopped or configured on it): the engines subscribe
+as the file says (sse, ws, stream, poll or pull), publish on their own channels and time every message.
+The file's keys: docs/targets.md; examples: targets/*.json (targets/nchan/nchan.sh starts nginx+nchan).
+  ./run.sh --target targets/nchan-sse.json 5 30 1000
 
 The plan only: ./run.sh --plan <the arguments of a run> checks them, the settings and the hosts file as
 a run does (exit 2 on the same errors), then prints one JSON object, starting nothing: the run's

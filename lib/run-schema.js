@@ -46,7 +46,9 @@ const PARAMETERS = [
 ];
 
 // Fields of run.json that are not parameters, kept as they are.
-const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes'];
+// target: a target run's record (docs/targets.md: name, file, sha256, transport, channels, rate, drainMs,
+// subscribeUrl, publishUrl, host, port, monitored); absent for the built-in servers.
+const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes', 'target'];
 
 const ENGINE_FIELDS = ['name', 'address', 'access', 'rmi', 'connections', 'heapMb'];
 

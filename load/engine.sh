@@ -3,7 +3,7 @@
 #
 #   load/engine.sh start --name <n> --address <ip> --port <rmi port> --localport <rmi local port>
 #                        --connections <N> --responses <dir> [--init 0|1] [--cleanup 0|1] [--heap <size>]
-#                        [--gc-log <file>] [--sampler mux|push|http] [--pid-dir <dir>]
+#                        [--gc-log <file>] [--sampler mux|push|http] [--pid-dir <dir>] [--target-spec <base64>]
 #   load/engine.sh stop --name <n> [--pid-dir <dir>]
 #   load/engine.sh status --name <n> [--pid-dir <dir>]
 #
@@ -25,6 +25,8 @@
 #        and uptime decorators, one file never rotated), for the run's pause time per second and the
 #        trip times' tail (docs/validity.md "The tail"). PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or
 #        0-3) pins the JVM to those CPUs; empty (the default) leaves it free.
+#        --target-spec: a target run's spec for this engine (lib/target.js engineSpec, base64; docs/targets.md
+#        "Inside"), the engine-side property target.spec: its channels are its own.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # --pid-dir  the PID file in <dir> instead of $PB_STATE: run.sh gives each run its own ($PB_STATE/runs/<id>).
@@ -53,7 +55,7 @@ die() { echo "engine ${name:-?}: $*" >&2; exit 1; }
 [[ $# -ge 1 ]] || usage
 action=$1
 shift
-name='' address='' port='' localport='' connections='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER
+name='' address='' port='' localport='' connections='' responses='' init=1 cleanup=1 heap='' gc_log='' sampler=$PB_REQUEST_SAMPLER target_spec=''
 pid_dir=$PB_STATE
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
@@ -70,11 +72,13 @@ while [[ $# -gt 0 ]]; do
     --sampler) sampler=$2 ;;
     --gc-log) gc_log=$2 ;;
     --pid-dir) pid_dir=$2 ;;
+    --target-spec) target_spec=$2 ;;
     *) usage ;;
   esac
   shift 2
 done
 [[ $name =~ ^[A-Za-z0-9_-]+$ ]] || usage
+[[ $target_spec =~ ^[A-Za-z0-9+/=]*$ ]] || die "--target-spec must be base64"
 
 [[ -n $pid_dir ]] || usage
 pidfile=$pid_dir/engine-$name.pid
@@ -134,6 +138,7 @@ start() {
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     "${rmi[@]}" -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
     -Jthreads.num="$connections" -Jmux.threads="$(jmeter_mux_threads "$connections")" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
+    ${target_spec:+"-Jtarget.spec=$target_spec"} \
     >"$out" 2>&1 </dev/null &
   local pid=$!
   procs_record "$pid" "$pidfile"

@@ -1,0 +1,259 @@
+'use strict';
+// Target files (issue #47, docs/targets.md): a push server pushbench did not start, described in JSON. This
+// module is the one place a target file is read: every key checked (an unknown one refused, so a typo never
+// silently changes a run), every error naming the key's path; the checked file normalized into the spec the
+// engines get (the JMeter property target.spec, base64 of JSON; docs/targets.md "Inside"). The engines fill
+// the placeholders and frame the messages; the analysis extracts seq and sentUs (analysis/measure/).
+//
+//   readTarget(file)                 { target, sha256, text } or a TargetError naming the key
+//   checkTarget(json, label)         the normalized target of a parsed file (label: the file, for messages)
+//   engineSpec(target, prefix)       the spec one engine gets: its channels are named <prefix><n>
+//   encodeSpec(spec)                 base64 of its JSON
+//   DRAIN_MS                         the publishers stop this long before the subscriptions end
+//
+// CLI (run.sh, lib/decide.js):
+//   node lib/target.js check <file>                 the normalized target as JSON; exit 2 with the error
+//   node lib/target.js spec <file> <channel prefix> one engine's target.spec (base64)
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+const TRANSPORTS = Object.freeze(['sse', 'ws', 'stream', 'poll', 'pull']);
+// The engines stop publishing this long before they close the subscriptions at the run's duration, so the
+// last messages have time to arrive; the analysis expects nothing published after it.
+const DRAIN_MS = 2000;
+const MAX_PAD = 1 << 20;
+const LIMITS = Object.freeze({ channels: [1, 100000], rate: [0.01, 10000], intervalMs: [10, 3600000] });
+// Which placeholders each part may hold: seq and sentUs exist only once a publish is sent.
+const PLACEHOLDERS = Object.freeze({ subscribe: ['channel', 'client', 'pad'], publish: ['channel', 'seq', 'sentUs', 'pad'] });
+// A sample value for each placeholder, to check that a templated URL parses once filled.
+const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', sentUs: '1700000000000000', pad: 'x' });
+
+class TargetError extends Error {}
+
+const KEYS = Object.freeze({
+  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract'],
+  subscribe: ['url', 'headers', 'send', 'framing', 'cursor'],
+  publish: ['method', 'url', 'headers', 'body'],
+  extract: ['seq', 'sentUs'],
+});
+
+const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+// A checker bound to one file: fail(key, what) throws "target file <label>: <key>: <what>".
+function checker(label) {
+  const fail = (key, what) => { throw new TargetError(`target file ${label}: ${key}: ${what}`); };
+  const object = (key, v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(key, `must be an object, got ${typeOf(v)}`);
+    return v;
+  };
+  const onlyKeys = (key, v, allowed) => {
+    for (const k of Object.keys(v)) {
+      if (!allowed.includes(k)) fail(key ? `${key}.${k}` : k, `unknown key (allowed${key ? ` in ${key}` : ''}: ${allowed.join(', ')})`);
+    }
+  };
+  const string = (key, v, { empty = false } = {}) => {
+    if (typeof v !== 'string') fail(key, `must be a string, got ${typeOf(v)}`);
+    if (!empty && v === '') fail(key, 'must not be empty');
+    return v;
+  };
+  const number = (key, v, [min, max], { whole = false } = {}) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(key, `must be a number, got ${typeOf(v)}`);
+    if (whole && !Number.isInteger(v)) fail(key, `must be a whole number, got ${v}`);
+    if (v < min || v > max) fail(key, `must be from ${min} to ${max}, got ${v}`);
+    return v;
+  };
+  return { fail, object, onlyKeys, string, number };
+}
+
+// The placeholders of a text: [{ name, arg }]; an unknown one, or one not allowed in this part, fails.
+function placeholders(c, key, text, part) {
+  const found = [];
+  const re = /\{\{([^{}]*)\}\}/g;
+  let m;
+  while ((m = re.exec(text)) !== null) {
+    const [name, arg] = m[1].split(':');
+    if (!PLACEHOLDERS[part].includes(name) || (name === 'pad') !== (arg !== undefined)) {
+      const allowed = PLACEHOLDERS[part].map((p) => (p === 'pad' ? '{{pad:N}}' : `{{${p}}}`)).join(', ');
+      c.fail(key, `unknown placeholder {{${m[1]}}} (allowed in ${part}: ${allowed})`);
+    }
+    if (name === 'pad' && !(/^[0-9]{1,7}$/.test(arg) && Number(arg) <= MAX_PAD)) c.fail(key, `{{pad:N}} needs N from 0 to ${MAX_PAD}, got '${arg}'`);
+    found.push({ name, arg });
+  }
+  const rest = text.replace(re, '');
+  if (rest.includes('{{') || rest.includes('}}')) c.fail(key, 'an unclosed placeholder ({{ without }} or the reverse)');
+  return found;
+}
+
+const fill = (text) => text.replace(/\{\{([^{}:]*)(?::[0-9]+)?\}\}/g, (_, name) => SAMPLE[name]);
+
+// A URL of the given schemes, its placeholders checked and the filled URL parsed.
+function url(c, key, v, part, schemes) {
+  c.string(key, v);
+  placeholders(c, key, v, part);
+  let u;
+  try { u = new URL(fill(v)); } catch { c.fail(key, `not a URL: '${v}'`); }
+  const scheme = u.protocol.slice(0, -1);
+  if (scheme === 'https' || scheme === 'wss') c.fail(key, `${scheme}:// needs TLS, which the engine does not speak yet (docs/targets.md): use ${scheme === 'https' ? 'http' : 'ws'}://`);
+  if (!schemes.includes(scheme)) c.fail(key, `must be a ${schemes.map((s) => `${s}://`).join(' or ')} URL, got '${v}'`);
+  if (u.username || u.password) c.fail(key, 'credentials in the URL are not sent; use headers (e.g. Authorization)');
+  if (u.hash) c.fail(key, `a #fragment is never sent: '${v}'`);
+  return { text: v, host: u.hostname, port: Number(u.port || 80) };
+}
+
+// Request headers: an object of strings, as [name, value] pairs in the file's order.
+function headers(c, key, v, part) {
+  if (v === undefined) return [];
+  c.object(key, v);
+  return Object.entries(v).map(([name, value]) => {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) c.fail(`${key}.${name}`, 'not a header name (RFC 9110 token)');
+    if (/^(host|content-length|transfer-encoding|connection|upgrade)$/i.test(name)) c.fail(`${key}.${name}`, 'set by the engine itself');
+    c.string(`${key}.${name}`, value, { empty: true });
+    if (/[\r\n\0]/.test(value)) c.fail(`${key}.${name}`, 'must not hold CR, LF or NUL');
+    placeholders(c, `${key}.${name}`, value, part);
+    return [name, value];
+  });
+}
+
+// An extract rule: a JSON pointer (RFC 6901) or a regular expression with exactly one capture group.
+function extractRule(c, key, v) {
+  c.string(key, v);
+  if (v.startsWith('/')) {
+    if (/~[^01]|~$/.test(v)) c.fail(key, `a JSON pointer's ~ must be ~0 or ~1: '${v}'`);
+    return v;
+  }
+  let re;
+  try { re = new RegExp(v); } catch (e) { c.fail(key, `neither a JSON pointer (starts with /) nor a regular expression: ${e.message}`); }
+  const groups = new RegExp(`${re.source}|`).exec('').length - 1;
+  if (groups !== 1) c.fail(key, `a regular expression needs exactly one capture group, '${v}' has ${groups}`);
+  return v;
+}
+
+function framing(c, v, transport) {
+  if (v === undefined) return { kind: 'line' };
+  if (transport !== 'stream') c.fail('subscribe.framing', `only for transport stream, not ${transport}`);
+  if (v === 'line' || v === 'chunk') return { kind: v };
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    c.onlyKeys('subscribe.framing', v, ['delimiter']);
+    return { kind: 'delimiter', text: c.string('subscribe.framing.delimiter', v.delimiter) };
+  }
+  return c.fail('subscribe.framing', `must be "line", "chunk" or { "delimiter": "..." }, got ${JSON.stringify(v)}`);
+}
+
+function cursor(c, v, transport) {
+  if (v === undefined) return [];
+  if (transport !== 'poll' && transport !== 'pull') c.fail('subscribe.cursor', `only for transports poll and pull, not ${transport}`);
+  c.object('subscribe.cursor', v);
+  return Object.entries(v).map(([from, to]) => {
+    c.string(`subscribe.cursor.${from}`, to);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(from) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(to)) {
+      c.fail(`subscribe.cursor.${from}`, 'response header -> request header, both header names');
+    }
+    return [from, to];
+  });
+}
+
+function checkSubscribe(c, v, transport) {
+  c.object('subscribe', v);
+  c.onlyKeys('subscribe', v, KEYS.subscribe);
+  if (v.url === undefined) c.fail('subscribe.url', 'required');
+  const u = url(c, 'subscribe.url', v.url, 'subscribe', transport === 'ws' ? ['ws'] : ['http']);
+  let send = null;
+  if (v.send !== undefined) {
+    if (transport !== 'ws') c.fail('subscribe.send', `only for transport ws, not ${transport}`);
+    send = c.string('subscribe.send', v.send);
+    placeholders(c, 'subscribe.send', send, 'subscribe');
+  }
+  return { url: u.text, host: u.host, port: u.port, headers: headers(c, 'subscribe.headers', v.headers, 'subscribe'), send,
+    framing: framing(c, v.framing, transport), cursor: cursor(c, v.cursor, transport) };
+}
+
+function checkPublish(c, v) {
+  c.object('publish', v);
+  c.onlyKeys('publish', v, KEYS.publish);
+  const method = v.method === undefined ? 'POST' : c.string('publish.method', v.method);
+  if (method !== 'POST' && method !== 'PUT') c.fail('publish.method', `must be POST or PUT, got '${method}'`);
+  if (v.url === undefined) c.fail('publish.url', 'required');
+  const u = url(c, 'publish.url', v.url, 'publish', ['http']);
+  if (v.body === undefined) c.fail('publish.body', 'required');
+  const body = c.string('publish.body', v.body, { empty: true });
+  const used = placeholders(c, 'publish.body', body, 'publish').map((p) => p.name);
+  if (!used.includes('seq')) c.fail('publish.body', 'must carry {{seq}}: a delivered message is known by its sequence number');
+  return { method, url: u.text, host: u.host, port: u.port, headers: headers(c, 'publish.headers', v.headers, 'publish'), body };
+}
+
+// The normalized target of a parsed file, or a TargetError naming the first bad key.
+function checkTarget(json, label = 'target') {
+  const c = checker(label);
+  c.object('(the file)', json);
+  c.onlyKeys('', json, KEYS.top);
+  const base = path.basename(String(label)).replace(/\.json$/i, '');
+  const name = json.name === undefined ? base : c.string('name', json.name);
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) c.fail('name', `letters, digits, '.', '_' and '-' only (at most 64), got '${name}'`);
+  if (json.transport === undefined) c.fail('transport', `required: one of ${TRANSPORTS.join(', ')}`);
+  if (!TRANSPORTS.includes(json.transport)) c.fail('transport', `must be one of ${TRANSPORTS.join(', ')}, got ${JSON.stringify(json.transport)}`);
+  const transport = json.transport;
+  let intervalMs = 0;
+  if (transport === 'pull') {
+    if (json.interval === undefined) c.fail('interval', 'required for transport pull (ms between two asks)');
+    intervalMs = c.number('interval', json.interval, LIMITS.intervalMs, { whole: true });
+  } else if (json.interval !== undefined) {
+    c.fail('interval', `only for transport pull, not ${transport}`);
+  }
+  if (json.subscribe === undefined) c.fail('subscribe', 'required');
+  if (json.publish === undefined) c.fail('publish', 'required: the engines time the messages they publish');
+  if (json.extract === undefined) c.fail('extract', 'required: where a message\'s seq is');
+  const subscribe = checkSubscribe(c, json.subscribe, transport);
+  const publish = checkPublish(c, json.publish);
+  const channels = json.channels === undefined ? 1 : c.number('channels', json.channels, LIMITS.channels, { whole: true });
+  const rate = json.rate === undefined ? 1 : c.number('rate', json.rate, LIMITS.rate);
+  c.object('extract', json.extract);
+  c.onlyKeys('extract', json.extract, KEYS.extract);
+  if (json.extract.seq === undefined) c.fail('extract.seq', 'required');
+  const extract = { seq: extractRule(c, 'extract.seq', json.extract.seq),
+    sentUs: json.extract.sentUs === undefined ? null : extractRule(c, 'extract.sentUs', json.extract.sentUs) };
+  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, drainMs: DRAIN_MS };
+}
+
+// The file read, parsed and checked: { target, sha256 (of its bytes), text }.
+function readTarget(file) {
+  let text;
+  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new TargetError(`target file ${file}: cannot be read: ${e.code || e.message}`); }
+  let json;
+  try { json = JSON.parse(text); } catch (e) { throw new TargetError(`target file ${file}: not JSON: ${e.message}`); }
+  return { target: checkTarget(json, file), sha256: crypto.createHash('sha256').update(text).digest('hex'), text };
+}
+
+// What one engine gets (docs/targets.md "Inside"): the target less what only the analysis reads.
+function engineSpec(t, channelPrefix) {
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(channelPrefix)) throw new TargetError(`bad channel prefix '${channelPrefix}'`);
+  const part = ({ host, port, ...rest }) => rest;
+  return { name: t.name, transport: t.transport, intervalMs: t.intervalMs, subscribe: part(t.subscribe), publish: part(t.publish),
+    channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix };
+}
+
+const encodeSpec = (spec) => Buffer.from(JSON.stringify(spec), 'utf8').toString('base64');
+
+function main(argv) {
+  const [cmd, file, prefix] = argv;
+  try {
+    if (cmd === 'check' && argv.length === 2) {
+      process.stdout.write(`${JSON.stringify(readTarget(file).target, null, 2)}\n`);
+      return 0;
+    }
+    if (cmd === 'spec' && argv.length === 3) {
+      process.stdout.write(`${encodeSpec(engineSpec(readTarget(file).target, prefix))}\n`);
+      return 0;
+    }
+  } catch (e) {
+    if (!(e instanceof TargetError)) throw e;
+    process.stderr.write(`${e.message}\n`);
+    return 2;
+  }
+  process.stderr.write('usage: node lib/target.js check <file> | spec <file> <channel prefix>\n');
+  return 2;
+}
+
+module.exports = { TRANSPORTS, DRAIN_MS, TargetError, checkTarget, readTarget, engineSpec, encodeSpec };
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,118 @@
+'use strict';
+// lib/target.js: every target file key checked with an error naming it, and the spec the engines get
+// (docs/targets.md). The shipped example files must pass.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { checkTarget, readTarget, engineSpec, encodeSpec, TargetError, DRAIN_MS } = require('../target');
+
+const ROOT = path.join(__dirname, '..', '..');
+const good = () => ({
+  transport: 'sse',
+  subscribe: { url: 'http://127.0.0.1:18480/sse/{{channel}}', headers: { Accept: 'text/event-stream' } },
+  publish: { url: 'http://127.0.0.1:18480/pub/{{channel}}', body: '{"seq":{{seq}},"sentUs":{{sentUs}},"p":"{{pad:16}}"}' },
+  channels: 4, rate: 2,
+  extract: { seq: '/seq', sentUs: 'sentUs":([0-9]+)' },
+});
+const bad = (mutate, pattern) => {
+  const t = good();
+  mutate(t);
+  assert.throws(() => checkTarget(t, 't.json'), (e) => e instanceof TargetError && pattern.test(e.message), `expected ${pattern}`);
+};
+
+test('a good target is normalized: defaults, header pairs, ports, the drain', () => {
+  const t = checkTarget(good(), 'dir/my-target.json');
+  assert.equal(t.name, 'my-target');
+  assert.equal(t.publish.method, 'POST');
+  assert.deepEqual(t.subscribe.headers, [['Accept', 'text/event-stream']]);
+  assert.equal(t.subscribe.port, 18480);
+  assert.equal(t.subscribe.host, '127.0.0.1');
+  assert.deepEqual(t.subscribe.framing, { kind: 'line' });
+  assert.equal(t.drainMs, DRAIN_MS);
+  assert.deepEqual(t.extract, { seq: '/seq', sentUs: 'sentUs":([0-9]+)' });
+});
+
+test('every bad key is refused with its path', () => {
+  bad((t) => { t.colour = 'red'; }, /t\.json: colour: unknown key/);
+  bad((t) => { t.subscribe.heders = {}; }, /subscribe\.heders: unknown key/);
+  bad((t) => { t.transport = 'smoke'; }, /transport: must be one of sse, ws, stream, poll, pull/);
+  bad((t) => { delete t.transport; }, /transport: required/);
+  bad((t) => { t.channels = '10'; }, /channels: must be a number, got a string/);
+  bad((t) => { t.channels = 2.5; }, /channels: must be a whole number/);
+  bad((t) => { t.rate = 0; }, /rate: must be from 0\.01/);
+  bad((t) => { t.subscribe.url = 'htp//nowhere'; }, /subscribe\.url: not a URL/);
+  bad((t) => { t.subscribe.url = 'ws://127.0.0.1/x'; }, /subscribe\.url: must be a http:\/\/ URL/);
+  bad((t) => { t.subscribe.url = 'https://127.0.0.1/x'; }, /subscribe\.url: https:\/\/ needs TLS/);
+  bad((t) => { t.subscribe.url = 'http://127.0.0.1/{{seq}}'; }, /subscribe\.url: unknown placeholder \{\{seq\}\} \(allowed in subscribe/);
+  bad((t) => { t.publish.body = '{{seq}} {{nonce}}'; }, /publish\.body: unknown placeholder \{\{nonce\}\}/);
+  bad((t) => { t.publish.body = '{{seq}} {{pad:x}}'; }, /publish\.body: \{\{pad:N\}\} needs N/);
+  bad((t) => { t.publish.body = '{{seq}} {{pad}}'; }, /unknown placeholder \{\{pad\}\}/);
+  bad((t) => { t.publish.body = '{{seq}} {{channel'; }, /unclosed placeholder/);
+  bad((t) => { t.publish.body = 'hello'; }, /publish\.body: must carry \{\{seq\}\}/);
+  bad((t) => { t.publish.method = 'GET'; }, /publish\.method: must be POST or PUT/);
+  bad((t) => { t.extract.seq = 'seq=[0-9]+'; }, /extract\.seq: a regular expression needs exactly one capture group, 'seq=\[0-9\]\+' has 0/);
+  bad((t) => { t.extract.seq = '(a)(b)'; }, /has 2/);
+  bad((t) => { t.extract.seq = '(unclosed'; }, /extract\.seq: neither a JSON pointer/);
+  bad((t) => { t.extract.seq = '/a~2'; }, /~0 or ~1/);
+  bad((t) => { delete t.extract; }, /extract: required/);
+  bad((t) => { t.subscribe.headers = { 'Bad Name': 'x' }; }, /subscribe\.headers\.Bad Name: not a header name/);
+  bad((t) => { t.subscribe.headers = { Host: 'x' }; }, /subscribe\.headers\.Host: set by the engine/);
+  bad((t) => { t.subscribe.headers = { X: 'a\r\nInjected: 1' }; }, /must not hold CR, LF or NUL/);
+  bad((t) => { t.subscribe.send = 'hi'; }, /subscribe\.send: only for transport ws, not sse/);
+  bad((t) => { t.subscribe.framing = 'chunk'; }, /subscribe\.framing: only for transport stream/);
+  bad((t) => { t.subscribe.cursor = { Etag: 'If-None-Match' }; }, /subscribe\.cursor: only for transports poll and pull/);
+  bad((t) => { t.interval = 100; }, /interval: only for transport pull/);
+  bad((t) => { t.transport = 'pull'; }, /interval: required for transport pull/);
+  bad((t) => { t.name = 'a b'; }, /name: letters, digits/);
+});
+
+test('transport-specific keys: ws send, stream framing, poll cursor, pull interval', () => {
+  const ws = checkTarget({ ...good(), transport: 'ws', subscribe: { url: 'ws://h:9/ws/{{channel}}', send: '{"sub":"{{channel}}"}' } });
+  assert.equal(ws.subscribe.send, '{"sub":"{{channel}}"}');
+  assert.equal(ws.subscribe.port, 9);
+  const st = checkTarget({ ...good(), transport: 'stream', subscribe: { url: 'http://h/s', framing: { delimiter: '\n\n' } } });
+  assert.deepEqual(st.subscribe.framing, { kind: 'delimiter', text: '\n\n' });
+  const chunk = checkTarget({ ...good(), transport: 'stream', subscribe: { url: 'http://h/s', framing: 'chunk' } });
+  assert.deepEqual(chunk.subscribe.framing, { kind: 'chunk' });
+  const poll = checkTarget({ ...good(), transport: 'poll',
+    subscribe: { url: 'http://h/lp', cursor: { 'Last-Modified': 'If-Modified-Since', Etag: 'If-None-Match' } } });
+  assert.deepEqual(poll.subscribe.cursor, [['Last-Modified', 'If-Modified-Since'], ['Etag', 'If-None-Match']]);
+  const pull = checkTarget({ ...good(), transport: 'pull', interval: 500, subscribe: { url: 'http://h/lp' } });
+  assert.equal(pull.intervalMs, 500);
+});
+
+test('the engine spec names its channels and carries no host split; base64 of JSON', () => {
+  const t = checkTarget(good(), 'x.json');
+  const spec = engineSpec(t, '20261128-010000-target-local-');
+  assert.equal(spec.channelPrefix, '20261128-010000-target-local-');
+  assert.equal(spec.subscribe.host, undefined);
+  assert.equal(spec.subscribe.url, t.subscribe.url);
+  assert.equal(spec.extract, undefined, 'the engine does not extract');
+  assert.deepEqual(JSON.parse(Buffer.from(encodeSpec(spec), 'base64').toString('utf8')), spec);
+  assert.throws(() => engineSpec(t, 'bad prefix/'), TargetError);
+});
+
+test('the shipped example target files pass, and the CLI exits 2 naming the key', () => {
+  const dir = path.join(ROOT, 'targets');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 4, files.join(', '));
+  for (const f of files) {
+    const { target, sha256 } = readTarget(path.join(dir, f));
+    assert.match(sha256, /^[0-9a-f]{64}$/);
+    assert.equal(target.name, f.replace(/\.json$/, ''));
+  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-target-'));
+  const file = path.join(tmp, 'typo.json');
+  fs.writeFileSync(file, JSON.stringify({ ...good(), chanels: 3 }));
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'lib', 'target.js'), 'check', file], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /typo\.json: chanels: unknown key/);
+  fs.writeFileSync(file, '{ not json');
+  const j = spawnSync(process.execPath, [path.join(ROOT, 'lib', 'target.js'), 'check', file], { encoding: 'utf8' });
+  assert.equal(j.status, 2);
+  assert.match(j.stderr, /typo\.json: not JSON/);
+  fs.rmSync(tmp, { recursive: true });
+});
