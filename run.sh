@@ -542,13 +542,17 @@ controller_finished() {
 }
 
 # wait_progress <tick> <how far> <requests open>: the progress line, redrawn every second on a terminal,
-# else a line every 5 s.
+# else a line every 5 s: the requests open on the server (a built-in one's GET /status), and with the mux
+# engine the connections its threads hold and the messages a second they receive (lib/progress.sh).
 wait_progress() {
+  local load="$3 open on the server"
+  [[ ${RUN_SERVER} != target ]] || load='the server not watched'
+  [[ -z ${PROGRESS[open]} ]] || load+=", engines: ${PROGRESS[open]} connections, ${PROGRESS[per_s]:-?} messages/s"
   if [[ -t 1 ]]; then
-    printf '\r  wait: %s, %s open on the server, %d samples, %s   ' "$2" "$3" "${PROGRESS[samples]}" "$(progress_errors)" \
+    printf '\r  wait: %s, %s, %d answers, %s   ' "$2" "$load" "${PROGRESS[samples]}" "$(progress_errors)" \
       2>/dev/null || log_output_lost
   elif (($1 % 5 == 0)); then
-    say "  wait: $2, $3 open on the server, ${PROGRESS[samples]} samples, $(progress_errors)"
+    say "  wait: $2, $load, ${PROGRESS[samples]} answers, $(progress_errors)"
   fi
 }
 

@@ -8,10 +8,13 @@
 #                                  summaries) counts SampleCount answers and ErrorCount errors;
 #                                  PROGRESS[last_error]: the latest failed row's response code (the mux
 #                                  engine's: its summary's first failure), at most 80 characters
+#                                  PROGRESS[open], PROGRESS[per_s]: with the mux engine, the connections its
+#                                  threads held at their latest summary and the records (messages) a second
+#                                  they received over the summaries read this time ('' without summaries)
 #   progress_errors                "<n> errors" and, when there are some, "(last: <what>)"
 
 declare -A PROGRESS=()
-progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]='' [last_error]=''); }
+progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]='' [last_error]='' [open]='' [per_s]=''); }
 
 # awk: count complete rows of a chunk; a last row without its newline is left for the next call.
 # The chunk is followed by a line "\001END" so the end is recognisable. Fields are split CSV-style
@@ -35,15 +38,24 @@ function first_failure(line) { return match(line, /first failure: [^"]*/) ? subs
 $0 == "\001END" { next }
 /\001END$/ { partial = length($0) - 4; next }
 {
-  if (cols == "") {   # the header row: find the success, SampleCount and ErrorCount columns
+  if (cols == "") {   # the header row: find the success, SampleCount, ErrorCount and summary columns
     nh = split($0, h, ",")
-    sc = -1; ec = -1; col = -1; rc = -1
+    sc = -1; ec = -1; col = -1; rc = -1; tn = -1; tsc = -1; elc = -1
     for (j = 1; j <= nh; j++) {
       if (h[j] == "success") col = j; if (h[j] == "SampleCount") sc = j; if (h[j] == "ErrorCount") ec = j
-      if (h[j] == "responseCode") rc = j
+      if (h[j] == "responseCode") rc = j; if (h[j] == "threadName") tn = j; if (h[j] == "timeStamp") tsc = j
+      if (h[j] == "elapsed") elc = j
     }
-    cols = col ":" sc ":" ec ":" rc
+    cols = col ":" sc ":" ec ":" rc ":" tn ":" tsc ":" elc
     next
+  }
+  if (match($0, /, open [0-9]+, records [0-9]+/)) {   # a mux summary: the open connections of its thread, its records
+    split(substr($0, RSTART + 7, RLENGTH - 7), or, ", records ")
+    th = tn > 0 ? field($0, tn) : "?"
+    if (!(th in open_of)) threads[++nt] = th
+    open_of[th] = or[1] + 0; records += or[2]
+    if (tsc > 0 && elc > 0) { t0 = field($0, tsc) + 0; t1 = t0 + field($0, elc); if (!from || t0 < from) from = t0; if (t1 > to) to = t1 }
+    summaries++
   }
   if (sc > 0 && field($0, sc) != "" && field($0, sc) != 1) {   # a summary sample: its answers and failed ones
     rows += field($0, sc)
@@ -57,17 +69,23 @@ $0 == "\001END" { next }
     if (f != "") last = f; else if (rc > 0) last = field($0, rc)
   }
 }
-BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3]; rc = c[4] } }
-END { gsub(/[\r\n\t]/, " ", last); printf "%d %d %d %s %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols), substr(last, 1, 80) }'
+BEGIN { if (cols != "") { split(cols, c, ":"); col = c[1]; sc = c[2]; ec = c[3]; rc = c[4]; tn = c[5]; tsc = c[6]; elc = c[7] } }
+END {
+  gsub(/[\r\n\t]/, " ", last)
+  open = "-"; per_s = "-"
+  if (summaries) { open = 0; for (i = 1; i <= nt; i++) open += open_of[threads[i]] }
+  if (summaries && to > from) per_s = sprintf("%d", records * 1000 / (to - from) + 0.5)
+  printf "%d %d %d %s %s %s %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols), open, per_s, substr(last, 1, 80)
+}'
 
 progress_update() { # <csv>
-  local csv=$1 size len rows errors partial col last
+  local csv=$1 size len rows errors partial col open per_s last
   [[ -f $csv ]] || return 0
   size=$(stat -c %s "$csv")
   PROGRESS[size]=$size
   len=$((size - PROGRESS[offset]))
   ((len > 0)) || return 0
-  read -r rows errors partial col last < <(
+  read -r rows errors partial col open per_s last < <(
     { tail -c +"$((PROGRESS[offset] + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
       LC_ALL=C awk -v cols="${PROGRESS[columns]}" "$PROGRESS_AWK"
   )
@@ -76,6 +94,8 @@ progress_update() { # <csv>
   PROGRESS[offset]=$((PROGRESS[offset] + len - partial))
   [[ $col == - ]] || PROGRESS[columns]=$col
   [[ -z $last ]] || PROGRESS[last_error]=$last
+  [[ $open == - ]] || PROGRESS[open]=$open
+  [[ $per_s == - ]] || PROGRESS[per_s]=$per_s
 }
 
 progress_errors() {

@@ -69,3 +69,25 @@ test('plain samples: a failure gives its response code; no error, no "last"', ()
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the mux summaries give the connections the engine threads hold and the messages a second they receive', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-progress-'));
+  try {
+    // The fixture's first four summaries of thread 3-1 (open 101, 203, 303 ...) and a second thread's one.
+    const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
+    const header = lines[0];
+    const summaries = lines.filter((l) => l.includes('request-summary') && l.includes('Request (mux) 3-1')).slice(0, 3);
+    const other = summaries[2].replace('Request (mux) 3-1', 'Request (mux) 1-1').replace('open 303', 'open 50');
+    const file = path.join(dir, 'results.csv');
+    fs.writeFileSync(file, `${[header, ...summaries, other].join('\n')}\n`);
+    const records = summaries.concat(other).map((l) => Number(/records ([0-9]+)/.exec(l)[1])).reduce((a, b) => a + b, 0);
+    const t = (l) => Number(l.split(',')[0]);
+    const span = t(summaries[2]) + Number(summaries[2].split(',')[1]) - t(summaries[0]);
+    const out = execFileSync('bash', ['-c', 'source lib/progress.sh; progress_reset; progress_update "$1"; printf "%s %s\\n" "${PROGRESS[open]}" "${PROGRESS[per_s]}"',
+      'progress', file], { cwd: ROOT, encoding: 'utf8' }).trim().split(' ');
+    assert.equal(Number(out[0]), 303 + 50, 'each thread\'s latest open count, summed');
+    assert.equal(Number(out[1]), Math.round((records * 1000) / span), `${records} records over ${span} ms`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
