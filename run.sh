@@ -65,6 +65,7 @@ RUN_NAME=''          # the run directory's name after its time stamp
 # A target run (docs/targets.md): the target file given, run.json's record of it, and the host:port of its
 # subscribe and publish URLs; all empty for the built-in servers
 RUN_TARGET_FILE='' RUN_TARGET_JSON='' RUN_TARGET_ADDRESSES=()
+RUN_THRESHOLDS=()    # the run's thresholds (lib/thresholds.js): the target file's, then --threshold's
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
 RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''

@@ -60,11 +60,13 @@ const { threadRoom } = require('./host-facts');
 const { runDiskNeed } = require('./disk-need');
 const { PARAMETERS } = require('./run-schema');
 const { readTarget, TargetError } = require('./target');
+const { parseThreshold, ThresholdError } = require('./thresholds');
 
 const USAGE_LINE = `usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]
        ./run.sh <server-type> <rampup> <duration> <threads> sse|ws [- [<event-name> <emit-interval>]]
-       ./run.sh --target <target file> <rampup> <duration> <connections>`;
+       ./run.sh --target <target file> <rampup> <duration> <connections>
+       (any of them preceded by --threshold <expr>, as often as needed)`;
 
 // Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
 const BOUNDS = {
@@ -187,8 +189,34 @@ function pullInterval(value, event, emit) {
 
 // run.sh's arguments -> the run's parameters in the run schema's names (the CLI's <threads> is the
 // run's connections from here on).
-function parseArguments(argv) {
-  if (argv[0] === '--target') return parseTargetArguments(argv);
+// --threshold <expr> pairs (lib/thresholds.js), wherever they stand: { thresholds: [texts], rest: the other arguments }.
+function thresholdArguments(argv) {
+  const thresholds = [];
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--threshold') { rest.push(argv[i]); continue; }
+    if (i + 1 >= argv.length) argsFail('arguments', '--threshold needs an expression after it, e.g. --threshold \'trip.p99<=250\'');
+    try {
+      thresholds.push(parseThreshold(argv[++i]).text);
+    } catch (e) {
+      if (e instanceof ThresholdError) argsFail('arguments', e.message);
+      throw e;
+    }
+  }
+  return { thresholds, rest };
+}
+
+function parseArguments(args) {
+  const { thresholds, rest: argv } = thresholdArguments(args);
+  const p = argv[0] === '--target' ? parseTargetArguments(argv) : parseBuiltinArguments(argv);
+  // a target file's own thresholds first, then the command line's (docs/thresholds.md)
+  const { thresholds: fromFile = [], ...target } = p.target ?? {};
+  if (p.target) p.target = target;
+  p.thresholds = [...fromFile, ...thresholds];
+  return p;
+}
+
+function parseBuiltinArguments(argv) {
   const a = (i) => (argv[i] === undefined || argv[i] === '' ? '-' : argv[i]);   // bash's ${n:--}
   if (argv.length < 5 || argv.length > 8) {
     if (argv[4] === 'pull') argsFail('arguments', 'pull takes no max-duration: pull <pull-interval> [<event-name> <emit-interval>]');
@@ -246,7 +274,7 @@ function parseTargetArguments(argv) {
     maxDurationMs: null, event: null, emitIntervalMs: null, pullIntervalMs: t.transport === 'pull' ? t.intervalMs : null };
   if (p.rampupS >= p.durationS) argsFail('arguments', `rampup (${p.rampupS} s) must be shorter than duration (${p.durationS} s), which includes it`);
   if (p.durationS * 1000 <= t.drainMs * 2) argsFail('arguments', `duration (${p.durationS} s) must be longer than ${(t.drainMs * 2) / 1000} s: the publishers stop ${t.drainMs / 1000} s before its end`);
-  p.target = { name: t.name, file: 'target.json', source: path.resolve(argv[1]), sha256: read.sha256, transport: t.transport,
+  p.target = { name: t.name, file: 'target.json', thresholds: t.thresholds, source: path.resolve(argv[1]), sha256: read.sha256, transport: t.transport,
     channels: t.channels, rate: t.rate, drainMs: t.drainMs, subscribeUrl: t.subscribe.url, publishUrl: t.publish.url,
     host: t.subscribe.host, port: t.subscribe.port, publishHost: t.publish.host, publishPort: t.publish.port, monitored: false };
   return p;
@@ -662,6 +690,7 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     waitS: waitSeconds(p, engines.length),
     jmeterProperties: jmeterProperties(p, p.target ? p.target.host : sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
     ...(p.target ? { target: p.target } : {}),
+    ...(p.thresholds.length ? { thresholds: p.thresholds } : {}),
     settings: exports,
     threadFit,
     openFiles,
@@ -731,6 +760,7 @@ function shellForm(d) {
     `PB_SERVER_ADDRESS=${sh(d.server.listen)}`,
     `DECISIONS_JSON=${sh(JSON.stringify(d))}`,
     // a target run: the file to copy into the run directory and run.json's record of it
+    ...(d.thresholds ? [shArray('RUN_THRESHOLDS', d.thresholds)] : []),
     ...(d.target ? [`RUN_TARGET_FILE=${sh(d.target.source)}`, `RUN_TARGET_JSON=${sh(JSON.stringify(d.target))}`,
       `RUN_TARGET_ADDRESSES=(${sh(`${d.target.host}:${d.target.port}`)} ${sh(`${d.target.publishHost}:${d.target.publishPort}`)})`] : []),
   ].join('\n');

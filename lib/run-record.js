@@ -13,6 +13,7 @@
 //   engine=<name>,<address>,<access>,<rmi>,<connections>,<heapMb>   one per engine, in order
 //   step=<name>=<ms>                                                one per step run, in order
 //   note=<text>                                                     one per note, in order
+//   threshold=<text>    one per threshold of the run (lib/thresholds.js), in order; none: no "thresholds"
 //   target=<JSON>       a target run's record (lib/decide.js, docs/targets.md); absent for the built-in servers
 // A number or a string given empty is null. Exit 0 written; 1 not written, the old file kept (a full
 // disk: the message on stderr); 2 a record the run schema refuses (naming the field) or a bad field.
@@ -57,6 +58,8 @@ function record(fields) {
     else if (key === 'serverCrashed') scalar.serverCrashed = value === '1';
     else if (key === 'provenance') {
       try { scalar.provenance = JSON.parse(value); } catch { scalar.provenance = null; }
+    } else if (key === 'threshold') {
+      (scalar.thresholds ??= []).push(value);
     } else if (key === 'target') {
       try { scalar.target = JSON.parse(value); } catch { throw new RunSchemaError(`"target" must be JSON, got '${value.slice(0, 80)}'`); }
     } else throw new RunSchemaError(`unknown field '${key}'`);
@@ -69,6 +72,7 @@ function record(fields) {
     provenance: s('provenance'), startedAt: s('startedAt'), finishedAt: s('finishedAt'), status: s('status'),
     serverCrashed: scalar.serverCrashed ?? false, steps, notes,
     ...(scalar.target ? { target: scalar.target } : {}),
+    ...(scalar.thresholds ? { thresholds: scalar.thresholds } : {}),
   };
   runRecord(json);   // the read boundary's check, at the write: a missing or mistyped field refused by name
   return json;

@@ -48,7 +48,8 @@ const PARAMETERS = [
 // Fields of run.json that are not parameters, kept as they are.
 // target: a target run's record (docs/targets.md: name, file, sha256, transport, channels, rate, drainMs,
 // subscribeUrl, publishUrl, host, port, monitored); absent for the built-in servers.
-const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes', 'target'];
+// thresholds: the run's thresholds as given (lib/thresholds.js); absent when none.
+const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes', 'target', 'thresholds'];
 
 const ENGINE_FIELDS = ['name', 'address', 'access', 'rmi', 'connections', 'heapMb'];
 

@@ -50,6 +50,7 @@ runjson_fields() {
     "provenance=${RUN_PROVENANCE}" "startedAt=${RUN_STARTED_AT}" "finishedAt=${RUN_FINISHED_AT:-}" \
     "status=${RUN_STATUS}" "serverCrashed=${RUN_CRASHED}"
   [[ -z ${RUN_TARGET_JSON:-} ]] || printf '%s\0' "target=${RUN_TARGET_JSON}"
+  for k in "${RUN_THRESHOLDS[@]}"; do printf '%s\0' "threshold=$k"; done
   for e in "${ENGINE_IDX[@]}"; do
     printf '%s\0' "engine=${H_NAME[e]},${H_ADDR[e]},${H_ACCESS[e]},${H_RMI[e]},${H_CONNECTIONS[e]},${H_HEAP_MB[e]}"
   done

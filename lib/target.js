@@ -17,6 +17,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
+const { parseThreshold, ThresholdError } = require('./thresholds');
 
 const TRANSPORTS = Object.freeze(['sse', 'ws', 'stream', 'poll', 'pull']);
 // The engines stop publishing this long before they close the subscriptions at the run's duration, so the
@@ -32,7 +33,7 @@ const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', s
 class TargetError extends Error {}
 
 const KEYS = Object.freeze({
-  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract'],
+  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract', 'thresholds'],
   subscribe: ['url', 'headers', 'send', 'framing', 'cursor'],
   publish: ['method', 'url', 'headers', 'body'],
   extract: ['seq', 'sentUs'],
@@ -182,6 +183,21 @@ function checkPublish(c, v) {
   return { method, url: u.text, host: u.host, port: u.port, headers: headers(c, 'publish.headers', v.headers, 'publish'), body };
 }
 
+// The file's thresholds (lib/thresholds.js), each checked: their texts.
+function thresholdList(c, v) {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) c.fail('thresholds', `must be an array of strings, got ${typeOf(v)}`);
+  return v.map((t, i) => {
+    c.string(`thresholds[${i}]`, t);
+    try {
+      return parseThreshold(t).text;
+    } catch (e) {
+      if (e instanceof ThresholdError) c.fail(`thresholds[${i}]`, e.message);
+      throw e;
+    }
+  });
+}
+
 // The normalized target of a parsed file, or a TargetError naming the first bad key.
 function checkTarget(json, label = 'target') {
   const c = checker(label);
@@ -212,7 +228,7 @@ function checkTarget(json, label = 'target') {
   if (json.extract.seq === undefined) c.fail('extract.seq', 'required');
   const extract = { seq: extractRule(c, 'extract.seq', json.extract.seq),
     sentUs: json.extract.sentUs === undefined ? null : extractRule(c, 'extract.sentUs', json.extract.sentUs) };
-  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, drainMs: DRAIN_MS };
+  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, thresholds: thresholdList(c, json.thresholds), drainMs: DRAIN_MS };
 }
 
 // The file read, parsed and checked: { target, sha256 (of its bytes), text }.

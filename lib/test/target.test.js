@@ -116,3 +116,9 @@ test('the shipped example target files pass, and the CLI exits 2 naming the key'
   assert.match(j.stderr, /typo\.json: not JSON/);
   fs.rmSync(tmp, { recursive: true });
 });
+
+test('a target file may carry thresholds, each checked by lib/thresholds.js', () => {
+  assert.deepEqual(checkTarget({ ...good(), thresholds: ['trip.p99<=500', 'received>=99.9'] }).thresholds, ['trip.p99<=500', 'received>=99.9']);
+  bad((t) => { t.thresholds = 'trip.p99<=5'; }, /thresholds: must be an array of strings/);
+  bad((t) => { t.thresholds = ['speed>1']; }, /thresholds\[0\]: threshold 'speed>1': unknown metric/);
+});

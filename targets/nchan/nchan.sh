@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # An example third-party push server for target files (issue #47, docs/targets.md): nginx with the nchan
-# module, both from Debian (nginx-light, libnginx-mod-nchan), on 127.0.0.1 only. pushbench never starts it
+# module, both from Debian (nginx-light, libnginx-mod-nchan), on 127.0.0.1 (or --address: a test
+# namespace's). pushbench never starts it
 # in a run (a target run starts nothing on the server); the tests and a user trying the target files do:
 #
-#   targets/nchan/nchan.sh start [--port P] [--dir D] [--workers N] [--max-connections N]
+#   targets/nchan/nchan.sh start [--port P] [--address A] [--dir D] [--workers N] [--max-connections N]
 #   targets/nchan/nchan.sh stop|status [--dir D]
 #
 # One channel per path tail; each transport at its own location, so a target file names the one it means:
@@ -22,20 +23,21 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/config.sh
 source "$here/../../lib/config.sh"
 
-usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--dir D] [--workers N] [--max-connections N]" >&2; exit 2; }
+usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N]" >&2; exit 2; }
 
 (($# >= 1)) || usage
 cmd=$1; shift
-port=${PB_PORT_NCHAN:-18480} dir=$PB_STATE/nchan workers=1 maxconn=19000
+port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000
 while (($#)); do
   (($# >= 2)) || usage
   case $1 in
-    --port) port=$2 ;; --dir) dir=$2 ;; --workers) workers=$2 ;; --max-connections) maxconn=$2 ;;
+    --port) port=$2 ;; --address) address=$2 ;; --dir) dir=$2 ;; --workers) workers=$2 ;; --max-connections) maxconn=$2 ;;
     *) usage ;;
   esac
   shift 2
 done
 [[ $port =~ ^[1-9][0-9]{0,4}$ && $port -le 65535 ]] || { echo "nchan.sh: --port must be 1-65535, got '$port'" >&2; exit 2; }
+[[ $address =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || { echo "nchan.sh: --address must be an IPv4 address, got '$address'" >&2; exit 2; }
 [[ $workers =~ ^[1-9]$ ]] || { echo "nchan.sh: --workers must be 1-9, got '$workers'" >&2; exit 2; }
 [[ $maxconn =~ ^[1-9][0-9]{0,5}$ ]] || { echo "nchan.sh: --max-connections must be a whole number, got '$maxconn'" >&2; exit 2; }
 
@@ -73,7 +75,7 @@ http {
   nchan_message_buffer_length 1000;
   nchan_message_timeout 10m;
   server {
-    listen 127.0.0.1:$port;
+    listen $address:$port;
     location ~ ^/pub/([A-Za-z0-9_.-]+)$ { nchan_publisher; nchan_channel_id \$1; }
     location ~ ^/sse/([A-Za-z0-9_.-]+)$ { nchan_subscriber eventsource; nchan_channel_id \$1; nchan_subscriber_first_message newest; }
     location ~ ^/ws/([A-Za-z0-9_.-]+)$ { nchan_subscriber websocket; nchan_channel_id \$1; nchan_subscriber_first_message newest; }
@@ -93,13 +95,13 @@ start() {
   nginx -p "$dir" -c "$dir/nginx.conf" -t >"$dir/logs/test.out" 2>&1 || { cat "$dir/logs/test.out" >&2; exit 1; }
   nginx -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/logs/error.log" || { tail -n 5 "$dir/logs/error.log" >&2; exit 1; }
   for _ in $(seq 1 50); do
-    if pid=$(running_pid) && curl -fsS -o /dev/null "http://127.0.0.1:$port/health" 2>/dev/null; then
-      echo "nchan: running (pid $pid, http://127.0.0.1:$port, $dir)"
+    if pid=$(running_pid) && curl -fsS -o /dev/null "http://$address:$port/health" 2>/dev/null; then
+      echo "nchan: running (pid $pid, http://$address:$port, $dir)"
       return 0
     fi
     sleep 0.1
   done
-  echo "nchan: did not answer on 127.0.0.1:$port within 5 s (log: $dir/logs/error.log)" >&2
+  echo "nchan: did not answer on $address:$port within 5 s (log: $dir/logs/error.log)" >&2
   stop >/dev/null
   exit 1
 }
