@@ -81,6 +81,7 @@ RUN_SUT_UNREACHABLE=0   # 1 once the SUT host stopped answering ssh (noted once)
 RUN_RUNJSON_FAILED=0 RUN_PROVENANCE=''   # lib/runjson.sh's
 RUN_REPORT=''        # the report's path
 RUN_VERDICT=''       # the validity verdict (docs/validity.md); failed: the run exits 1
+RUN_THRESHOLDS_FAILED=0   # 1: a threshold failed (lib/thresholds.js); the run exits 7
 RUN_STEP='' RUN_STEP_ERROR=''   # the step running, and what in it failed (quietly)
 RUN_INTERRUPTED=''   # the signal that ended the run (or its output lost: lib/log.sh)
 RUN_FINISHED=0       # 1 once every step ran: the EXIT trap then only closes what is left
@@ -491,6 +492,7 @@ print_report_path() {
   # The validity verdict (docs/validity.md): whether the figures measured the server or the load generator.
   while IFS= read -r line; do
     [[ -n ${RUN_VERDICT} || ! $line =~ ^validity:\ ([a-z-]+) ]] || RUN_VERDICT=${BASH_REMATCH[1]}
+    [[ ! $line =~ ^thresholds:\ [0-9]+\ of\ [0-9]+\ failed ]] || RUN_THRESHOLDS_FAILED=1
     say "$line"
   done < <(node analysis/verdict.js "${RUN_DIR}" 2>&1)
   say "report: ${RUN_REPORT}"
@@ -866,6 +868,7 @@ main() {
   [[ ${RUN_STATUS} == complete && ${RUN_RUNJSON_FAILED} == 0 ]] || exit 1
   ((RUN_CRASHED == 0)) || exit 4
   [[ ${RUN_VERDICT} != failed ]] || { say "run failed: it measured nothing of the server (the verdict above; docs/validity.md)"; exit 1; }
+  ((RUN_THRESHOLDS_FAILED == 0)) || { say "thresholds failed (above; results in junit.xml)"; exit 7; }
   exit 0
 }
 

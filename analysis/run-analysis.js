@@ -23,12 +23,15 @@ const { judgeRun, recordsLost } = require('./stage/validity');
 const { tailStage } = require('./stage/tail');
 const { summarize } = require('./stage/summary');
 const { writeOutputs } = require('./outputs');
+const { judgeThresholds, junitFile } = require('./stage/thresholds');
 const { readOutOfMemory, readClassHistogram } = require('./read/server-log');
+const { analyzeTargetRun, isTargetRun } = require('./stage/target');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
 async function analyzeRun(runDir) {
   const { inputs, archives: archiveFiles, missing, present } = findInputs(runDir);
   const { run, problem: runProblem } = readRun(inputs.runJson);
+  if (isTargetRun(run)) return analyzeTargetRun({ runDir, run, archives: archiveFiles, missing, runProblem });
   const resultsCsv = present('resultsCsv') ? inputs.resultsCsv : null;
   const samples = await readSamples(resultsCsv, timelineBase(Number.isFinite(run.startedAt) ? run.startedAt : null));
   const start = clientStart(run, samples.csv);
@@ -70,9 +73,14 @@ async function analyzeRun(runDir) {
 
 // Writes data/ and charts/ of the run (outputs.js: each file whole or not at all, data/summary.json last);
 // returns what analyzeRun returned.
+// analyzeRun, the run's thresholds judged over its summary (stage/thresholds.js), and every output written.
 async function analyzeAndWrite(runDir) {
   const result = await analyzeRun(runDir);
+  const { run } = readRun(findInputs(runDir).inputs.runJson);
+  const thresholds = judgeThresholds(run.thresholds, result.summary);
+  if (thresholds) result.summary.thresholds = thresholds;
   writeOutputs(runDir, result);
+  junitFile(runDir, result.summary.id, thresholds);
   return result;
 }
 

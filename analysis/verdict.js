@@ -12,6 +12,8 @@
 //   validity: generator-bound (steady window 15-70 s, 55 s)
 //     - engine local's host CPU >= 95% in 48 of 55 steady seconds ...
 //     - not known: ...
+//   thresholds: 1 of 2 failed            (a run with thresholds, lib/thresholds.js)
+//     - FAIL trip.p99<=250: 310 ms, wanted <= 250
 // Exit 0 when it printed a verdict, 1 when the run has none (not analysed, or analysed before verdicts),
 // 2 for a usage error.
 const fs = require('node:fs');
@@ -65,7 +67,16 @@ function verdictLines(summary) {
     + (w ? ` (steady window ${w.fromSecond}-${w.toSecond} s, ${w.seconds} s)` : '')];
   for (const r of v.reasons) lines.push(`  - ${r.text}`);
   for (const u of v.unknowns) lines.push(`  - not known: ${u}`);
-  return lines;
+  return [...lines, ...thresholdLines(summary.thresholds)];
+}
+
+// The thresholds' lines (lib/thresholds.js, summary.thresholds): "thresholds: 1 of 2 failed" (run.sh reads
+// that word) and one line each; none for a run without thresholds.
+function thresholdLines(t) {
+  if (!t || !Array.isArray(t.results) || t.results.length === 0) return [];
+  const failed = t.results.filter((r) => !r.pass).length;
+  return [`thresholds: ${failed ? `${failed} of ${t.results.length} failed` : `all ${t.results.length} passed`}`,
+    ...t.results.map((r) => `  - ${r.pass ? 'pass' : 'FAIL'} ${r.text}: ${r.why}`)];
 }
 
 function main(argv) {
@@ -90,4 +101,4 @@ function main(argv) {
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
-module.exports = { VERDICTS, VALID, verdictOf, reasonTexts, isValid, countVerdicts, formatCounts, notValidNote, verdictLines };
+module.exports = { VERDICTS, VALID, verdictOf, reasonTexts, isValid, countVerdicts, formatCounts, notValidNote, verdictLines, thresholdLines };

@@ -833,7 +833,7 @@ PB_RESULTS (results base directory, default results/), PB_RUN_DIR_FILE (file to 
 Exit codes: 0 complete, 1 run failed (a step failed, or the verdict is failed: docs/validity.md) or
 incomplete (results kept), 2 usage or hosts.conf error, 3 preflight failed, 4 complete but the server
 under test crashed, 5 another run holds the state directory, 6 a run killed beyond any trap waits for
-./run.sh --stop-stale, 130 interrupted.
+./run.sh --stop-stale, 7 complete but a threshold failed (docs/thresholds.md), 130 interrupted.
 `;
 }
 

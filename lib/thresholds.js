@@ -28,7 +28,7 @@ const builtinMessages = (s) => {
   const m = s.messages ?? {};
   return m[s.parameters?.type] ?? m.comet ?? null;
 };
-const tripField = (field) => (s) => (s.target ? s.target.trip?.[field] : builtinTrip(s)?.[field]) ?? null;
+const tripField = (field) => (s) => (s.target ? s.target.tripTime?.[field] : builtinTrip(s)?.[field]) ?? null;
 
 // metric -> { unit, about, read(summary): number | string | null }
 const METRICS = {
@@ -36,7 +36,6 @@ const METRICS = {
   'trip.p90': { unit: 'ms', about: 'trip time, 90th percentile', read: tripField('p90Ms') },
   'trip.p99': { unit: 'ms', about: 'trip time, 99th percentile', read: tripField('p99Ms') },
   'trip.max': { unit: 'ms', about: 'trip time, the longest', read: tripField('maxMs') },
-  'trip.mean': { unit: 'ms', about: 'trip time, the mean', read: tripField('meanMs') },
   received: { unit: '%', about: 'messages received of those expected (each once), x 100',
     read: (s) => (s.target ? s.target.messages?.deliveredPercent : builtinMessages(s)?.receivedPercent) ?? null },
   missed: { unit: 'messages', about: 'messages expected and never received',
@@ -45,8 +44,8 @@ const METRICS = {
     read: (s) => (s.target ? s.target.subscriptions?.failed : s.totals?.errors) ?? null },
   'publish.failed': { unit: 'publishes', about: 'publishes not answered 2xx (target runs)',
     read: (s) => s.target?.publish?.failed ?? null },
-  connections: { unit: 'connections', about: 'the most connections held at once',
-    read: (s) => (s.target ? s.target.subscriptions?.peakOpen : s.peakConnections) ?? null },
+  connections: { unit: 'connections', about: 'the most connections held at once (target: the subscribers that were subscribed)',
+    read: (s) => (s.target ? s.target.subscriptions?.subscribersAcknowledged : s.peakConnections) ?? null },
   verdict: { unit: null, about: `the validity verdict (docs/validity.md): ${VERDICTS.join(', ')}`, read: (s) => s.validity?.verdict ?? null },
 };
 

@@ -28,8 +28,8 @@ test('evaluation over a built-in summary and a target summary; not measured fail
   assert.equal(r[6].value, null);
   const poll = evaluate([parseThreshold('trip.p50<=5')], { parameters: { type: 'poll' }, tripTime: { p50Ms: 3 } });
   assert.equal(poll[0].value, 3, 'a poll run reads the polls\' trip time');
-  const target = { target: { trip: { p99Ms: 120 }, messages: { deliveredPercent: 99.5, missed: 5 }, publish: { failed: 0 },
-    subscriptions: { failed: 0, peakOpen: 1000 } }, validity: { verdict: 'server-limited' } };
+  const target = { target: { tripTime: { p99Ms: 120 }, messages: { deliveredPercent: 99.5, missed: 5 }, publish: { failed: 0 },
+    subscriptions: { failed: 0, subscribersAcknowledged: 1000 } }, validity: { verdict: 'server-limited' } };
   const t = evaluate(['trip.p99<=250', 'received>=99.9', 'publish.failed==0', 'connections>=1000', 'verdict!=failed'].map(parseThreshold), target);
   assert.deepEqual(t.map((x) => x.pass), [true, false, true, true, true]);
 });
@@ -56,4 +56,12 @@ test('the CLI checks expressions: exit 2 naming the bad one', () => {
   const r = spawnSync(process.execPath, [cli, 'check', 'trip.p99<=250', 'speed>1'], { encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown metric 'speed'/);
+});
+
+test('docs/thresholds.md lists every metric with its unit', () => {
+  const { METRICS } = require('../thresholds');
+  const doc = require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'docs', 'thresholds.md'), 'utf8');
+  for (const [name, m] of Object.entries(METRICS)) {
+    assert.match(doc, new RegExp(`^\\| \`${name.replace('.', '\\.')}\` \\| ${m.unit ?? 'a word'} \\|`, 'm'), name);
+  }
 });
