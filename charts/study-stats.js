@@ -2,7 +2,8 @@
 // Statistics of repeated runs for docs/study (issue #25; the study's future work, section 6.3: every
 // permutation run several times, results averaged). One place for: the mean, the sample standard deviation,
 // the 95% confidence interval of a mean (Student's t), the coefficient of variation, and the 95% interval
-// of the difference of two means (Welch), which decides whether a difference is beyond noise.
+// of the difference of two means (Welch), which decides whether a difference is beyond noise, and a
+// random-effects mean of several estimates (DerSimonian-Laird) with its 95% interval.
 
 // Two-sided 95% quantiles of Student's t (t_0.975) for 1-30 degrees of freedom; above 30 the next
 // smaller tabulated df is used (40, 60, 120), then the normal 1.96.
@@ -70,4 +71,33 @@ function band(arrays) {
   return { low, high };
 }
 
-module.exports = { t975, mean, sd, describe, welch, band };
+// The two-sided 95% quantile of the normal distribution.
+const Z975 = 1.96;
+
+// A random-effects mean (DerSimonian-Laird) of estimates [{ d, se }] (each an estimate and its standard
+// error): each weighted by 1 / (se^2 + tau^2), where tau^2 is the spread between the estimates beyond their
+// own errors (moment estimate from Cochran's Q, 0 when Q is within its k - 1 degrees of freedom). Returns
+// { k, mean, se, low, high, tau2, q } with the 95% interval mean +- 1.96 se, or null without estimates. An
+// estimate without spread (se 0) is given the smallest positive error of the others (or 1e-12 of its own
+// size), so it weighs most without making the weights infinite.
+function randomEffects(estimates) {
+  const list = estimates.filter((e) => Number.isFinite(e?.d) && Number.isFinite(e?.se) && e.se >= 0);
+  const k = list.length;
+  if (!k) return null;
+  const positive = list.map((e) => e.se).filter((s) => s > 0);
+  const floor = positive.length ? Math.min(...positive) : 1e-12 * Math.max(1e-12, ...list.map((e) => Math.abs(e.d)));
+  const v = list.map((e) => Math.max(e.se, floor) ** 2);
+  const w = v.map((x) => 1 / x);
+  const sw = w.reduce((a, b) => a + b, 0);
+  const fixed = list.reduce((s, e, i) => s + w[i] * e.d, 0) / sw;
+  const q = list.reduce((s, e, i) => s + w[i] * (e.d - fixed) ** 2, 0);
+  const c = sw - w.reduce((s, x) => s + x * x, 0) / sw;
+  const tau2 = k > 1 && c > 0 ? Math.max(0, (q - (k - 1)) / c) : 0;
+  const ws = v.map((x) => 1 / (x + tau2));
+  const sws = ws.reduce((a, b) => a + b, 0);
+  const m = list.reduce((s, e, i) => s + ws[i] * e.d, 0) / sws;
+  const se = Math.sqrt(1 / sws);
+  return { k, mean: m, se, low: m - Z975 * se, high: m + Z975 * se, tau2, q };
+}
+
+module.exports = { t975, mean, sd, describe, welch, band, randomEffects, Z975 };

@@ -14,10 +14,11 @@ const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, scriptJson, fmt } = require('./page');
 const { FIGURES, METRICS } = require('./figures');
 const { loadRuns, permutationKey } = require('./collect-runs');
-const { buildFigure, valueName } = require('./figure-data');
+const { buildFigure, selectRuns, valueName } = require('./figure-data');
 const { FINDINGS, THREATS } = require('./study-findings');
 const { STUDY_METRICS, HEADLINE, metricValue } = require('./study-metrics');
-const { evaluateFinding, conditionLabel, usableRuns, inStudyGrid, CONCLUSIONS, STUDY_SMALLEST_LEVEL } = require('./study-finding');
+const { verdictsJson, cpuThreat, leftOutSection } = require('./study-verdicts');
+const { evaluateFinding, conditionLabel, usableRuns, isUsable, inStudyGrid, cpuOf, placeOf, CONCLUSIONS, STUDY_SMALLEST_LEVEL, JUDGE_MIN_RUNS } = require('./study-finding');
 const { describe, band } = require('./study-stats');
 const { leaveOutSuperseded } = require('./study-superseded');
 const { heapSection } = require('./study-heap');
@@ -83,18 +84,35 @@ function rowNumbers(check, row) {
   return `${escapeHtml(an)}: ${withCi(row.a)}; ${escapeHtml(bn)}: ${withCi(row.b)} ${escapeHtml(unit)}${ratio}${diff}`;
 }
 
+// A relative difference as a signed percentage: "+12.3%".
+const pct = (x) => `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`;
+
+// What the page says beside a condition not judged, or judged with runs left out.
+function rowMarks(r) {
+  const marks = [];
+  if (r.leftOut === 'too few') marks.push(`<span class="warn">(usable runs a side: ${escapeHtml(r.n.join('/'))}${r.unusable ? `; not usable: ${escapeHtml(r.unusable)}` : ''}; fewer than ${JUDGE_MIN_RUNS}: left out)</span>`);
+  else if (r.unusable) marks.push(`<span class="none">(not usable, left out: ${escapeHtml(r.unusable)})</span>`);
+  if (r.leftOut === 'kept up') marks.push('<span class="none">(both sides kept up: left out)</span>');
+  if (r.otherCpu) marks.push('<span class="none">(another CPU: shown apart, not judged with the others)</span>');
+  return marks.length ? ` ${marks.join(' ')}` : '';
+}
+
 const CONCLUSION_CLASS = { confirmed: 'ok', 'not confirmed': 'bad', 'not comparable': 'warn', indicative: 'none', answered: 'ok', 'not run yet': 'none' };
 const conclusionBadge = (v, extra = '') => `<span class="conclusion-tag ${CONCLUSION_CLASS[v]}" data-conclusion="${escapeHtml(v)}">${escapeHtml(v)}${extra}</span>`;
 const marks = (e) => (e.withinNoise ? ' <span class="none">(within noise)</span>' : '');
 
-function checkTable(evaluated) {
+// tagged: each check's conclusion carries data-check, data-conclusion and data-cpu (the at-scale sitting's,
+// which docs/study/verdicts.json holds too).
+function checkTable(evaluated, tagged = true) {
   const rows = [];
   for (const c of evaluated.checks) {
     const metric = STUDY_METRICS[c.check.metric];
     const head = `${escapeHtml(c.check.text)}<br><span class="none">${escapeHtml(metric.name)}</span>`;
     const agree = c.agree?.n ? [`means the study's way in ${c.agree.k} of ${c.agree.n} condition${c.agree.n === 1 ? '' : 's'}${c.agree.p !== null ? ` (sign test p = ${fmt(c.agree.p, 3)})` : ''}`] : [];
-    const why = [...c.why, ...agree];
-    const conclusion = `${conclusionBadge(c.conclusion)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
+    const pooled = c.pooled ? [`pooled relative difference ${pct(c.pooled.mean)} (95%: ${pct(c.pooled.low)} to ${pct(c.pooled.high)}; random effects over ${c.pooled.k} condition${c.pooled.k === 1 ? '' : 's'})`] : [];
+    const cpu = c.conclusion === 'not run yet' ? [] : [`CPU: ${c.cpu ?? 'not recorded'}`];
+    const why = [...cpu, ...c.why, ...agree, ...pooled];
+    const conclusion = !tagged ? `${conclusionBadge(c.conclusion)}${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}` : `<span data-check="${escapeHtml(`${evaluated.finding.id}/${c.check.id}`)}" data-conclusion="${escapeHtml(c.conclusion)}" data-cpu="${escapeHtml(c.cpu ?? '')}">${conclusionBadge(c.conclusion)}</span>${marks(c)}${why.length ? `<br><span class="why">${why.map(escapeHtml).join('<br>')}</span>` : ''}`;
     if (!c.rows.length) {
       rows.push([`<td>${head}</td>`, '<td class="none">no runs match</td>', '<td></td>', `<td>${conclusion}</td>`]);
       continue;
@@ -102,7 +120,7 @@ function checkTable(evaluated) {
     c.rows.forEach((r, i) => rows.push([
       i === 0 ? `<td rowspan="${c.rows.length}">${head}</td>` : '',
       `<td>${escapeHtml(r.label)}</td>`,
-      `<td>${rowNumbers(c.check, r)}${r.unusable ? ` <span class="warn">(runs not valid: ${escapeHtml(r.unusable)}; too few usable, left out)</span>` : ''}${r.keptUp ? ' <span class="none">(both sides kept up: left out)</span>' : ''}</td>`,
+      `<td>${rowNumbers(c.check, r)}${rowMarks(r)}</td>`,
       i === 0 ? `<td rowspan="${c.rows.length}">${conclusion}</td>` : '',
     ].filter(Boolean)));
   }
@@ -113,18 +131,20 @@ function checkTable(evaluated) {
 function throughputTable(spec, runs) {
   const chosen = runs.filter((r) => Object.entries(spec.select).every(([k, v]) => [].concat(v).includes(r.params[k])));
   const top = Math.max(0, ...chosen.map((r) => r.params.connections));
-  const rows = spec.rows.map((row) => {
-    const mine = chosen.filter((r) => r.params.server === row.server && r.params.connections === top);
+  // one row per server and CPU: runs on two CPUs are never averaged together
+  const places = [...new Set(chosen.filter((r) => r.params.connections === top).map(placeOf))].sort();
+  const rows = spec.rows.flatMap((row) => (places.length ? places : ['']).map((place) => {
+    const mine = chosen.filter((r) => r.params.server === row.server && r.params.connections === top && placeOf(r) === place);
     const use = usableRuns(mine);
     const rate = describe(use.map((r) => metricValue('responsesPerSecond', r)));
     return [
-      `<td>${escapeHtml(valueName('server', row.server))}</td>`,
+      `<td>${escapeHtml(valueName('server', row.server))}${place ? ` <span class="none">(${escapeHtml(place)})</span>` : ''}</td>`,
       `<td class="num">${row.total === null ? `<span class="none">${escapeHtml(row.note)}</span>` : fmt(row.total)}</td>`,
       `<td class="num">${row.perSecond === null ? '' : fmt(row.perSecond)}</td>`,
       `<td class="num">${mine.length ? fmt(top) : ''}</td>`,
       `<td>${mine.length ? withCi(rate) : '<span class="none">not run yet</span>'}${use.some((r) => !isValid(verdictOf(r.summary))) ? ` <span class="warn">(runs not valid: ${escapeHtml(formatCounts(use.map((r) => verdictOf(r.summary))))})</span>` : ''}</td>`,
     ];
-  });
+  }));
   return table(rows, { head: ['Server', { text: 'Study: responses sent (600 s, 20,000 conn.)', num: true }, { text: 'Study: per second', num: true },
     { text: 'pushbench: connections', num: true }, 'pushbench: responses per second'] });
 }
@@ -178,7 +198,7 @@ function repeatsTable(runs) {
       const half = d.low === null ? '' : ` \u00b1 ${fmt(d.high - d.mean)}`;
       return `<td class="num">${fmt(d.mean)}${half}${d.cv === null ? '' : `<br><span class="none">CV ${fmt(d.cv * 100, 1)}%</span>`}</td>`;
     });
-    return [`<td>${escapeHtml(conditionLabel(p, []))}</td>`, `<td class="num">${g.length}</td>`,
+    return [`<td>${escapeHtml(conditionLabel(p, [], placeOf(g[0])))}</td>`, `<td class="num">${g.length}</td>`,
       `<td>${escapeHtml(formatCounts(g.map((r) => verdictOf(r.summary))))}</td>`, ...cells];
   });
   const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : null; };
@@ -218,7 +238,7 @@ function findingSection(ev, smallEv, figureHtml, runs) {
   const f = ev.finding;
   const small = smallEv.conclusion === 'not run yet' ? ''
     : `<details class="small-sitting"><summary>The 100/400 sitting: ${conclusionBadge(smallEv.conclusion)} <span class="none">${escapeHtml(indicativeWords(smallEv))}</span></summary>
-${checkTable(smallEv)}
+${checkTable(smallEv, false)}
 </details>`;
   return `<section class="finding" id="${escapeHtml(f.id)}" data-conclusion="${escapeHtml(ev.conclusion)}">
 <h2>${escapeHtml(f.source)}: ${escapeHtml(f.title)} ${conclusionBadge(ev.conclusion)}${marks(ev)}</h2>
@@ -272,7 +292,22 @@ function supersededBlock({ leftOut, sweeps }) {
 function figureResults(atScale, runs) {
   const runsByDir = new Map(runs.map((r) => [r.dir, r]));
   const figureRuns = [...byPermutation(atScale.filter(inStudyGrid)).values()].flatMap(usableRuns);
-  return new Map(FIGURES.map((f) => [f.id, addBands(f, buildFigure(f, figureRuns), runsByDir)]));
+  return new Map(FIGURES.map((f) => {
+    const shown = titledAtLevel(f, figureRuns);
+    return [f.id, { ...addBands(shown, buildFigure(shown, figureRuns), runsByDir), figure: shown }];
+  }));
+}
+
+// A figure whose selection names one connection level ('level:N', 'max') titled with the level drawn:
+// the study's level in its caption ("5,000 Requests", "@ 20,000 connections") replaced by it, or the level
+// added; other figures as they are.
+function titledAtLevel(figure, runs) {
+  if (typeof figure.filter.connections !== 'string') return figure;
+  const levels = [...new Set(selectRuns(figure, runs).map((r) => r.params.connections))];
+  if (levels.length !== 1) return figure;
+  const level = levels[0].toLocaleString('en-GB');
+  const named = /[\d,]+ (Requests|connections)/;
+  return { ...figure, title: named.test(figure.title) ? figure.title.replace(named, `${level} $1`) : `${figure.title} @ ${level} connections` };
 }
 
 // The page's groups of findings: a title and whether a finding belongs to it.
@@ -291,7 +326,7 @@ function findingSections(evaluated, smallEvaluated, results, atScale) {
   const figureHtml = (id) => {
     if (!id || drawn.has(id)) return '';
     drawn.add(id);
-    return figureBlock(FIGURES.find((f) => f.id === id), results.get(id), charts);
+    return figureBlock(results.get(id).figure, results.get(id), charts);
   };
   const sections = [];
   for (const [title, holds] of GROUPS) {
@@ -319,7 +354,7 @@ function summaryRows(evaluated, smallEvaluated) {
 function figureRows(results) {
   return FIGURES.map((f) => {
     const r = results.get(f.id);
-    return [`<td class="num">${escapeHtml(String(f.number))}</td>`, `<td>${escapeHtml(f.title)}</td>`,
+    return [`<td class="num">${escapeHtml(String(f.number))}</td>`, `<td>${escapeHtml(r.figure.title)}</td>`,
       r.runs.length ? `<td class="num">${r.runs.length}</td>` : '<td class="num none">not run yet</td>',
       `<td>${r.runs.length ? escapeHtml(r.validityNote) : ''}</td>`];
   });
@@ -327,7 +362,7 @@ function figureRows(results) {
 
 // The runs table: each run's id, permutation, duration, validity, reasons and flags.
 function runRows(runs) {
-  return runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, []))}</td>`,
+  return runs.map((r) => [`<td>${escapeHtml(r.summary.id)}</td>`, `<td>${escapeHtml(conditionLabel(r.params, [], placeOf(r)))}</td>`,
     `<td class="num">${fmt(r.params.durationS)}</td>`,
     `<td>${isValid(verdictOf(r.summary)) ? '<span class="ok">valid</span>' : `<span class="warn">${escapeHtml(verdictOf(r.summary))}</span>`}</td>`,
     `<td class="why">${escapeHtml(reasonTexts(r.summary).join('; '))}</td>`,
@@ -369,7 +404,7 @@ full study: docs/study/README.md.</p>`;
 // sections, the figures beyond the study and Tomcat 7's heap over 600 s, the small sitting, repeats, and the tables of figures,
 // metrics and runs; then the charts' data and renderer.
 function studyBody(p) {
-  const threatRows = THREATS.map((t) => [`<th>${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
+  const threatRows = [...THREATS, ...(p.cpuThreat ? [p.cpuThreat] : [])].map((t) => [`<th id="threat-${escapeHtml(t.id)}">${escapeHtml(t.title)}</th>`, `<td>${escapeHtml(t.text)}</td>`]);
   const metricRows = Object.entries(STUDY_METRICS).map(([, m]) => [`<td>${escapeHtml(m.name)}</td>`, `<td>${escapeHtml(m.unit)}</td>`, `<td>${escapeHtml(m.definition)}</td>`]);
   return [
     STYLE,
@@ -382,6 +417,8 @@ function studyBody(p) {
     `<p id="conclusion-counts">At the study's scale: ${countLine(p.counts)}</p>`,
     `<p id="small-conclusion-counts">The 100/400 sitting (indicative only): ${countLine(p.smallCounts)}</p>`,
     table(p.summaryRows, { head: ['Source', 'Finding', 'Conclusion at scale', 'Why', 'The 100/400 sitting'] }),
+    '<p>Every check\'s conclusion, the CPU it is judged on, its runs\' levels and usable runs per side: <a href="verdicts.json">verdicts.json</a>.</p>',
+    p.leftOut,
     ...p.sections,
     '<h2 class="group">Beyond the study</h2>',
     '<p>Reference 001\'s trip time (T1) and reference 002\'s throughput against latency (T2): no finding of the study to hold them against.</p>',
@@ -407,8 +444,8 @@ on this page.</p>`,
 }
 
 // Writes the page into out: the assets, every chart's OFC2 JSON under figures/ (the old ones removed),
-// and index.html last, so a page is there only once its figures are whole.
-function writeStudy(out, charts, html) {
+// verdicts.json, and index.html last, so a page is there only once its figures are whole.
+function writeStudy(out, charts, html, verdicts) {
   fs.mkdirSync(out, { recursive: true });
   copyAssets(path.join(out, 'assets'));
   fs.copyFileSync(path.join(__dirname, 'study-render.js'), path.join(out, 'assets', 'study-render.js'));
@@ -416,6 +453,7 @@ function writeStudy(out, charts, html) {
   fs.rmSync(figDir, { recursive: true, force: true });
   fs.mkdirSync(figDir, { recursive: true });
   for (const c of charts) writeFileAtomic(path.join(out, c.source), JSON.stringify(c.ofc) + '\n');
+  writeFileAtomic(path.join(out, 'verdicts.json'), verdicts);
   writeFileAtomic(path.join(out, 'index.html'), html);
 }
 
@@ -434,10 +472,11 @@ async function buildStudy({ data = DEFAULTS.data, out = DEFAULTS.out } = {}) {
   const { sections, beyond, charts } = findingSections(evaluated, smallEvaluated, results, atScale);
   const body = studyBody({ problems, superseded, scale, smallScale: scaleOf(small), counts, smallCounts: conclusionCounts(smallEvaluated),
     summaryRows: summaryRows(evaluated, smallEvaluated), sections, beyond, heap: heapSection(atScale), repeats: repeatsTable(atScale),
-    withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts });
+    withinNoise: withinNoiseOf(evaluated), figureRows: figureRows(results), runRows: runRows(runs), charts,
+    cpuThreat: cpuThreat(atScale, evaluated), leftOut: leftOutSection(evaluated, atScale, byPermutation) });
   writeStudy(out, charts, page({ title: 'pushbench \u2013 the study reproduced',
     subtitle: `${scale.runs} runs at ${scale.levels.map((v) => fmt(v)).join(', ') || 'no'} connections; ${CONCLUSIONS.map((v) => `${counts[v]} ${v}`).join(', ')}`,
-    body, charts: [], assets: 'assets' }));
+    body, charts: [], assets: 'assets' }), verdictsJson(evaluated));
   return { index: path.join(out, 'index.html'), runs, evaluated, results, charts, counts };
 }
 

@@ -1,12 +1,14 @@
 'use strict';
-// docs/study's statistics and conclusion rules (charts/study-stats.js, study-finding.js; issues #25, #35): the
-// 95% intervals against hand-computed values, each outcome of a comparison, the sign test across
-// conditions, the scale gate (indicative below it), peaks for spike claims, the emit warm-up rule, and the
-// conclusions checks and findings get from runs (valid runs only when there are enough, load kept up, crashes).
+// docs/study's statistics and conclusion rules (charts/study-stats.js, study-finding.js; issues #25, #35, #50):
+// the 95% intervals against hand-computed values, each outcome of a comparison, the sign test across
+// conditions and the pooled estimate below 5, the scale gate (a level resolved before it, indicative below
+// it and beyond this machine's level), peaks for spike claims, the emit warm-up rule, and the conclusions
+// checks and findings get from runs (3 usable runs a side, one CPU per check, load kept up, the engine not
+// at its limit, own cores, crashes).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { t975, describe, welch, band } = require('../study-stats');
-const { judge, judgeThreshold, signTestP, acrossConditions, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns, inStudyGrid } = require('../study-finding');
+const { t975, describe, welch, band, randomEffects } = require('../study-stats');
+const { judge, judgeThreshold, signTestP, acrossConditions, relativeDifference, scaleGate, checkConclusion, findingConclusion, evaluateCheck, evaluateFinding, usableRuns, inStudyGrid, isUsable } = require('../study-finding');
 const { FINDINGS } = require('../study-findings');
 const { STUDY_METRICS, WARMUP_SECONDS, MIN_WARM_CYCLES, metricValue } = require('../study-metrics');
 
@@ -60,22 +62,52 @@ test('judge: holds beyond noise, reversed beyond noise, within noise, too few; s
   assert.equal(judgeThreshold([1, 10, 19], 10, 'below').outcome, 'within noise');
 });
 
-test('across conditions: a sign test from 5 conditions on, each condition beyond noise below that', () => {
+test('across conditions: a sign test from 5 conditions on, a pooled estimate of the relative differences below that', () => {
+  // DerSimonian-Laird by hand: 0 and 1, each +-0.1: Q = 50, C = 100, tau^2 = 0.49, weights 2 each, se 0.5
+  const re = randomEffects([{ d: 0, se: 0.1 }, { d: 1, se: 0.1 }]);
+  close(re.q, 50);
+  close(re.tau2, 0.49);
+  close(re.mean, 0.5);
+  close(re.se, 0.5);
+  close(re.low, 0.5 - 0.98);
+  // estimates that agree within their errors: tau^2 0, the fixed-effect mean (weights 1/se^2)
+  const agree = randomEffects([{ d: 0.1, se: 0.1 }, { d: 0.2, se: 0.2 }]);
+  assert.equal(agree.tau2, 0);
+  close(agree.mean, (0.1 * 100 + 0.2 * 25) / 125);
+  assert.equal(randomEffects([]), null);
+  // a condition's relative difference and its error from its 95% interval
+  const rd = relativeDifference({ diff: { diff: 10, low: 4, high: 16 }, b: { mean: 50 } });
+  close(rd.d, 0.2);
+  close(rd.se, 6 / 1.96 / 50);
+  const rt = relativeDifference({ a: { mean: 120, low: 110, high: 130 } }, 100);
+  close(rt.d, 0.2);
+  close(rt.se, 10 / 1.96 / 100);
+  assert.equal(relativeDifference({ diff: null, b: { mean: 5 } }), null);
   close(signTestP(5, 5), 1 / 32);
   close(signTestP(12, 16), 2517 / 65536);
   close(signTestP(0, 4), 1);
   const rows = (k, n, outcome = 'within noise') => Array.from({ length: n }, (_, i) => ({ outcome, sign: i < k ? 1 : -1 }));
   // 16 agreeing of 16, each within noise alone: the conditions together show it
-  assert.deepEqual(acrossConditions(rows(16, 16)), { outcome: 'holds', k: 16, n: 16, p: 1 / 65536 });
+  assert.deepEqual(acrossConditions(rows(16, 16)), { outcome: 'holds', k: 16, n: 16, p: 1 / 65536, pooled: null });
   assert.equal(acrossConditions(rows(12, 16)).outcome, 'holds');          // p = 0.038
   assert.equal(acrossConditions(rows(11, 16)).outcome, 'within noise');   // p = 0.105
   assert.equal(acrossConditions(rows(2, 16)).outcome, 'reversed');
-  // fewer than 5: the sign test cannot decide; each condition beyond noise can
-  assert.equal(acrossConditions(rows(4, 4)).outcome, 'within noise');
-  assert.equal(acrossConditions(rows(3, 3, 'holds')).outcome, 'holds');
-  assert.equal(acrossConditions([{ outcome: 'holds', sign: 1 }, { outcome: 'within noise', sign: 1 }]).outcome, 'within noise');
-  assert.equal(acrossConditions([{ outcome: 'reversed', sign: -1 }, { outcome: 'within noise', sign: 1 }]).outcome, 'reversed');
-  assert.equal(acrossConditions([{ outcome: 'reversed', sign: -1 }, { outcome: 'holds', sign: 1 }]).outcome, 'within noise');
+  // fewer than 5: the sign test cannot decide; the pooled estimate of the relative differences does
+  const rel = (d, se, outcome = 'within noise') => ({ outcome, sign: Math.sign(d), rel: { d, se } });
+  // two conditions each within noise alone (+20% +- 1.96 x 0.11), together beyond it: holds
+  const two = acrossConditions([rel(0.2, 0.11), rel(0.2, 0.11)]);
+  assert.equal(two.outcome, 'holds');
+  close(two.pooled.mean, 0.2);
+  close(two.pooled.low, 0.2 - 1.96 * 0.11 / Math.sqrt(2));
+  assert.equal(two.p, null);
+  // one condition holding beyond noise does not carry a second that goes the other way by as much
+  assert.equal(acrossConditions([rel(0.5, 0.05, 'holds'), rel(-0.5, 0.05, 'reversed')]).outcome, 'within noise');
+  assert.equal(acrossConditions([rel(-0.3, 0.05, 'reversed'), rel(-0.2, 0.05, 'reversed')]).outcome, 'reversed');
+  // a claim that a smaller value is the study's way (less, down, below): the interval below zero holds it
+  assert.equal(acrossConditions([rel(-0.3, 0.05), rel(-0.2, 0.05)], { direction: -1 }).outcome, 'holds');
+  // one condition: its own interval decides, as judge does
+  assert.equal(acrossConditions([rel(0.3, 0.1, 'holds')]).outcome, 'holds');
+  assert.equal(acrossConditions([rel(0.1, 0.1)]).outcome, 'within noise');
   assert.equal(acrossConditions([{ outcome: 'too few', sign: null }]).outcome, 'too few');
   assert.equal(acrossConditions([]).outcome, null);
   // similar: most conditions hold and none is reversed
@@ -119,7 +151,7 @@ test('check conclusions: confirmed, not confirmed, not comparable (why), indicat
   assert.equal(checkConclusion({ outcome: 'holds', noStudyResult: true, scale: 'these runs reach 400' }).conclusion, 'indicative');
   const unusable = checkConclusion({ outcome: 'holds', unusable: 'disturbed 3' });
   assert.equal(unusable.conclusion, 'not comparable');
-  assert.deepEqual(unusable.why, ['too few usable runs: no condition has 2 valid or server-limited runs on a side (disturbed 3)']);
+  assert.deepEqual(unusable.why, ['too few usable runs: no condition has 3 valid or server-limited runs on a side (disturbed 3)']);
   // a finding: not confirmed beats not comparable beats indicative beats confirmed; checks not run yet are left out
   const f = (...vs) => findingConclusion(vs.map((conclusion) => ({ conclusion, withinNoise: false }))).conclusion;
   assert.equal(f('confirmed', 'not run yet'), 'confirmed');
@@ -147,7 +179,7 @@ function run(params, { cpu = 10, cpuSeries = null, rss = 100, rate = 50, share =
 }
 const repeats = (params, values, opts = {}) => values.map((cpu) => run(params, { ...opts, cpu }));
 
-test('a compare check pairs runs per condition and uses valid runs only when each side keeps two', () => {
+test('a compare check pairs runs per condition and judges a condition only with 3 usable runs a side', () => {
   const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: { server: 'node' } };
   const runs = [
     ...repeats({ type: 'poll', maxDurationMs: 180000 }, [30, 31, 32]), ...repeats({ type: 'comet' }, [10, 11, 12]),
@@ -158,31 +190,69 @@ test('a compare check pairs runs per condition and uses valid runs only when eac
   assert.deepEqual(e.rows.map((r) => r.label), ['Node.js, 1 s events, 1,000 connections', 'Node.js, 1 s events, 5,000 connections']);
   assert.deepEqual(e.rows.map((r) => r.outcome), ['holds', 'holds']);
   assert.equal(e.conclusion, 'confirmed');
-  assert.deepEqual(e.rows.map((r) => r.unusable), [null, null]);
-  assert.deepEqual(e.agree, { k: 2, n: 2, p: null });
-  // one comet run disturbed and far off: left out, two valid remain on that side
+  assert.deepEqual(e.n, [[3, 3], [3, 3]]);
+  assert.deepEqual(e.levels, [1000, 5000]);
+  assert.deepEqual(e.rows.map((r) => r.leftOut), [null, null]);
+  assert.equal(e.agree.k, 2);
+  assert.equal(e.pooled.k, 2, 'two conditions: the pooled estimate decides');
+  // one comet run disturbed and far off: left out of the numbers, three usable remain on that side
   const disturbed = [...runs, run({ type: 'comet' }, { cpu: 500, verdict: 'disturbed' })];
-  assert.equal(evaluateCheck(check, disturbed).rows[0].a.n, 3);
-  assert.equal(evaluateCheck(check, disturbed).rows[0].b.n, 3);
-  assert.equal(evaluateCheck(check, disturbed).conclusion, 'confirmed');
-  // a condition with one usable run on a side is shown with every run, and left out of the judgement
-  const badAt = (n, c) => runs.map((r, i) => (i < n && r.params.connections === c ? { ...r, summary: { ...r.summary, validity: { verdict: 'generator-bound' } } } : r));
-  const half = evaluateCheck(check, badAt(2, 1000));
-  assert.equal(half.rows[0].unusable, 'generator-bound 2');
-  assert.equal(half.rows[0].a.n, 3, 'every run shown');
+  const d = evaluateCheck(check, disturbed);
+  assert.equal(d.rows[0].b.n, 3);
+  assert.equal(d.rows[0].unusable, 'disturbed 1');
+  assert.equal(d.conclusion, 'confirmed');
+  // a condition with fewer than 3 usable runs on a side is shown with its usable runs, and left out
+  const badAt = (n, c) => runs.map((r, i) => (i < n && r.params.connections === c ? { ...r, summary: { ...r.summary, validity: { verdict: 'generator-bound', reasons: [] } } } : r));
+  const half = evaluateCheck(check, badAt(1, 1000));
+  assert.equal(half.rows[0].leftOut, 'too few');
+  assert.deepEqual(half.rows[0].n, [2, 3]);
+  assert.equal(half.rows[0].a.n, 2, 'the usable runs shown');
   assert.equal(half.conclusion, 'confirmed', 'judged on 5,000 alone');
-  assert.deepEqual(half.agree, { k: 1, n: 1, p: null });
-  assert.ok(half.why.includes('1 of 2 conditions left out: fewer than 2 valid or server-limited runs on a side (generator-bound 2)'), half.why.join('; '));
+  assert.deepEqual(half.n, [[3, 3]]);
+  assert.deepEqual(half.conditions, ['Node.js, 1 s events, 5,000 connections']);
+  assert.ok(half.why.includes('1 of 2 conditions left out: fewer than 3 valid or server-limited runs on a side (usable runs a side 2/3; not usable: generator-bound 1)'), half.why.join('; '));
   // no condition with enough usable runs: not comparable, whatever the runs lean to
-  const allBad = runs.map((r) => ({ ...r, summary: { ...r.summary, validity: { verdict: 'disturbed' } } }));
+  const allBad = runs.map((r) => ({ ...r, summary: { ...r.summary, validity: { verdict: 'disturbed', reasons: [] } } }));
   const p = evaluateCheck(check, allBad);
   assert.equal(p.conclusion, 'not comparable');
   assert.equal(p.indicative, 'holds');
-  assert.deepEqual(p.why, ['too few usable runs: no condition has 2 valid or server-limited runs on a side (disturbed 12)']);
+  assert.deepEqual(p.why, ['too few usable runs: no condition has 3 valid or server-limited runs on a side (usable runs a side 0/0, 0/0; not usable: disturbed 12)']);
   // a condition reversed beyond noise and none holding makes it not confirmed
   const reversed = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [1, 2, 3]), ...runs.slice(9, 12)];
   assert.equal(evaluateCheck(check, reversed).conclusion, 'not confirmed');
   assert.equal(evaluateCheck(check, []).conclusion, 'not run yet');
+});
+
+test('a condition with one valid run a side is left out and does not block the judgement of the others', () => {
+  // the 1,000 condition: one valid run a side and no other run (no verdict to count): left out all the same
+  const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
+  const runs = [
+    run({ type: 'poll', maxDurationMs: 180000 }, { cpu: 5 }), run({ type: 'comet' }, { cpu: 50 }),
+    ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 5000 }, [50, 52, 54]), ...repeats({ type: 'comet', connections: 5000 }, [20, 22, 24]),
+    ...repeats({ type: 'poll', maxDurationMs: 180000, connections: 10000 }, [60, 62, 64]), ...repeats({ type: 'comet', connections: 10000 }, [30, 32, 34]),
+  ];
+  const e = evaluateCheck(check, runs);
+  assert.deepEqual(e.rows.map((r) => r.leftOut), ['too few', null, null]);
+  assert.deepEqual(e.rows[0].n, [1, 1]);
+  assert.equal(e.rows[0].outcome, 'too few');
+  assert.equal(e.conclusion, 'confirmed', 'the two conditions with 3 runs a side decide');
+  assert.deepEqual(e.conditions, ['Node.js, 1 s events, 5,000 connections', 'Node.js, 1 s events, 10,000 connections']);
+  assert.ok(e.why.some((w) => /^1 of 3 conditions left out: fewer than 3 .*usable runs a side 1\/1\)$/.test(w)), e.why.join('; '));
+});
+
+test('the engine at its limit: a server-limited run whose reasons name the load generator is not usable', () => {
+  const limited = run({}, { verdict: 'server-limited' });
+  assert.equal(isUsable(limited), true);
+  const both = run({}, { verdict: 'server-limited' });
+  both.summary.validity.reasons = [{ rule: 'server-cpu', verdict: 'server-limited' }, { rule: 'engine-cpu', verdict: 'generator-bound', text: 'the engine at 95%' }];
+  assert.equal(isUsable(both), false);
+  const check = { id: 'r', kind: 'compare', a: { server: 'tc6' }, b: { server: 'tc6-bio' }, expect: 'greater', metric: 'responsesPerSecond', select: {} };
+  const runs = [...[40, 41, 42].map((r) => run({ server: 'tc6' }, { rate: r, verdict: 'server-limited' })), ...[30, 31, 32].map((r) => run({ server: 'tc6-bio' }, { rate: r }))];
+  runs[0].summary.validity.reasons = both.summary.validity.reasons;
+  const e = evaluateCheck(check, runs);
+  assert.equal(e.conclusion, 'not comparable');
+  assert.equal(e.rows[0].unusable, 'server-limited with the engine at its limit 1');
+  assert.deepEqual(e.rows[0].n, [2, 3]);
 });
 
 test('scale: runs below the level the study saw an effect at give indicative conclusions, never not confirmed', () => {
@@ -204,16 +274,74 @@ test('scale: runs below the level the study saw an effect at give indicative con
   assert.deepEqual(scaleGate({ minConnections: 20000 }).level, 15000);
   assert.equal(scaleGate({}).level, 1000);
   const at15k = [...repeats({ type: 'poll', maxDurationMs: 180000, connections: 15000 }, [30, 31, 32]), ...repeats({ type: 'comet', connections: 15000 }, [10, 11, 12])];
+  // a check the study made at 20,000 is judged at 15,000 and is indicative there, with the machine's limit
   const big = evaluateCheck({ ...check, minConnections: 20000 }, at15k);
-  assert.equal(big.conclusion, 'confirmed');
-  assert.match(big.why.at(-1), /saw this at 20,000 connections; judged at 15,000/);
-  // a trend over connections: its largest level at the gate, its smallest the study's smallest or more
+  assert.equal(big.conclusion, 'indicative');
+  assert.equal(big.indicative, 'holds');
+  assert.equal(big.studyLevel, 20000);
+  assert.deepEqual(big.levels, [15000]);
+  assert.match(big.why[0], /^scale: the study saw this at 20,000 connections; these runs reach 15,000, the most this machine holds \(the open-file limit/);
+  // a trend over connections: every level it compares at the gate or above
   const rss = (threads, values) => values.map((r) => run({ server: 'tc6', connections: threads }, { rss: r }));
   const up = { id: 'up', kind: 'trend', by: 'connections', expect: 'up', metric: 'serverRss', select: { server: 'tc6' }, minConnections: 5000 };
-  const trend = evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102]), ...rss(15000, [150, 152, 154])]);
+  const trend = evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102]), ...rss(5000, [120, 121, 122]), ...rss(15000, [150, 152, 154])]);
   assert.equal(trend.conclusion, 'confirmed');
-  assert.equal(trend.rows[0].label, 'Tomcat 6, Comet, 1 s events: 15,000 against 1,000');
-  assert.equal(evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102])]).conclusion, 'indicative');
+  assert.equal(trend.rows[0].label, 'Tomcat 6, Comet, 1 s events: 15,000 against 5,000');
+  assert.deepEqual(trend.levels, [5000, 15000]);
+  const below = evaluateCheck(up, [...rss(100, [50, 51, 52]), ...rss(1000, [100, 101, 102]), ...rss(15000, [150, 152, 154])]);
+  assert.equal(below.conclusion, 'indicative', 'one level at the gate: no trend there');
+  assert.equal(below.rows[0].label, 'Tomcat 6, Comet, 1 s events: 15,000 against 100');
+});
+
+test('a check\'s level:N is resolved among all its runs before the scale gate', () => {
+  // the study's second level is 5,000; its spike was seen at 5,000 (minConnections): judged at 5,000, not at 10,000
+  const spike = { id: 's', kind: 'above', threshold: 10, minConnections: 5000, metric: 'serverCpu', select: { server: 'tc7', connections: 'level:2' } };
+  const runs = [...repeats({ server: 'tc7' }, [1, 1, 1]), ...repeats({ server: 'tc7', connections: 5000 }, [20, 21, 22]),
+    ...repeats({ server: 'tc7', connections: 10000 }, [1, 2, 1])];
+  const e = evaluateCheck(spike, runs);
+  assert.deepEqual(e.levels, [5000]);
+  assert.equal(e.conclusion, 'confirmed');
+  assert.deepEqual(e.rows.map((r) => r.label), ['Tomcat 7, Comet, 1 s events, 5,000 connections']);
+});
+
+// Runs as if on a host with this CPU model and pinning (lib/provenance.js: the host set names both).
+const on = (runs, cpuModel, server = '1', engine = '0') => runs.map((r) => ({ ...r, params: { ...r.params, hostSet: `${cpuModel}; server on CPU ${server}, engines on CPU ${engine}` },
+  provenance: { hosts: [{ role: 'sut,engine', cpuModel }], settings: { PB_SERVER_CPUS: server, PB_ENGINE_CPUS: engine } } }));
+
+test('one CPU per check: judged on the CPU with the most conditions, the other shown apart, never pooled', () => {
+  const check = { id: 'x', kind: 'compare', a: { type: 'poll' }, b: { type: 'comet' }, expect: 'greater', metric: 'serverCpu', select: {} };
+  const pair = (connections, poll, comet) => [...repeats({ type: 'poll', maxDurationMs: 180000, connections }, poll), ...repeats({ type: 'comet', connections }, comet)];
+  // two conditions on one CPU hold; on the other, the same level reversed: pooled they would cancel
+  const amd = on([...pair(1000, [30, 31, 32], [10, 11, 12]), ...pair(5000, [50, 51, 52], [20, 21, 22])], 'AMD EPYC');
+  const intel = on(pair(1000, [1, 2, 3], [30, 31, 32]), 'Intel Xeon');
+  const e = evaluateCheck(check, [...amd, ...intel]);
+  assert.equal(e.cpu, 'AMD EPYC');
+  assert.equal(e.conclusion, 'confirmed');
+  assert.deepEqual(e.rows.map((r) => [r.label, r.otherCpu]), [
+    ['Node.js, 1 s events, 1,000 connections (AMD EPYC, server on CPU 1)', false], ['Node.js, 1 s events, 5,000 connections (AMD EPYC, server on CPU 1)', false],
+    ['Node.js, 1 s events, 1,000 connections (Intel Xeon, server on CPU 1)', true]]);
+  assert.deepEqual(e.conditions, ['Node.js, 1 s events, 1,000 connections (AMD EPYC, server on CPU 1)', 'Node.js, 1 s events, 5,000 connections (AMD EPYC, server on CPU 1)']);
+  assert.ok(e.why.includes('cpu: judged on the AMD EPYC alone; 1 condition on the Intel Xeon shown apart, not pooled'), e.why.join('; '));
+  // the CPU whose conditions can be judged wins over one with more conditions too short of runs
+  const shortAmd = amd.filter((r, i) => i % 3 !== 0);
+  const s = evaluateCheck(check, [...shortAmd, ...intel]);
+  assert.equal(s.cpu, 'Intel Xeon');
+  assert.equal(s.conclusion, 'not confirmed');
+  // a crash count is one CPU's too
+  const crash = evaluateCheck({ id: 'n', kind: 'none', metric: 'crashed', select: {} }, [...on([run({}), run({})], 'AMD EPYC'), ...on([run({}, { crashed: true })], 'Intel Xeon')]);
+  assert.equal(crash.cpu, 'AMD EPYC');
+  assert.deepEqual(crash.n, [[2]]);
+  assert.equal(crash.conclusion, 'confirmed');
+});
+
+test('own cores: a server sharing a core with the load generator cannot show it saturating cores of its own', () => {
+  const cores = { id: 'c', kind: 'above', threshold: 100, noStudyResult: true, ownCores: true, metric: 'serverCpu', select: {} };
+  const shared = evaluateCheck(cores, on(repeats({ server: 'node-cluster' }, [140, 135, 138]), 'AMD EPYC', '0-1', '0'));
+  assert.equal(shared.conclusion, 'not comparable');
+  assert.equal(shared.indicative, 'holds');
+  assert.ok(shared.why.includes('machine: the host is the limit: in every run the server shares a core with the load generator (server on CPU 0-1, engine on CPU 0), so no run shows it saturating cores of its own'), shared.why.join('; '));
+  const own = evaluateCheck(cores, on(repeats({ server: 'node-cluster' }, [140, 135, 138]), 'AMD EPYC', '1-2', '0'));
+  assert.equal(own.conclusion, 'answered');
 });
 
 test('server-limited runs are the server\'s numbers and judge; generator-bound and disturbed ones are left out', () => {
@@ -224,7 +352,8 @@ test('server-limited runs are the server\'s numbers and judge; generator-bound a
   assert.equal(e.rows[0].a.n, 3);
   assert.equal(e.rows[0].b.n, 3, 'the generator-bound run is left out');
   assert.equal(e.conclusion, 'confirmed');
-  assert.equal(e.rows[0].unusable, null);
+  assert.equal(e.rows[0].leftOut, null);
+  assert.equal(e.rows[0].unusable, 'generator-bound 1');
 });
 
 test('a permutation\'s line rests on its valid runs when two or more are valid, else on all of them', () => {
