@@ -167,7 +167,7 @@ read_hosts() {
 claim_state_dir() {
   local owned
   local -a stale
-  if ! runlock_take; then
+  if ! runlock_take run; then
     runlock_owner_alive && statedir_refuse_busy "nothing was started"
     owned=$PB_STATE/runs/$(runlock_owner id)/run-state.sh
     [[ -f $owned ]] || owned=''
@@ -175,7 +175,6 @@ claim_state_dir() {
   fi
   mapfile -t stale < <(runstate_stale)
   ((${#stale[@]} == 0)) || statedir_refuse_stale "${stale[0]}"
-  runlock_own run
 }
 
 preflight() {

@@ -94,26 +94,25 @@ statedir_stop_lock() {
   local what="./run.sh --stop${1:+ $1}" holders
   [[ -n ${1:-} ]] || what='./run.sh --stop-stale'
   STATEDIR_WHAT=$what
-  if runlock_take; then runlock_own "$what"; return 0; fi
+  if runlock_take "$what"; then return 0; fi
   if runlock_owner_alive; then
     [[ -n ${1:-} && $(runlock_owner id) == "$1" ]] || statedir_refuse_busy "not stopped while it runs"
-    statedir_stop_live "$1"
-    runlock_own "$what"
+    statedir_stop_live "$1" "$what"
     return 0
   fi
   holders=$(runlock_holders)
   say "the lock is held by ${holders:-processes} of a run.sh that is gone; waiting for it up to 10 s"
-  if runlock_take 10; then runlock_own "$what"; return 0; fi
+  if runlock_take "$what" 10; then return 0; fi
   say "still held: stopping the stale run without the lock"
 }
 
-statedir_stop_live() {
+statedir_stop_live() { # <run id> <what takes the lock after it>
   local pid
   read -r pid _ <<<"$(runlock_owner pid)"
   say "run $1 is running (run.sh pid $pid): sending it SIGTERM; it stops what it started and keeps what it collected"
   kill -TERM "$pid" 2>/dev/null || true
   say "waiting for its teardown (Ctrl-C ends the waiting, not the teardown)"
-  runlock_wait
+  runlock_wait "$2"
   STATEDIR_DONE=1
   say "run $1 stopped"
 }

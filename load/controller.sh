@@ -81,6 +81,11 @@ is_given() { given_value "$1" >/dev/null; }
 mapfile -t jvm < <(jmeter_jvm_options)
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log")
+# No UDP stop port: a non-GUI JMeter listens on UDP 4445-4455 of every interface and ends the test on
+# "StopTestNow" or "Shutdown" from any local user (bin/stoptest.sh), so a run could be cut short by
+# someone else and still look whole. Port 0 keeps the listener closed (JMeter 5.6.3's startUdpDdaemon
+# opens it only for jmeterengine.nongui.port > 1000); the test is stopped by run.sh alone, by signal.
+args+=(-Jjmeterengine.nongui.port=0)
 
 if $local_mode; then
   [[ -z $engines ]] || die "--local and --engines exclude each other"

@@ -143,18 +143,41 @@ describe('faults: nothing collected is lost', () => {
   });
 });
 
-// Listening TCP sockets of the given PIDs: [{ pid, local }] from `ss -ltnpH`.
-function listeningOf(pids) {
-  const out = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' }).stdout;
+// Listening TCP sockets (udp: bound UDP sockets) of the given PIDs (all: of every process): [{ pid, local }]
+// from `ss -ltnpH` (`ss -lunpH`).
+function listeningOf(pids, { udp = false } = {}) {
+  const out = spawnSync('ss', [udp ? '-lunpH' : '-ltnpH'], { encoding: 'utf8' }).stdout;
   const found = [];
   for (const line of out.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4) continue;
     // Java lists an IPv4 bind in IPv4-mapped IPv6 form: [::ffff:127.0.0.1]:port is 127.0.0.1:port
     const local = f[3].replace(/^\[::ffff:([\d.]+)\]/, '$1');
-    for (const m of line.matchAll(/pid=(\d+),/g)) if (pids.includes(Number(m[1]))) found.push({ pid: Number(m[1]), local });
+    for (const m of line.matchAll(/pid=(\d+),/g)) if (pids === 'all' || pids.includes(Number(m[1]))) found.push({ pid: Number(m[1]), local });
   }
   return found;
+}
+
+// JMeter's non-GUI stop command, as its bin/stoptest.sh sends it, sent by user nobody (uid 65534) to
+// 127.0.0.1 at the UDP ports a controller would listen on (jmeterengine.nongui.port to .maxport, 4445-4455):
+// those no other process holds (a listener of another run on this machine is left alone) and any of
+// the given PIDs hold. Returns the ports it was sent to.
+function stopTestFromAnotherUser(pids) {
+  const others = new Set(listeningOf('all', { udp: true }).filter((x) => !pids.includes(x.pid)).map((x) => Number(x.local.split(':').pop())));
+  const ports = [];
+  for (let port = 4445; port <= 4455; port++) if (!others.has(port)) ports.push(port);
+  const send = `const s = require('node:dgram').createSocket('udp4'); let n = 0; const ports = process.argv.slice(1).map(Number);
+    for (const p of ports) s.send('StopTestNow', p, '127.0.0.1', () => { if (++n === ports.length) s.close(); });`;
+  const r = spawnSync(process.execPath, ['-e', send, ...ports.map(String)], { uid: 65534, gid: 65534, cwd: '/', encoding: 'utf8', timeout: 10000 });
+  assert.equal(r.status, 0, `the StopTestNow sender failed: ${r.stderr}`);
+  return ports;
+}
+
+// The seconds from JMeter's start of the test on its engines to its end, from the controller's log.
+function jmeterTestSeconds(runDir) {
+  const log = fs.readFileSync(path.join(runDir, 'jmeter', 'controller.log'), 'utf8');
+  const at = (what) => Number((new RegExp(`${what} remote host: .* \\((\\d+)\\)`).exec(log) || [])[1]);
+  return (at('Finished') - at('Started')) / 1000;
 }
 
 const pidOf = (file) => (fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]) : null);
@@ -256,10 +279,12 @@ describe('faults: the sweep', () => {
 });
 
 describe('faults: a closed control plane', () => {
-  test('a run on the local default listens on 127.0.0.1 only: server, engine RMI over SSL, controller', async () => {
+  test('a run on the local default listens on 127.0.0.1 only: server, engine RMI over SSL, controller; no UDP stop port, a StopTestNow from another user changes nothing', async () => {
     const seen = [];
+    const udp = [];
     let runDir = null;
     let pids = [];
+    let stopSentTo = null;
     const r = await runSh(SMALL_RUN, {
       env: runEnv(),
       timeoutMs: 240000,
@@ -270,11 +295,22 @@ describe('faults: a closed control plane', () => {
           const own = path.join(s.state, 'runs', path.basename(runDir));
           pids = ['node.pid', 'engine-local.pid', 'controller.pid'].map((f) => pidOf(path.join(own, f))).filter(Boolean);
           seen.push(...listeningOf(pids));
+          udp.push(...listeningOf(pids, { udp: true }));
+          // Once JMeter runs the test: what bin/stoptest.sh does, from another user.
+          if (stopSentTo === null && /^ {2}wait: [0-9]+\//.test(line) && pids.length === 3) stopSentTo = stopTestFromAnotherUser(pids);
         }
       },
     });
+    assert.ok(stopSentTo && stopSentTo.length > 0, `no StopTestNow was sent:\n${r.stdout}`);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(pids.length, 3, 'not every PID of the run was found');
+    assert.deepEqual(udp, [], 'a UDP port open on the server, the engine or the controller');
+    const out = fs.readFileSync(path.join(r.runDir, 'jmeter', 'controller.out'), 'utf8');
+    assert.doesNotMatch(out, /Waiting for possible Shutdown|Command: StopTestNow received/, 'the controller listened for UDP commands');
+    // The test ran its whole duration (SMALL_RUN's 8 s), not cut at the StopTestNow.
+    const ran = jmeterTestSeconds(r.runDir);
+    assert.ok(ran >= Number(SMALL_RUN[2]), `JMeter's test lasted ${ran} s of ${SMALL_RUN[2]}`);
+    assert.equal(readRun(r.runDir).status, 'complete');
     const locals = [...new Set(seen.map((x) => x.local))].sort();
     // the server's port, the engine's registry and object ports, the controller's callback port
     for (const port of [process.env.PB_PORT_NODE, process.env.PB_JMETER_RMI_PORT, process.env.PB_JMETER_RMI_LOCALPORT]) {

@@ -1,7 +1,8 @@
 'use strict';
 // One run at a time per state directory, and no orphans (docs/faults.md), with real runs on this machine:
 // a second run.sh on the same state directory is refused with the first's id while the first finishes
-// untouched; a run whose output pipe closes (| head -5) stops everything it started; a run killed with
+// untouched, and of two started at the same moment the one refused names the live one (exit 5, never 6);
+// a run whose output pipe closes (| head -5) stops everything it started; a run killed with
 // SIGKILL is named by the next start and stopped by ./run.sh --stop-stale, and in a sweep recorded
 // interrupted, never done; a server stopped by someone else is told from one that died. Each run is small
 // (~30 s); the file needs 4-6 minutes.
@@ -9,6 +10,7 @@ const { test, describe, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { ROOT, RUN_SH, scratch, hostsFile, LOCAL_HOSTS, runSh, alive, listening } = require('./lib/runsh');
 
@@ -46,6 +48,18 @@ function recorded(dir) {
     if (text) pids[f.slice(0, -4)] = Number(text.split(/\s+/)[0]);
   }
   return pids;
+}
+
+// Starts run.sh; { pid, done }: done resolves { code, stdout, stderr }.
+function runShPid(args, extraEnv) {
+  const child = spawn(RUN_SH, args, { cwd: ROOT, env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+  const done = new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
+  return { pid: child.pid, done };
 }
 
 async function stillAlive(pids, ms = 10000) {
@@ -92,6 +106,37 @@ describe('one run per state directory', () => {
     assert.deepEqual(run.notes.filter((n) => /stopped by someone else|died/.test(n)), []);
     assert.ok(serverPid, 'the first run\'s server PID file was not in its work directory');
     assert.equal(alive(serverPid), false, 'the first run\'s server outlived it');
+  });
+
+  test('pairs of run.sh started at the same moment: the one refused gets exit 5 naming the live run.sh, never exit 6 (stale)', async () => {
+    // The server's port held, so each start that takes the lock ends in its preflight (exit 3) within a
+    // second: a start refused meanwhile must read the owner of the lock it was refused by (lib/runlock.sh).
+    const holder = net.createServer((socket) => socket.destroy());
+    await new Promise((resolve, reject) => { holder.once('error', reject); holder.listen(PORTS[0], '127.0.0.1', resolve); });
+    const state = path.join(s.state, 'pairs');
+    const results = path.join(s.dir, 'pairs-results');
+    const refused = [];
+    try {
+      for (let pair = 0; pair < 9; pair++) {
+        const starts = [0, 1].map(() => runShPid(SMALL_RUN, env({ PB_STATE: state, PB_RESULTS: results })));
+        const [a, b] = await Promise.all(starts.map((x) => x.done));
+        const codes = [a.code, b.code];
+        const all = `pair ${pair}: exits ${codes}\n${a.stdout}${a.stderr}\n${b.stdout}${b.stderr}`;
+        assert.ok(codes.includes(3), `no start reached its preflight: ${all}`);
+        assert.ok(codes.every((c) => c === 3 || c === 5), all);
+        for (const [i, r] of [a, b].entries()) {
+          if (r.code !== 5) continue;
+          const other = starts[1 - i].pid;
+          assert.match(r.stderr, new RegExp(`another run is using the state directory ${state}: .*\\(run\\.sh pid ${other}\\); nothing was started`), all);
+          refused.push(pair);
+        }
+      }
+      // Started together, the two meet at the lock in most pairs (a lost start is the race this is about).
+      assert.ok(refused.length >= 3, `only ${refused.length} of 9 pairs met at the lock: the test did not test the race`);
+      assert.equal(fs.existsSync(results) ? fs.readdirSync(results).length : 0, 0, 'a run directory was made');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   test('a server stopped by someone else (servers/control.sh stop with the run\'s --pid-dir): not a crash, the run incomplete', async () => {

@@ -30,7 +30,7 @@ SUT_IDX=0 ENGINE_IDX=(1) H_NAME=(local local) H_ADDR=(127.0.0.1 127.0.0.1) H_ACC
 H_RMI=('' 1099) H_CONNECTIONS=('' 10) H_HEAP_MB=('' 300) H_STATE=("$PB_STATE" "$PB_STATE")
 undo_phases jmeter monitor-files work-dir
 undo_on_change runstate_save
-runlock_take; runlock_own run; runlock_own_set id "$ID"
+runlock_take run; runlock_own_set id "$ID"
 mkdir -p "$DIR" "\${RUN_WORK_DIR}/sut"
 undo_add work-dir keep_remove_work_dir "\${RUN_WORK_DIR}"
 undo_add work-dir runstate_forget
