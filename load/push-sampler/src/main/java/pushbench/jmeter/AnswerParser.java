@@ -22,7 +22,15 @@ package pushbench.jmeter;
 //   count as cut. Every other answer (an error's JSON body) is cut into records at "\n" as above;
 // - a WebSocket upgrade (the caller said so: expectUpgrade) ends at the head of a 101, which is then the
 //   answer and not an interim one; its Sec-WebSocket-Accept is kept (`accept`) and the bytes after the head
-//   are the caller's (RFC 6455 frames, MuxEngine's WsFrames). Any other answer is read as above.
+//   are the caller's (RFC 6455 frames, MuxEngine's WsFrames). Any other answer is read as above;
+// - a target run's framing (issue #47, docs/targets.md; the caller sets it with frame() after start): CHUNK
+//   cuts a chunked body into one message per HTTP chunk (any other body is one message), DELIMITER at each
+//   occurrence of the caller's bytes (a delimiter split across reads is found; empty pieces are skipped; a
+//   last piece is complete when the body ends cleanly), WHOLE makes the body one message (a poll's answer;
+//   an empty body is none). These messages are held whole (up to MAX_LINE) and copied once, and keep their
+//   bytes as they came (no "\r" stripped); LINES, the default, is the "\n" cut above;
+// - capture(names): the values of these response headers are kept (`captured`, null when absent), for a
+//   target poll's cursor.
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -40,6 +48,12 @@ final class AnswerParser {
   private static final int DATA_END = 3;   // the CRLF after a chunk's data
   private static final int TRAILER = 4;    // after the last chunk: trailer lines up to an empty one
   private static final int DONE = 5;
+
+  // How a body that is not an event stream is cut into records (frame()).
+  static final int LINES = 0;
+  static final int CHUNK = 1;
+  static final int DELIMITER = 2;
+  static final int WHOLE = 3;
 
   // What the answer said; valid once its head is read (status >= 0 and phase past HEAD).
   int status = -1;
@@ -73,6 +87,11 @@ final class AnswerParser {
   private int eventLineBytes;        // bytes of the event's current line read so far
   private byte lastBodyByte;         // the body byte before the current read's (a CR ending a line)
   private boolean upgrade;           // a 101 is the answer (a WebSocket upgrade), not an interim one
+  private int framing = LINES;
+  private byte[] delimiter;          // DELIMITER: the bytes a message ends at
+  private String[] capture;          // response header names (lower case) whose values are kept
+  /** capture(): each named header's value in this answer's head, null when absent. */
+  String[] captured;
 
   /** Receives the fields of an event stream that are not its records: the last event id and retry. */
   interface EventSink extends PushClient.RecordSink {
@@ -102,6 +121,8 @@ final class AnswerParser {
     lastBodyByte = 0;
     this.headRequest = headRequest;
     upgrade = false;
+    framing = LINES;
+    capture = null;
     accept = "";
     status = -1;
     reason = "";
@@ -117,6 +138,18 @@ final class AnswerParser {
     phase = HEAD;
     clear(line);
     clear(pending);
+  }
+
+  /** After start: the body is cut by this framing (LINES, CHUNK, DELIMITER at delimiter's bytes, WHOLE). */
+  void frame(int framing, byte[] delimiter) {
+    this.framing = framing;
+    this.delimiter = delimiter;
+  }
+
+  /** After start: these response headers' values (names in lower case) are kept in `captured`. */
+  void capture(String[] lowerNames) {
+    capture = lowerNames;
+    captured = new String[lowerNames.length];
   }
 
   /** After start: the request asked for a WebSocket upgrade, so a 101 ends the answer at its head. */
@@ -225,6 +258,11 @@ final class AnswerParser {
     int nameEnd = trimEnd(b, off, colon);
     int vStart = trimStart(b, colon + 1, off + len);
     int vEnd = trimEnd(b, vStart, off + len);
+    if (capture != null) {
+      for (int k = 0; k < capture.length; k++) {
+        if (nameIs(b, off, nameEnd, capture[k])) captured[k] = new String(b, vStart, vEnd - vStart, StandardCharsets.ISO_8859_1);
+      }
+    }
     if (nameIs(b, off, nameEnd, "content-length")) {
       contentLength = parseLength(b, vStart, vEnd);
     } else if (nameIs(b, off, nameEnd, "transfer-encoding")) {
@@ -309,7 +347,12 @@ final class AnswerParser {
     body(b, pos, take, stamp);
     if (remaining != Long.MAX_VALUE) remaining -= take;
     if (remaining == 0) {
-      if (chunked) phase = DATA_END; else finish();
+      if (chunked) {
+        phase = DATA_END;
+        if (framing == CHUNK) piece(stamp);
+      } else {
+        finish();
+      }
     }
     return pos + take;
   }
@@ -325,6 +368,10 @@ final class AnswerParser {
   private void body(byte[] b, int off, int len, long stamp) throws IOException {
     if (eventStream) {
       eventBody(b, off, len, stamp);
+      return;
+    }
+    if (framing != LINES) {
+      framedBody(b, off, len, stamp);
       return;
     }
     bodyBytes += len;
@@ -366,6 +413,10 @@ final class AnswerParser {
   // The body ended cleanly: a last record without "\n" is complete; an event without its blank line is not.
   private void finish() {
     phase = DONE;
+    if (!eventStream && framing != LINES) {
+      piece(lastMicros);
+      return;
+    }
     if (eventStream && pending != null && pending.len > 0) {
       cutBytes = pending.len;
       clear(pending);
@@ -373,6 +424,79 @@ final class AnswerParser {
       deliver(pending.buf, 0, pending.len, lastMicros);
       clear(pending);
     }
+  }
+
+  // ---- a target's framing (CHUNK, DELIMITER, WHOLE) -------------------------------------------------------
+
+  // Body bytes of a framed body: held until their piece ends (CHUNK, WHOLE), or cut at the delimiter.
+  private void framedBody(byte[] b, int off, int len, long stamp) throws IOException {
+    bodyBytes += len;
+    if (framing != DELIMITER) {
+      hold(b, off, off + len);
+      return;
+    }
+    int end = off + len;
+    int p = off;
+    int m = delimiter.length;
+    if (pending != null && pending.len > 0) {   // a delimiter may begin in what is held and end here
+      for (int k = Math.min(m - 1, pending.len); k >= 1; k--) {
+        if (m - k <= len && endsWith(pending, delimiter, k) && startsWith(b, off, delimiter, k)) {
+          pending.len -= k;
+          piece(stamp);
+          p = off + m - k;
+          break;
+        }
+      }
+    }
+    while (p < end) {
+      int at = indexOf(b, p, end, delimiter);
+      if (at < 0) {
+        hold(b, p, end);
+        return;
+      }
+      if (pending != null && pending.len > 0) {
+        appendBounded(pending, b, p, at - p, "message");
+        piece(stamp);
+      } else if (at > p) {
+        records++;
+        if (sink != null) sink.record(stamp, b, p, at - p);
+      }
+      p = at + m;
+    }
+  }
+
+  // What is held is one message (a chunk's, a delimited piece, a whole body): delivered if not empty.
+  private void piece(long stamp) {
+    if (pending == null) return;
+    if (pending.len > 0) {
+      records++;
+      if (sink != null) sink.record(stamp, pending.buf, 0, pending.len);
+    }
+    clear(pending);
+  }
+
+  // pending's last k bytes are delimiter's first k.
+  private static boolean endsWith(Line l, byte[] d, int k) {
+    for (int i = 0; i < k; i++) if (l.buf[l.len - k + i] != d[i]) return false;
+    return true;
+  }
+
+  // b[off...] holds delimiter's bytes from k on.
+  private static boolean startsWith(byte[] b, int off, byte[] d, int k) {
+    for (int i = k; i < d.length; i++) if (b[off + i - k] != d[i]) return false;
+    return true;
+  }
+
+  // The first occurrence of d in b[from, to), or -1.
+  private static int indexOf(byte[] b, int from, int to, byte[] d) {
+    byte first = d[0];
+    outer:
+    for (int i = from; i <= to - d.length; i++) {
+      if (b[i] != first) continue;
+      for (int j = 1; j < d.length; j++) if (b[i + j] != d[j]) continue outer;
+      return i;
+    }
+    return -1;
   }
 
   // Event stream bytes: cut at each blank line; an event lying whole in the caller's bytes is read from there.

@@ -9,6 +9,10 @@ package pushbench.jmeter;
 // Type WS (docs/protocol.md "WebSocket", issue #38 item 3) is an upgrade of a GET of `path` (/request); its
 // subscription, the first message, is `body` ({"type":"ws","events":[...]}, the plan's REQUEST_BODY), to
 // which a reconnection adds the cursor it resumes from.
+// A target run (issue #47, docs/targets.md) has `target`, the parsed target.spec: the server, the requests
+// and the framing are the spec's (host and port those of its subscribe URL), the type its transport's
+// (stream as comet's held stream, sse, ws, poll, pull; pull's interval the spec's), and the built-in
+// protocol's checks of requestType, method, path and body do not apply.
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -48,10 +52,15 @@ final class MuxConfig {
   String label = "request";
   /** B lines name connection i's thread prefix + (i + 1), the shape JMeter gives per-connection threads. */
   String threadPrefix = "Request 1-";
-  /** WS: the reconnection time after a stream ended (the protocol has no retry field: SSE's default). */
+  /**
+   * WS, and a target's held stream: the reconnection time after a stream ended (neither has a retry field:
+   * SSE's default).
+   */
   int wsRetryMs = SSE_RETRY_MS;
   /** SSE and WS: the share (0..1) of open streams the client drops each second (MuxEngine's churn); 0: none. */
   double churnShare;
+  /** A target run's spec (docs/targets.md "Inside"); null: the built-in protocol. */
+  TargetSpec target;
   private byte[][] wsEvents;
 
   /** The request's bytes (head and body) for a body. */
@@ -74,8 +83,12 @@ final class MuxConfig {
 
   /** A WebSocket upgrade of `path` with this Sec-WebSocket-Key (RFC 6455 4.1; no subprotocol, no extension). */
   byte[] wsRequest(String key) {
-    return getRequest("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
-        + "\r\nSec-WebSocket-Version: 13\r\n");
+    return getRequest(wsHeaders(key));
+  }
+
+  /** A WebSocket upgrade's header lines for this Sec-WebSocket-Key, each ending CRLF. */
+  static String wsHeaders(String key) {
+    return "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n";
   }
 
   /** A body-less GET of `path` with these header lines (each ending CRLF) after Host: its bytes, ISO-8859-1. */
@@ -125,6 +138,15 @@ final class MuxConfig {
                          String body, String connectTimeout, String responseTimeout, String connections,
                          String rampup, String duration, String requestType, String pullInterval,
                          String failOnTimeout, String summaryInterval, String churn) {
+    return parse(label, host, port, method, path, contentType, body, connectTimeout, responseTimeout, connections,
+        rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval, churn, "");
+  }
+
+  /** As above, with a target run's spec (target.spec's base64; empty: the built-in protocol). */
+  static MuxConfig parse(String label, String host, String port, String method, String path, String contentType,
+                         String body, String connectTimeout, String responseTimeout, String connections,
+                         String rampup, String duration, String requestType, String pullInterval,
+                         String failOnTimeout, String summaryInterval, String churn, String target) {
     MuxConfig c = new MuxConfig();
     c.label = label == null || label.isEmpty() ? "request" : label;
     c.host = required("host", host);
@@ -140,20 +162,42 @@ final class MuxConfig {
     c.rampupMs = seconds("rampup", rampup, 0);
     c.durationMs = seconds("duration", duration, 1);
     c.type = type(requestType);
+    c.pullIntervalMs = (int) whole("pullInterval", pullInterval, 0, Integer.MAX_VALUE);
+    c.failOnTimeout = bool("failOnTimeout", failOnTimeout);
+    c.summaryIntervalMs = (int) whole("summaryInterval", summaryInterval, 10, 3_600_000);
+    c.churnShare = percent("churn", churn) / 100;
+    if (target != null && !target.trim().isEmpty()) {
+      c.target(TargetSpec.decode(target));
+      if (c.churnShare > 0) throw new IllegalArgumentException("churn is not offered for target runs (leave it at 0)");
+      return c;
+    }
     if (c.type == Type.SSE && !c.method.equals("GET")) {
       throw new IllegalArgumentException("requestType sse is a GET (the subscription in the path's query), not " + c.method);
     }
     if (c.type == Type.WS && !c.method.equals("GET")) {
       throw new IllegalArgumentException("requestType ws is an upgrade of a GET (the subscription its first message), not " + c.method);
     }
-    c.pullIntervalMs = (int) whole("pullInterval", pullInterval, 0, Integer.MAX_VALUE);
-    c.failOnTimeout = bool("failOnTimeout", failOnTimeout);
-    c.summaryIntervalMs = (int) whole("summaryInterval", summaryInterval, 10, 3_600_000);
-    c.churnShare = percent("churn", churn) / 100;
     if (c.churnShare > 0 && c.type != Type.SSE && c.type != Type.WS) {
       throw new IllegalArgumentException("churn drops SSE and WebSocket streams only, not " + c.type.name().toLowerCase(Locale.ROOT));
     }
     return c;
+  }
+
+  /** Makes this a target run of spec: its server, its transport's type, pull's interval; no built-in assertion. */
+  void target(TargetSpec spec) {
+    target = spec;
+    host = spec.subscribeUrl.host();
+    port = spec.subscribeUrl.port();
+    method = "GET";
+    path = "/";
+    failOnTimeout = false;
+    switch (spec.transport) {
+      case SSE: type = Type.SSE; break;
+      case WS: type = Type.WS; break;
+      case STREAM: type = Type.COMET; break;
+      case POLL: type = Type.POLL; break;
+      default: type = Type.PULL; pullIntervalMs = spec.intervalMs;
+    }
   }
 
   private static String required(String what, String value) {

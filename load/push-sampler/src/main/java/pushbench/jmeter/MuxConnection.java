@@ -9,6 +9,8 @@ package pushbench.jmeter;
 // Last-Event-ID, kept across its requests as EventSource keeps it) and the retry the server gave. A WS
 // connection (issue #38) reads its frames with a WsFrames of its own while a stream is open, and keeps the
 // last cycle per subscribed name its streams got (the cursor its next subscription resumes from).
+// In a target run (issue #47) a record is a target's message: no assertion looks at it, and a poll or pull
+// subscription is one sample across its answers (its totals kept here) with the cursor headers echoed.
 
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -33,6 +35,8 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** The engine-wide connection index i (0-based). */
   final int index;
   final AnswerParser parser = new AnswerParser(false);
+  /** A target run's connection: its records are checked by no assertion. */
+  private final boolean target;
   SocketChannel channel;
   SelectionKey key;
   int state = IDLE;
@@ -43,6 +47,14 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** The request went out on a kept-alive connection (a stale one is replaced once, as PushClient does). */
   boolean reused;
   long id;
+  /** The sample (B line) is open: from its B line to its E line, which a target poll's answers share. */
+  boolean sampleOpen;
+  /** A target poll or pull subscription: records and body bytes of its answers already ended, its first head. */
+  int doneRecords;
+  long doneBodyBytes;
+  long firstHeadersMicros;
+  /** A target poll or pull: the cursor headers' values last received (TargetSpec.cursorFrom order), null: none. */
+  String[] cursorValues;
   long beginMicros;
   long sendMicros;
   byte[] request;
@@ -64,6 +76,7 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   MuxConnection(MuxEngine engine, int index) {
     this.engine = engine;
     this.index = index;
+    this.target = engine.target() != null;
   }
 
   boolean inFlight() {
@@ -77,7 +90,6 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
     lastFlags = 0;
     cursorSeen = false;
     written = 0;
-    sendMicros = 0;
   }
 
   /** The flags the plan's assertions would see: the first record's and, from two records on, the last's. */
@@ -87,6 +99,10 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
 
   @Override
   public void record(long micros, byte[] b, int off, int len) {
+    if (target) {
+      engine.onRecord(this, micros, b, off, len);
+      return;
+    }
     int scan = off + Math.min(len, PushClient.KEEP_LINE);
     int flags = (AnswerParser.containsWord(b, off, scan, ERROR) ? HAS_ERROR : 0)
         | (engine.checksTimeout() && AnswerParser.containsWord(b, off, scan, TIMEOUT) ? HAS_TIMEOUT : 0);

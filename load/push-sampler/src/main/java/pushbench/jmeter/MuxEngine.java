@@ -42,6 +42,22 @@ package pushbench.jmeter;
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
 // with an E line carrying its outcome and failure (MuxSampler's assertions). The batch is submitted after
 // each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary).
+// A target run (cfg.target; issue #47, docs/targets.md, docs/engine.md "Target mode") keeps these rules
+// but for:
+// - requests: connection i subscribes to the spec's channel i mod channels with the spec's URL, headers and
+//   placeholders (TargetSpec); sse adds Last-Event-ID on a reconnection, ws sends the spec's `send` (if any)
+//   after the 101 instead of the protocol's subscription, stream is comet's held GET cut by the spec's
+//   framing, poll and pull echo the spec's cursor headers (a response header's last value as a request
+//   header); a poll's answer's whole body is one message (a 304 or an empty body none);
+// - samples: a poll or pull subscription is ONE sample across its answers (B at its first request, E when
+//   it fails or ends), its E line's records and body bytes summed and its headers µs (the 12th field,
+//   "subscribed from") its first answer's head; every other transport's answer is a sample as above;
+// - assertions: none on messages (a message holding "error" is a message); a status outside 2xx/3xx or a
+//   network error is a failed answer as above;
+// - reconnection: a held stream that ends is requested again after cfg.wsRetryMs, as a WebSocket one;
+// - the end: at start + duration the engine ends every open sample itself, ok with the message END_OF_TEST
+//   (what was read of a message counted as cut), closes every channel and is finished;
+// - R lines: a message's tabs and line ends are written as spaces (the log's line format).
 
 import java.io.Closeable;
 import java.io.EOFException;
@@ -67,6 +83,8 @@ final class MuxEngine implements Closeable {
   static final String NOT_ERROR = "Test failed: text expected not to contain /error/";
   static final String NOT_TIMEOUT = "response contains timeout although an event was set";
   static final String CHURNED = "churn: dropped by the client";
+  /** A target run's subscription the engine closed at the duration's end (docs/targets.md). */
+  static final String END_OF_TEST = "end of test";
   static final long CHURN_EVERY_MS = 1000;
   private static final int READS_PER_WAKEUP = 4;
   private static final byte[] NOTHING = new byte[0];
@@ -104,6 +122,8 @@ final class MuxEngine implements Closeable {
   private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
   private final SplittableRandom random = new SplittableRandom();   // WS keys and masks
   private final byte[][] wsNames;      // WS: the subscription's event names (the cursor's)
+  private final TargetSpec target;     // a target run's spec; null: the built-in protocol
+  private final String[] cursorNames;  // a target poll's cursor response headers, lower case
   private final PriorityQueue<MuxConnection> timers =
       new PriorityQueue<>((a, b) -> Long.compare(a.wakeAt, b.wakeAt));
   private int nextOpen;                // j of the next connection to open
@@ -130,9 +150,12 @@ final class MuxEngine implements Closeable {
     this.log = log;
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
-    this.sharedRequest = cfg.type == MuxConfig.Type.PULL || cfg.type == MuxConfig.Type.WS ? null
+    this.target = cfg.target;
+    this.sharedRequest = target != null || cfg.type == MuxConfig.Type.PULL || cfg.type == MuxConfig.Type.WS ? null
         : cfg.type == MuxConfig.Type.SSE ? cfg.sseRequest(null) : cfg.request(cfg.body);
-    this.wsNames = cfg.type == MuxConfig.Type.WS ? cfg.wsEvents() : new byte[0][];
+    this.wsNames = target == null && cfg.type == MuxConfig.Type.WS ? cfg.wsEvents() : new byte[0][];
+    this.cursorNames = new String[target == null ? 0 : target.cursorFrom.length];
+    for (int k = 0; k < cursorNames.length; k++) cursorNames[k] = target.cursorFrom[k].toLowerCase(java.util.Locale.ROOT);
     this.headRequest = "HEAD".equals(cfg.method);
     int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
     this.conns = new MuxConnection[owned];
@@ -147,6 +170,9 @@ final class MuxEngine implements Closeable {
   boolean finished() { return finished; }
 
   boolean checksTimeout() { return cfg.failOnTimeout; }
+
+  /** A target run's spec; null: the built-in protocol. */
+  TargetSpec target() { return target; }
 
   private boolean sse() { return cfg.type == MuxConfig.Type.SSE; }
 
@@ -200,6 +226,11 @@ final class MuxEngine implements Closeable {
       finished = true;
       return;
     }
+    if (target != null && now >= endAt) {
+      endOfTest();
+      finished = true;
+      return;
+    }
     openDue(now);
     while (!timers.isEmpty() && timers.peek().wakeAt <= now) {
       MuxConnection c = timers.poll();
@@ -234,7 +265,7 @@ final class MuxEngine implements Closeable {
       }
       MuxConnection c = new MuxConnection(this, shard + nextOpen * shards);
       c.backoffMs = BACKOFF_FIRST_MS;
-      if (cfg.type == MuxConfig.Type.PULL) c.cursor = "{}";
+      if (cfg.type == MuxConfig.Type.PULL && target == null) c.cursor = "{}";
       conns[nextOpen++] = c;
       startRequest(c);
     }
@@ -307,12 +338,18 @@ final class MuxEngine implements Closeable {
       closeChannel(c);
       return;
     }
-    c.id = log != null ? log.nextSampleId() : ++localIds;
-    c.beginMicros = PushClient.nowMicros();
-    if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
+    if (!c.sampleOpen) {   // a target poll's next answer stays in its subscription's sample
+      c.id = log != null ? log.nextSampleId() : ++localIds;
+      c.beginMicros = PushClient.nowMicros();
+      if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
+      c.sampleOpen = true;
+      c.sendMicros = 0;
+      c.doneRecords = 0;
+      c.doneBodyBytes = 0;
+      c.firstHeadersMicros = 0;
+    }
     c.request = requestOf(c);
-    c.startAnswer(headRequest, sse());
-    if (ws()) c.parser.expectUpgrade();
+    startAnswer(c);
     active++;
     if (c.channel != null) {
       c.reused = true;
@@ -323,9 +360,27 @@ final class MuxEngine implements Closeable {
     }
   }
 
+  // The parser ready for c's next answer: an upgrade's, a target's framing and cursor headers.
+  private void startAnswer(MuxConnection c) {
+    c.startAnswer(headRequest, sse());
+    if (ws()) c.parser.expectUpgrade();
+    if (target == null) return;
+    if (target.transport == TargetSpec.Transport.STREAM) {
+      switch (target.framing) {
+        case CHUNK: c.parser.frame(AnswerParser.CHUNK, null); break;
+        case DELIMITER: c.parser.frame(AnswerParser.DELIMITER, target.delimiter); break;
+        default: break;   // lines: the parser's own cut
+      }
+    } else if (target.transport == TargetSpec.Transport.POLL || target.transport == TargetSpec.Transport.PULL) {
+      c.parser.frame(AnswerParser.WHOLE, null);
+      if (cursorNames.length > 0) c.parser.capture(cursorNames);
+    }
+  }
+
   // The bytes of c's next request: a pull's carry its cursor, an SSE reconnection's its last event id, a
-  // WebSocket upgrade a key of its own.
+  // WebSocket upgrade a key of its own; a target's are its spec's.
   private byte[] requestOf(MuxConnection c) {
+    if (target != null) return targetRequest(c);
     if (cfg.type == MuxConfig.Type.PULL) return cfg.request(cfg.body + c.cursor + "}");
     if (ws()) {
       c.wsKey = WsFrames.key(random);
@@ -333,6 +388,26 @@ final class MuxEngine implements Closeable {
     }
     if (sse() && c.lastEventId != null && c.lastEventId.length > 0) return cfg.sseRequest(c.lastEventId);
     return sharedRequest;
+  }
+
+  // A target subscription's request for c: the spec's, with the transport's own headers after the user's.
+  private byte[] targetRequest(MuxConnection c) {
+    switch (target.transport) {
+      case WS:
+        c.wsKey = WsFrames.key(random);
+        return target.subscribeRequest(c.index, MuxConfig.wsHeaders(c.wsKey));
+      case SSE:
+        return target.subscribeRequest(c.index, c.lastEventId == null || c.lastEventId.length == 0 ? ""
+            : "Last-Event-ID: " + new String(c.lastEventId, java.nio.charset.StandardCharsets.ISO_8859_1) + "\r\n");
+      case POLL: case PULL:
+        StringBuilder cursor = new StringBuilder();
+        for (int k = 0; c.cursorValues != null && k < cursorNames.length; k++) {
+          if (c.cursorValues[k] != null) cursor.append(target.cursorTo[k]).append(": ").append(c.cursorValues[k]).append("\r\n");
+        }
+        return target.subscribeRequest(c.index, cursor.toString());
+      default:
+        return target.subscribeRequest(c.index, "");
+    }
   }
 
   private void connect(MuxConnection c) {
@@ -365,7 +440,7 @@ final class MuxEngine implements Closeable {
   private void beginSend(MuxConnection c) {
     c.state = MuxConnection.SENDING;
     c.since = mono();
-    c.sendMicros = PushClient.nowMicros();
+    if (target == null || c.sendMicros == 0) c.sendMicros = PushClient.nowMicros();   // a target poll: its first
     c.written = 0;
     try {
       writeMore(c);
@@ -457,7 +532,19 @@ final class MuxEngine implements Closeable {
 
   void onRecord(MuxConnection c, long micros, byte[] b, int off, int len) {
     iv.records++;
-    if (batch != null) batch.record(micros, c.id, b, off, len);
+    if (batch == null) return;
+    if (target != null && breaksLine(b, off, len)) {   // a target's message may hold them: written as spaces
+      byte[] copy = java.util.Arrays.copyOfRange(b, off, off + len);
+      for (int i = 0; i < len; i++) if (copy[i] == '\t' || copy[i] == '\n' || copy[i] == '\r') copy[i] = ' ';
+      b = copy;
+      off = 0;
+    }
+    batch.record(micros, c.id, b, off, len);
+  }
+
+  private static boolean breaksLine(byte[] b, int off, int len) {
+    for (int i = off; i < off + len; i++) if (b[i] == '\t' || b[i] == '\n' || b[i] == '\r') return true;
+    return false;
   }
 
   // ---- WebSocket ---------------------------------------------------------------------------------------------
@@ -476,7 +563,12 @@ final class MuxEngine implements Closeable {
     }
     c.frames = new WsFrames();
     try {
-      wsSend(c, WsFrames.TEXT, cfg.wsSubscription(c.wsCycles));
+      if (target == null) {
+        wsSend(c, WsFrames.TEXT, cfg.wsSubscription(c.wsCycles));
+      } else {
+        byte[] send = target.sendText(c.index);
+        if (send != null) wsSend(c, WsFrames.TEXT, send);
+      }
     } catch (IOException e) {
       failed(c, e);
       return false;
@@ -533,6 +625,10 @@ final class MuxEngine implements Closeable {
 
   // The answer was read to its end: its outcome, then the connection's next request.
   private void answered(MuxConnection c, boolean mustClose) {
+    if (target != null) {
+      targetAnswered(c, mustClose);
+      return;
+    }
     AnswerParser p = c.parser;
     boolean httpOk = !ws() && p.status >= 200 && p.status <= 399;   // an upgrade's 101 never ends here
     int flags = c.digestFlags();
@@ -561,6 +657,56 @@ final class MuxEngine implements Closeable {
     }
   }
 
+  // A target's answer read to its end: a poll's or pull's ok answer continues its subscription (no E line;
+  // the next ask at once, or after the interval), any other answer ends its sample; a stream that ended is
+  // requested again after wsRetryMs, an SSE stream after its retry; a refused one after the backoff.
+  private void targetAnswered(MuxConnection c, boolean mustClose) {
+    AnswerParser p = c.parser;
+    boolean httpOk = !ws() && p.status >= 200 && p.status <= 399;
+    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();
+    boolean polls = cfg.type == MuxConfig.Type.POLL || cfg.type == MuxConfig.Type.PULL;
+    if (httpOk && polls) {
+      c.doneRecords += p.records;
+      c.doneBodyBytes += p.bodyBytes;
+      if (c.firstHeadersMicros == 0) c.firstHeadersMicros = p.headersMicros;
+      if (p.captured != null) {
+        if (c.cursorValues == null) c.cursorValues = new String[cursorNames.length];
+        for (int k = 0; k < cursorNames.length; k++) if (p.captured[k] != null) c.cursorValues[k] = p.captured[k];
+      }
+      active--;
+      c.state = MuxConnection.IDLE;
+      if (close) closeChannel(c);
+      c.backoffMs = BACKOFF_FIRST_MS;
+      if (cfg.type == MuxConfig.Type.PULL) schedule(c, cfg.pullIntervalMs); else startRequest(c);
+      return;
+    }
+    String failure = httpOk ? "" : "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
+        + (ws() ? " (not 101 Switching Protocols)" : "");
+    writeEnd(c, p.lastMicros, String.valueOf(p.status), httpOk, p.reason, failure);
+    if (close) closeChannel(c);
+    if (!httpOk) {
+      backOff(c);
+      return;
+    }
+    c.backoffMs = BACKOFF_FIRST_MS;
+    schedule(c, sse() ? retryMs(c) : cfg.wsRetryMs);
+  }
+
+  // The duration is over (a target run): every open sample ends ok with END_OF_TEST, every channel closes.
+  private void endOfTest() {
+    long now = PushClient.nowMicros();
+    for (int j = 0; j < nextOpen; j++) {
+      MuxConnection c = conns[j];
+      if (c == null) continue;
+      if (c.sampleOpen) {
+        if (c.inFlight()) breakOff(c);
+        writeEnd(c, now, c.parser.status >= 0 ? String.valueOf(c.parser.status) : "", true, END_OF_TEST, "");
+      }
+      closeChannel(c);
+    }
+    timers.clear();
+  }
+
   // A request failed on the network (or timed out): E line with the exception, the connection closed, the
   // next attempt after the backoff. A kept-alive connection that failed before any answer byte is replaced
   // once, under the same sample.
@@ -568,7 +714,7 @@ final class MuxEngine implements Closeable {
     breakOff(c);
     closeChannel(c);
     if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
-      c.startAnswer(headRequest, sse());
+      startAnswer(c);
       c.reused = false;
       connect(c);
       return;
@@ -591,17 +737,25 @@ final class MuxEngine implements Closeable {
   // waits at least its pull interval, an SSE stream at least its retry, a WebSocket stream its reconnection time.
   private void backOff(MuxConnection c) {
     iv.backoffs++;
-    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c) : ws() ? cfg.wsRetryMs : 0;
+    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c)
+        : ws() || (target != null && cfg.type == MuxConfig.Type.COMET) ? cfg.wsRetryMs : 0;
     schedule(c, Math.max(c.backoffMs, floor));
     c.backoffMs = Math.min(BACKOFF_MAX_MS, c.backoffMs * 2);
   }
 
+  // The sample's E line. The parser's counts are the request's in flight; a target poll's sample adds those
+  // of its answers already ended, and its headers µs is its first answer's.
   private void writeEnd(MuxConnection c, long micros, String code, boolean ok, String message, String failure) {
     AnswerParser p = c.parser;
+    boolean inFlight = c.inFlight();
     if (batch != null) {
-      batch.end(micros, c.id, code, ok, p.records, p.bodyBytes, p.cutBytes, c.sendMicros, message, failure, p.headersMicros);
+      int records = c.doneRecords + (inFlight ? p.records : 0);
+      long bodyBytes = c.doneBodyBytes + (inFlight ? p.bodyBytes : 0);
+      long headers = c.firstHeadersMicros != 0 ? c.firstHeadersMicros : inFlight ? p.headersMicros : 0;
+      batch.end(micros, c.id, code, ok, records, bodyBytes, inFlight ? p.cutBytes : 0, c.sendMicros, message, failure, headers);
     }
-    active--;
+    c.sampleOpen = false;
+    if (inFlight) active--;
     iv.answers++;
     if (!ok) {
       iv.errors++;
@@ -646,7 +800,7 @@ final class MuxEngine implements Closeable {
     for (int j = 0; j < nextOpen; j++) {
       MuxConnection c = conns[j];
       if (c == null) continue;
-      if (c.inFlight()) {
+      if (c.inFlight() || c.sampleOpen) {
         c.parser.abort();
         InterruptedIOException e = new InterruptedIOException(why);
         writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false,

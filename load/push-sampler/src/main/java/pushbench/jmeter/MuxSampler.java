@@ -8,10 +8,15 @@ package pushbench.jmeter;
 // errorCount = failed ones); per-answer results exist only as the stream log's B/R/E lines. When the
 // thread's work is done (duration over, every answer ended, or the hard deadline) the summary stops the
 // thread. A bad property gives one failed sample naming it and stops the thread.
-// Engine-wide state (the start instant every thread's ramp-up counts from, the stream logs) is reset at
-// testEnded, so a second test in the same JVM starts clean.
+// Engine-wide state (the start instant every thread's ramp-up counts from, the stream logs, a target run's
+// publisher) is reset at testEnded, so a second test in the same JVM starts clean.
+// A target run (issue #47, docs/targets.md): `target` is the JMeter property target.spec (base64 of the
+// normalized spec; empty: the built-in protocol). Its connections subscribe as the spec says, and the
+// first thread to start its engine also starts the engine's one TargetPublisher (the same start instant),
+// which testEnded and interrupt stop.
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.jmeter.samplers.Entry;
 import org.apache.jmeter.samplers.Interruptible;
@@ -28,6 +33,8 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   private static final long UNSET = Long.MIN_VALUE;
   /** The engine-wide start (System.nanoTime() in ms): set by the first sample() of any thread of a test. */
   private static final AtomicLong START = new AtomicLong(UNSET);
+  /** A target run's publisher, one per engine: started with the first engine of a test. */
+  private static final AtomicReference<TargetPublisher> PUBLISHER = new AtomicReference<>();
 
   private String connections = "1";
   private String rampup = "0";
@@ -37,6 +44,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   private String failOnTimeout = "false";
   private String summaryInterval = "1000";
   private String churn = "0";
+  private String target = "";
 
   private transient MuxEngine engine;
   private transient MuxConfig config;
@@ -50,10 +58,13 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     if (engine == null) {
       try {
         config = MuxConfig.parse(getName(), host, port, method, path, contentType, body, connectTimeout,
-            responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval, churn);
+            responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval, churn,
+            target);
         StreamLog log = streamLog();
         resolveShard();
-        engine = new MuxEngine(config, shard, shards, engineStart(), log);
+        long start = engineStart();
+        engine = new MuxEngine(config, shard, shards, start, log);
+        if (config.target != null) startPublisher(config, start, log);
       } catch (Exception e) {   // a bad property, or no selector: the thread cannot run
         done = true;
         return invalid(e);
@@ -87,6 +98,19 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     shard = k >= 0 && k < of ? k : Math.floorMod(k, of);
   }
 
+  // The engine's one publisher, started by the first thread that gets here.
+  private static synchronized void startPublisher(MuxConfig cfg, long start, StreamLog log) throws java.io.IOException {
+    if (PUBLISHER.get() != null) return;
+    TargetPublisher p = new TargetPublisher(cfg.target, start, cfg.durationMs, cfg.connectTimeoutMs, cfg.responseTimeoutMs, log);
+    PUBLISHER.set(p);
+    p.start();
+  }
+
+  private static void stopPublisher() {
+    TargetPublisher p = PUBLISHER.getAndSet(null);
+    if (p != null) p.close();
+  }
+
   private static long engineStart() {
     START.compareAndSet(UNSET, System.nanoTime() / 1_000_000);
     return START.get();
@@ -107,7 +131,8 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
         + (iv.firstFailure == null ? "" : ", first failure: " + iv.firstFailure);
     res.setResponseMessage(message);   // no response data: JMeter would count its length as the bytes
     res.setDataType(SampleResult.TEXT);
-    res.setSamplerData(config.type.name().toLowerCase(java.util.Locale.ROOT) + " " + config.method + " " + config.path + ", connections "
+    res.setSamplerData((config.target != null ? "target " + config.target.name + " (" + config.target.transport.name().toLowerCase(java.util.Locale.ROOT)
+        + " " + config.target.subscribeUrl.target().text + ")" : config.type.name().toLowerCase(java.util.Locale.ROOT) + " " + config.method + " " + config.path) + ", connections "
         + config.connections + " (thread " + (shard + 1) + " of " + shards + ")\n\n" + config.body);
     return res;
   }
@@ -138,12 +163,17 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
 
   // ---- test and thread life ----------------------------------------------------------------------------
 
-  @Override public void testStarted() { START.set(UNSET); }
+  @Override
+  public void testStarted() {
+    stopPublisher();
+    START.set(UNSET);
+  }
 
   @Override public void testStarted(String host) { testStarted(); }
 
   @Override
   public void testEnded() {
+    stopPublisher();
     START.set(UNSET);
     StreamLog.closeAll();
   }
@@ -164,6 +194,8 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   public boolean interrupt() {
     MuxEngine e = engine;
     if (e != null) e.stop();
+    TargetPublisher p = PUBLISHER.get();
+    if (p != null) p.close();
     return e != null;
   }
 
@@ -185,4 +217,6 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   public void setSummaryInterval(String v) { summaryInterval = v; }
   public String getChurn() { return churn; }
   public void setChurn(String v) { churn = v; }
+  public String getTarget() { return target; }
+  public void setTarget(String v) { target = v == null ? "" : v; }
 }

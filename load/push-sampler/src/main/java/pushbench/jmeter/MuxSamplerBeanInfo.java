@@ -8,7 +8,7 @@ public class MuxSamplerBeanInfo extends RequestSamplerBeanInfo {
     super(MuxSampler.class);
     createPropertyGroup("server", new String[] {"host", "port", "connectTimeout", "responseTimeout"});
     createPropertyGroup("request", new String[] {"requestType", "method", "path", "contentType", "body",
-        "pullInterval", "failOnTimeout", "churn"});
+        "pullInterval", "failOnTimeout", "churn", "target"});
     createPropertyGroup("load", new String[] {"connections", "rampup", "duration", "summaryInterval"});
     createPropertyGroup("log", new String[] {"streamDir", "rotateMegabytes"});
     requestProperties();
@@ -16,6 +16,7 @@ public class MuxSamplerBeanInfo extends RequestSamplerBeanInfo {
     text("pullInterval", "1000");
     text("failOnTimeout", "false");
     text("churn", "0");
+    text("target", "");
     text("connections", "1");
     text("rampup", "0");
     text("duration", "60");
