@@ -824,6 +824,9 @@ on_exit_unfinished() {
 }
 
 main() {
+  local a
+  # A capacity search (capacity/search.js) runs this script once per level; it is not a run itself.
+  for a; do [[ $a != --capacity ]] || exec node "$PB_ROOT/capacity/search.js" "$@"; done
   case ${1:-} in
     -h | --help) usage; exit 0 ;;
     --plan) shift; print_decisions "$@"; exit 0 ;;

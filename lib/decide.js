@@ -624,7 +624,8 @@ function openFilesFit(t, p, engines, s, spec, from) {
     return { role: h.role, name: h.name, connections: conns, need: conns + reserve, soft, hard, fits: problem === null, problem };
   };
   const sut = t.lines.find((h) => h.role === 'sut');
-  const hosts = [entry(sut, p.connections, `sut:${p.server}`),
+  // a target's server is not pushbench's: its limits are its own, and only the engines are judged here
+  const hosts = [...(p.target ? [] : [entry(sut, p.connections, `sut:${p.server}`)]),
     ...engines.map((e) => entry(t.lines[e.index], e.connections, 'engine', p.connections, engines.length))];
   return { reserve, limitsFrom: from, fits: hosts.every((h) => h.fits), hosts };
 }
