@@ -19,7 +19,7 @@ function verdictsOf(evaluated) {
     finding: e.finding.id, source: e.finding.source, check: c.check.id, text: c.check.text,
     verdict: c.conclusion, withinNoise: c.withinNoise, reason: c.why.join('; '),
     studyLevel: c.studyLevel, levels: c.levels, cpu: c.cpu, n: c.n, conditions: c.conditions,
-    leftOut: c.rows.filter((r) => !r.otherCpu && r.leftOut && !c.judged.includes(r)).map((r) => ({ condition: r.label, n: r.n, why: r.leftOut })),
+    leftOut: c.rows.filter((r) => !r.otherCpu && r.leftOut).map((r) => ({ condition: r.label, n: r.n, why: r.leftOut })),
     shownApart: c.rows.filter((r) => r.otherCpu).length,
   })));
 }
@@ -63,17 +63,27 @@ function cpuThreat(runs, evaluated) {
 // The conditions left out of the at-scale checks for fewer than JUDGE_MIN_RUNS usable runs on a side, and
 // the permutations at scale with fewer than JUDGE_MIN_RUNS usable runs: a section's HTML.
 function leftOutSection(evaluated, runs, byPermutation) {
-  const rows = evaluated.flatMap((e) => e.checks.flatMap((c) => c.rows.filter((r) => !r.otherCpu && r.leftOut === 'too few' && !c.judged.includes(r))
-    .map((r) => [`<td><a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a>: ${escapeHtml(c.check.text)}</td>`, `<td>${escapeHtml(r.label)}</td>`,
-      `<td class="num">${escapeHtml(r.n.join('/'))}</td>`, `<td>${escapeHtml(r.unusable ?? '')}</td>`])));
+  // one row per condition (its label and usable runs a side), with every check that left it out
+  const byCondition = new Map();
+  for (const e of evaluated) {
+    for (const c of e.checks) {
+      for (const r of c.rows.filter((x) => !x.otherCpu && x.leftOut === 'too few')) {
+        const key = `${r.label}|${r.n.join('/')}`;
+        if (!byCondition.has(key)) byCondition.set(key, { row: r, checks: [] });
+        byCondition.get(key).checks.push(`<a href="#${escapeHtml(e.finding.id)}">${escapeHtml(e.finding.source)}</a> ${escapeHtml(c.check.id)}`);
+      }
+    }
+  }
+  const rows = [...byCondition.values()].map(({ row: r, checks }) => [`<td>${escapeHtml(r.label)}</td>`, `<td class="num">${escapeHtml(r.n.join('/'))}</td>`,
+    `<td>${escapeHtml(r.unusable ?? '')}</td>`, `<td>${checks.join(', ')}</td>`]);
   const perms = [...byPermutation(runs).values()];
   const usable = perms.map((g) => g.filter(isUsable).length);
   const short = usable.filter((n) => n < JUDGE_MIN_RUNS).length;
   const one = usable.filter((n) => n <= 1).length;
   return [
     `<h3 id="left-out">Conditions left out: fewer than ${JUDGE_MIN_RUNS} usable runs on a side</h3>`,
-    `<p>The sitting asked for 3 repeats of every permutation, but ${short} of its ${perms.length} permutations at scale have fewer than ${JUDGE_MIN_RUNS} usable (valid or server-limited) runs, ${one} one or none: some sets ran fewer passes on one CPU, and runs the load generator bound or the machine disturbed are not usable. A condition with fewer than ${JUDGE_MIN_RUNS} usable runs on a side is shown beside its check and left out of the judgement; these are they, on the CPU each check is judged on (${rows.length}; to be taken again in a later session).</p>`,
-    rows.length ? table(rows, { head: ['Check', 'Condition', { text: 'Usable runs a side', num: true }, 'Not usable'] }) : '<p class="none">none</p>',
+    `<p>The sitting asked for 3 repeats of every permutation, but ${short} of its ${perms.length} permutations at scale have fewer than ${JUDGE_MIN_RUNS} usable (valid or server-limited) runs, ${one} one or none: some sets ran fewer passes on one CPU, and runs the load generator bound or the machine disturbed are not usable. A condition with fewer than ${JUDGE_MIN_RUNS} usable runs on a side is shown beside its check and left out of the judgement; these are they, on the CPU each check is judged on (${rows.length} conditions; to be taken again in a later session), each with the checks it is left out of.</p>`,
+    rows.length ? table(rows, { head: ['Condition', { text: 'Usable runs a side', num: true }, 'Not usable', 'Left out of'] }) : '<p class="none">none</p>',
   ].join('\n');
 }
 

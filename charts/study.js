@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-// node charts/study.js [--data docs/study/data] [--out docs/study]: the study reproduced (issue #25) as one
-// page, docs/study/index.html, built from the derived data committed under docs/study/data (each run's
+// node charts/study.js [--data docs/study/data] [--out docs/study]: the study reproduced (issues #25, #35, #50)
+// as one page, docs/study/index.html, with every check's conclusion also in docs/study/verdicts.json
+// (charts/study-verdicts.js), built from the derived data committed under docs/study/data (each run's
 // run.json, data/summary.json and data/series.json, copied there by charts/study-collect.js) and nothing
 // else, so the same data always gives the same page. For every finding of the study's section 5 (figures
 // 5-28, tables 5.1.3 and 5.1.4), section 6.1 and RQ1-RQ4 (charts/study-findings.js): the study's finding
@@ -389,15 +390,17 @@ function scaleTable(sc) {
 }
 
 const INTRO = `<p>Each of the study's findings (reference 000: section 5, section 6.1, RQ1\u2013RQ4) retold with its numbers, beside what pushbench measured
-at the study's scale (1,000\u201315,000 connections, 3 repeats) and a conclusion: <strong>confirmed</strong> (the conditions show it beyond noise: each
-condition's 95% interval of the repeats, and across conditions a sign test at p \u2264 0.05), <strong>not confirmed</strong> (reversed, or within
-noise), <strong>not comparable</strong> (it depends on the study's machine or software versions, every server got all the load asked, or too few
-usable repeats), <strong>indicative</strong> (only runs below the level at which the study saw it: what they lean to is said, never a "not confirmed"),
-<strong>answered</strong> (a question the study left open, RQ2 and RQ4's future work: pushbench's answer, yes, no or no difference beyond noise)
-or <strong>not run yet</strong>. Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a
-run's first 10 s of steady load are warm-up and left out. A conclusion rests only on valid and server-limited runs: a condition with fewer than two
-of them on a side is shown but left out, and so is one in which both sides got 95% of the load asked or more, for a claim that shows only when
-something saturates (throughput, RQ2 and RQ4). The rules: charts/study-finding.js; how this page was made and how to make the
+at the study's scale (1,000\u201315,000 connections, 3 repeats asked) and a conclusion: <strong>confirmed</strong> (the conditions show it beyond noise: each
+condition's 95% interval of the repeats; across 5 or more conditions a sign test at p \u2264 0.05, across 1\u20134 a random-effects mean of their relative
+differences with its 95% interval), <strong>not confirmed</strong> (reversed, or within noise), <strong>not comparable</strong> (it depends on the study's
+machine, software versions or clients, every server got all the load asked, or too few usable repeats), <strong>indicative</strong> (only runs below the level
+at which the study saw it, or the study's 20,000 connections, which this machine cannot hold: what they lean to is said, never a "not confirmed"),
+<strong>answered</strong> (a question the study left open: pushbench's answer, yes, no or no difference beyond noise) or <strong>not run yet</strong>.
+Claims about spikes and ceilings are judged on in-window peaks, claims about levels on means; emit cycles of a run's first 10 s of steady load are warm-up
+and left out. A conclusion rests only on usable runs (valid, or server-limited with the load generator not at its limit too) and on one CPU model, named beside
+it: a condition with fewer than 3 usable runs on a side is shown but left out (listed below the conclusions), so is one in which both sides got 95% of the load
+asked or more, for a claim that shows only when something saturates (throughput, RQ2 and RQ4), and so are the conditions on the other CPU. Every check's
+conclusion is also in <a href="verdicts.json">verdicts.json</a>. The rules: charts/study-finding.js; how this page was made and how to make the
 full study: docs/study/README.md.</p>`;
 
 // The page's body, in its order: the intro, the sittings' scale, threats, conclusions, the findings'
