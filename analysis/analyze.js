@@ -19,9 +19,15 @@ async function main(argv) {
   }
   const { summary } = await analyzeAndWrite(runDir);
   const f = summary.flags;
-  console.log(`analyzed ${summary.id}: ${summary.totals.responsesSent} responses in ${summary.durationSeconds} s ` +
-    `(${summary.responsesPerSecond}/s), peak ${summary.peakConnections ?? '-'} connections, ` +
-    `${summary.charts.written.length} charts`);
+  const t = summary.target;   // a target run (stage/target.js) has no server figures
+  if (t) {
+    console.log(`analyzed ${summary.id}: target ${t.name ?? '-'}: ${t.messages.received} of ${t.messages.expected} messages expected received, ` +
+      `trip time p99 ${t.tripTime.p99Ms ?? '-'} ms, ${t.publish.ok} of ${t.publish.count} publishes answered 2xx, ${summary.charts.written.length} charts`);
+  } else {
+    console.log(`analyzed ${summary.id}: ${summary.totals.responsesSent} responses in ${summary.durationSeconds} s ` +
+      `(${summary.responsesPerSecond}/s), peak ${summary.peakConnections ?? '-'} connections, ` +
+      `${summary.charts.written.length} charts`);
+  }
   if (f.missingInputs.length) console.log(`missing inputs: ${f.missingInputs.join(', ')}`);
   if (f.archivesUnreadable.length || f.archivesTruncated.length) {
     console.log(`archives unreadable: ${f.archivesUnreadable.join(', ') || '-'}; truncated: ${f.archivesTruncated.join(', ') || '-'}`);

@@ -25,7 +25,14 @@ const RAW_REMOVED = path.join('responses', 'REMOVED.txt');
 const STALE_TMP = /\.tmp-\d+$/;
 
 // The data sets of data/, [file name, value], in the order they are written (summary.json after them all).
+// A target run's (stage/target.js): its per-second series and the engines' monitors.
 function dataSets(summary, datasets) {
+  if (datasets.target) {
+    return [
+      ['series.json', { id: summary.id, startedAt: summary.startedAt, seconds: summary.durationSeconds, series: datasets.series }],
+      ['engines.json', { id: summary.id, startedAt: summary.startedAt, engines: datasets.engines }],
+    ];
+  }
   return [
     ['series.json', { id: summary.id, startedAt: summary.startedAt, seconds: summary.durationSeconds,
       clockOffsetMs: summary.clockOffset.ms, series: datasets.series }],

@@ -5,6 +5,8 @@
 //   -> tail -> validity -> summary, and the run charts (chart/run-charts.js) from the data sets.
 // The answers are results.csv's request samples, or, with the mux engine, the stream logs' (folded in the
 // archives' workers, joined to results.csv's other samples: stage/samples.js joinAnswers).
+// A target run (run.json "server": "target": a push server pushbench did not start; docs/targets.md) takes
+// a path of its own, stage/target.js: no server monitors, samples or emit cycles, the stream logs alone.
 // Every input is optional: what is missing or unreadable is listed in data/summary.json and the rest is
 // still analysed. docs/architecture.md shows the stages and the files between them; outputs.js writes the
 // files and tells a reader whether they are whole.
@@ -52,7 +54,7 @@ async function analyzeRun(runDir) {
   const tail = await tailStage({ runDir, run, clock, axis, series, tails, loadGenerator, serverCores: sut.serverCores });
   const totals = answerTotals(csv, archives.answers);
   const judged = judgeRun({ run, csv, clock, axis, series, emit, sutCores: sut.pidstat.cores ?? null, serverCores: sut.serverCores, loadGenerator,
-    tail: tail.tail, lost: recordsLost(run, archives.stats, totals) });
+    tail: tail.tail, lost: recordsLost(run, archives.stats, totals), messages });
   const datasets = { series, cycles: emit.cycles, places: emit.places, messages, memorySource: sut.memorySource,
     hasSamples: Boolean(csv?.rows), tripSpectrum: { poll: tripTime.summary?.spectrum ?? [], comet: cometTrip?.spectrum ?? [] }, tripCycles,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,

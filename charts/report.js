@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { page, chartCard, table, copyAssets, escapeHtml, fmt } = require('./page');
 const { RUN_CHART_IDS, typeName } = require('../analysis/chart/vocabulary');
+const { TARGET_CHART_IDS } = require('../analysis/chart/run-charts');
 const { analyzeAndWrite } = require('../analysis/run-analysis');
 const { isUsableRunDir } = require('../analysis/read/run-inputs');
 const { SUMMARY, readWhole, analyzeUnlessWhole } = require('../analysis/outputs');
@@ -270,9 +271,71 @@ function orderedChartIds(chartDir) {
   let files = [];
   try { files = fs.readdirSync(chartDir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)); } catch { /* none */ }
   // the JVMs' pauses (analysis/chart/run-charts.js pauseCharts) beside the trip time
-  const order = RUN_CHART_IDS.flatMap((id) => (id === 'trip-time' ? [id, 'pauses-trip-time'] : [id]));
+  // a target run's own charts (analysis/chart/run-charts.js buildTargetCharts) first
+  const order = [...TARGET_CHART_IDS, ...RUN_CHART_IDS.flatMap((id) => (id === 'trip-time' ? [id, 'pauses-trip-time'] : [id]))];
   const known = order.filter((id) => files.includes(id));
   return [...known, ...files.filter((id) => !known.includes(id)).sort()];
+}
+
+// A target run (analysis/stage/target.js; docs/targets.md): the push server pushbench neither started nor
+// monitored. Its page has the verdict, the target's figures with their units, the load generator's, and
+// says "Server not monitored" where a built-in run shows the server's panels.
+function targetParametersCard(s) {
+  const p = summaryParameters(s.parameters);
+  const t = s.target;
+  const engines = (p.hosts?.engines ?? []).map((e) => `${e.name} (${e.address}${e.connections !== undefined ? `, ${e.connections} connections` : ''})`).join(', ');
+  const rows = [
+    row('Target', t.name), row('Transport', typeName(t.transport)), row('Channels (per engine)', t.channels),
+    row('Rate asked (messages/s per channel)', t.ratePerChannelPerSecond), row('Subscribers (connections)', p.connections),
+    row('Ramp-up (s)', p.rampupS), row('Duration (s)', p.durationS), row('Engines', engines || null),
+    row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
+    [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete ? 'num bad' : 'num ok')],
+  ];
+  return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
+}
+
+const slash = (...values) => values.map((v) => fmt(v)).join(' / ');
+
+function targetCard(s) {
+  const t = s.target;
+  const m = t.messages;
+  const sub = t.subscriptions;
+  const trip = t.tripTime;
+  const pub = t.publish;
+  const rows = [
+    row('Subscribers / per channel', slash(t.subscribers, t.subscribersPerChannel)),
+    row('Subscriptions: made / acknowledged / failed / reconnections', slash(sub.count, sub.acknowledged, sub.failed, sub.reconnections)),
+    row('Messages expected / received / missed', slash(m.expected, m.received, m.missed)),
+    row('Delivered (% of expected)', m.deliveredPercent), row('Missed (% of expected)', m.missedPercent),
+    row('Messages duplicated / out of order / early', slash(m.duplicated, m.outOfOrder, m.early)),
+    row('Messages unmatched (no seq) / of no publish', slash(m.unmatched, m.unpublished)),
+    row('Trip time p50 / p90 / p99 / max (ms)', slash(trip.p50Ms, trip.p90Ms, trip.p99Ms, trip.maxMs)),
+    row(`Trip time: messages timed / untimed (sent stamp: ${trip.timedBy === 'sentUs rule' ? 'the sentUs rule' : 'the publish\'s'})`, slash(trip.messages, trip.untimed)),
+    row('Publishes: sent / answered 2xx / failed', slash(pub.count, pub.ok, pub.failed)),
+    ...pub.failures.slice(0, 5).map((f) => row(`Publish failed: ${f.kind}`, f.count)),
+    row(`Publish rate achieved / asked (messages/s, over ${fmt(pub.windowSeconds)} s)`, slash(pub.achievedPerSecond, pub.askedPerSecond)),
+    row('Publish latency p50 / p99 (ms)', slash(pub.latencyP50Ms, pub.latencyP99Ms)),
+  ];
+  return `<div class="card" id="target"><h3>Target: delivered messages</h3>${table(rows)}</div>`;
+}
+
+// The engines' CPU and GC over the steady window (analysis/measure/workload.js, as a built-in run's card).
+function loadGeneratorCard(s) {
+  const m = s.workload;
+  if (!m) return '';
+  const rows = [
+    row('Steady window (s)', `${fmt(m.window.fromSecond)}\u2013${fmt(m.window.toSecond)} (${fmt(m.window.seconds)} s)`),
+    ...m.engines.map((e) => row(`Engine ${e.name}: JVM CPU mean (%) / GC pause (% of time)`,
+      `${fmt(e.jvmCpuMean)} / ${e.gcPauseShare === null ? '?' : fmt(Math.round(e.gcPauseShare * 1000) / 10)}`)),
+    ...m.hosts.map((h) => row(`Host ${h.name} (${h.roles.join(', ')}): CPU / steal (%)`, `${fmt(h.cpu.mean)} / ${fmt(h.steal.mean)}`)),
+  ];
+  return `<div class="card"><h3>Load generator</h3>${table(rows)}</div>`;
+}
+
+const SERVER_NOT_MONITORED = '<div class="card" id="server-not-monitored"><h3>Server not monitored</h3><p class="none">A target run measures a push server pushbench did not start: its CPU, memory, connections and emit cycles are not known, so there are no server panels. The figures are what the engines published and their subscribers received.</p></div>';
+
+function targetCards(s, runDir) {
+  return `${targetParametersCard(s)}${targetCard(s)}${SERVER_NOT_MONITORED}${loadGeneratorCard(s)}${provenanceCard(runDir)}`;
 }
 
 // A report's error that is said in one line (the run's outputs, not a fault of this code).
@@ -302,7 +365,8 @@ async function writeReport(runDir) {
   const body = [
     verdictBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
-    `<div class="cards">${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${networkCard(s)}${provenanceCard(runDir)}</div>`,
+    `<div class="cards">${s.target ? targetCards(s, runDir)
+      : `${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${networkCard(s)}${provenanceCard(runDir)}`}</div>`,
     `<h2>Charts</h2>`,
     charts.length ? `<div class="charts">${charts.map((c) => chartCard(c.canvas, c.source)).join('')}</div>` : '<p class="none">No charts: the run has no data.</p>',
     skipped.length ? `<p class="none">Not drawn (no data): ${escapeHtml(skipped.join(', '))}</p>` : '',

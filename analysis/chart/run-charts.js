@@ -106,4 +106,28 @@ function buildRunCharts(datasets, run) {
   return { charts, skipped };
 }
 
-module.exports = { buildRunCharts };
+// A target run's charts (stage/target.js; docs/targets.md "What is measured"): its own per-second series,
+// then the load generator's. ids: target-trip-time, target-received, target-subscriptions.
+const TARGET_CHARTS = [
+  { id: 'target-trip-time', name: 'Trip Time per Second', y: 'Publish sent to message received (ms)',
+    lines: (d) => [{ name: 'p50', values: d.series.tripP50 }, { name: 'p99', values: d.series.tripP99 }, { name: 'max', values: d.series.tripMax }] },
+  { id: 'target-received', name: 'Messages Received per Second', y: 'Messages received per second', zerosCount: 'always',
+    lines: (d) => [{ name: 'Messages received (each subscriber\'s first of a seq)', values: d.series.received }] },
+  { id: 'target-subscriptions', name: 'Subscriptions Open', y: 'Subscriptions open in the second', zerosCount: 'always',
+    lines: (d) => [{ name: 'Subscriptions open (acknowledged, to their end)', values: d.series.subscriptions }] },
+];
+const TARGET_CHART_IDS = TARGET_CHARTS.map((c) => c.id);
+
+// Returns { charts: {id: ofcJson}, skipped: {id: reason} }; title: the run's (vocabulary.js targetTitle).
+function buildTargetCharts(datasets, title) {
+  const charts = {};
+  const skipped = {};
+  for (const def of [...TARGET_CHARTS, ...engineCharts(datasets.engines)]) {
+    const lines = def.lines(datasets);
+    if (!lines.some((l) => hasData(l.values, def.zerosCount === 'always'))) { skipped[def.id] = 'no data'; continue; }
+    charts[def.id] = lineChart({ title: join(title, def.name), xLegend: X_ELAPSED, yLegend: def.y, series: lines, yMax: def.yMax ?? null });
+  }
+  return { charts, skipped };
+}
+
+module.exports = { buildRunCharts, buildTargetCharts, TARGET_CHART_IDS };

@@ -8,7 +8,7 @@
 // the blocking connectors.
 const SERVER_NAMES = { node: 'Node.js', tc6: 'Tomcat 6', tc7: 'Tomcat 7',
   'node-cluster': 'Node.js Cluster', 'tc6-bio': 'Tomcat 6 Blocking', 'tc7-bio': 'Tomcat 7 Blocking' };
-const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull', sse: 'SSE', ws: 'WebSocket' };
+const TYPE_NAMES = { comet: 'Comet', poll: 'Long Poll', pull: 'Pull', sse: 'SSE', ws: 'WebSocket', stream: 'Stream' };
 
 // Titles in the study's style ("Comet – With Events – 10 Second Emit Interval – CPU Usage").
 const DASH = ' \u2013 ';
@@ -36,6 +36,17 @@ function runTitle(run) {
   if (run.type === 'pull' && run.pullIntervalMs) parts.push(`Every ${seconds(run.pullIntervalMs)}`);
   parts.push(eventPart(run));
   if (run.connections) parts.push(`${thousands(run.connections)} Requests`);
+  return parts.join(DASH);
+}
+
+// A target run's title (docs/targets.md): "Target nchan-sse – SSE – 10 Channels × 1/s – 100 Subscribers".
+// target: { name, transport, channels, rate } as the run used them.
+function targetTitle(run, target) {
+  const parts = [`Target ${target.name ?? 'unnamed'}`, typeName(target.transport ?? run.type)];
+  if (Number.isFinite(target.channels) && Number.isFinite(target.rate)) {
+    parts.push(`${thousands(target.channels)} Channel${target.channels === 1 ? '' : 's'} \u00d7 ${thousands(target.rate)}/s`);
+  }
+  if (run.connections) parts.push(`${thousands(run.connections)} Subscribers`);
   return parts.join(DASH);
 }
 
@@ -78,5 +89,5 @@ const SERVER_COLOURS = { node: PALETTE[0], tc6: PALETTE[1], tc7: PALETTE[2], 'no
 const NOT_VALID_LINE = { style: 'dash', on: 6, off: 4 };
 const NOT_VALID_DOT = 'hollow-dot';
 
-module.exports = { serverName, typeName, eventPart, runTitle, seconds, thousands, join, DASH, SERIES, X_ELAPSED,
+module.exports = { serverName, typeName, eventPart, runTitle, targetTitle, seconds, thousands, join, DASH, SERIES, X_ELAPSED,
   X_SINCE_LOAD_START, RUN_CHART_IDS, PALETTE, SERVER_COLOURS, NOT_VALID_LINE, NOT_VALID_DOT };

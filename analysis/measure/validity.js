@@ -5,8 +5,8 @@
 //
 // From the workload model's numbers (analysis/measure/workload.js) the run gets one verdict:
 //   server-limited   the server could not keep up while the engines had headroom (a crash, errors, emit
-//                    cycles longer than the interval, or the load fell short with the server busy) —
-//                    a real server result
+//                    cycles longer than the interval, held streams' messages missed beyond
+//                    MESSAGES_LOST_SHARE, or the load fell short with the server busy) — a real server result
 //   generator-bound  the load fell short because of the engines: their CPU or GC saturated, the ramp-up
 //                    not reached, re-poll gaps long, while the server had CPU to spare
 //   disturbed        steal, or other processes took the machine
@@ -17,6 +17,8 @@
 // side's signs can be trusted there), else it goes to the side with the evidence (generator first, then the
 // server); without a shortfall a disturbance still marks the run, and then a trip-time tail the engines'
 // stops explain (TAIL_ENGINE_SHARE) makes it generator-bound.
+// Any message missed is named among the reasons, whatever the verdict (withLoss). A target run (docs/targets.md)
+// has rules of its own, assessTargetValidity.
 // The words are analysis/verdict.js' VERDICTS, which its readers (sweep, figures, study page) take.
 
 const DEFAULTS = {
@@ -30,6 +32,8 @@ const DEFAULTS = {
   GAP_SHARE: 0.5,                 // ... or the 99th percentile re-poll gap exceeds this share of the emit interval
                                   //     (of the max-duration without events)
   MISSED_SHARE: 0.02,             // ... or this share of the answers asked fell into re-poll gaps
+  MESSAGES_LOST_SHARE: 0.001,     // server-limited: messages missed above this share of those expected (held streams'
+                                  //     messages; a target run's subscribers'); any loss below it is named
   GC_PAUSE_SHARE: 0.1,            // an engine paused for GC at least this share of the window is saturated
   STEAL_MEAN_PERCENT: 5,          // disturbed: mean steal at or above this on any host
   STEAL_SECOND_PERCENT: 10,       // ... or steal at or above this in at least STEAL_SECONDS_SHARE of the window
@@ -163,6 +167,8 @@ function serverEvidence(m, t, crashed) {
   if (m.errors && m.errors.share !== null && m.errors.share >= t.ERROR_SHARE) {
     out.push({ rule: 'errors', text: `${fmt(m.errors.failed)} of ${fmt(m.errors.samples)} samples failed with an error (${pct(m.errors.share)})` });
   }
+  const lost = messagesMissed(m.messages, t);
+  if (lost?.beyond) out.push(lost.reason);
   const s = m.server;
   if (s.saturatedSeconds !== null && s.seconds > 0 && s.saturatedSeconds >= Math.ceil(t.SATURATED_SHARE * s.seconds)) {
     out.push({ rule: 'server-cpu', text: `the server process at >= ${pct(t.PROCESS_SATURATED_SHARE)} of the ${fmt(s.capacityPercent)}% CPU it can use in ${s.saturatedSeconds} of ${s.seconds} steady seconds` });
@@ -177,6 +183,25 @@ function serverEvidence(m, t, crashed) {
     out.push({ rule: 'emit-duration', text: `emit durations grew from ${fmt(e.firstThirdMeanMs)} to ${fmt(e.lastThirdMeanMs)} ms (mean of the first and last third of the window)` });
   }
   return out;
+}
+
+// Messages the clients missed (workload's `messages`: { kind, expected, missed, share }, or null): the reason
+// naming their count and share, and whether the share is beyond MESSAGES_LOST_SHARE; null when none missed.
+function messagesMissed(msg, t) {
+  if (!msg || !(msg.missed > 0)) return null;
+  return { beyond: msg.share !== null && msg.share > t.MESSAGES_LOST_SHARE,
+    reason: { rule: 'messages-missed', text: `${fmt(msg.missed)} of the ${fmt(msg.expected)} messages ${msg.kind} expected were missed (${pctFine(msg.share)}; the bound is ${pctFine(t.MESSAGES_LOST_SHARE)})` } };
+}
+
+// A share as a percentage to three decimals ("0.012%"): losses are judged at a tenth of a percent.
+const pctFine = (share) => `${Number(share * 100).toLocaleString('en-US', { maximumFractionDigits: 3 })}%`;
+
+// Any loss is named among the reasons, whatever the verdict (issue #48): tagged server-limited beyond the
+// bound, else with the run's own verdict.
+function withLoss(result, m, t) {
+  const lost = messagesMissed(m.messages, t);
+  if (!lost || result.reasons.some((r) => r.rule === 'messages-missed')) return result;
+  return { ...result, reasons: [...result.reasons, { ...lost.reason, verdict: lost.beyond ? 'server-limited' : result.verdict }] };
 }
 
 function disturbance(m, t) {
@@ -199,7 +224,12 @@ function disturbance(m, t) {
 // cut short or unreadable or missing, stream logs damaged, answers the engines counted but no log holds:
 // stage/validity.js recordsLost), each a text: with a shortfall the run failed (what fell short cannot be
 // told from what was lost), without one they lower the confidence.
-function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null, lost = [] } = {}) {
+function assessValidity(m, options = {}) {
+  const t = options.thresholds ?? DEFAULTS;
+  return withLoss(judge(m, { ...options, thresholds: t }), m, t);
+}
+
+function judge(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null, lost = [] } = {}) {
   const short = shortfalls(m, t);
   const failure = failureEvidence(m, t);
   const gen = generatorEvidence(m, t);
@@ -260,4 +290,53 @@ function assessValidity(m, { crashed = false, thresholds: t = DEFAULTS, known = 
   return { verdict, reasons, unknowns, confidence: unknowns.length ? 'reduced' : 'full' };
 }
 
-module.exports = { assessValidity, thresholds, DEFAULTS, shortfalls, failureEvidence, generatorEvidence, serverEvidence, disturbance, tailEvidence };
+// A target run's verdict (docs/validity.md "Target runs"): f, the summary's `target` (measure/target.js
+// targetFigures); m, the load generator's figures (stage/target.js: window, engines, hosts); lost, known: as
+// assessValidity's. No server is monitored, so there is no server sign but what the engines saw:
+//   failed           no subscription acknowledged; nothing received while publishes succeeded; no publish
+//                    at all; more than FAILED_SHARE of the subscriptions failed
+//   disturbed        steal on an engine's host (other processes are not judged: the target may share it)
+//   generator-bound  an engine's CPU or GC as for the built-in servers, or the engines published below
+//                    ANSWERS_SHORT of the rate asked (the server's signs listed beside, marked server-limited)
+//   server-limited   messages missed beyond MESSAGES_LOST_SHARE of those expected, or publishes failed
+//   valid            otherwise; any loss at all is named among the reasons with its count and share
+function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known = [] } = {}) {
+  const failure = [];
+  const s = f.subscriptions;
+  const p = f.publish;
+  if (s.count === 0) failure.push({ rule: 'no-subscription', text: 'the engines made no subscription: see the engine logs' });
+  else if (s.acknowledged === 0) failure.push({ rule: 'no-subscription', text: `none of the ${fmt(s.count)} subscriptions was acknowledged (no answer head read)` });
+  if (p.count === 0) failure.push({ rule: 'no-publish', text: 'the engines published nothing: no message could be timed' });
+  else if (p.ok > 0 && f.messages.received === 0 && s.acknowledged > 0) {
+    failure.push({ rule: 'nothing-received', text: `no subscriber received a message while ${fmt(p.ok)} publishes were answered 2xx` });
+  }
+  if (s.count > 0 && s.acknowledged > 0 && s.failed / s.count > t.FAILED_SHARE) {
+    failure.push({ rule: 'most-subscriptions-failed', text: `${fmt(s.failed)} of ${fmt(s.count)} subscriptions failed (${pct(s.failed / s.count)})` });
+  }
+  const gen = generatorEvidence(m, t);
+  if (p.share !== null && p.share < t.ANSWERS_SHORT) {
+    gen.evidence.push({ rule: 'publish-short', text: `the engines published ${fmt(p.achievedPerSecond)} of ${fmt(p.askedPerSecond)} messages/s asked (${pct(p.share)}) over ${fmt(p.windowSeconds)} s` });
+  }
+  const msg = f.messages;
+  const loss = { kind: 'the subscribers', expected: msg.expected, missed: msg.missed, share: msg.expected > 0 ? msg.missed / msg.expected : null };
+  const srv = [];
+  const missed = messagesMissed(loss, t);
+  if (missed?.beyond) srv.push(missed.reason);
+  if (p.failed > 0) {
+    srv.push({ rule: 'publish-failed', text: `${fmt(p.failed)} of ${fmt(p.count)} publishes failed${p.failures.length ? `: ${kindsText(p.failures)}` : ''}` });
+  }
+  const dis = disturbance(m, t).filter((r) => r.rule === 'steal');
+  const unknown = [...gen.unknown, ...known, ...lost.map((l) => `records lost: ${l}`)];
+  const tag = (list, verdict) => list.map(({ rule, text }) => ({ rule, verdict, text }));
+  let result;
+  if (failure.length) result = { verdict: 'failed', reasons: tag(failure, 'failed') };
+  else if (dis.length) result = { verdict: 'disturbed', reasons: [...tag(dis, 'disturbed'), ...tag(gen.evidence, 'generator-bound'), ...tag(srv, 'server-limited')] };
+  else if (gen.evidence.length) result = { verdict: 'generator-bound', reasons: [...tag(gen.evidence, 'generator-bound'), ...tag(srv, 'server-limited')] };
+  else if (srv.length) result = { verdict: 'server-limited', reasons: tag(srv, 'server-limited') };
+  else result = { verdict: 'valid', reasons: [] };
+  // the server's own figures are never known in a target run: said, but no monitor of the run is missing
+  return { ...withLoss(result, { messages: loss }, t), unknowns: [...unknown, 'the server: not monitored (a target run)'],
+    confidence: unknown.length ? 'reduced' : 'full' };
+}
+
+module.exports = { assessValidity, assessTargetValidity, messagesMissed, thresholds, DEFAULTS, shortfalls, failureEvidence, generatorEvidence, serverEvidence, disturbance, tailEvidence };

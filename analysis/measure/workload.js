@@ -153,9 +153,10 @@ const churnPercentOf = (run) => Number(run.provenance?.settings?.PB_CHURN_PERCEN
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
 // sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed (errors), failures
 // (every failed sample: errors and timeout failures), samples, kinds: [{ kind, count }] },
-// thresholds, controllerCpu (per second, or null), loadStartSecond (the load's start on the run's axis, or null) }.
+// thresholds, controllerCpu (per second, or null), loadStartSecond (the load's start on the run's axis, or null),
+// messages (the held streams' messages: heldMessages, or null) }.
 function measureWorkload({ run, window: w, series, cycles, client, engines, sutCores, serverCores = sutCores, errors, thresholds: t, controllerCpu = null,
-  loadStartSecond = null }) {
+  loadStartSecond = null, messages = null }) {
   const connections = run.type === 'pull' ? [] : slice(series.connections, w);
   const capacity = serverCapacityPercent(run.server, serverCores);
   const serverCpu = slice(series.processCpu, w);
@@ -197,7 +198,20 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
     hosts: hostLoads(run, w, series, sutCores, engines, t, controllerCpu),
     controller: controllerCpu ? { cpuMean: r1(mean(slice(controllerCpu, w))) } : null,
     errors: errors && errors.samples ? { ...errors, share: r3(errors.failed / errors.samples) } : null,   // failed: errors only
+    ...(messages ? { messages } : {}),   // only runs of held streams with messages expected
   };
 }
 
-module.exports = { steadyWindow, measureWorkload, serverCapacityPercent, MIN_WINDOW_SECONDS };
+// The messages a run of held streams (comet, SSE, WebSocket: lib/test-types.js) expected and missed, from the
+// summary's `messages` (measure/messages.js; SSE and WebSocket per client across its reconnections):
+// { kind (whose, in words), expected, missed, share (missed / expected, unrounded) }, or null when the run
+// has none expected.
+const HELD_KINDS = { comet: ['comet', 'the Comet streams'], sse: ['sse', 'the SSE clients'], ws: ['ws', 'the WebSocket clients'] };
+function heldMessages(type, messages) {
+  const [key, kind] = HELD_KINDS[type] ?? [];
+  const m = key ? messages?.[key] : null;
+  if (!m || !(m.expected > 0)) return null;
+  return { kind, expected: m.expected, missed: m.missed, share: m.missed / m.expected };
+}
+
+module.exports = { steadyWindow, measureWorkload, heldMessages, serverCapacityPercent, MIN_WINDOW_SECONDS };

@@ -4,7 +4,7 @@
 // (measure/client-threads.js), judged by the rules of measure/validity.js (docs/validity.md). CHIRON
 // (reference 001) names what this guards against a threat to validity.
 const path = require('node:path');
-const { measureWorkload } = require('../measure/workload');
+const { measureWorkload, heldMessages } = require('../measure/workload');
 const { engineOf } = require('../read/responses');
 const { assessValidity, thresholds: validityThresholds } = require('../measure/validity');
 const { STAMP_RESOLUTION_MS } = require('../measure/client-threads');
@@ -49,16 +49,18 @@ const kindsOf = (errorKinds) => Object.entries(errorKinds ?? {}).map(([kind, cou
 // run; csv: stage/samples.js'; clock: stage/clock.js runClock's; axis: { seconds, window }; series:
 // stage/series.js'; emit: stage/cycles.js'; sutCores: the SUT's cores (pidstat); serverCores: those
 // the server may use (stage/monitors.js); loadGenerator:
-// stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null); lost: recordsLost's.
+// stage/monitors.js readLoadGenerator's; tail: stage/tail.js's summary (or null); lost: recordsLost's;
+// messages: the summary's (stage/messages.js), whose held streams' losses are judged (issue #48).
 // Returns { workload, validity, notes }.
-function judgeRun({ run, csv, clock, axis: { window, loadStartSecond = null }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null, lost = [] }) {
+function judgeRun({ run, csv, clock, axis: { window, loadStartSecond = null }, series, emit, sutCores, serverCores = sutCores, loadGenerator, tail = null, lost = [],
+  messages = null }) {
   const { t0 } = clock;
   const client = csv ? csv.clientThreads.result(csv.firstRequest,
     { fromMs: t0 + window.fromSecond * 1000, toMs: t0 + window.toSecond * 1000 }, emit.startsMs,
     requestPeriod(run), stampMarginMs(clock, csv.clientThreads.resolutionMs)) : null;
   const { thresholds, problems } = validityThresholds();
   const workload = measureWorkload({ run, window, loadStartSecond, series, cycles: emit.cycles, client, engines: loadGenerator.engines, sutCores, serverCores,
-    controllerCpu: loadGenerator.controllerCpu, errors: csv ? { failed: csv.errors, failures: csv.failed, samples: csv.rows, kinds: kindsOf(csv.errorKinds) } : null, thresholds });
+    controllerCpu: loadGenerator.controllerCpu, messages: heldMessages(run.type, messages), errors: csv ? { failed: csv.errors, failures: csv.failed, samples: csv.rows, kinds: kindsOf(csv.errorKinds) } : null, thresholds });
   const validity = assessValidity(workload, { crashed: run.serverCrashed === true, thresholds, tail, lost,
     known: csv ? [] : ['no results.csv: ramp-up and re-poll gaps unknown'] });
   return { workload, validity, notes: problems };

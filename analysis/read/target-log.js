@@ -1,0 +1,137 @@
+'use strict';
+// Reads one engine's response archive of a target run (docs/targets.md "Inside"): its stream logs
+// (push-<n>.tsv.gz; docs/run-layout.md "Stream logs"), through archive-reader.js (gunzip, tar-stream, each
+// log's own gunzip, damage counted), and hands each sample of a target run to a visitor as it ends:
+//   a subscription: B thread `Request 1-<n>` (n = the connection's number + 1), label `request`; its R lines
+//     are the messages it got, each with the µs of the read that completed it; its E line's 12th field is
+//     the µs its answer's head was read ("subscribed from")
+//   a publish: B thread `Publish <c>` (c = the channel's number), label `publish <seq>`; no R lines; its E
+//     line's sent µs is the {{sentUs}} it sent, its 12th field the µs its answer's head was read
+// visitor: { subscriptionBegan(key, connection, beganUs), message(key, us, text), subscriptionEnded(key, end),
+// publishEnded(publish) } (below). A sample without an E line (an engine stopped, a log cut) is ended at the
+// log's end as cut (`unended`). Lines of no sample, and samples of another thread or label, are counted.
+const { ArchiveReader } = require('./archive-reader');
+const { engineOf } = require('./responses');
+
+const SUBSCRIBER = /^Request \d+-(\d+)$/;
+const PUBLISHER = /^Publish (\d+)$/;
+const PUBLISH_LABEL = /^publish (\d+)$/;
+
+// An E line's fields (from the 4th: code, ok, records, body bytes, cut bytes, sent µs, message, failure,
+// headers µs) as one object: { endUs, code, ok, sentUs, message, failure, headersUs (null when never read),
+// cut }.
+function endOf(us, f) {
+  const headers = f.length >= 12 ? Number(f[11]) : 0;
+  return { endUs: us, code: f[3], ok: f[4] === '1', sentUs: Number(f[8]), message: f[9] ?? '', failure: f[10] ?? '',
+    headersUs: headers > 0 ? headers : null, cut: Number(f[7]) > 0 };
+}
+
+class TargetLogVisit {
+  constructor(file, engine, visitor) {
+    this.engine = engine;
+    this.visitor = visitor;
+    this.stats = { file, engine, entries: 0, streamLogs: 0, subscriptions: 0, publishes: 0, otherSamples: 0, badLines: 0,
+      halfLines: 0, unendedSamples: 0, lastUs: null };
+    this.samples = new Map();   // sample id -> { kind: 'subscription' | 'publish', ... } from its B line to its E line
+    this.pending = null;        // the start of a line split across chunks
+    this.inLog = false;
+  }
+
+  open(name, kind) {
+    this.inLog = kind === 'stream';
+    if (this.inLog) this.stats.streamLogs++;
+    this.pending = null;
+  }
+
+  data(chunk) {
+    if (!this.inLog) return;
+    let start = 0;
+    if (this.pending !== null) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) { this.pending = Buffer.concat([this.pending, chunk]); return; }
+      this.line(Buffer.concat([this.pending, chunk.subarray(0, nl)]).toString('utf8'));
+      this.pending = null;
+      start = nl + 1;
+    }
+    let nl;
+    while ((nl = chunk.indexOf(10, start)) !== -1) {
+      if (nl > start) this.line(chunk.toString('utf8', start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.pending = Buffer.from(chunk.subarray(start));
+  }
+
+  close() {
+    if (this.inLog && this.pending !== null && this.pending.length) this.stats.halfLines++;   // a log cut inside a line
+    this.pending = null;
+    this.inLog = false;
+  }
+
+  line(text) {
+    const a = text.indexOf('\t', 2);
+    const b = a === -1 ? -1 : text.indexOf('\t', a + 1);
+    const us = a > 2 ? Number(text.slice(2, a)) : NaN;
+    if (text[1] !== '\t' || b === -1 || !Number.isFinite(us)) {
+      if (text.trim() !== '') this.stats.badLines++;
+      return;
+    }
+    if (this.stats.lastUs === null || us > this.stats.lastUs) this.stats.lastUs = us;
+    const id = text.slice(a + 1, b);
+    const tag = text[0];
+    if (tag === 'R') {
+      const st = this.samples.get(id);
+      if (!st) { this.stats.badLines++; return; }
+      if (st.kind === 'subscription') this.visitor.message?.(st.key, us, text.slice(b + 1));
+    } else if (tag === 'B') this.began(id, us, text.split('\t'));
+    else if (tag === 'E') this.ended(id, us, text.split('\t'));
+    else this.stats.badLines++;
+  }
+
+  began(id, us, f) {
+    if (f.length < 5) { this.stats.badLines++; return; }
+    const sub = f[4] === 'request' ? SUBSCRIBER.exec(f[3]) : null;
+    const pub = sub ? null : PUBLISHER.exec(f[3]);
+    const seq = pub ? PUBLISH_LABEL.exec(f[4]) : null;
+    if (sub) {
+      const key = `${this.engine}\t${id}`;
+      this.samples.set(id, { kind: 'subscription', key });
+      this.stats.subscriptions++;
+      this.visitor.subscriptionBegan?.(key, Number(sub[1]), us);
+    } else if (seq) {
+      this.samples.set(id, { kind: 'publish', channel: Number(pub[1]), seq: Number(seq[1]), beganUs: us });
+      this.stats.publishes++;
+    } else {
+      this.samples.set(id, { kind: 'other' });
+      this.stats.otherSamples++;
+    }
+  }
+
+  ended(id, us, f) {
+    const st = f.length >= 10 ? this.samples.get(id) : null;
+    if (!st) { this.stats.badLines++; return; }
+    this.samples.delete(id);
+    if (st.kind === 'subscription') this.visitor.subscriptionEnded?.(st.key, endOf(us, f));
+    else if (st.kind === 'publish') this.visitor.publishEnded?.({ channel: st.channel, seq: st.seq, beganUs: st.beganUs, ...endOf(us, f) });
+  }
+
+  // The end of the archive: samples still open were cut (their end: the log's last µs).
+  finish(readerStats) {
+    for (const st of this.samples.values()) {
+      this.stats.unendedSamples++;
+      const end = { endUs: this.stats.lastUs, code: '', ok: false, sentUs: NaN, message: 'no E line (log cut or engine stopped)',
+        failure: 'unended', headersUs: null, cut: true };
+      if (st.kind === 'subscription') this.visitor.subscriptionEnded?.(st.key, end);
+    }
+    this.samples.clear();
+    return Object.assign(this.stats, readerStats);
+  }
+}
+
+// Reads one target run's archive; resolves to its stats (never rejects: a damaged archive is read up to the
+// damage, as archive-reader.js does, and its problem named).
+async function readTargetArchive(file, visitor, { engine = engineOf(file) } = {}) {
+  const visit = new TargetLogVisit(file, engine, visitor);
+  return visit.finish(await new ArchiveReader(file, visit).read());
+}
+
+module.exports = { readTargetArchive, TargetLogVisit };
