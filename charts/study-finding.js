@@ -426,11 +426,12 @@ function evaluateCheck(check, allRuns) {
     rows = comparisons(check, selected);
     if (rows.length) scale = `the study saw this at ${gate.level.toLocaleString('en-GB')} connections or more; these runs reach ${maxConnectionsOf(rows.flatMap((r) => r.runs)).toLocaleString('en-GB')}`;
   }
-  // Conditions shown but left out of the judgement: for keepsUp those in which both sides kept up, and
-  // those with fewer than JUDGE_MIN_RUNS usable runs on a side; then those on another CPU than the one the
+  // Conditions shown but left out of the judgement: those with fewer than JUDGE_MIN_RUNS usable runs on a
+  // side (whether they kept up is not known from so few), for keepsUp those in which both sides kept up;
+  // then those on another CPU than the one the
   // check is judged on. With none left on its CPU, the check is judged on every condition there and is not
   // comparable.
-  rows = rows.map((r) => ({ ...r, leftOut: r.keptUp ? 'kept up' : r.enough ? null : 'too few' }));
+  rows = rows.map((r) => ({ ...r, leftOut: !r.enough ? 'too few' : r.keptUp ? 'kept up' : null }));
   const judgeable = rows.filter((r) => !r.leftOut);
   const cpu = chooseCpu(judgeable.length ? judgeable : rows);
   rows = rows.map((r) => ({ ...r, otherCpu: r.cpu !== cpu }));
