@@ -294,7 +294,7 @@ function judge(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail 
 // targetFigures); m, the load generator's figures (stage/target.js: window, engines, hosts); lost, known: as
 // assessValidity's. No server is monitored, so there is no server sign but what the engines saw:
 //   failed           no subscription acknowledged; nothing received while publishes succeeded; no publish
-//                    at all; more than FAILED_SHARE of the subscriptions failed
+//                    answered 2xx; more than FAILED_SHARE of the subscriptions failed
 //   disturbed        steal on an engine's host (other processes are not judged: the target may share it)
 //   generator-bound  an engine's CPU or GC as for the built-in servers, or the engines published below
 //                    ANSWERS_SHORT of the rate asked (the server's signs listed beside, marked server-limited)
@@ -307,7 +307,9 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
   if (s.count === 0) failure.push({ rule: 'no-subscription', text: 'the engines made no subscription: see the engine logs' });
   else if (s.acknowledged === 0) failure.push({ rule: 'no-subscription', text: `none of the ${fmt(s.count)} subscriptions was acknowledged (no answer head read)` });
   if (p.count === 0) failure.push({ rule: 'no-publish', text: 'the engines published nothing: no message could be timed' });
-  else if (p.ok > 0 && f.messages.received === 0 && s.acknowledged > 0) {
+  else if (p.ok === 0) {
+    failure.push({ rule: 'no-publish', text: `none of the ${fmt(p.count)} publishes was answered 2xx${p.failures.length ? ` (${kindsText(p.failures)})` : ''}: no message could be expected or timed` });
+  } else if (p.ok > 0 && f.messages.received === 0 && s.acknowledged > 0) {
     failure.push({ rule: 'nothing-received', text: `no subscriber received a message while ${fmt(p.ok)} publishes were answered 2xx` });
   }
   if (s.count > 0 && s.acknowledged > 0 && s.failed / s.count > t.FAILED_SHARE) {

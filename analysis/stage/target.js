@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const { PARAMETERS } = require('../../lib/run-schema');
+const { checkTarget, TargetError, DRAIN_MS } = require('../../lib/target');
 const { readTargetArchive } = require('../read/target-log');
 const { engineOf } = require('../read/responses');
 const { extractor } = require('../measure/extract');
@@ -25,13 +26,13 @@ const { buildTargetCharts } = require('../chart/run-charts');
 const { targetTitle } = require('../chart/vocabulary');
 
 const MAX_SECONDS = 48 * 3600;
-const DEFAULT_DRAIN_MS = 2000;   // lib/target.js DRAIN_MS, for a run.json that does not record it
 // What a target run has not, by design: no server is monitored and JMeter's results.csv holds no sample of
 // it (the engines' stream logs are the record).
 const NOT_MONITORED = ['sut/vmstat.log', 'sut/pidstat.log', 'sut/memory.log', 'sut/meminfo.txt', 'jmeter/results.csv'];
 
 // The target as the run used it: run.json's record (name, transport, channels, rate, drainMs) over the
-// copied file's keys, and the file's extract rules. Returns { target, rules, problems }.
+// copied file's keys (checked and normalized by lib/target.js), and the file's extract rules, compiled here
+// (measure/extract.js). Returns { target, rules, timedBy, problems }.
 function readTarget(runDir, run) {
   const record = run.target && typeof run.target === 'object' ? run.target : {};
   const file = path.join(runDir, typeof record.file === 'string' && !record.file.includes('/') ? record.file : 'target.json');
@@ -47,9 +48,18 @@ function readTarget(runDir, run) {
   if (text !== null && typeof record.sha256 === 'string' && crypto.createHash('sha256').update(text).digest('hex') !== record.sha256) {
     problems.push(`${path.basename(file)} is not the file the run used (its sha256 differs from run.json's)`);
   }
+  // the file as lib/target.js reads it (its checks, its defaults); a file it refuses is named and read as it is
+  if (text !== null) {
+    try {
+      json = checkTarget(json, path.basename(file));
+    } catch (err) {
+      if (!(err instanceof TargetError)) throw err;
+      problems.push(`${err.message} (read as it is)`);
+    }
+  }
   const pick = (k, fallback) => (record[k] !== undefined && record[k] !== null ? record[k] : json?.[k] !== undefined ? json[k] : fallback);
   const target = { name: pick('name', null), transport: pick('transport', run.type ?? null), channels: Number(pick('channels', 1)),
-    rate: Number(pick('rate', 1)), drainMs: Number(pick('drainMs', DEFAULT_DRAIN_MS)) };
+    rate: Number(pick('rate', 1)), drainMs: Number(pick('drainMs', DRAIN_MS)) };
   let rules = null;
   try {
     rules = extractor({ seq: json?.extract?.seq, sentUs: json?.extract?.sentUs ?? null });

@@ -98,6 +98,9 @@ test('target: failed when nothing was acknowledged, nothing received, or most su
   assert.equal(most.verdict, 'failed');
   assert.match(most.reasons[0].text, /^200 of 300 subscriptions failed \(66\.7%\)/);
   assert.equal(assessTargetValidity(targetRun({ count: 0, ok: 0, expected: 0 }), engines()).reasons[0].rule, 'no-publish');
+  const refused = assessTargetValidity(targetRun({ ok: 0, expected: 0, failures: [{ kind: 'HTTP 404', count: 1000 }] }), engines());
+  assert.equal(refused.verdict, 'failed');
+  assert.equal(refused.reasons[0].text, 'none of the 1,000 publishes was answered 2xx (HTTP 404 1,000): no message could be expected or timed');
 });
 
 test('target: generator-bound when the engines published short of the rate or their CPU saturated', () => {

@@ -199,3 +199,20 @@ test('analyzeRun on a synthetic target run: summary.json\'s target figures, the 
   assert.match(html, /<canvas id="chart-target-received"/);
   assert.doesNotMatch(html, /Server process|Emit cycles|Poll trip time/, 'no server panels');
 });
+
+test('a target.json changed since the run is named; without one no message is matched and the run failed', async () => {
+  const dir = path.join(scratchDir('pb-target-'), 'run');
+  const { expected: x } = await makeTargetRun(dir, { perEngine: 2, engines: ['gen1'] });
+  fs.appendFileSync(path.join(dir, 'target.json'), '\n');
+  const { analyzeRun } = require('../run-analysis');
+  const changed = (await analyzeRun(dir)).summary;
+  assert.ok(changed.flags.problems.includes('target.json is not the file the run used (its sha256 differs from run.json\'s)'), changed.flags.problems.join('; '));
+  assert.equal(changed.target.messages.received, x.received, 'still read with its rules');
+  fs.rmSync(path.join(dir, 'target.json'));
+  const none = (await analyzeRun(dir)).summary;
+  assert.match(none.flags.problems[0], /^target\.json: missing: no message can be matched/);
+  assert.equal(none.target.messages.received, 0);
+  assert.equal(none.target.messages.unmatched, x.unmatched + x.received + x.early + x.duplicated);
+  assert.equal(none.validity.verdict, 'failed');
+  assert.equal(none.validity.reasons[0].rule, 'nothing-received');
+});
