@@ -2,7 +2,8 @@
 // Reads one engine's response archive of a target run (docs/targets.md "Inside"): its stream logs
 // (push-<n>.tsv.gz; docs/run-layout.md "Stream logs"), through archive-reader.js (gunzip, tar-stream, each
 // log's own gunzip, damage counted), and hands each sample of a target run to a visitor as it ends:
-//   a subscription: B thread `Request 1-<n>` (n = the connection's number + 1), label `request`; its R lines
+//   a subscription: B thread `Request 1-<n>` (n = the connection's number + 1), label `request` (the mux
+//     sampler's name, whatever it is); its R lines
 //     are the messages it got, each with the µs of the read that completed it; its E line's 12th field is
 //     the µs its answer's head was read ("subscribed from")
 //   a publish: B thread `Publish <c>` (c = the channel's number), label `publish <seq>`; no R lines; its E
@@ -89,7 +90,7 @@ class TargetLogVisit {
 
   began(id, us, f) {
     if (f.length < 5) { this.stats.badLines++; return; }
-    const sub = f[4] === 'request' ? SUBSCRIBER.exec(f[3]) : null;
+    const sub = SUBSCRIBER.exec(f[3]);   // its label is the sampler's name ('request' by default)
     const pub = sub ? null : PUBLISHER.exec(f[3]);
     const seq = pub ? PUBLISH_LABEL.exec(f[4]) : null;
     if (sub) {
