@@ -564,6 +564,9 @@ function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount =
     ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engineCount)],
     // a target run: no time stamps (the server has no /timestamp; publisher and subscribers share a clock)
     ...(p.target ? [['timestamp.threads', 0]] : []),
+    // a target's long poll is held until its channel's next message: the silence allowed covers two
+    // publish intervals and a margin (the plan derives the built-in poll's from its max duration)
+    ...(p.target && p.type === 'poll' ? [['request.timeout', Math.ceil(2000 / p.target.rate) + 30000]] : []),
   ].map(([k, v]) => `${k}=${v}\n`).join('');
 }
 
@@ -626,7 +629,8 @@ function openFilesFit(t, p, engines, s, spec, from) {
   const sut = t.lines.find((h) => h.role === 'sut');
   // a target's server is not pushbench's: its limits are its own, and only the engines are judged here
   const hosts = [...(p.target ? [] : [entry(sut, p.connections, `sut:${p.server}`)]),
-    ...engines.map((e) => entry(t.lines[e.index], e.connections, 'engine', p.connections, engines.length))];
+    // a target run's engine also holds its publisher's connection per channel
+    ...engines.map((e) => entry(t.lines[e.index], e.connections + (p.target?.channels ?? 0), 'engine', p.connections, engines.length))];
   return { reserve, limitsFrom: from, fits: hosts.every((h) => h.fits), hosts };
 }
 

@@ -132,5 +132,9 @@ else
 fi
 # results.csv always lands in <run-dir>/jmeter, on the controller.
 args+=(-Jlog.dir.base="$out_dir")
+# The mux engine's threads send one summary sample a second each: results.csv is flushed at every row, so
+# run.sh's progress line (lib/progress.sh) sees the load as it runs. A per-answer sampler's thousands of
+# rows a second stay buffered.
+[[ $(given_value request.sampler || true) != mux ]] || args+=(-Jjmeter.save.saveservice.autoflush=true)
 
 exec java "${jvm[@]}" "${extra[@]}" -jar "$JMETER_HOME/bin/ApacheJMeter.jar" "${args[@]}"

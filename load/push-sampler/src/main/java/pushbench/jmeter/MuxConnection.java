@@ -53,6 +53,8 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   int doneRecords;
   long doneBodyBytes;
   long firstHeadersMicros;
+  /** A target poll or pull subscription: the status of its last answer that ended (-1: none yet). */
+  int lastStatus = -1;
   /** A target poll or pull: the cursor headers' values last received (TargetSpec.cursorFrom order), null: none. */
   String[] cursorValues;
   long beginMicros;

@@ -347,6 +347,7 @@ final class MuxEngine implements Closeable {
       c.doneRecords = 0;
       c.doneBodyBytes = 0;
       c.firstHeadersMicros = 0;
+      c.lastStatus = -1;
     }
     c.request = requestOf(c);
     startAnswer(c);
@@ -669,6 +670,7 @@ final class MuxEngine implements Closeable {
       c.doneRecords += p.records;
       c.doneBodyBytes += p.bodyBytes;
       if (c.firstHeadersMicros == 0) c.firstHeadersMicros = p.headersMicros;
+      c.lastStatus = p.status;
       if (p.captured != null) {
         if (c.cursorValues == null) c.cursorValues = new String[cursorNames.length];
         for (int k = 0; k < cursorNames.length; k++) if (p.captured[k] != null) c.cursorValues[k] = p.captured[k];
@@ -700,7 +702,9 @@ final class MuxEngine implements Closeable {
       if (c == null) continue;
       if (c.sampleOpen) {
         if (c.inFlight()) breakOff(c);
-        writeEnd(c, now, c.parser.status >= 0 ? String.valueOf(c.parser.status) : "", true, END_OF_TEST, "");
+        // a poll waiting on its next answer ends with the status of the last one its subscription got
+        int status = c.parser.status >= 0 ? c.parser.status : c.lastStatus;
+        writeEnd(c, now, status >= 0 ? String.valueOf(status) : "", true, END_OF_TEST, "");
       }
       closeChannel(c);
     }
