@@ -135,7 +135,10 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem }) 
   const engineCount = Math.max(engines.length, (run.hosts?.engines ?? []).length);
   const { target: figures, series } = targetFigures({ target, results, engineCount, trips, perSecond, seconds, timedBy });
   const loadStartSecond = firstUs === null || t0 === null ? 0 : Math.max(0, Math.floor((firstUs / 1000 - t0) / 1000));
-  const window = steadyWindow(run, loadStartSecond, seconds);
+  // the publishers stop drainMs before the load's end (docs/targets.md): the steady window ends with them
+  const publishing = Number.isFinite(run.durationS) && Number.isFinite(target.drainMs) ? run.durationS - Math.ceil(target.drainMs / 1000) : run.durationS;
+  const steady = steadyWindow({ ...run, durationS: publishing }, loadStartSecond, seconds);
+  const window = { ...steady, basis: steady.basis.replace('to the end of the load', 'to the publishers\' end') };
   const loadGenerator = await readLoadGenerator(runDir, run, t0 ?? 0, seconds);
   const { thresholds, problems: thresholdProblems } = validityThresholds();
   const workload = loadGeneratorWorkload(run, window, loadGenerator, thresholds);
