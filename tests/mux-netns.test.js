@@ -3,14 +3,15 @@
 // each a network namespace with its own sshd (tests/lib/netns.sh), one real run.sh per test type (comet and
 // pull on Node.js, poll on Tomcat 7). Each must stamp every record it received (a trip time for each),
 // give JMeter summaries only (no per-answer sample crosses RMI), and the stream logs' answers must add up
-// to the summaries' counts. Needs root, openssh-server, JMeter, Tomcat 7 and the WAR (./setup.sh).
+// to the summaries' counts. A fourth run is a target run (docs/targets.md) against nginx + nchan in the SUT's
+// namespace. Needs root, openssh-server, JMeter, Tomcat 7, the WAR and nchan (./setup.sh --for-tests).
 // Three runs of 12 s with 200 connections: about 2 minutes. The clear must come after both engines' loads.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { parse } = require('csv-parse/sync');
 
 const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
@@ -114,3 +115,37 @@ for (const [server, types] of [['node', ['comet', 'pull']], ['tc7', ['poll']]]) 
     });
   }
 }
+
+// A target run (docs/targets.md) over the two namespace engines: nginx + nchan in the SUT's namespace (a
+// server pushbench does not start), each engine publishing on channels of its own and timing what its
+// subscribers get on one clock.
+test('a target run over two namespace engines against nchan in a third namespace: nothing missed, each engine its channels', { timeout: 240000 }, async () => {
+  const NCHAN = path.join(ROOT, 'targets', 'nchan', 'nchan.sh');
+  const port = 18190 + (Number(process.env.PB_PORT_NODE ?? 18080) - 18080);
+  const dir = path.join(STATE, `netns-mux${process.pid}-nchan`);
+  const nchan = (...args) => spawnSync('ip', ['netns', 'exec', hosts.sut.ns, NCHAN, ...args, '--dir', dir], { encoding: 'utf8' });
+  const started = nchan('start', '--address', hosts.sut.address, '--port', String(port));
+  assert.equal(started.status, 0, started.stderr);
+  try {
+    const text = fs.readFileSync(path.join(ROOT, 'targets', 'nchan-ws.json'), 'utf8').replaceAll('127.0.0.1:18480', `${hosts.sut.address}:${port}`);
+    const file = path.join(RESULTS, 'nchan-ws.json');
+    fs.mkdirSync(RESULTS, { recursive: true });
+    fs.writeFileSync(file, text);
+    const r = await runSh(['--target', file, '2', String(DURATION_S), String(CONNECTIONS)]);
+    assert.equal(r.code, 0, `run.sh exited ${r.code}:\n${tail(r.out)}`);
+    const run = readJson(r.runDir, 'run.json');
+    assert.deepEqual(run.hosts.engines.map((e) => e.connections), [CONNECTIONS / 2, CONNECTIONS / 2]);
+    const s = readJson(r.runDir, 'data/summary.json');
+    const t = s.target;
+    assert.equal(t.subscribers, CONNECTIONS);
+    assert.equal(t.subscriptions.subscribersAcknowledged, CONNECTIONS, JSON.stringify(t.subscriptions));
+    assert.ok(t.messages.expected >= CONNECTIONS * 6, JSON.stringify(t.messages));
+    assert.equal(t.messages.missed, 0, JSON.stringify(t.messages));
+    assert.equal(t.publish.askedPerSecond, t.channels * t.ratePerChannelPerSecond * 2, 'each engine publishes its own channels');
+    assert.equal(t.publish.failed, 0);
+    assert.equal(t.tripTime.messages, t.messages.received + t.messages.early);
+    assert.ok(t.tripTime.p99Ms < 1000, JSON.stringify(t.tripTime));
+  } finally {
+    nchan('stop');
+  }
+});
