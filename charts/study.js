@@ -12,7 +12,7 @@
 // each permutation's headline metrics with their 95% interval and coefficient of variation.
 const fs = require('node:fs');
 const path = require('node:path');
-const { page, chartCard, table, copyAssets, escapeHtml, scriptJson, fmt } = require('./page');
+const { page, chartCard, table, copyAssets, copyScript, escapeHtml, scriptJson, fmt } = require('./page');
 const { FIGURES, METRICS } = require('./figures');
 const { loadRuns, permutationKey } = require('./collect-runs');
 const { buildFigure, selectRuns, valueName } = require('./figure-data');
@@ -451,7 +451,7 @@ on this page.</p>`,
 function writeStudy(out, charts, html, verdicts) {
   fs.mkdirSync(out, { recursive: true });
   copyAssets(path.join(out, 'assets'));
-  fs.copyFileSync(path.join(__dirname, 'study-render.js'), path.join(out, 'assets', 'study-render.js'));
+  copyScript(path.join(__dirname, 'study-render.js'), path.join(out, 'assets', 'study-render.js'), 'charts/study.js');
   const figDir = path.join(out, 'figures');
   fs.rmSync(figDir, { recursive: true, force: true });
   fs.mkdirSync(figDir, { recursive: true });

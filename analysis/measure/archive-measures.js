@@ -6,7 +6,7 @@
 // its arrival where the push sampler stamped one, else from the end of its JMeter sample (polls only). A
 // replay record (a resumed SSE or WebSocket stream's) gives none: its delay is the reconnection's, and the cycle it
 // brings was no live delivery (collect.js counts it as a message, once). Fed by read/responses.js's
-// visitor; one per archive, each in a worker thread (read/archive-worker.js), their partial results merged
+// visitor; one per archive, each in a worker thread (stage/archive-worker.js), their partial results merged
 // in archive order (stage/archives.js).
 const { Collector } = require('./collect');
 const { TripTimes } = require('./trip-time');

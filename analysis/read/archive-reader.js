@@ -7,7 +7,7 @@
 // lines; a damaged or cut one is passed on up to the damage and closed as cut, counted in damagedStreamLogs
 // with what was wrong. read() resolves to what this side counts: entries, skipped and cut entries, and
 // whether the archive was truncated or unreadable (never rejects).
-// It runs on whatever thread calls it: the analysis runs it in a worker per archive (archive-worker.js).
+// It runs on whatever thread calls it: the analysis runs it in a worker per archive (stage/archive-worker.js).
 const fs = require('node:fs');
 const zlib = require('node:zlib');
 const tarStream = require('tar-stream');
@@ -28,7 +28,7 @@ function gzipTrailerSize(file) {
 
 class ArchiveReader {
   // sink: { open, data, close } (above); spent(bytes): told of every chunk of the tar's bytes handed to the
-  // parser (archive-worker.js collects garbage by them and reports them as its progress)
+  // parser (stage/archive-worker.js collects garbage by them and reports them as its progress)
   constructor(file, sink, { spent = () => {} } = {}) {
     this.file = file;
     this.sink = sink;

@@ -15,7 +15,7 @@
 // to the visitor at its E line, with the µs its request was sent (sentUs) and its answer arrived (arrivalUs).
 // An R line of the usual form (whole-number µs and sample id) is split on its bytes; any other line is
 // decoded first, and reads the same.
-// The analysis reads each archive in a worker thread of its own (archive-worker.js, stage/archives.js).
+// The analysis reads each archive in a worker thread of its own (stage/archive-worker.js, stage/archives.js).
 const path = require('node:path');
 
 const { KINDS, kindOf } = require('./response-kinds');
@@ -70,7 +70,7 @@ class ArchiveVisit {
   // Lines are cut at "\n" bytes and read from the bytes where they can be (lineBytes): in UTF-8 that byte
   // never occurs inside a character, so a chunk boundary cannot split one. A line split across chunks is
   // joined alone (not the whole chunk), and its start is kept as a copy, so that no chunk outlives its own
-  // parsing (archive-worker.js: the collections).
+  // parsing (stage/archive-worker.js: the collections).
   data(chunk) {
     const st = this.current;
     let start = 0;

@@ -1,6 +1,6 @@
 'use strict';
 // Stage 2, archives: every engine's response archive read and measured in a worker thread of its own
-// (read/archive-worker.js: the records folded into time lines, emit cycles and message counts by a
+// (stage/archive-worker.js: the records folded into time lines, emit cycles and message counts by a
 // collector, and into trip times, and the answers only the stream logs record into samples;
 // measure/archive-measures.js), as many at once as the machine has cores; their partial results are merged
 // in archive order into what one collector over all of them, one after the other, would give. Study 3.4.1.
@@ -13,7 +13,7 @@ const { Worker } = require('node:worker_threads');
 const { ArchiveVisit, engineOf } = require('../read/responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
 
-const WORKER = path.join(__dirname, '..', 'read', 'archive-worker.js');
+const WORKER = path.join(__dirname, 'archive-worker.js');
 // A worker's young generation, small: the record reader makes next to no garbage of its own (read/record-bytes.js),
 // so the young collections come by the stream log's spent gunzip chunks, freed at each one; a larger young
 // generation lets more of them pile up (bench/analyzer.js at 2M messages, full collections every 8 MB: 143-148 MB peak RSS at

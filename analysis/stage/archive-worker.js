@@ -1,6 +1,6 @@
 'use strict';
-// Worker thread of stage/archives.js (study 3.4.1): reads one engine's response archive (archive-reader.js:
-// gunzip, tar-stream, and each stream log's own gunzip), parses its saved responses (responses.js) and
+// Worker thread of stage/archives.js (study 3.4.1): reads one engine's response archive (read/archive-reader.js:
+// gunzip, tar-stream, and each stream log's own gunzip), parses its saved responses (read/responses.js) and
 // measures them (measure/archive-measures.js: the collector and the trip times) here, beside the other
 // archives' workers; no bytes cross to the main thread. The one message it sends is { stats, partial }: the
 // archive's read statistics and the plain data of its measures, which the main thread merges; before it,
@@ -10,7 +10,7 @@
 // sampleEnds (null without results.csv, else { ends: this engine's sample ends, a Float64Array, or null }),
 // criterion ({ run, seconds } of the capacity criterion, for the answers only the stream logs record) }.
 const { parentPort, workerData } = require('node:worker_threads');
-const { readArchive } = require('./responses');
+const { readArchive } = require('../read/responses');
 const { ArchiveMeasures } = require('../measure/archive-measures');
 const { SampleEnds } = require('../measure/trip-time');
 const { collectGarbage } = require('../measure/garbage');
