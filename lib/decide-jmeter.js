@@ -1,0 +1,104 @@
+'use strict';
+// A run's sizes and JMeter's properties decided (lib/decide.js's third part): each engine's share of the
+// connections, its heap and selector threads, the order JMeter starts the engines in, how long run.sh
+// waits, and the plan's global properties (the one table where the run schema's names become JMeter's).
+
+// ---------------------------------------------------------------------------------------------------
+// Sizes: each engine's share of the connections, its heap, the disk.
+
+// The shares differ by at most one; the first engines take the remainder.
+const split = (total, n) => Array.from({ length: n }, (_, k) => Math.floor(total / n) + (k < total % n ? 1 : 0));
+
+// A JVM size (512m, 3g, 2048 bytes) in MB; null on anything else.
+function sizeMb(size) {
+  const m = /^([1-9][0-9]*)([mg]?)$/.exec(String(size).toLowerCase());
+  if (!m) return null;
+  const n = Number(m[1]);
+  return m[2] === 'g' ? n * 1024 : m[2] === 'm' ? n : Math.floor(n / 1048576);
+}
+
+// An engine's heap (-Xmx, MB) for the connections it drives with a sampler (docs/engine.md):
+// mux: PB_JMETER_MUX_HEAP_BASE_MB + PB_JMETER_MUX_HEAP_PER_CONNECTION_KB per connection (a held connection's
+// state and the garbage of its answers between two young collections); push, http: PB_JMETER_HEAP_BASE_MB +
+// PB_JMETER_HEAP_PER_THREAD_KB per connection (a JMeter thread each). PB_JMETER_HEAP set to a size
+// overrides the estimate; null when it is neither auto nor a size. Too small a heap does not fail a run,
+// it starves it: the engine collects garbage instead of sending requests (docs/limits.md).
+function heapMb(connections, sampler, s) {
+  if (s.PB_JMETER_HEAP !== 'auto') return sizeMb(s.PB_JMETER_HEAP);
+  const perKb = (base, kb) => Number(base) + Math.floor((connections * Number(kb) + 1023) / 1024);
+  if (sampler === 'mux') return perKb(s.PB_JMETER_MUX_HEAP_BASE_MB, s.PB_JMETER_MUX_HEAP_PER_CONNECTION_KB);
+  if (sampler === 'push' || sampler === 'http') return perKb(s.PB_JMETER_HEAP_BASE_MB, s.PB_JMETER_HEAP_PER_THREAD_KB);
+  throw new Error(`unknown sampler '${sampler}' (mux, push or http)`);
+}
+
+// The mux engine's selector threads (testplan.jmx mux.threads): one per PB_MUX_CONNECTIONS_PER_THREAD
+// connections, at least 1, at most one per core of the engine's host.
+const muxThreads = (connections, cores, s) =>
+  Math.max(1, Math.min(cores, Math.ceil(connections / Number(s.PB_MUX_CONNECTIONS_PER_THREAD))));
+
+// The order in which JMeter 5.6's controller starts its engines: not the order given with -R but its
+// DistributedRunner's java.util.HashMap iteration order over "<address>:<port>" (its log's "Starting
+// distributed test with remote engines: [...]"), one after the other, a few hundred ms to seconds apart:
+// buckets ascending, (h ^ (h >>> 16)) & (capacity - 1) of Java's String.hashCode, the capacity the
+// smallest power of two from 16 up that holds them at a load factor of 0.75, one bucket's in the order
+// given. The engine started first sets the event (Init: each set restarts the server's emitter, and set
+// first the event exists before the other engines' first requests); the one started last clears it
+// (Clean Up), clear.margin.ms after its own duration and emit interval (CLEAR_MARGIN_MS: the engines' loads
+// start up to seconds apart, in either order).
+function jmeterStartOrder(keys) {
+  let capacity = 16;
+  while (keys.length * 4 > capacity * 3) capacity *= 2;
+  const bucket = (key) => {
+    let h = 0;
+    for (const c of key) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+    return ((h ^ (h >>> 16)) & (capacity - 1)) >>> 0;
+  };
+  return keys.map((key, i) => ({ key, i, b: bucket(key) })).sort((x, y) => x.b - y.b || x.i - y.i).map((x) => x.key);
+}
+
+// The wait's hard deadline, in seconds from the test's start on the first engine: the test (the plan's
+// Request group runs the duration, ramp-up included), its tail (the last polls or emit cycle, the clean-up
+// group with its clear margin, the engines' final batch), then 60 s and a fifth of the duration to spare.
+const waitSeconds = (p, engineCount = 1) => p.durationS + Math.ceil(Math.max(p.maxDurationMs ?? 0, p.emitIntervalMs ?? 0) / 1000)
+  + Math.ceil(clearMarginMs(engineCount) / 1000) + 10 + 60 + Math.floor(p.durationS / 5);
+
+// With several engines, how much later than its own duration and one emit interval the Clean Up clear
+// comes (clear.margin.ms). The engines' loads do not start together: the controller starts them one after
+// the other, and JMeter runs an engine's setUp groups (Init, on the engine started first) before its load,
+// so either may start first. In distributed test runs of two namespace engines the cleaning engine's load
+// started 0.99 s after the other's, and 0.22 and 0.47 s before it (Init's first HTTP requests on a cold
+// JVM); a clear before another engine's duration is over leaves that engine's next polls waiting for an
+// event that no longer exists. The margin covers a spread of 5 s beyond the emit interval, for 5 s more per
+// run with several engines.
+const CLEAR_MARGIN_MS = 5000;
+const clearMarginMs = (engineCount) => (engineCount > 1 ? CLEAR_MARGIN_MS : 0);
+
+// A target run's transport as the engine's request.type (a held stream is read as comet's); the engine
+// takes the rest from its target.spec (docs/targets.md "Inside").
+const TARGET_REQUEST_TYPE = { sse: 'sse', ws: 'ws', stream: 'comet', poll: 'poll', pull: 'pull' };
+
+// The disk estimate of a target run: as a built-in run of its request type whose clients each get `rate`
+// messages a second (lib/response-estimate.js sizes a message as the protocol's record).
+const targetDiskRun = (p) => ({ ...p, type: TARGET_REQUEST_TYPE[p.type], emitIntervalMs: Math.max(10, Math.round(1000 / p.target.rate)) });
+
+// The plan's global properties, the one table where the run schema's names become JMeter's
+// (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
+// mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
+// to the plan, which derives it from the type, duration and interval (load/README.md).
+function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount = 1) {
+  return [
+    ['server.host', address], ['server.port', p.port], ['rampup.period', p.rampupS], ['test.duration', p.durationS],
+    ['logging.enabled', 'false'], ['event.enabled', p.event ? 'true' : 'false'], ['event.name', p.event ?? 'none'],
+    ['event.frequency', p.emitIntervalMs ?? 0], ['request.type', p.target ? TARGET_REQUEST_TYPE[p.type] : p.type], ['request.events', p.event ?? ''],
+    ['request.duration', p.maxDurationMs ?? 0], ['pull.interval', p.pullIntervalMs ?? 0], ['churn.percent', churnPercent],
+    ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engineCount)],
+    // a target run: no time stamps (the server has no /timestamp; publisher and subscribers share a clock)
+    ...(p.target ? [['timestamp.threads', 0]] : []),
+    // a target's long poll is held until its channel's next message: the silence allowed covers two
+    // publish intervals and a margin (the plan derives the built-in poll's from its max duration)
+    ...(p.target && p.type === 'poll' ? [['request.timeout', Math.ceil(2000 / p.target.rate) + 30000]] : []),
+  ].map(([k, v]) => `${k}=${v}\n`).join('');
+}
+
+
+module.exports = { CLEAR_MARGIN_MS, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };
