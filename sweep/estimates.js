@@ -74,12 +74,15 @@ function fit(answer) {
 }
 
 // The disk run.sh's preflight will want on each engine for the largest of the runs: { <engine name>: MB },
-// from each run's split (its decisions) and lib/disk-need.js.
+// from each run's split (its decisions) and lib/disk-need.js. A target run's is its decisions' own (what
+// run.sh sizes a target's messages as, lib/decide.js): a target sweep's key (server and level) is one
+// permutation's, so its answer is that run's (decided at --duration before a --budget shortens it: the
+// safe side).
 function engineDiskNeed(perms, decisions, lane) {
   const most = {};
   for (const perm of perms) {
     for (const e of decisions.get(perm, lane).decisions.engines) {
-      most[e.name] = Math.max(most[e.name] ?? 0, need({ ...perm, connections: e.connections }).engineMB);
+      most[e.name] = Math.max(most[e.name] ?? 0, perm.target ? e.diskMb : need({ ...perm, connections: e.connections }).engineMB);
     }
   }
   return most;
@@ -96,6 +99,25 @@ function diskEstimate(perms, { cleanupRaw }) {
     maxRaw = Math.max(maxRaw, e.rawBytes);
     maxArchive = Math.max(maxArchive, e.archiveBytes);
     totalArchive += e.archiveBytes;
+  }
+  return { maxRaw, totalArchive, keptArchive: cleanupRaw ? maxArchive : totalArchive };
+}
+
+// A target sweep's disk from its runs' decisions (lib/decide.js sizes a target's messages; a built-in run's
+// estimate above has no target to size): decisionOf(perm) -> its decisions. The sweep directory keeps each
+// run's directory (resultsDiskMb: archives, results.csv, data and report), or with --cleanup-raw about the
+// largest one's archives; the engines hold the largest run's need (diskMb: raw files, archive, logs) at a
+// time. Returns diskEstimate's fields, in bytes.
+function decidedDiskEstimate(perms, decisionOf, { cleanupRaw }) {
+  const MB = 1024 * 1024;
+  let maxRaw = 0;
+  let maxArchive = 0;
+  let totalArchive = 0;
+  for (const p of perms) {
+    const d = decisionOf(p);
+    maxRaw = Math.max(maxRaw, d.engines.reduce((sum, e) => sum + e.diskMb, 0) * MB);
+    maxArchive = Math.max(maxArchive, d.resultsDiskMb * MB);
+    totalArchive += d.resultsDiskMb * MB;
   }
   return { maxRaw, totalArchive, keptArchive: cleanupRaw ? maxArchive : totalArchive };
 }
@@ -129,5 +151,5 @@ function formatDuration(seconds) {
 }
 
 module.exports = {
-  RunDecisions, decisionsKey, openFilesSetting, fit, engineDiskNeed, diskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
+  RunDecisions, decisionsKey, openFilesSetting, fit, engineDiskNeed, diskEstimate, decidedDiskEstimate, runSeconds, formatBytes, formatDuration, DEFAULT_OVERHEAD_S,
 };

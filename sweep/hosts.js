@@ -6,7 +6,9 @@
 // shell runs on this machine: a local host is checked in this process, an ssh host with one
 // `ssh <target> <command line>` (its login shell runs that line, as for every command run.sh sends).
 //
-//   hostFacts(servers, env)  env: the lane's (lanes.js), over process.env. ->
+//   hostFacts(servers, env)  env: the lane's (lanes.js), over process.env; servers: the server types the
+//       lane's runs start (none for a target sweep: its server is not pushbench's, so the sut host is
+//       only reached and its limits read, as run.sh's preflight only reaches it for a target run) ->
 //       { hosts: [{ role, name, address, status: "ok" | "unreachable", soft, hard (open-file limits, a
 //         number or "unlimited"), freeKb (under the host's state directory), message }],
 //         problems: ["<host>: <what host/host-check.js found>"] }
@@ -59,11 +61,20 @@ function describe(h) {
   return `${h.role} ${h.name} (${h.address}, ${h.access === 'ssh' ? `ssh:${h.target}` : 'local'})`;
 }
 
+// host/host-check.js's answer as facts: JSON for 'facts', three lines (soft, hard, free KB) for 'limits'.
+function factsOf(words, out) {
+  if (words[0] !== 'limits') return JSON.parse(out);
+  const [soft, hard, freeKb] = out.trim().split('\n');
+  const limit = (v) => (v === 'unlimited' ? v : Number(v));
+  if (!/^([0-9]+|unlimited)$/.test(soft ?? '') || !/^([0-9]+|unlimited)$/.test(hard ?? '') || !/^[0-9]+$/.test(freeKb ?? '')) throw new Error('not three limits lines');
+  return { soft: limit(soft), hard: limit(hard), freeKb: Number(freeKb), problems: [] };
+}
+
 // One host's facts: { facts } or { unreachable: message }.
 function askHost(h, words, s, state) {
   if (h.access === 'local') {
     const env = { ...s.env, PB_STATE: state };
-    return Promise.resolve({ facts: JSON.parse(check.run(words, env).out) });
+    return Promise.resolve({ facts: factsOf(words, check.run(words, env).out) });
   }
   return new Promise((resolve) => {
     const child = spawn('ssh', [...sshArgs(h, s), h.target, commandLine(h, s, state, ['node', 'host/host-check.js', ...words])],
@@ -82,7 +93,7 @@ function askHost(h, words, s, state) {
       }
       if (code !== 0) return resolve({ unreachable: message });
       try {
-        resolve({ facts: JSON.parse(out) });
+        resolve({ facts: factsOf(words, out) });
       } catch {
         resolve({ unreachable: `host/host-check.js gave no facts: ${(out + err).trim().slice(0, 300)}` });
       }
@@ -102,7 +113,8 @@ async function hostFacts(servers, env = {}) {
   }
   const stateExplicit = (merged.PB_STATE ?? '') !== '';
   const answers = await Promise.all(table.lines.map((h) => {
-    const words = h.role === 'sut' ? ['facts', 'sut', ...servers] : ['facts', 'engine', String(h.rmi), String(h.localport)];
+    const words = h.role === 'sut' ? (servers.length ? ['facts', 'sut', ...servers] : ['limits'])
+      : ['facts', 'engine', String(h.rmi), String(h.localport)];
     return askHost(h, words, s, stateDir(h, s, stateExplicit));
   }));
   const hosts = [];

@@ -15,9 +15,9 @@ const { SweepState, StateError } = require('./state');
 const { writeFileAtomic } = require('../lib/atomic-write');
 const { removeRawArchives } = require('./cleanup-raw');
 const { ensureAnalysed, analysedLine } = require('./reanalyse');
-const { parse, withDefaults, USAGE, UsageError } = require('./options');
+const { parse, withDefaults, recheck, USAGE, UsageError } = require('./options');
 const estimates = require('./estimates');
-const { writeReport, finishedVerdicts } = require('./report');
+const { writeReport, finishedVerdicts, thresholdCounts, runThresholdText } = require('./report');
 const { formatCounts } = require('../analysis/verdict');
 const capacity = require('./capacity');
 const { calibrate } = require('./calibrate');
@@ -33,8 +33,11 @@ const MAX_FAILURES_IN_A_ROW = 3;
 const EXIT_MEANING = {
   0: 'complete', 1: 'run failed or incomplete', 2: 'usage or hosts.conf error', 3: 'preflight failed',
   4: 'complete, but the server under test crashed', 5: 'another run holds the state directory, nothing started',
-  6: 'a run killed beyond any trap waits for ./run.sh --stop-stale, nothing started', 130: 'interrupted',
+  6: 'a run killed beyond any trap waits for ./run.sh --stop-stale, nothing started', 7: 'complete, but a threshold failed',
+  130: 'interrupted',
 };
+// The sweep's own exit code when every selected run is done but some run's threshold failed (run.sh's 7).
+const EXIT_THRESHOLD_FAILED = 7;
 
 function say(line) {
   process.stdout.write(`sweep: ${line}\n`);
@@ -214,15 +217,21 @@ function sayEstimate(todo, settle, laneCount) {
 }
 
 // The sweep directory's disk: it keeps the archives, the engines hold one run's raw files at a time
-// (per lane). Says the estimate; returns true (with a warning) when the disk may fill up.
-function sweepDiskShort(todo, dir, cleanupRaw, laneCount) {
-  const disk = estimates.diskEstimate(todo.map((i) => i.perm), { cleanupRaw });
+// (per lane). disk: the runs' estimate (estimates.js: keptArchive, maxRaw, bytes; decided: a target's,
+// whole run directories and each engine's whole need). Says it; returns true (with a warning) when the
+// disk may fill up.
+function sweepDiskShort(disk, dir, cleanupRaw, laneCount, decided = false) {
   let existing = dir;
   while (!fs.existsSync(existing)) existing = path.dirname(existing);
   const here = fs.statfsSync(existing);
   const freeHere = here.bavail * here.bsize;
-  say(`disk: response archives ~${estimates.formatBytes(disk.keptArchive)} kept in ${dir} (${estimates.formatBytes(freeHere)} free); `
-    + `largest run ~${estimates.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
+  if (decided) {
+    say(`disk: run directories ~${estimates.formatBytes(disk.keptArchive)} kept in ${dir} (${estimates.formatBytes(freeHere)} free; run.sh's estimate, `
+      + `the target's rate as messages); largest run ~${estimates.formatBytes(disk.maxRaw)} on the engines while it runs (responses, their archive, logs)`);
+  } else {
+    say(`disk: response archives ~${estimates.formatBytes(disk.keptArchive)} kept in ${dir} (${estimates.formatBytes(freeHere)} free); `
+      + `largest run ~${estimates.formatBytes(disk.maxRaw)} of raw response files on the engines while it runs`);
+  }
   const short = disk.keptArchive + disk.maxRaw * laneCount > freeHere * 0.9;
   if (short) say(`WARNING: the sweep directory's disk may fill up${cleanupRaw ? '' : '; --cleanup-raw keeps only one run\'s archives at a time'}`);
   return short;
@@ -259,9 +268,10 @@ function logName(index, item) {
 }
 
 // How a run ended, for state.tsv: { status, reason } from run.sh's exit code (r.code), whether the sweep
-// was interrupted, and what stopping a killed run.sh's leftovers did (r.stopped).
+// was interrupted, and what stopping a killed run.sh's leftovers did (r.stopped). A run whose threshold
+// failed (exit 7) completed: it is done (recordOutcome adds its thresholds to the reason).
 function outcomeOf(r, interrupted) {
-  if (r.code === 0) return { status: 'done', reason: '' };
+  if (r.code === 0 || r.code === 7) return { status: 'done', reason: '' };
   if (r.code === 4) return { status: 'crashed', reason: 'the server under test crashed during the run' };
   const exited = `run.sh exited ${r.code} (${EXIT_MEANING[r.code] ?? 'unexpected'})`;
   if (r.code === 130 || interrupted) return { status: 'interrupted', reason: exited };
@@ -499,7 +509,7 @@ class Sweep {
     if (todo.length === 0) {
       say('nothing to run');
       this.report();
-      return sorted.failedBefore ? 1 : 0;
+      return sorted.failedBefore ? 1 : this.sayThresholds(items) ? EXIT_THRESHOLD_FAILED : 0;
     }
     if (!o.yes && !(await confirm(`sweep: start ${todo.length} run(s)${lanesText(this.lanes)}${diskShort ? ' despite the disk warning' : ''}? [y/N] `))) {
       say('not started');
@@ -517,9 +527,18 @@ class Sweep {
       say(`preflight failed: ${RUN_SH} not found`);
       return 3;
     }
-    const servers = [...new Set(items.map((i) => i.perm.server))];
+    // a target's server is not pushbench's: none is started, so none is checked (hosts.js)
+    const servers = [...new Set(items.filter((i) => !i.perm.target).map((i) => i.perm.server))];
     if (this.o.mode !== 'check') for (const lane of this.lanes) await this.stopLeftBehind(lane);
     return this.preflight(servers);
+  }
+
+  // What the sweep cannot know before a target sweep's runs, said once: run.sh learns it run by run.
+  sayTargetUnknowns() {
+    const t = this.sel.target;
+    say(`target ${t.name} (${t.transport}, ${t.file}): not checked before the runs: whether each engine reaches its subscribe and publish `
+      + 'addresses (run.sh probes them as each run starts), the target host\'s limits (not pushbench\'s), and whether the engines keep up '
+      + '(no generator-bound prediction: the calibration measures the built-in plan, not a target\'s messages)');
   }
 
   // The runs' decisions (the split and the fit, lib/decide.js) of every item still to run, on every lane (this.decisions).
@@ -557,8 +576,17 @@ class Sweep {
   // generator-bound prediction. Returns true when a disk may be short.
   outlook(todo) {
     sayEstimate(todo, this.o.settle, this.lanes.length);
-    const sweepShort = sweepDiskShort(todo, this.dir, this.o.cleanupRaw, this.lanes.length);
+    // a target's runs are sized by their decisions (lib/decide.js), a built-in run's by its estimate
+    const disk = this.sel.target
+      ? estimates.decidedDiskEstimate(todo.map((i) => i.perm), (perm) => this.decisions.get(perm, todo.find((i) => i.perm === perm).lanes[0]).decisions,
+        { cleanupRaw: this.o.cleanupRaw })
+      : estimates.diskEstimate(todo.map((i) => i.perm), { cleanupRaw: this.o.cleanupRaw });
+    const sweepShort = sweepDiskShort(disk, this.dir, this.o.cleanupRaw, this.lanes.length, Boolean(this.sel.target));
     const enginesShort = enginesDiskShort(todo, this.lanes, this.decisions);
+    if (this.sel.target) {
+      this.sayTargetUnknowns();
+      return sweepShort || enginesShort;
+    }
     for (const lane of this.lanes) {
       if (this.several) say(`lane ${lane.name}: generator-bound prediction for its engines`);
       predictGeneratorBound(laneTodo(todo, lane), lane.hosts.filter((h) => h.role === 'engine'),
@@ -616,11 +644,20 @@ class Sweep {
     }
     const verdicts = finishedVerdicts(dir, items.map((i) => state.get(i.key)));
     if (verdicts.length) say(`validity of the ${verdicts.length} finished runs: ${formatCounts(verdicts)}`);
+    const thresholdFailed = this.sayThresholds(items);
     if (stranded && this.lanes.every((l) => l.out)) {
       say(`stopping: no lane is left (every lane was taken out); ${stranded} run(s) not started; fix the hosts, then resume with ./sweep.sh --dir ${dir}`);
       return 3;
     }
-    return this.failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status)) ? 1 : 0;
+    if (this.failed || items.some((i) => ['failed', 'interrupted', undefined].includes(state.get(i.key)?.status))) return 1;
+    return thresholdFailed ? EXIT_THRESHOLD_FAILED : 0;
+  }
+
+  // The finished runs' thresholds, said when any had some. Returns whether a run's threshold failed.
+  sayThresholds(items) {
+    const { failed, judged } = thresholdCounts(this.dir, items.map((i) => this.state.get(i.key)));
+    if (judged) say(`thresholds: ${failed ? `failed in ${failed}` : 'passed in all'} of the ${judged} finished runs with thresholds${failed ? ' (report/runs.html names them)' : ''}`);
+    return failed > 0;
   }
 
   // state.tsv could not be saved (a full disk, a permission): the sweep stops, incomplete. What the state
@@ -658,8 +695,8 @@ class Sweep {
   }
 
   // Is every host of the lane still reachable? (After a run failed: a host gone takes the lane out.)
-  async laneReachable(lane, server) {
-    const facts = await hostFacts([server], lane.env);
+  async laneReachable(lane, perm) {
+    const facts = await hostFacts(perm.target ? [] : [perm.server], lane.env);
     if (facts.error) return { ok: false, why: facts.message.split('\n').pop() };
     const down = facts.hosts.filter((h) => h.status !== 'ok');
     return down.length ? { ok: false, why: `${down.map((h) => `${h.role} ${h.name} unreachable (${h.message.slice(0, 120)})`).join(', ')}` } : { ok: true };
@@ -766,14 +803,14 @@ class Sweep {
   // preflight refused (exit 3), or the run failed and a host of the lane no longer answers over ssh.
   // Returns whether the lane was taken out.
   async laneFailed(item, lane, r) {
-    if (this.interrupted || !this.several || [0, 4, 130].includes(r.code)) return false;
+    if (this.interrupted || !this.several || [0, 4, 7, 130].includes(r.code)) return false;
     if (r.code === 3) {
       this.log(`failed ${item.key} lane ${lane.name}: run.sh exited 3 (preflight failed)`);
       this.recorded(lane);
       this.takeOut(lane, `run.sh's preflight failed (exit 3): ${lastErrorLine(r.tail)}`, item);
       return true;
     }
-    const reach = await this.laneReachable(lane, item.perm.server);
+    const reach = await this.laneReachable(lane, item.perm);
     if (reach.ok) return false;
     this.log(`failed ${item.key} lane ${lane.name} ${r.rel ?? '-'}: run.sh exited ${r.code}; the lane's hosts fail`);
     this.recorded(lane);
@@ -784,9 +821,15 @@ class Sweep {
   // Records how a run ended (outcomeOf): a finished run analysed (afterFinished) and its overhead kept,
   // the failure counts, its line in state.tsv and sweep.log, and a line said. Returns false when
   // state.tsv could not be saved (stateLost: the sweep stops).
-  async recordOutcome(item, lane, r, { status, reason }) {
+  async recordOutcome(item, lane, r, outcome) {
+    const { status } = outcome;
+    let { reason } = outcome;
     if (status === 'done' || status === 'crashed') {
       if (r.runDir) await this.afterFinished(path.resolve(ROOT, r.runDir), r.rel);
+      // its thresholds' outcome (data/summary.json); run.sh's exit 7 without a readable one says so
+      const thresholds = r.runDir ? runThresholdText(path.resolve(ROOT, r.runDir)) : null;
+      const th = thresholds ? `thresholds: ${thresholds}` : r.code === 7 ? `thresholds: ${EXIT_MEANING[7]} (run.sh exited 7; no readable data/summary.json)` : '';
+      reason = [reason, th].filter(Boolean).join('; ');
       this.overheads.push(Math.max(0, r.took - item.perm.rampupS - item.perm.durationS));
       this.failedInARow = 0;
     } else if (status === 'failed') {
@@ -803,7 +846,7 @@ class Sweep {
     this.log(`${status} ${item.key} ${r.rel ?? '-'} ${reason}`);
     this.finishedCount++;
     say(`[${this.finishedCount}/${this.total}]${this.laneTag(lane)} ${status} in ${estimates.formatDuration(r.took)}: ${item.key}`
-      + `${r.rel ? ` -> ${r.rel}` : ''}${status === 'done' ? '' : ` (${reason})`}`);
+      + `${r.rel ? ` -> ${r.rel}` : ''}${reason ? ` (${reason})` : ''}`);
     return true;
   }
 
@@ -896,9 +939,15 @@ function selectionOf(o, dir) {
   let sel;
   let durations = null;
   if (Object.keys(o.selection).length === 0 && saved.selection) {
-    sel = withDefaults(saved.selection);
+    // a usage error (exit 2) when its target file is gone or broken since
+    const again = recheck(withDefaults(saved.selection));
+    sel = again.sel;
     durations = saved.durations ?? null;
     say(`resuming with the selection saved in ${savedFile}`);
+    if (again.changed) {
+      say(`WARNING: target file ${sel.target.file} changed since the sweep was started (sha256 ${saved.selection.target.sha256.slice(0, 12)}… `
+        + `now ${sel.target.sha256.slice(0, 12)}…): the runs done before measured it as it was (each run.json records its hash)`);
+    }
   } else {
     sel = withDefaults(o.selection);
   }
@@ -914,7 +963,15 @@ function selectionOf(o, dir) {
 // directory). Returns the exit code.
 async function startSweep(o, dir) {
   if (o.mode !== 'check') fs.mkdirSync(dir, { recursive: true });
-  const { sel, durations, lanes } = selectionOf(o, dir);
+  let chosen;
+  try {
+    chosen = selectionOf(o, dir);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`sweep.sh: ${e.message}\n`);
+    return 2;
+  }
+  const { sel, durations, lanes } = chosen;
   try {
     if (fs.existsSync(dir)) lockDir(dir);
   } catch (e) {

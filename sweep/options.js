@@ -4,6 +4,10 @@
 const { STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_INTERVALS_MS, DEFAULT_DURATION, DEFAULT_RAMPUP } = require('./permutations');
 const { parseBudget, BudgetError } = require('./budget');
 const { parseLanes, LaneError } = require('./lanes');
+const { readTarget, TargetError } = require('../lib/target');
+const { parseThreshold, ThresholdError } = require('../lib/thresholds');
+
+const path = require('node:path');
 
 const USAGE = `usage: ./sweep.sh [options]
 
@@ -31,6 +35,12 @@ Selection (each narrows the full list; the order stays Appendix A's):
   --budget T                 fit the sweep into T (e.g. 10h, 90m, 1h30m): each run's duration is
                              chosen between its floor and --duration so the runs fit on the lanes;
                              the durations are printed and saved in sweep.json (docs/sweep.md)
+  --target FILE              a target sweep (docs/targets.md): your push server, one run per level,
+                             ./run.sh --target FILE <rampup> <duration> <level>; --levels, --duration,
+                             --rampup, --repeat, --filter and --budget apply, the study's grid does not
+                             (--servers, --types, --emit-intervals, --pull-intervals, --study refused)
+  --threshold EXPR           a pass/fail on every run (docs/thresholds.md, e.g. 'trip.p99<=250'),
+                             given to each run.sh as --threshold EXPR; repeat for several
 
 Running:
   --lanes A.conf,B.conf      several independent host sets (each a hosts.conf: one sut, its engines;
@@ -61,7 +71,7 @@ Environment: PB_HOSTS (hosts file), PB_SSH_OPTS, and every setting of lib/config
 PB_ENGINE_CPU_LIMIT (% of an engine host's cores a permutation may need, default 80), PB_CALIBRATION
 (where calibrations are stored, default $PB_BUILD/calibration).
 Exit codes: 0 every selected run done (or skipped up front), 1 some run failed, 2 usage error,
-3 preflight failed, 130 interrupted.`;
+3 preflight failed, 7 every run done but some run's threshold failed, 130 interrupted.`;
 
 class UsageError extends Error {}
 
@@ -79,15 +89,26 @@ function count(value, what, min) {
   return Number(value);
 }
 
-// Runs fn, turning the errors of budget.js and lanes.js into usage errors.
+// Runs fn, turning the errors of budget.js, lanes.js, lib/target.js and lib/thresholds.js into usage errors.
 function guard(fn) {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof BudgetError || e instanceof LaneError) throw new UsageError(e.message);
+    if (e instanceof BudgetError || e instanceof LaneError || e instanceof TargetError || e instanceof ThresholdError) throw new UsageError(e.message);
     throw e;
   }
 }
+
+// A target file read and checked (lib/target.js, the one reader run.sh uses too): what the sweep keeps of
+// it in its selection, { file (absolute), name, transport, sha256 }, or a usage error with lib/target.js's
+// message naming the key.
+function targetOf(file) {
+  const { target, sha256 } = guard(() => readTarget(file));
+  return { file: path.resolve(file), name: target.name, transport: target.transport, sha256 };
+}
+
+// The options that choose the study's grid, which a target sweep has none of.
+const GRID_OPTIONS = { servers: '--servers', types: '--types', emitIntervalsMs: '--emit-intervals', pullIntervals: '--pull-intervals', study: '--study' };
 
 function parse(argv) {
   const o = {
@@ -95,7 +116,7 @@ function parse(argv) {
     retryFailed: false, cleanupRaw: false, yes: false, quiet: false, settle: 0, lanes: null,
   };
   const takes = new Set(['--servers', '--types', '--pull-intervals', '--levels', '--emit-intervals', '--filter', '--duration', '--rampup', '--repeat', '--dir', '--settle', '--study',
-    '--budget', '--lanes']);
+    '--budget', '--lanes', '--target', '--threshold']);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let v;
@@ -122,6 +143,8 @@ function parse(argv) {
       case '--rampup': o.selection.rampup = count(v, a, 0); break;
       case '--repeat': o.selection.repeat = count(v, a, 1); break;
       case '--budget': o.selection.budget = guard(() => parseBudget(v)); break;
+      case '--target': o.selection.target = targetOf(v); break;
+      case '--threshold': o.selection.thresholds = [...(o.selection.thresholds ?? []), guard(() => parseThreshold(v)).text]; break;
       case '--lanes': o.lanes = guard(() => parseLanes(v)); break;
       case '--dir': o.dir = v; break;
       case '--retry-failed': o.retryFailed = true; break;
@@ -138,27 +161,49 @@ function parse(argv) {
     }
   }
   if (o.mode === 'report' && !o.dir) throw new UsageError('--report needs --dir <sweep dir>');
+  if (o.selection.target) {
+    const grid = Object.keys(GRID_OPTIONS).filter((k) => o.selection[k] !== undefined).map((k) => GRID_OPTIONS[k]);
+    if (grid.length) {
+      throw new UsageError(`${grid.join(', ')} ${grid.length > 1 ? 'do' : 'does'} not apply to --target: a target sweep runs the target file's `
+        + 'transport at each of --levels (with --duration, --rampup, --repeat, --filter, --budget, --threshold)');
+    }
+  }
   if (o.selection.pullIntervals && !(o.selection.types ?? []).includes('pull')) {
     throw new UsageError('--pull-intervals needs pull among --types (e.g. --types comet,poll,pull)');
   }
   return o;
 }
 
-// The selection with defaults filled in.
+// The selection with defaults filled in; a target sweep's has no grid (servers, types, intervals, study).
 function withDefaults(sel) {
-  return {
+  const grid = sel.target ? {} : {
     servers: sel.servers ?? STUDIES[sel.study ?? 'default'],
     study: sel.study ?? 'default',
     types: sel.types ?? DEFAULT_TYPES,
     pullIntervals: sel.pullIntervals ?? DEFAULT_PULL_INTERVALS,
+  };
+  return {
+    ...grid,
     levels: sel.levels ?? LEVELS,
-    emitIntervalsMs: sel.emitIntervalsMs ?? EMIT_INTERVALS_MS,
+    ...(sel.target ? {} : { emitIntervalsMs: sel.emitIntervalsMs ?? EMIT_INTERVALS_MS }),
     filters: sel.filters ?? [],
     duration: sel.duration ?? DEFAULT_DURATION,
     rampup: sel.rampup ?? DEFAULT_RAMPUP,
     repeat: sel.repeat ?? 1,
     budget: sel.budget ?? null,
+    ...(sel.target ? { target: sel.target } : {}),
+    ...(sel.thresholds?.length ? { thresholds: sel.thresholds } : {}),
   };
 }
 
-module.exports = { parse, withDefaults, USAGE, UsageError };
+// A saved selection checked again before a resume runs it: its target file read again (a file gone or
+// broken since is a usage error with lib/target.js's message; one changed since is returned with its new
+// hash and said by the caller) and its thresholds parsed again. Returns { sel, changed: bool }.
+function recheck(sel) {
+  for (const t of sel.thresholds ?? []) guard(() => parseThreshold(t));
+  if (!sel.target) return { sel, changed: false };
+  const target = targetOf(sel.target.file);
+  return { sel: { ...sel, target }, changed: target.sha256 !== sel.target.sha256 };
+}
+
+module.exports = { parse, withDefaults, recheck, targetOf, USAGE, UsageError };

@@ -11,6 +11,9 @@
 // Server-Sent Events (issue #38, --types ...,sse) are beyond it too: after pull, the grid of comet (with
 // events at every emit interval, then without), the same held stream on another transport. WebSocket
 // (--types ...,ws) likewise after sse, on the servers that speak it (not tc6, tc6-bio: lib/test-types.js).
+// A target sweep (issue #47, --target FILE) is none of that grid: one permutation per level, each
+// ./run.sh --target <the file, absolute> <rampup> <duration> <level> (docs/targets.md).
+// Thresholds (issue #49, --threshold EXPR) go on every command line before its arguments, in their order.
 
 const { TEST_TYPES: TYPES, speaks } = require('../lib/test-types');
 
@@ -32,25 +35,56 @@ const EVENT = 'event1';
 const DEFAULT_DURATION = 600;
 const DEFAULT_RAMPUP = 30;
 
+// A word of a command line as a shell reads it: as it is when it holds nothing a shell would take apart,
+// else in single quotes (a threshold's < and >, a path's spaces).
+function shellWord(w) {
+  return /^[A-Za-z0-9_.,:\/=+@%-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
+
+// The command line of run.sh's arguments, as --list prints it and state.tsv keys it.
+function commandLine(args) {
+  return ['./run.sh', ...args].map(shellWord).join(' ');
+}
+
+// run.sh's --threshold pairs for a list of threshold texts (lib/thresholds.js).
+const thresholdArgs = (thresholds) => thresholds.flatMap((t) => ['--threshold', t]);
+
 // One permutation: what run.sh gets, plus the fields the sweep reasons about (fit, disk, report).
 // A pull's interval takes the max-duration's place on run.sh's command line.
 // connections: the connection count (run.sh's <threads> argument, docs/architecture.md).
-function permutation(server, type, connections, { maxDurationMs = null, emitIntervalMs = null, pullIntervalMs = null }, rampupS, durationS) {
-  const args = [server, String(rampupS), String(durationS), String(connections), type];
+// thresholds: texts (lib/thresholds.js), each given as --threshold before the arguments.
+function permutation(server, type, connections, { maxDurationMs = null, emitIntervalMs = null, pullIntervalMs = null }, rampupS, durationS, thresholds = []) {
+  const args = [...thresholdArgs(thresholds), server, String(rampupS), String(durationS), String(connections), type];
   const sixth = type === 'pull' ? pullIntervalMs : maxDurationMs;
   if (emitIntervalMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitIntervalMs));
   else if (sixth !== null) args.push(String(sixth));
   return {
     server, type, connections, rampupS, durationS,
     maxDurationMs, pullIntervalMs, event: emitIntervalMs === null ? null : EVENT, emitIntervalMs,
+    ...(thresholds.length ? { thresholds } : {}),
     args,
-    command: ['./run.sh', ...args].join(' '),
+    command: commandLine(args),
+  };
+}
+
+// One level of a target sweep. target: { file (absolute), name, transport } (options.js targetOf); the
+// type is the file's transport, as run.json records it.
+function targetPermutation(target, connections, rampupS, durationS, thresholds = []) {
+  const args = [...thresholdArgs(thresholds), '--target', target.file, String(rampupS), String(durationS), String(connections)];
+  return {
+    server: 'target', type: target.transport, connections, rampupS, durationS,
+    maxDurationMs: null, pullIntervalMs: null, event: null, emitIntervalMs: null,
+    target,
+    ...(thresholds.length ? { thresholds } : {}),
+    args,
+    command: commandLine(args),
   };
 }
 
 // The same permutation with another duration (the time budget's choice, budget.js).
 function withDuration(p, duration) {
-  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitIntervalMs: p.emitIntervalMs, pullIntervalMs: p.pullIntervalMs }, p.rampupS, duration);
+  if (p.target) return targetPermutation(p.target, p.connections, p.rampupS, duration, p.thresholds);
+  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitIntervalMs: p.emitIntervalMs, pullIntervalMs: p.pullIntervalMs }, p.rampupS, duration, p.thresholds);
 }
 
 // The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as the emit interval, ascending, once.
@@ -58,11 +92,12 @@ function pullIntervalsFor(pullIntervals, emitIntervalMs) {
   return [...new Set(pullIntervals.map((v) => (v === EMIT_PULL ? emitIntervalMs : v)))].sort((a, b) => a - b);
 }
 
-// Every permutation for the given selection, in Appendix A's order.
+// Every permutation for the given selection, in Appendix A's order; with a target, one per level.
 function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
-  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS, emitIntervalsMs = EMIT_INTERVALS_MS } = {}) {
+  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS, emitIntervalsMs = EMIT_INTERVALS_MS, target = null, thresholds = [] } = {}) {
+  if (target) return levels.map((n) => targetPermutation(target, n, rampup, duration, thresholds));
   const out = [];
-  const add = (...a) => out.push(permutation(...a, rampup, duration));
+  const add = (...a) => out.push(permutation(...a, rampup, duration, thresholds));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
     const heldStreams = (type) => {
       for (const emit of emitIntervalsMs) for (const n of levels) add(server, type, n, { emitIntervalMs: emit });
@@ -104,5 +139,5 @@ function matchesFilters(command, filters) {
 
 module.exports = {
   SERVERS, EXTENDED_SERVERS, STUDIES, TYPES, DEFAULT_TYPES, EMIT_PULL, DEFAULT_PULL_INTERVALS, LEVELS, EMIT_SECONDS, EMIT_INTERVALS_MS, POLL_MAX_SECONDS, POLL_WITH_EVENTS_MAX_SECONDS, EVENT,
-  DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters, withDuration,
+  DEFAULT_DURATION, DEFAULT_RAMPUP, permutations, matchesFilters, withDuration, commandLine,
 };

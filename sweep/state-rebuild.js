@@ -8,16 +8,32 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { runParameters, runRecord } = require('../lib/run-schema');
+const { commandLine } = require('./permutations');
 
-// The run.sh command line of a run from run.json's parameters, as sweep/permutations.js builds it.
-function commandOf(runJson) {
+// The run.sh command line of a run from run.json's parameters, as sweep/permutations.js builds it. run.json's
+// thresholds are the target file's own first, then the command line's (lib/decide.js): fileThresholds, the
+// count of the file's (its copy in the run directory), are left out, as the command line never gave them.
+function commandOf(runJson, { fileThresholds = 0 } = {}) {
   const run = runParameters(runJson);   // a run.json or its record, old names too (lib/run-schema.js)
+  const thresholds = (runJson.thresholds ?? []).slice(runJson.target ? fileThresholds : 0).flatMap((t) => ['--threshold', t]);
+  if (runJson.target) return commandLine([...thresholds, '--target', runJson.target.source, ...[run.rampupS, run.durationS, run.connections].map(String)]);
   const args = [run.server, run.rampupS, run.durationS, run.connections, run.type];
   const sixth = run.type === 'pull' ? run.pullIntervalMs : run.maxDurationMs;
   const given = (v) => v !== null && v !== undefined && v !== '';
   if (given(run.event) && given(run.emitIntervalMs)) args.push(given(sixth) ? sixth : '-', run.event, run.emitIntervalMs);
   else if (given(sixth)) args.push(sixth);
-  return ['./run.sh', ...args.map(String)].join(' ');
+  return commandLine([...thresholds, ...args.map(String)]);
+}
+
+// How many thresholds a target run's file carried (its copy, target.json, in the run directory); 0 when none
+// or unreadable.
+function fileThresholdCount(runDir) {
+  try {
+    const t = JSON.parse(fs.readFileSync(path.join(runDir, 'target.json'), 'utf8')).thresholds;
+    return Array.isArray(t) ? t.length : 0;
+  } catch {
+    return 0;
+  }
 }
 
 const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
@@ -57,7 +73,7 @@ function rebuildFromRuns(dir) {
   const entries = new Map();
   const repeats = new Map();
   for (const { rel, run } of complete) {
-    const command = commandOf(run);
+    const command = commandOf(run, { fileThresholds: fileThresholdCount(path.join(dir, rel)) });
     const repeat = (repeats.get(command) ?? 0) + 1;
     repeats.set(command, repeat);
     const status = run.serverCrashed === true ? 'crashed' : 'done';
