@@ -287,11 +287,20 @@ function targetParametersCard(s) {
   const rows = [
     row('Target', t.name), row('Transport', typeName(t.transport)), row('Channels (per engine)', t.channels),
     row('Rate asked (messages/s per channel)', t.ratePerChannelPerSecond), row('Subscribers (connections)', p.connections),
+    ...(t.tls ? [tlsRow(t.tls)] : []),
     row('Ramp-up (s)', p.rampupS), row('Duration (s)', p.durationS), row('Engines', engines || null),
     row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
     [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete ? 'num bad' : 'num ok')],
   ];
   return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
+}
+
+// How the engines spoke TLS; insecure (no certificate or name checked) is said, marked as a warning.
+function tlsRow(tls) {
+  const over = [tls.subscribe ? 'subscribe' : null, tls.publish ? 'publish' : null].filter(Boolean).join(' and ');
+  if (tls.insecure) return [td('TLS'), td(escapeHtml(`${over}; insecure: certificates and names not checked`), 'num bad')];
+  const trust = tls.ca ? `certificates checked against ${tls.ca}` : 'certificates checked against the JDK\'s trust store';
+  return row('TLS', `${over}; ${trust}; name checked: ${tls.serverName ?? 'the URL\'s host'}`);
 }
 
 const slash = (...values) => values.map((v) => fmt(v)).join(' / ');
@@ -305,6 +314,7 @@ function targetCard(s) {
   const rows = [
     row('Subscribers / per channel', slash(t.subscribers, t.subscribersPerChannel)),
     row('Subscriptions: made / acknowledged / failed / reconnections', slash(sub.count, sub.acknowledged, sub.failed, sub.reconnections)),
+    ...(sub.failures ?? []).slice(0, 5).map((f) => row(`Subscription failed: ${f.kind}`, f.count)),
     row('Messages expected / received / missed', slash(m.expected, m.received, m.missed)),
     row('Delivered (% of expected)', m.deliveredPercent), row('Missed (% of expected)', m.missedPercent),
     row('Messages duplicated / out of order / early', slash(m.duplicated, m.outOfOrder, m.early)),

@@ -5,8 +5,10 @@
 // engines get (the JMeter property target.spec, base64 of JSON; docs/targets.md "Inside"). The engines fill
 // the placeholders and frame the messages; the analysis extracts seq and sentUs (analysis/measure/).
 //
-//   readTarget(file)                 { target, sha256, text } or a TargetError naming the key
-//   checkTarget(json, label)         the normalized target of a parsed file (label: the file, for messages)
+//   readTarget(file)                 { target, sha256, text } or a TargetError naming the key; tls.ca's file
+//                                    (relative to the target file's directory) read and checked into tls.caPem
+//   checkTarget(json, label)         the normalized target of a parsed file (label: the file, for messages);
+//                                    no file is read (the analysis checks a run's copy, without its CA file)
 //   engineSpec(target, prefix)       the spec one engine gets: its channels are named <prefix><n>
 //   encodeSpec(spec)                 base64 of its JSON
 //   DRAIN_MS                         the publishers stop this long before the subscriptions end
@@ -33,7 +35,8 @@ const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', s
 class TargetError extends Error {}
 
 const KEYS = Object.freeze({
-  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract', 'thresholds'],
+  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract', 'thresholds', 'tls'],
+  tls: ['ca', 'insecure', 'serverName'],
   subscribe: ['url', 'headers', 'send', 'framing', 'cursor'],
   publish: ['method', 'url', 'headers', 'body'],
   extract: ['seq', 'sentUs'],
@@ -88,18 +91,50 @@ function placeholders(c, key, text, part) {
 
 const fill = (text) => text.replace(/\{\{([^{}:]*)(?::[0-9]+)?\}\}/g, (_, name) => SAMPLE[name]);
 
-// A URL of the given schemes, its placeholders checked and the filled URL parsed.
+// The schemes spoken over TLS (issue #49), and each one's default port.
+const TLS_SCHEMES = Object.freeze(['https', 'wss']);
+const DEFAULT_PORT = Object.freeze({ http: 80, ws: 80, https: 443, wss: 443 });
+
+// A URL of the given schemes, its placeholders checked and the filled URL parsed; tls: spoken over TLS.
 function url(c, key, v, part, schemes) {
   c.string(key, v);
   placeholders(c, key, v, part);
   let u;
   try { u = new URL(fill(v)); } catch { c.fail(key, `not a URL: '${v}'`); }
   const scheme = u.protocol.slice(0, -1);
-  if (scheme === 'https' || scheme === 'wss') c.fail(key, `${scheme}:// needs TLS, which the engine does not speak yet (docs/targets.md): use ${scheme === 'https' ? 'http' : 'ws'}://`);
   if (!schemes.includes(scheme)) c.fail(key, `must be a ${schemes.map((s) => `${s}://`).join(' or ')} URL, got '${v}'`);
   if (u.username || u.password) c.fail(key, 'credentials in the URL are not sent; use headers (e.g. Authorization)');
   if (u.hash) c.fail(key, `a #fragment is never sent: '${v}'`);
-  return { text: v, host: u.hostname, port: Number(u.port || 80) };
+  return { text: v, host: u.hostname, port: Number(u.port || DEFAULT_PORT[scheme]), tls: TLS_SCHEMES.includes(scheme) };
+}
+
+// The tls object (docs/targets.md "TLS"): { ca: a PEM file's path or null, insecure, serverName or null }.
+// Only with an https:// or wss:// URL; ca and insecure exclude each other (insecure checks nothing).
+function checkTls(c, v, used) {
+  if (v === undefined) return { ca: null, insecure: false, serverName: null };
+  c.object('tls', v);
+  c.onlyKeys('tls', v, KEYS.tls);
+  if (!used) c.fail('tls', 'no https:// or wss:// URL uses it');
+  const ca = v.ca === undefined ? null : c.string('tls.ca', v.ca);
+  if (v.insecure !== undefined && typeof v.insecure !== 'boolean') c.fail('tls.insecure', `must be true or false, got ${typeOf(v.insecure)}`);
+  const insecure = v.insecure === true;
+  if (insecure && ca !== null) c.fail('tls.insecure', 'trusts any certificate: tls.ca would not be checked (give one or the other)');
+  const serverName = v.serverName === undefined ? null : c.string('tls.serverName', v.serverName);
+  if (serverName !== null && !/^[A-Za-z0-9.-]{1,253}$/.test(serverName)) c.fail('tls.serverName', `must be a host name, got '${serverName}'`);
+  return { ca, insecure, serverName };
+}
+
+// The PEM text of tls.ca's file (relative to the target file's directory), each certificate parsed.
+function readCa(c, file, ca) {
+  const where = path.resolve(path.dirname(file), ca);
+  let pem;
+  try { pem = fs.readFileSync(where, 'ascii'); } catch (e) { c.fail('tls.ca', `cannot be read: ${where}: ${e.code || e.message}`); }
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) c.fail('tls.ca', `${where}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it`);
+  for (const b of blocks) {
+    try { new crypto.X509Certificate(b); } catch (e) { c.fail('tls.ca', `${where}: a certificate that does not parse: ${e.message}`); }
+  }
+  return `${blocks.join('\n')}\n`;
 }
 
 // Request headers: an object of strings, as [name, value] pairs in the file's order.
@@ -158,14 +193,14 @@ function checkSubscribe(c, v, transport) {
   c.object('subscribe', v);
   c.onlyKeys('subscribe', v, KEYS.subscribe);
   if (v.url === undefined) c.fail('subscribe.url', 'required');
-  const u = url(c, 'subscribe.url', v.url, 'subscribe', transport === 'ws' ? ['ws'] : ['http']);
+  const u = url(c, 'subscribe.url', v.url, 'subscribe', transport === 'ws' ? ['ws', 'wss'] : ['http', 'https']);
   let send = null;
   if (v.send !== undefined) {
     if (transport !== 'ws') c.fail('subscribe.send', `only for transport ws, not ${transport}`);
     send = c.string('subscribe.send', v.send);
     placeholders(c, 'subscribe.send', send, 'subscribe');
   }
-  return { url: u.text, host: u.host, port: u.port, headers: headers(c, 'subscribe.headers', v.headers, 'subscribe'), send,
+  return { url: u.text, host: u.host, port: u.port, tls: u.tls, headers: headers(c, 'subscribe.headers', v.headers, 'subscribe'), send,
     framing: framing(c, v.framing, transport), cursor: cursor(c, v.cursor, transport) };
 }
 
@@ -175,12 +210,12 @@ function checkPublish(c, v) {
   const method = v.method === undefined ? 'POST' : c.string('publish.method', v.method);
   if (method !== 'POST' && method !== 'PUT') c.fail('publish.method', `must be POST or PUT, got '${method}'`);
   if (v.url === undefined) c.fail('publish.url', 'required');
-  const u = url(c, 'publish.url', v.url, 'publish', ['http']);
+  const u = url(c, 'publish.url', v.url, 'publish', ['http', 'https']);
   if (v.body === undefined) c.fail('publish.body', 'required');
   const body = c.string('publish.body', v.body, { empty: true });
   const used = placeholders(c, 'publish.body', body, 'publish').map((p) => p.name);
   if (!used.includes('seq')) c.fail('publish.body', 'must carry {{seq}}: a delivered message is known by its sequence number');
-  return { method, url: u.text, host: u.host, port: u.port, headers: headers(c, 'publish.headers', v.headers, 'publish'), body };
+  return { method, url: u.text, host: u.host, port: u.port, tls: u.tls, headers: headers(c, 'publish.headers', v.headers, 'publish'), body };
 }
 
 // The file's thresholds (lib/thresholds.js), each checked: their texts.
@@ -228,7 +263,8 @@ function checkTarget(json, label = 'target') {
   if (json.extract.seq === undefined) c.fail('extract.seq', 'required');
   const extract = { seq: extractRule(c, 'extract.seq', json.extract.seq),
     sentUs: json.extract.sentUs === undefined ? null : extractRule(c, 'extract.sentUs', json.extract.sentUs) };
-  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, thresholds: thresholdList(c, json.thresholds), drainMs: DRAIN_MS };
+  const tls = checkTls(c, json.tls, subscribe.tls || publish.tls);
+  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, thresholds: thresholdList(c, json.thresholds), tls, drainMs: DRAIN_MS };
 }
 
 // The file read, parsed and checked: { target, sha256 (of its bytes), text }.
@@ -237,15 +273,20 @@ function readTarget(file) {
   try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new TargetError(`target file ${file}: cannot be read: ${e.code || e.message}`); }
   let json;
   try { json = JSON.parse(text); } catch (e) { throw new TargetError(`target file ${file}: not JSON: ${e.message}`); }
-  return { target: checkTarget(json, file), sha256: crypto.createHash('sha256').update(text).digest('hex'), text };
+  const target = checkTarget(json, file);
+  if (target.tls.ca !== null) target.tls.caPem = readCa(checker(file), file, target.tls.ca);
+  return { target, sha256: crypto.createHash('sha256').update(text).digest('hex'), text };
 }
 
 // What one engine gets (docs/targets.md "Inside"): the target less what only the analysis reads.
 function engineSpec(t, channelPrefix) {
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(channelPrefix)) throw new TargetError(`bad channel prefix '${channelPrefix}'`);
-  const part = ({ host, port, ...rest }) => rest;
+  const part = ({ host, port, tls, ...rest }) => rest;
+  const tls = t.tls ?? { ca: null, insecure: false, serverName: null };
+  if (tls.ca !== null && typeof tls.caPem !== 'string') throw new TargetError(`tls.ca '${tls.ca}' was not read (readTarget reads it)`);
   return { name: t.name, transport: t.transport, intervalMs: t.intervalMs, subscribe: part(t.subscribe), publish: part(t.publish),
-    channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix };
+    channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix,
+    tls: { ca: tls.ca === null ? null : tls.caPem, insecure: tls.insecure, serverName: tls.serverName } };
 }
 
 const encodeSpec = (spec) => Buffer.from(JSON.stringify(spec), 'utf8').toString('base64');
@@ -270,6 +311,6 @@ function main(argv) {
   return 2;
 }
 
-module.exports = { TRANSPORTS, DRAIN_MS, TargetError, checkTarget, readTarget, engineSpec, encodeSpec };
+module.exports = { TRANSPORTS, TLS_SCHEMES, DRAIN_MS, TargetError, checkTarget, readTarget, engineSpec, encodeSpec };
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -119,6 +119,8 @@ class TargetEngine {
     this.pending = new Map();        // channel * 2^32 + seq -> [arrival µs, from µs, ...] waiting for the publish's E line
     this.channelsByNumber = new Map();
     this.publishes = { count: 0, ok: 0, failures: new Map(), latency: new SignedHistogram(RUN_HISTOGRAM) };
+    // failed subscriptions by kind: the E line's failure (a TLS one is named by the engine: 'TLS: wrong host name')
+    this.subscriptionFailures = new Map();
     this.untimed = 0;
   }
 
@@ -183,7 +185,10 @@ class TargetEngine {
     this.open.delete(key);
     const { sub } = o;
     sub.subscriptions++;
-    if (!e.ok) sub.failed++;
+    if (!e.ok) {
+      sub.failed++;
+      countKey(this.subscriptionFailures, e.failure || `${e.code} ${e.message}`.trim());
+    }
     if (!isAcknowledged(e) || !Number.isFinite(e.endUs)) return;
     sub.acknowledged++;
     if (this.polled) {
@@ -245,7 +250,8 @@ class TargetEngine {
     }
     for (const waiting of this.pending.values()) this.untimed += waiting.length / 2;   // their publish never ended in the log
     this.pending.clear();
-    return { ...c, untimed: this.untimed, intervals, publishes: this.publishes, window: this.publishWindow() };
+    return { ...c, untimed: this.untimed, intervals, publishes: this.publishes, subscriptionFailures: this.subscriptionFailures,
+      window: this.publishWindow() };
   }
 
   // The publishing window, µs: from the engine's first 2xx publish's sent µs, as long as it was asked to
@@ -274,6 +280,9 @@ const msOf = (h, p) => (h.count ? r2(h.valueAt(p) / 1000) : null);
 // numbers ({ name, transport, channels, rate, drainMs }); engines: how many engines were asked to publish;
 // trips: the run's trip-time histogram; perSecond: the shared PerSecond; seconds: the run's length in
 // seconds (series length); timedBy. Returns { target (data/summary.json's section), series }.
+// A failures map as [{ kind, count }], the most frequent first.
+const byCount = (m) => [...m].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
+
 function targetFigures({ target, results, engineCount, trips, perSecond, seconds, timedBy }) {
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
   const expected = sum('expected');
@@ -281,6 +290,7 @@ function targetFigures({ target, results, engineCount, trips, perSecond, seconds
   const missed = expected - received;
   const latency = new SignedHistogram(RUN_HISTOGRAM);
   const failures = new Map();
+  const subscriptionFailures = new Map();
   let published = 0;
   let publishedOk = 0;
   let inWindow = 0;
@@ -290,6 +300,7 @@ function targetFigures({ target, results, engineCount, trips, perSecond, seconds
     published += p.count;
     publishedOk += p.ok;
     for (const [k, n] of p.failures) failures.set(k, (failures.get(k) ?? 0) + n);
+    for (const [k, n] of r.subscriptionFailures ?? []) subscriptionFailures.set(k, (subscriptionFailures.get(k) ?? 0) + n);
     p.latency.forEach((v, n) => latency.record(v, n));
     const w = r.window;
     if (w) { inWindow += w.ok; windowSeconds = Math.max(windowSeconds, (w.toUs - w.fromUs) / 1e6); }
@@ -303,17 +314,19 @@ function targetFigures({ target, results, engineCount, trips, perSecond, seconds
     transport: target.transport ?? null,
     channels: target.channels ?? null,
     ratePerChannelPerSecond: target.rate ?? null,
+    tls: target.tls ?? null,
     subscribers,
     subscribersPerChannel: target.channels ? r2(subscribers / (target.channels * Math.max(1, engineCount))) : null,
     subscriptions: { count: sum('subscriptions'), acknowledged: sum('acknowledged'), failed: sum('failed'),
-      reconnections: sum('subscriptions') - subscribers, subscribersAcknowledged: sum('subscribersAcknowledged') },
+      reconnections: sum('subscriptions') - subscribers, subscribersAcknowledged: sum('subscribersAcknowledged'),
+      failures: byCount(subscriptionFailures) },
     messages: { expected, received, missed, missedPercent: fmtPct(missed, expected), deliveredPercent: fmtPct(received, expected),
       duplicated: sum('duplicated'), outOfOrder: sum('outOfOrder'), early: sum('early'), unpublished: sum('unpublished'),
       unmatched: sum('unmatched'), arrivals: sum('arrivals') },
     tripTime: { timedBy, messages: trips.count, untimed: sum('untimed'),
       p50Ms: msOf(trips, 50), p90Ms: msOf(trips, 90), p99Ms: msOf(trips, 99), maxMs: perSecond.maxTripUs === null ? null : r2(perSecond.maxTripUs / 1000) },
     publish: { count: published, ok: publishedOk, failed: published - publishedOk,
-      failures: [...failures].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
+      failures: byCount(failures),
       askedPerSecond, achievedPerSecond, share: askedPerSecond && achievedPerSecond !== null ? r3(achievedPerSecond / askedPerSecond) : null,
       windowSeconds: r2(windowSeconds), latencyP50Ms: msOf(latency, 50), latencyP99Ms: msOf(latency, 99) },
   };

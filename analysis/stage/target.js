@@ -59,7 +59,7 @@ function readTarget(runDir, run) {
   }
   const pick = (k, fallback) => (record[k] !== undefined && record[k] !== null ? record[k] : json?.[k] !== undefined ? json[k] : fallback);
   const target = { name: pick('name', null), transport: pick('transport', run.type ?? null), channels: Number(pick('channels', 1)),
-    rate: Number(pick('rate', 1)), drainMs: Number(pick('drainMs', DRAIN_MS)) };
+    rate: Number(pick('rate', 1)), drainMs: Number(pick('drainMs', DRAIN_MS)), tls: tlsOf(json) };
   let rules = null;
   try {
     rules = extractor({ seq: json?.extract?.seq, sentUs: json?.extract?.sentUs ?? null });
@@ -67,6 +67,18 @@ function readTarget(runDir, run) {
     if (text !== null) problems.push(`${path.basename(file)} extract: ${err.message}: no message can be matched`);
   }
   return { target, rules, timedBy: json?.extract?.sentUs ? 'sentUs rule' : 'publish', problems };
+}
+
+// How the run spoke TLS (docs/targets.md "TLS"): { subscribe, publish (each over TLS or not), insecure, serverName,
+// ca (the file's name as given) }, or null when no URL of the file is https:// or wss://.
+function tlsOf(json) {
+  const secure = (u) => /^(https|wss):\/\//i.test(String(u ?? ''));
+  const subscribe = secure(json?.subscribe?.url);
+  const publish = secure(json?.publish?.url);
+  if (!subscribe && !publish) return null;
+  const t = json?.tls && typeof json.tls === 'object' ? json.tls : {};
+  return { subscribe, publish, insecure: t.insecure === true, serverName: typeof t.serverName === 'string' ? t.serverName : null,
+    ca: typeof t.ca === 'string' ? t.ca : null };
 }
 
 // The engine figures validity judges (measure/workload.js measureWorkload's engines and hosts), over the

@@ -87,7 +87,8 @@ test('the accounting of a hand-written stream log: every kind of arrival counted
   const { stats, target: f, series } = account(handWrittenLog());
   assert.deepEqual([stats.subscriptions, stats.publishes, stats.badLines, stats.unendedSamples], [4, 7, 0, 0]);
   assert.equal(f.subscribers, 3);
-  assert.deepEqual(f.subscriptions, { count: 4, acknowledged: 4, failed: 1, reconnections: 1, subscribersAcknowledged: 3 });
+  assert.deepEqual(f.subscriptions, { count: 4, acknowledged: 4, failed: 1, reconnections: 1, subscribersAcknowledged: 3,
+    failures: [{ kind: 'stream closed by the server', count: 1 }] });
   // expected: connection 1: 1, 2, 3, 5 (4 failed); connection 3: 1, 2 (first stream), 5 (second); connection 2: 1, 2
   assert.deepEqual(f.messages, { expected: 9, received: 8, missed: 1, missedPercent: 11.111, deliveredPercent: 88.889, duplicated: 1,
     outOfOrder: 1, early: 1, unpublished: 1, unmatched: 1, arrivals: 11 });
@@ -148,6 +149,18 @@ test('a poll subscriber keeps one subscription across its answers: a message pub
   const r = engine.result();
   assert.deepEqual([r.expected, r.received, r.early], [1, 1, 1], 'published before the first answer\'s head: seq 1 early; seq 2 expected');
   assert.equal(trips.count, 2, 'both timed: a poll subscriber subscribes from its first request');
+});
+
+test('failed subscriptions are counted by kind, a TLS failure as the engine names it', () => {
+  const tlsE = (s, id, kind) => E(s, id, { code: 'Non HTTP response code: javax.net.ssl.SSLHandshakeException', ok: 0, sent: s,
+    message: 'Non HTTP response message: No subject alternative DNS name matching wrong.example found.', failure: kind, headers: null });
+  const lines = [B(0.1, 'a', 'Request 1-1', 'request'), tlsE(0.11, 'a', 'TLS: wrong host name'),
+    B(0.2, 'b', 'Request 1-2', 'request'), tlsE(0.21, 'b', 'TLS: certificate untrusted'),
+    B(3.2, 'c', 'Request 1-2', 'request'), tlsE(3.21, 'c', 'TLS: certificate untrusted')];
+  const { target: f } = account(`${lines.join('\n')}\n`);
+  assert.deepEqual(f.subscriptions.failures, [{ kind: 'TLS: certificate untrusted', count: 2 }, { kind: 'TLS: wrong host name', count: 1 }]);
+  assert.equal(f.subscriptions.failed, 3);
+  assert.equal(f.subscriptions.acknowledged, 0, 'no head was read');
 });
 
 test('a cut log: a subscription without its E line is counted unended, the rest still read', () => {

@@ -44,8 +44,9 @@ test('every bad key is refused with its path', () => {
   bad((t) => { t.channels = 2.5; }, /channels: must be a whole number/);
   bad((t) => { t.rate = 0; }, /rate: must be from 0\.01/);
   bad((t) => { t.subscribe.url = 'htp//nowhere'; }, /subscribe\.url: not a URL/);
-  bad((t) => { t.subscribe.url = 'ws://127.0.0.1/x'; }, /subscribe\.url: must be a http:\/\/ URL/);
-  bad((t) => { t.subscribe.url = 'https://127.0.0.1/x'; }, /subscribe\.url: https:\/\/ needs TLS/);
+  bad((t) => { t.subscribe.url = 'ws://127.0.0.1/x'; }, /subscribe\.url: must be a http:\/\/ or https:\/\/ URL/);
+  bad((t) => { t.subscribe.url = 'wss://127.0.0.1/x'; }, /subscribe\.url: must be a http:\/\/ or https:\/\/ URL/);
+  bad((t) => { t.tls = { insecure: true }; }, /tls: no https:\/\/ or wss:\/\/ URL uses it/);
   bad((t) => { t.subscribe.url = 'http://127.0.0.1/{{seq}}'; }, /subscribe\.url: unknown placeholder \{\{seq\}\} \(allowed in subscribe/);
   bad((t) => { t.publish.body = '{{seq}} {{nonce}}'; }, /publish\.body: unknown placeholder \{\{nonce\}\}/);
   bad((t) => { t.publish.body = '{{seq}} {{pad:x}}'; }, /publish\.body: \{\{pad:N\}\} needs N/);
@@ -93,6 +94,42 @@ test('the engine spec names its channels and carries no host split; base64 of JS
   assert.equal(spec.extract, undefined, 'the engine does not extract');
   assert.deepEqual(JSON.parse(Buffer.from(encodeSpec(spec), 'base64').toString('utf8')), spec);
   assert.throws(() => engineSpec(t, 'bad prefix/'), TargetError);
+});
+
+test('https:// and wss:// URLs: port 443 by default, the tls keys checked, the CA file read into the spec', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-target-tls-'));
+  const r = spawnSync('bash', [path.join(ROOT, 'targets', 'tls', 'make-certs.sh'), path.join(tmp, 'certs')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const file = path.join(tmp, 'secure.json');
+  const json = { ...good(), transport: 'ws', subscribe: { url: 'wss://localhost/ws/{{channel}}' },
+    publish: { ...good().publish, url: 'https://127.0.0.1:8443/pub/{{channel}}' }, tls: { ca: 'certs/ca.pem', serverName: 'localhost' } };
+  fs.writeFileSync(file, JSON.stringify(json));
+  const { target } = readTarget(file);
+  assert.equal(target.subscribe.port, 443);
+  assert.equal(target.subscribe.tls, true);
+  assert.equal(target.publish.port, 8443);
+  assert.deepEqual({ ...target.tls, caPem: undefined }, { ca: 'certs/ca.pem', insecure: false, serverName: 'localhost', caPem: undefined });
+  const spec = engineSpec(target, 'run-e1-');
+  assert.equal(spec.tls.ca, `${fs.readFileSync(path.join(tmp, 'certs', 'ca.pem'), 'ascii').trim()}\n`, 'the PEM text itself: a remote engine needs no file');
+  assert.equal(spec.tls.insecure, false);
+  assert.equal(spec.tls.serverName, 'localhost');
+  assert.equal(spec.subscribe.tls, undefined, 'the scheme says it');
+  assert.deepEqual(engineSpec(checkTarget(good()), 'p-').tls, { ca: null, insecure: false, serverName: null }, 'defaults');
+  const insecure = checkTarget({ ...good(), subscribe: { url: 'https://h/s' }, tls: { insecure: true } });
+  assert.equal(insecure.tls.insecure, true);
+  assert.equal(checkTarget({ ...good(), subscribe: { url: 'https://h/s' } }).tls.insecure, false, 'off by default');
+  assert.throws(() => engineSpec(checkTarget(json, file), 'p-'), /tls\.ca 'certs\/ca\.pem' was not read/, 'checkTarget reads no file');
+  const refused = (tls, pattern, f = file) => {
+    fs.writeFileSync(f, JSON.stringify({ ...json, tls }));
+    assert.throws(() => readTarget(f), (e) => e instanceof TargetError && pattern.test(e.message), `expected ${pattern}`);
+  };
+  refused({ ca: 'certs/none.pem' }, /tls\.ca: cannot be read: .*none\.pem: ENOENT/);
+  refused({ ca: 'certs/server.key' }, /tls\.ca: .*no PEM certificate/);
+  refused({ ca: 'certs/ca.pem', insecure: true }, /tls\.insecure: trusts any certificate/);
+  refused({ insecure: 'yes' }, /tls\.insecure: must be true or false, got a string/);
+  refused({ serverName: 'a b' }, /tls\.serverName: must be a host name/);
+  refused({ caFile: 'x' }, /tls\.caFile: unknown key \(allowed in tls: ca, insecure, serverName\)/);
+  fs.rmSync(tmp, { recursive: true });
 });
 
 test('the shipped example target files pass, and the CLI exits 2 naming the key', () => {

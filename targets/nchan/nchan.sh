@@ -5,6 +5,7 @@
 # in a run (a target run starts nothing on the server); the tests and a user trying the target files do:
 #
 #   targets/nchan/nchan.sh start [--port P] [--address A] [--dir D] [--workers N] [--max-connections N]
+#                                [--tls CERT KEY]
 #   targets/nchan/nchan.sh stop|status [--dir D]
 #
 # One channel per path tail; each transport at its own location, so a target file names the one it means:
@@ -13,7 +14,9 @@
 #   GET  /stream/<channel>  a held HTTP response, one message a line
 # A new subscriber starts at the newest message (nchan_subscriber_first_message newest); a reconnection
 # with Last-Event-ID or the long poll's cursor resumes where it was, within the buffer (1,000 messages, 10 min).
-# --max-connections sets worker_connections (a server limited on purpose). Defaults: port
+# --max-connections sets worker_connections (a server limited on purpose). --tls makes it listen with TLS
+# (`listen ... ssl`, https:// and wss:// at the same paths) with that certificate (PEM, its chain) and key,
+# sessions resumable (a shared cache and tickets); targets/tls/make-certs.sh makes test ones. Defaults: port
 # $PB_PORT_NCHAN (18480), dir $PB_STATE/nchan, 1 worker. The PID file is <dir>/nginx.pid; stop signals only
 # the PID it holds, and only while that process is an nginx master.
 # Exit: 0 done, 1 failed, 2 usage, 3 (status) not running.
@@ -23,13 +26,20 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/config.sh
 source "$here/../../lib/config.sh"
 
-usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N]" >&2; exit 2; }
+usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N] [--tls CERT KEY]" >&2; exit 2; }
 
 (($# >= 1)) || usage
 cmd=$1; shift
-port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000
+port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000 cert= key=
 while (($#)); do
   (($# >= 2)) || usage
+  if [[ $1 == --tls ]]; then
+    (($# >= 3)) || usage
+    cert=$(realpath -- "$2") key=$(realpath -- "$3")
+    [[ -r $cert && -r $key ]] || { echo "nchan.sh: --tls needs a readable certificate and key, got '$2' '$3'" >&2; exit 2; }
+    shift 3
+    continue
+  fi
   case $1 in
     --port) port=$2 ;; --address) address=$2 ;; --dir) dir=$2 ;; --workers) workers=$2 ;; --max-connections) maxconn=$2 ;;
     *) usage ;;
@@ -75,7 +85,8 @@ http {
   nchan_message_buffer_length 1000;
   nchan_message_timeout 10m;
   server {
-    listen $address:$port;
+    listen $address:$port${cert:+ ssl};
+$( [[ -n $cert ]] && printf '    ssl_certificate %s;\n    ssl_certificate_key %s;\n    ssl_session_cache shared:SSL:10m;\n' "$cert" "$key")
     location ~ ^/pub/([A-Za-z0-9_.-]+)$ { nchan_publisher; nchan_channel_id \$1; }
     location ~ ^/sse/([A-Za-z0-9_.-]+)$ { nchan_subscriber eventsource; nchan_channel_id \$1; nchan_subscriber_first_message newest; }
     location ~ ^/ws/([A-Za-z0-9_.-]+)$ { nchan_subscriber websocket; nchan_channel_id \$1; nchan_subscriber_first_message newest; }
@@ -92,11 +103,13 @@ start() {
   [[ -r $module ]] || { echo "nchan.sh: $module is missing: apt-get install nginx-light libnginx-mod-nchan (./setup.sh --for-tests does)" >&2; exit 1; }
   if pid=$(running_pid); then echo "nchan: already running (pid $pid, $dir)"; return 0; fi
   write_config
+  local scheme=http
+  [[ -z $cert ]] || scheme=https   # the probe is the script's own: it checks the port answers, not the certificate
   nginx -p "$dir" -c "$dir/nginx.conf" -t >"$dir/logs/test.out" 2>&1 || { cat "$dir/logs/test.out" >&2; exit 1; }
   nginx -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/logs/error.log" || { tail -n 5 "$dir/logs/error.log" >&2; exit 1; }
   for _ in $(seq 1 50); do
-    if pid=$(running_pid) && curl -fsS -o /dev/null "http://$address:$port/health" 2>/dev/null; then
-      echo "nchan: running (pid $pid, http://$address:$port, $dir)"
+    if pid=$(running_pid) && curl -fsSk -o /dev/null "$scheme://$address:$port/health" 2>/dev/null; then
+      echo "nchan: running (pid $pid, $scheme://$address:$port, $dir)"
       return 0
     fi
     sleep 0.1

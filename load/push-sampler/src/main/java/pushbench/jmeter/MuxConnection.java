@@ -38,6 +38,8 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** A target run's connection: its records are checked by no assertion. */
   private final boolean target;
   SocketChannel channel;
+  /** TLS over channel (an https:// or wss:// target), from its TCP connect to its close; null: plain TCP. */
+  TlsLink tls;
   SelectionKey key;
   int state = IDLE;
   /** Monotonic ms of the latest progress (connect start, bytes written or read): the silence clock. */

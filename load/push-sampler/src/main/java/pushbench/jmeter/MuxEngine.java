@@ -57,7 +57,14 @@ package pushbench.jmeter;
 // - reconnection: a held stream that ends is requested again after cfg.wsRetryMs, as a WebSocket one;
 // - the end: at start + duration the engine ends every open sample itself, ok with the message END_OF_TEST
 //   (what was read of a message counted as cut), closes every channel and is finished;
-// - R lines: a message's tabs and line ends are written as spaces (the log's line format).
+// - R lines: a message's tabs and line ends are written as spaces (the log's line format);
+// - TLS (issue #49; an https:// or wss:// subscribe URL): after the TCP connect the connection's TlsLink
+//   (an SSLEngine of the spec's TlsConfig, whose session cache resumes reconnections) handshakes on this
+//   selector, under the connect timeout ("TLS handshake timed out"), before the request is written; reads
+//   and writes go through it; records TlsLink.read() left because the read buffer was full are read again
+//   before the next select (the socket will not announce them); a TLS failure's E line names its kind
+//   (TlsLink.failureKind, e.g. "TLS: certificate untrusted"); handshakes, their µs, resumptions and
+//   failures by kind are counted in the Interval (the summary sample's message).
 
 import java.io.Closeable;
 import java.io.EOFException;
@@ -103,6 +110,12 @@ final class MuxEngine implements Closeable {
     int churned;
     int open;
     String firstFailure;
+    /** TLS: handshakes done, of them resumed sessions, their µs summed and the longest; failures by kind. */
+    int tlsHandshakes;
+    int tlsResumed;
+    long tlsHandshakeMicros;
+    long tlsHandshakeMaxMicros;
+    java.util.TreeMap<String, Integer> tlsFailures;
   }
 
   private final MuxConfig cfg;
@@ -116,6 +129,11 @@ final class MuxEngine implements Closeable {
   private final StreamLog.Batch batch;
   private final Selector selector;
   private final ByteBuffer readBuffer = ByteBuffer.allocate(READ_BUFFER);
+  /** TLS: the subscriptions' settings (null: plain TCP) and this thread's scratch buffers. */
+  private final TlsConfig tls;
+  private final TlsLink.Scratch tlsScratch = new TlsLink.Scratch();
+  /** TLS connections whose read stopped with whole records left (TlsLink.more): read before the next select. */
+  private final java.util.ArrayDeque<MuxConnection> pendingReads = new java.util.ArrayDeque<>();
   private final InetSocketAddress address;
   private final byte[] sharedRequest;  // comet, poll and an SSE stream's first: every request is the same bytes
   private final boolean headRequest;
@@ -151,6 +169,7 @@ final class MuxEngine implements Closeable {
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
     this.target = cfg.target;
+    this.tls = target != null && target.subscribeUrl.tls() ? target.tls : null;
     this.sharedRequest = target != null || cfg.type == MuxConfig.Type.PULL || cfg.type == MuxConfig.Type.WS ? null
         : cfg.type == MuxConfig.Type.SSE ? cfg.sseRequest(null) : cfg.request(cfg.body);
     this.wsNames = target == null && cfg.type == MuxConfig.Type.WS ? cfg.wsEvents() : new byte[0][];
@@ -208,7 +227,8 @@ final class MuxEngine implements Closeable {
         finished = true;
         break;
       }
-      select(Math.min(until, nextEvent(now)) - now);
+      select(pendingReads.isEmpty() ? Math.min(until, nextEvent(now)) - now : 0);
+      readPending();
       submitLines();
     }
     submitLines();
@@ -280,7 +300,8 @@ final class MuxEngine implements Closeable {
         boolean connecting = c.state == MuxConnection.CONNECTING;
         int limit = connecting ? cfg.connectTimeoutMs : cfg.responseTimeoutMs;
         if (limit > 0 && now - c.since >= limit) {
-          failed(c, new SocketTimeoutException(connecting ? "Connect timed out" : "Read timed out"));
+          failed(c, new SocketTimeoutException(!connecting ? "Read timed out"
+              : c.tls != null && c.channel != null && c.channel.isConnected() ? "TLS handshake timed out" : "Connect timed out"));
         }
       } else if (now >= endAt && c.channel != null) {
         closeChannel(c);
@@ -323,6 +344,19 @@ final class MuxEngine implements Closeable {
       if (waitMs <= 0) selector.selectNow(this::onKey); else selector.select(this::onKey, waitMs);
     } catch (IOException e) {
       throw new IllegalStateException("selector failed", e);
+    }
+  }
+
+  // TLS records left in their links when the read buffer was full (TlsLink.more): read now.
+  private void readPending() {
+    for (int k = pendingReads.size(); k > 0; k--) {
+      MuxConnection c = pendingReads.poll();
+      if (c.tls == null || !c.tls.more() || c.key == null) continue;
+      try {
+        readable(c);
+      } catch (IOException e) {
+        if (c.inFlight()) failed(c, e); else closeChannel(c);
+      }
     }
   }
 
@@ -435,6 +469,26 @@ final class MuxEngine implements Closeable {
     if (!c.channel.finishConnect()) return;
     iv.opened++;
     c.key.interestOps(SelectionKey.OP_READ);
+    if (tls != null) {
+      c.tls = new TlsLink(tls.engine(cfg.host, cfg.port), c.channel, tlsScratch);
+      handshake(c);
+      return;
+    }
+    beginSend(c);
+  }
+
+  // TLS: the handshake as far as it goes now; once done, counted and the request sent.
+  private void handshake(MuxConnection c) throws IOException {
+    if (!c.tls.handshake()) {
+      c.key.interestOps(SelectionKey.OP_READ | (c.tls.wantsWrite() ? SelectionKey.OP_WRITE : 0));
+      return;
+    }
+    long us = c.tls.handshakeMicros;
+    iv.tlsHandshakes++;
+    iv.tlsHandshakeMicros += us;
+    iv.tlsHandshakeMaxMicros = Math.max(iv.tlsHandshakeMaxMicros, us);
+    if (c.tls.resumed()) iv.tlsResumed++;
+    c.key.interestOps(SelectionKey.OP_READ);
     beginSend(c);
   }
 
@@ -451,11 +505,12 @@ final class MuxEngine implements Closeable {
   }
 
   private void writeMore(MuxConnection c) throws IOException {
-    int n = c.channel.write(ByteBuffer.wrap(c.request, c.written, c.request.length - c.written));
+    ByteBuffer out = ByteBuffer.wrap(c.request, c.written, c.request.length - c.written);
+    int n = c.tls != null ? c.tls.write(out) : c.channel.write(out);
     c.written += n;
     iv.sentBytes += n;
     if (n > 0) c.since = mono();
-    boolean all = c.written == c.request.length;
+    boolean all = c.written == c.request.length && (c.tls == null || c.tls.flushed());
     if (all && c.state == MuxConnection.SENDING) c.state = MuxConnection.READING;
     if (all && ws()) {   // each WS request and frame is its connection's own: not kept once written
       c.request = NOTHING;
@@ -475,7 +530,12 @@ final class MuxEngine implements Closeable {
         connected(c);
         return;
       }
-      if ((ready & SelectionKey.OP_WRITE) != 0 && c.request != null && c.written < c.request.length) writeMore(c);
+      if (c.tls != null && !c.tls.handshaken()) {
+        handshake(c);
+        return;
+      }
+      if ((ready & SelectionKey.OP_WRITE) != 0 && c.request != null
+          && (c.written < c.request.length || (c.tls != null && !c.tls.flushed()))) writeMore(c);
       if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) readable(c);
     } catch (CancelledKeyException e) {
       // closed by an earlier event of this wake-up: nothing left to do
@@ -488,7 +548,7 @@ final class MuxEngine implements Closeable {
     byte[] b = readBuffer.array();
     for (int round = 0; round < READS_PER_WAKEUP; round++) {
       readBuffer.clear();
-      int n = c.channel.read(readBuffer);
+      int n = c.tls != null ? c.tls.read(readBuffer) : c.channel.read(readBuffer);
       if (n == 0) return;
       if (n < 0) {
         ended(c);
@@ -512,8 +572,9 @@ final class MuxEngine implements Closeable {
           return;
         }
       }
-      if (n < b.length) return;
+      if (n < b.length && (c.tls == null || !c.tls.more())) return;
     }
+    if (c.tls != null && c.tls.more()) pendingReads.add(c);
   }
 
   // The server closed the connection: the end of a body read to the close, a broken answer, or an idle
@@ -724,7 +785,12 @@ final class MuxEngine implements Closeable {
       return;
     }
     String message = "Non HTTP response message: " + e.getMessage();
-    writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false, message, e.toString());
+    String kind = TlsLink.failureKind(e);
+    if (kind != null) {
+      if (iv.tlsFailures == null) iv.tlsFailures = new java.util.TreeMap<>();
+      iv.tlsFailures.merge(kind, 1, Integer::sum);
+    }
+    writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false, message, kind != null ? kind : e.toString());
     backOff(c);
   }
 
@@ -783,10 +849,15 @@ final class MuxEngine implements Closeable {
   private void closeChannel(MuxConnection c) {
     if (c.channel == null) return;
     if (c.key != null) c.key.cancel();
-    try {
-      c.channel.close();
-    } catch (IOException ignored) {
-      // closing anyway
+    if (c.tls != null) {
+      c.tls.close();   // close_notify offered, the channel closed
+      c.tls = null;
+    } else {
+      try {
+        c.channel.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
     }
     c.channel = null;
     c.key = null;

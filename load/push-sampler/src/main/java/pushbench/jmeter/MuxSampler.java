@@ -128,6 +128,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     res.setSuccessful(iv.errors == 0);
     String message = "answers " + iv.answers + ", errors " + iv.errors + ", open " + iv.open + ", records " + iv.records
         + ", opened " + iv.opened + ", backoffs " + iv.backoffs + (iv.churned > 0 ? ", churned " + iv.churned : "")
+        + tlsText(iv)
         + (iv.firstFailure == null ? "" : ", first failure: " + iv.firstFailure);
     res.setResponseMessage(message);   // no response data: JMeter would count its length as the bytes
     res.setDataType(SampleResult.TEXT);
@@ -135,6 +136,18 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
         + " " + config.target.subscribeUrl.target().text + ")" : config.type.name().toLowerCase(java.util.Locale.ROOT) + " " + config.method + " " + config.path) + ", connections "
         + config.connections + " (thread " + (shard + 1) + " of " + shards + ")\n\n" + config.body);
     return res;
+  }
+
+  // The interval's TLS counts (docs/engine.md "TLS"): handshakes, resumed, their mean and longest µs, failures by kind.
+  static String tlsText(MuxEngine.Interval iv) {
+    if (iv.tlsHandshakes == 0 && iv.tlsFailures == null) return "";
+    StringBuilder s = new StringBuilder(", tls handshakes ").append(iv.tlsHandshakes);
+    if (iv.tlsHandshakes > 0) {
+      s.append(" (resumed ").append(iv.tlsResumed).append(", mean ").append(iv.tlsHandshakeMicros / iv.tlsHandshakes)
+          .append(" us, max ").append(iv.tlsHandshakeMaxMicros).append(" us)");
+    }
+    if (iv.tlsFailures != null) iv.tlsFailures.forEach((k, n) -> s.append(", ").append(k).append(": ").append(n));
+    return s.toString();
   }
 
   private SampleResult invalid(Exception e) {

@@ -20,7 +20,10 @@ package pushbench.jmeter;
 //   once more on a new connection under the same sample, re-stamped;
 // - at start + duration whatever is still in flight ends failed ("end of test") and the thread ends; it
 //   ends earlier once the window is over and every answer is in, and at once on stop() (testEnded,
-//   interrupt), which joins it: nothing outlives the test.
+//   interrupt), which joins it: nothing outlives the test;
+// - an https:// publish URL (issue #49): each connection handshakes (TlsLink, the spec's TlsConfig) after
+//   its TCP connect and before its publish's first byte, under the connect timeout; a TLS failure's E line
+//   names its kind (TlsLink.failureKind).
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -58,6 +61,7 @@ final class TargetPublisher implements Closeable {
     long seq;          // the publish in flight, or the last one
     long dueNs;
     SocketChannel ch;
+    TlsLink tls;       // TLS over ch (an https:// publish URL); null: plain TCP
     SelectionKey key;
     int state = IDLE;
     byte[] request;
@@ -83,6 +87,8 @@ final class TargetPublisher implements Closeable {
   private final Pub[] pubs;
   private final PriorityQueue<Pub> due = new PriorityQueue<>((a, b) -> Long.compare(a.dueNs, b.dueNs));
   private final ByteBuffer readBuffer = ByteBuffer.allocate(MuxEngine.READ_BUFFER);
+  private final TlsConfig tls;
+  private final TlsLink.Scratch tlsScratch = new TlsLink.Scratch();
   private final Thread thread;
   private int inFlight;
   private long localIds;
@@ -106,6 +112,7 @@ final class TargetPublisher implements Closeable {
     this.log = log;
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(spec.publishUrl.host(), spec.publishUrl.port());
+    this.tls = spec.publishUrl.tls() ? spec.tls : null;
     this.pubs = new Pub[spec.channels];
     for (int c = 0; c < pubs.length; c++) {
       pubs[c] = new Pub(c);
@@ -207,7 +214,8 @@ final class TargetPublisher implements Closeable {
       if (p.state == IDLE) continue;
       int limit = p.state == CONNECTING ? connectTimeoutMs : responseTimeoutMs;
       if (limit > 0 && nowMs - p.sinceMs >= limit) {
-        failed(p, new SocketTimeoutException(p.state == CONNECTING ? "Connect timed out" : "Read timed out"));
+        failed(p, new SocketTimeoutException(p.state != CONNECTING ? "Read timed out"
+            : p.tls != null ? "TLS handshake timed out" : "Connect timed out"));
       }
     }
   }
@@ -252,6 +260,20 @@ final class TargetPublisher implements Closeable {
   private void connected(Pub p) throws IOException {
     if (!p.ch.finishConnect()) return;
     p.key.interestOps(SelectionKey.OP_READ);
+    if (tls != null) {
+      p.tls = new TlsLink(tls.engine(address.getHostString(), address.getPort()), p.ch, tlsScratch);
+      handshake(p);
+      return;
+    }
+    send(p);
+  }
+
+  private void handshake(Pub p) throws IOException {
+    if (!p.tls.handshake()) {
+      p.key.interestOps(SelectionKey.OP_READ | (p.tls.wantsWrite() ? SelectionKey.OP_WRITE : 0));
+      return;
+    }
+    p.key.interestOps(SelectionKey.OP_READ);
     send(p);
   }
 
@@ -270,10 +292,11 @@ final class TargetPublisher implements Closeable {
   }
 
   private void writeMore(Pub p) throws IOException {
-    int n = p.ch.write(ByteBuffer.wrap(p.request, p.written, p.request.length - p.written));
+    ByteBuffer out = ByteBuffer.wrap(p.request, p.written, p.request.length - p.written);
+    int n = p.tls != null ? p.tls.write(out) : p.ch.write(out);
     p.written += n;
     if (n > 0) p.sinceMs = System.nanoTime() / 1_000_000;
-    boolean all = p.written == p.request.length;
+    boolean all = p.written == p.request.length && (p.tls == null || p.tls.flushed());
     if (all && p.state == SENDING) p.state = READING;
     p.key.interestOps(all ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
   }
@@ -287,6 +310,10 @@ final class TargetPublisher implements Closeable {
         connected(p);
         return;
       }
+      if (p.state == CONNECTING && p.tls != null) {
+        handshake(p);
+        return;
+      }
       if ((ready & SelectionKey.OP_WRITE) != 0 && p.state == SENDING) writeMore(p);
       if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) readable(p);
     } catch (CancelledKeyException e) {
@@ -297,21 +324,32 @@ final class TargetPublisher implements Closeable {
   }
 
   private void readable(Pub p) throws IOException {
+    do {
+      if (!readOnce(p)) return;
+    } while (p.tls != null && p.tls.more());
+  }
+
+  // One read of p's answer: false when nothing more is to be read now.
+  private boolean readOnce(Pub p) throws IOException {
     readBuffer.clear();
-    int n = p.ch.read(readBuffer);
-    if (n == 0) return;
+    int n = p.tls != null ? p.tls.read(readBuffer) : p.ch.read(readBuffer);
+    if (n == 0) return false;
     if (p.state == IDLE) {   // an idle connection closed (or written to) by the server: a new one next time
       closeChannel(p);
-      return;
+      return false;
     }
     if (n < 0) {
       p.parser.endOfInput(PushClient.nowMicros());   // a body read to the close ends here; else EOFException
       answered(p, true);
-      return;
+      return false;
     }
     p.sinceMs = System.nanoTime() / 1_000_000;
     int used = p.parser.feed(readBuffer.array(), 0, n, PushClient.nowMicros());
-    if (p.parser.done()) answered(p, used < n);
+    if (p.parser.done()) {
+      answered(p, used < n);
+      return false;
+    }
+    return true;
   }
 
   // The answer was read to its end: its E line, the connection kept unless it must close, the next publish.
@@ -334,8 +372,9 @@ final class TargetPublisher implements Closeable {
       connect(p);
       return;
     }
+    String kind = TlsLink.failureKind(e);
     end(p, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false,
-        "Non HTTP response message: " + e.getMessage(), e.toString());
+        "Non HTTP response message: " + e.getMessage(), kind != null ? kind : e.toString());
     idle(p);
   }
 
@@ -371,10 +410,15 @@ final class TargetPublisher implements Closeable {
   private void closeChannel(Pub p) {
     if (p.ch == null) return;
     if (p.key != null) p.key.cancel();
-    try {
-      p.ch.close();
-    } catch (IOException ignored) {
-      // closing anyway
+    if (p.tls != null) {
+      p.tls.close();   // close_notify offered, the channel closed
+      p.tls = null;
+    } else {
+      try {
+        p.ch.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
     }
     p.ch = null;
     p.key = null;

@@ -3,8 +3,9 @@ package pushbench.jmeter;
 // A target run's spec (issue #47; docs/targets.md "Inside: what the engines get and write"): the normalized
 // target lib/target.js hands every engine as the JMeter property target.spec (base64 of one JSON object),
 // parsed once (Jackson, which JMeter ships in its lib/) and checked strictly: an unknown key, a missing or
-// mistyped one, a placeholder not allowed where it stands, or an https/wss URL (TLS is a later issue) is an
-// IllegalArgumentException naming the key ("target.spec: subscribe.url: ..."). The spec then builds the
+// mistyped one, or a placeholder not allowed where it stands is an IllegalArgumentException naming the key
+// ("target.spec: subscribe.url: ..."). An https:// or wss:// URL is spoken over TLS (TlsLink) with the
+// spec's `tls` settings (TlsConfig: { ca: PEM text or null, insecure, serverName or null }). The spec then builds the
 // engine's requests with the placeholders filled:
 //   {{channel}}  channelPrefix + the channel's number (connection i subscribes to channel i mod channels)
 //   {{client}}   the connection's number on its engine, from 0 (subscribe only)
@@ -12,8 +13,8 @@ package pushbench.jmeter;
 //   {{sentUs}}   the engine clock's µs since the epoch just before the publish's first byte is written
 //                (PushClient.nowMicros, the stream log's clock; publish only)
 //   {{pad:N}}    N bytes of 'x', N from 0 to 1,048,576
-// A URL's scheme, host and port are fixed (no placeholder before its path); its path and query are the
-// request target. Header values, `send` and the publish body are sent as UTF-8.
+// A URL's scheme, host and port are fixed (no placeholder before its path; the port 80, or 443 over TLS,
+// unless given); its path and query are the request target. Header values, `send` and the publish body are sent as UTF-8.
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +38,8 @@ final class TargetSpec {
   static final int MAX_PAD = 1 << 20;
   private static final String PREFIX = "target.spec: ";
   private static final Set<String> TOP = Set.of("name", "transport", "intervalMs", "subscribe", "publish", "channels",
-      "rate", "drainMs", "channelPrefix");
+      "rate", "drainMs", "channelPrefix", "tls");
+  private static final Set<String> TLS = Set.of("ca", "insecure", "serverName");
   private static final Set<String> SUBSCRIBE = Set.of("url", "headers", "send", "framing", "cursor");
   private static final Set<String> PUBLISH = Set.of("method", "url", "headers", "body");
   private static final Set<String> SUBSCRIBE_PLACEHOLDERS = Set.of("channel", "client", "pad");
@@ -67,11 +69,15 @@ final class TargetSpec {
   /** The publishers stop this long before the duration ends, ms. */
   final long drainMs;
   final String channelPrefix;
+  /** TLS settings for the https:// and wss:// URLs (defaults when the spec has none). */
+  final TlsConfig tls;
   /** SSE: the user's headers name an Accept of their own (else the engine asks for text/event-stream). */
   private final boolean acceptGiven;
 
-  /** A URL's fixed part and its request target (path and query) as a template. */
-  record Url(String scheme, String authority, String host, int port, Template target) { }
+  /** A URL's fixed part and its request target (path and query) as a template; tls: https or wss. */
+  record Url(String scheme, String authority, String host, int port, Template target) {
+    boolean tls() { return scheme.equals("https") || scheme.equals("wss"); }
+  }
 
   /** A request header: its name and its value as a template. */
   record Header(String name, Template value) { }
@@ -151,6 +157,25 @@ final class TargetSpec {
     drainMs = whole("drainMs", root.get("drainMs"), 0, 3_600_000);
     channelPrefix = string("channelPrefix", root.get("channelPrefix"), false);
     if (!channelPrefix.matches("[A-Za-z0-9._-]{1,200}")) throw fail("channelPrefix", "letters, digits, '.', '_' and '-' only, got '" + channelPrefix + "'");
+    tls = tlsOf(root.get("tls"));
+  }
+
+  // The spec's tls object: { ca: PEM text or null, insecure: boolean, serverName: a host name or null }.
+  private static TlsConfig tlsOf(JsonNode v) {
+    if (v == null || v.isNull()) return new TlsConfig(null, false, null);
+    object("tls", v);
+    only("tls", v, TLS);
+    JsonNode ca = v.get("ca");
+    String pem = ca == null || ca.isNull() ? null : string("tls.ca", ca, false);
+    if (pem != null && !pem.contains("-----BEGIN CERTIFICATE-----")) throw fail("tls.ca", "must be PEM text with a certificate (-----BEGIN CERTIFICATE-----)");
+    JsonNode in = v.get("insecure");
+    if (in != null && !in.isNull() && !in.isBoolean()) throw fail("tls.insecure", "must be true or false, got " + in);
+    JsonNode sn = v.get("serverName");
+    String name = sn == null || sn.isNull() ? null : string("tls.serverName", sn, false);
+    if (name != null && !name.matches("[A-Za-z0-9.-]{1,253}")) throw fail("tls.serverName", "must be a host name, got '" + name + "'");
+    TlsConfig tls = new TlsConfig(pem, in != null && in.asBoolean(), name);
+    if (pem != null) tls.context();   // a CA that does not load is refused here, naming tls.ca
+    return tls;
   }
 
   /** The spec of target.spec's value (base64 of the JSON object); IllegalArgumentException naming the problem. */
@@ -422,16 +447,15 @@ final class TargetSpec {
     return out;
   }
 
-  // scheme://authority/path?query: the scheme must be `scheme`; no placeholder, credentials or fragment
-  // outside the path and query; the port defaults to 80.
+  // scheme://authority/path?query: the scheme must be `scheme` or its TLS form (https, wss); no placeholder,
+  // credentials or fragment outside the path and query; the port defaults to 80 (443 over TLS).
   private static Url url(String key, JsonNode v, String scheme, Set<String> allowed) {
     String text = string(key, v, false);
     int sep = text.indexOf("://");
     String given = sep < 0 ? "" : text.substring(0, sep).toLowerCase(Locale.ROOT);
-    if (given.equals("https") || given.equals("wss")) {
-      throw fail(key, given + ":// needs TLS, which the engine does not speak yet: use " + (given.equals("https") ? "http" : "ws") + "://");
-    }
-    if (!given.equals(scheme)) throw fail(key, "must be a " + scheme + ":// URL, got '" + text + "'");
+    String secure = scheme.equals("ws") ? "wss" : "https";
+    if (!given.equals(scheme) && !given.equals(secure)) throw fail(key, "must be a " + scheme + ":// or " + secure + ":// URL, got '" + text + "'");
+    scheme = given;
     String rest = text.substring(sep + 3);
     int slash = rest.length();
     for (int i = 0; i < rest.length(); i++) {
@@ -460,7 +484,7 @@ final class TargetSpec {
       host = colon < 0 ? authority : authority.substring(0, colon);
       if (colon >= 0) portText = authority.substring(colon + 1);
     }
-    int port = 80;
+    int port = scheme.equals(secure) ? 443 : 80;
     if (portText != null) {
       if (!portText.matches("[0-9]{1,5}") || Integer.parseInt(portText) < 1 || Integer.parseInt(portText) > 65535) {
         throw fail(key, "bad port '" + portText + "' in '" + text + "'");

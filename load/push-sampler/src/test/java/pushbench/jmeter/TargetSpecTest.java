@@ -38,6 +38,21 @@ class TargetSpecTest {
   }
 
   @Test
+  void httpsAndWssUrlsAreTlsWithPort443UnlessGivenAndTheTlsKeysAreKept() {
+    TargetSpec s = TargetSpec.parse(spec("ws", "{\"url\":\"wss://push.example/ws/{{channel}}\"}",
+        ",\"tls\":{\"ca\":null,\"insecure\":true,\"serverName\":\"push.example\"}"));
+    assertTrue(s.subscribeUrl.tls());
+    assertEquals(443, s.subscribeUrl.port());
+    assertTrue(!s.publishUrl.tls(), "the publish URL keeps its http://");
+    assertTrue(s.tls.insecure);
+    assertEquals("push.example", s.tls.serverName);
+    TargetSpec h = TargetSpec.parse(spec("sse", "{\"url\":\"https://127.0.0.1:8443/sub\"}", ""));
+    assertEquals(8443, h.subscribeUrl.port());
+    assertTrue(!h.tls.insecure && h.tls.caPem == null && h.tls.serverName == null, "no tls key: the JDK's trust store, names checked");
+    assertTrue(!TlsConfig.isHostName("127.0.0.1") && !TlsConfig.isHostName("::1") && TlsConfig.isHostName("localhost"), "SNI for host names only");
+  }
+
+  @Test
   void theDocsExampleParsesAndItsRequestsCarryEveryPlaceholderFilled() {
     TargetSpec s = TargetSpec.decode(base64(spec("sse", SSE_SUBSCRIBE, "")));
     assertEquals("nchan-sse", s.name);
@@ -94,9 +109,13 @@ class TargetSpecTest {
     refused(spec("sse", SSE_SUBSCRIBE, ",\"extra\":1"), "extra: unknown key");
     refused(spec("sse", "{\"url\":\"http://h/x\",\"method\":\"GET\"}", ""), "subscribe.method: unknown key");
     refused(spec("smoke", SSE_SUBSCRIBE, ""), "transport: must be sse, ws, stream, poll or pull");
-    refused(spec("sse", "{\"url\":\"https://h/x\"}", ""), "subscribe.url: https:// needs TLS");
-    refused(spec("ws", "{\"url\":\"wss://h/x\"}", ""), "subscribe.url: wss:// needs TLS");
-    refused(spec("ws", "{\"url\":\"http://h/x\"}", ""), "subscribe.url: must be a ws:// URL");
+    refused(spec("sse", "{\"url\":\"wss://h/x\"}", ""), "subscribe.url: must be a http:// or https:// URL");
+    refused(spec("ws", "{\"url\":\"https://h/x\"}", ""), "subscribe.url: must be a ws:// or wss:// URL");
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"tls\":{\"cafile\":\"x\"}"), "tls.cafile: unknown key");
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"tls\":{\"ca\":\"not pem\"}"), "tls.ca: must be PEM text");
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"tls\":{\"insecure\":\"yes\"}"), "tls.insecure: must be true or false");
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"tls\":{\"serverName\":\"a b\"}"), "tls.serverName: must be a host name");
+    refused(spec("ws", "{\"url\":\"http://h/x\"}", ""), "subscribe.url: must be a ws:// or wss:// URL, got");
     refused(spec("sse", "{\"url\":\"http://h/{{seq}}\"}", ""), "subscribe.url: unknown placeholder {{seq}}");
     refused(spec("sse", "{\"url\":\"http://h/x\",\"headers\":[[\"X\",\"{{sentUs}}\"]]}", ""), "subscribe.headers.X: unknown placeholder {{sentUs}}");
     refused(spec("sse", "{\"url\":\"http://h/{{pad:2000000}}\"}", ""), "{{pad:N}} needs N from 0 to 1048576");
