@@ -8,6 +8,7 @@
 //   ./sweep.sh --yes                                    the whole study (600 s per run: about 37 hours)
 //   ./sweep.sh --servers node --levels 1000 --duration 60 --rampup 10 --yes    a quick one
 //   ./sweep.sh --dir sweeps/<date>                      resume an interrupted sweep
+//   ./sweep.sh --target t.json --levels 1000,5000 --threshold 'trip.p99<=250' --yes   a target file at each level
 //
 // The logic lives in sweep/ (sweep/main.js); this file is Node.js too, so a sweep starts no shell.
 require('./sweep/main.js').cli(process.argv.slice(2));

@@ -11,7 +11,8 @@ const path = require('node:path');
 
 const USAGE = `usage: ./sweep.sh [options]
 
-Runs the study's 195 permutations (Appendix A) through ./run.sh, one after another, resumably.
+Runs the study's 195 permutations (Appendix A) through ./run.sh, one after another, resumably; or,
+with --target FILE, your push server (a target file, docs/targets.md) at each level.
 
 Selection (each narrows the full list; the order stays Appendix A's):
   --study default|extended   default: the study's 195 (node, tc6, tc7); extended: the same grid for
