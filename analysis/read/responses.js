@@ -21,6 +21,7 @@ const path = require('node:path');
 const { KINDS, kindOf } = require('./response-kinds');
 const { ArchiveReader } = require('./archive-reader');
 const { EventFields, EventRecordReader, eventFields } = require('./record-bytes');
+const { lineHead, recordHeadBytes, beginOf, endOf } = require('./stream-log');
 
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 
@@ -164,32 +165,27 @@ class ArchiveVisit {
   // One whole line of a stream log, buf[from, to): an R line whose µs and sample id are whole numbers is
   // split here on its bytes and its record read by lineBytes; any other line is decoded (streamLine).
   streamLineBytes(buf, from, to) {
-    const micros = buf[from] === 82 && buf[from + 1] === 9 ? wholeNumber(buf, from + 2, to, 16) : null;   // 'R', tab
-    const id = micros === null ? null : wholeNumber(buf, micros.end + 1, to, 15);
-    if (id === null || micros.value > Number.MAX_SAFE_INTEGER) { this.streamLine(buf.toString('utf8', from, to), false); return; }
-    const st = this.samples.get(id.value);
+    const h = recordHeadBytes(buf, from, to);
+    if (h === null) { this.streamLine(buf.toString('utf8', from, to), false); return; }
+    const st = this.samples.get(h.id);
     if (!st) { this.stats.badLines++; return; }
-    st.arrivalMs = micros.value / 1000;
-    if (st.kind === 'timestamp') this.stamp(st, micros.value, buf.toString('utf8', id.end + 1, to));
-    else this.lineBytes(st, buf, id.end + 1, to);
+    st.arrivalMs = h.us / 1000;
+    if (st.kind === 'timestamp') this.stamp(st, h.us, buf.toString('utf8', h.restAt, to));
+    else this.lineBytes(st, buf, h.restAt, to);
   }
 
-  // One line of a stream log (B / R / E, tab-separated; docs/run-layout.md).
+  // One line of a stream log (B / R / E: read/stream-log.js).
   streamLine(line, last) {
     if (last) { this.stats.halfLines++; return; }   // a log cut inside a line
-    const a = line.indexOf('\t', 2);
-    const b = a === -1 ? -1 : line.indexOf('\t', a + 1);
-    const micros = a > 2 ? Number(line.slice(2, a)) : NaN;   // (Number('') is 0)
-    if (line[1] !== '\t' || b === -1 || !Number.isFinite(micros)) {
+    const h = lineHead(line);
+    if (h === null) {
       if (line.trim() !== '') this.stats.badLines++;
       return;
     }
-    const id = sampleKey(line.slice(a + 1, b));
-    const tag = line[0];
-    if (tag === 'R') this.streamRecord(id, micros, line.slice(b + 1));
-    else if (tag === 'B') this.sampleBegan(id, micros, line.split('\t'));
-    else if (tag === 'E') this.sampleEnded(id, micros, line.split('\t'));
-    else this.stats.badLines++;
+    const id = sampleKey(h.id);
+    if (h.tag === 'R') this.streamRecord(id, h.us, line.slice(h.restAt));
+    else if (h.tag === 'B') this.sampleBegan(id, h.us, beginOf(line));
+    else this.sampleEnded(id, h.us, endOf(line));
   }
 
   // R: one record of a sample's answer, stamped with its arrival (engine clock, µs).
@@ -208,33 +204,32 @@ class ArchiveVisit {
   }
 
   // B: a sample began; it becomes one saved response named <label>_<id>.push.
-  sampleBegan(id, micros, f) {
-    const kind = f.length >= 5 && SAMPLE_KINDS.includes(f[4]) ? f[4] : null;
+  sampleBegan(id, micros, b) {
+    const kind = b !== null && SAMPLE_KINDS.includes(b.label) ? b.label : null;
     if (!kind) { this.stats.badLines++; return; }
     this.stats.byKind[kind]++;
     this.samples.set(id, { name: `${kind}_${id}.push`, kind, engine: this.engine, records: 0, lines: 0, pending: null,
-      isErrorText: false, thread: f[3], beganUs: micros });
+      isErrorText: false, thread: b.thread, beganUs: micros });
   }
 
   // E: the sample ended, with the µs its request was sent and whether its answer was cut; the mux engine
   // adds an 11th field, the answer's failure against the plan's assertions ('' when it passed): then ok is
   // its verdict (st.ok, st.failure; st.failure stays undefined on a 10-field line, whose verdict is in
   // results.csv); and a 12th, the µs its head was read (st.headersUs, JMeter's latency).
-  sampleEnded(id, micros, f) {
-    const st = f.length >= 10 ? this.samples.get(id) : null;
+  sampleEnded(id, micros, e) {
+    const st = e !== null ? this.samples.get(id) : null;
     if (!st) { this.stats.badLines++; return; }
     this.samples.delete(id);
     st.endUs = micros;
-    st.sentUs = Number(f[8]);
-    st.responseCode = f[3];
-    st.cut = Number(f[7]) > 0;
-    if (f.length >= 11) {
-      st.ok = f[4] === '1';
-      st.failure = f[10];
-      const headers = f.length >= 12 ? Number(f[11]) : 0;   // the 12th: µs the answer's head was read, 0 when never
-      if (headers > 0) st.headersUs = headers;
+    st.sentUs = e.sentUs;
+    st.responseCode = e.code;
+    st.cut = e.cutBytes > 0;
+    if (e.failure !== undefined) {
+      st.ok = e.ok;
+      st.failure = e.failure;
+      if (e.headersUs !== null) st.headersUs = e.headersUs;   // the 12th: µs the answer's head was read
     }
-    if (f[3].startsWith('Non HTTP')) this.errorBody(f[9], st);   // JMeter's words for why no (whole) answer came
+    if (e.code.startsWith('Non HTTP')) this.errorBody(e.message, st);   // JMeter's words for why no (whole) answer came
     if (st.kind === 'request') this.visitor.endStream?.(st);
     else if (st.kind === 'timestamp' && st.stamp) this.visitor.timestamp?.(st.stamp, st);
   }
@@ -261,17 +256,6 @@ class ArchiveVisit {
 // streamLineBytes reads from the bytes), any other text as it is.
 function sampleKey(id) {
   return /^(0|[1-9][0-9]{0,14})$/.test(id) ? Number(id) : id;
-}
-
-// The whole number of at most maxDigits digits (no sign, no leading zero) at buf[from, ...) ended by a tab
-// before `to`: { value, end (the tab) }, or null.
-function wholeNumber(buf, from, to, maxDigits) {
-  let value = 0;
-  let i = from;
-  for (let c = buf[i]; i < to && c >= 48 && c <= 57; c = buf[++i]) value = value * 10 + (c - 48);
-  const digits = i - from;
-  if (digits === 0 || digits > maxDigits || (digits > 1 && buf[from] === 48) || i >= to || buf[i] !== 9) return null;
-  return { value, end: i };
 }
 
 // The engine an archive belongs to: its file name without .tar.gz or .tgz.

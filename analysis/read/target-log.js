@@ -13,6 +13,7 @@
 // log's end as cut (`unended`). Lines of no sample, and samples of another thread or label, are counted.
 const { ArchiveReader } = require('./archive-reader');
 const { engineOf } = require('./responses');
+const { lineHead, beginOf, endOf } = require('./stream-log');
 
 const SUBSCRIBER = /^Request \d+-(\d+)$/;
 const PUBLISHER = /^Publish (\d+)$/;
@@ -21,10 +22,10 @@ const PUBLISH_LABEL = /^publish (\d+)$/;
 // An E line's fields (from the 4th: code, ok, records, body bytes, cut bytes, sent µs, message, failure,
 // headers µs) as one object: { endUs, code, ok, sentUs, message, failure, headersUs (null when never read),
 // cut }.
-function endOf(us, f) {
-  const headers = f.length >= 12 ? Number(f[11]) : 0;
-  return { endUs: us, code: f[3], ok: f[4] === '1', sentUs: Number(f[8]), message: f[9] ?? '', failure: f[10] ?? '',
-    headersUs: headers > 0 ? headers : null, cut: Number(f[7]) > 0 };
+// An E line's fields (read/stream-log.js) as a visitor gets them.
+function ending(us, e) {
+  return { endUs: us, code: e.code, ok: e.ok, sentUs: e.sentUs, message: e.message, failure: e.failure ?? '',
+    headersUs: e.headersUs, cut: e.cutBytes > 0 };
 }
 
 class TargetLogVisit {
@@ -68,31 +69,28 @@ class TargetLogVisit {
     this.inLog = false;
   }
 
+  // One line of a stream log (B / R / E: read/stream-log.js).
   line(text) {
-    const a = text.indexOf('\t', 2);
-    const b = a === -1 ? -1 : text.indexOf('\t', a + 1);
-    const us = a > 2 ? Number(text.slice(2, a)) : NaN;
-    if (text[1] !== '\t' || b === -1 || !Number.isFinite(us)) {
+    const h = lineHead(text);
+    if (h === null) {
       if (text.trim() !== '') this.stats.badLines++;
       return;
     }
+    const { us, id } = h;
     if (this.stats.lastUs === null || us > this.stats.lastUs) this.stats.lastUs = us;
-    const id = text.slice(a + 1, b);
-    const tag = text[0];
-    if (tag === 'R') {
+    if (h.tag === 'R') {
       const st = this.samples.get(id);
       if (!st) { this.stats.badLines++; return; }
-      if (st.kind === 'subscription') this.visitor.message?.(st.key, us, text.slice(b + 1));
-    } else if (tag === 'B') this.began(id, us, text.split('\t'));
-    else if (tag === 'E') this.ended(id, us, text.split('\t'));
-    else this.stats.badLines++;
+      if (st.kind === 'subscription') this.visitor.message?.(st.key, us, text.slice(h.restAt));
+    } else if (h.tag === 'B') this.began(id, us, beginOf(text));
+    else this.ended(id, us, endOf(text));
   }
 
-  began(id, us, f) {
-    if (f.length < 5) { this.stats.badLines++; return; }
-    const sub = SUBSCRIBER.exec(f[3]);   // its label is the sampler's name ('request' by default)
-    const pub = sub ? null : PUBLISHER.exec(f[3]);
-    const seq = pub ? PUBLISH_LABEL.exec(f[4]) : null;
+  began(id, us, b) {
+    if (b === null) { this.stats.badLines++; return; }
+    const sub = SUBSCRIBER.exec(b.thread);   // its label is the sampler's name ('request' by default)
+    const pub = sub ? null : PUBLISHER.exec(b.thread);
+    const seq = pub ? PUBLISH_LABEL.exec(b.label) : null;
     if (sub) {
       const key = `${this.engine}\t${id}`;
       this.samples.set(id, { kind: 'subscription', key });
@@ -107,12 +105,12 @@ class TargetLogVisit {
     }
   }
 
-  ended(id, us, f) {
-    const st = f.length >= 10 ? this.samples.get(id) : null;
+  ended(id, us, e) {
+    const st = e !== null ? this.samples.get(id) : null;
     if (!st) { this.stats.badLines++; return; }
     this.samples.delete(id);
-    if (st.kind === 'subscription') this.visitor.subscriptionEnded?.(st.key, endOf(us, f));
-    else if (st.kind === 'publish') this.visitor.publishEnded?.({ channel: st.channel, seq: st.seq, beganUs: st.beganUs, ...endOf(us, f) });
+    if (st.kind === 'subscription') this.visitor.subscriptionEnded?.(st.key, ending(us, e));
+    else if (st.kind === 'publish') this.visitor.publishEnded?.({ channel: st.channel, seq: st.seq, beganUs: st.beganUs, ...ending(us, e) });
   }
 
   // The end of the archive: samples still open were cut (their end: the log's last µs).

@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { packArchive } = require('./stream-run');
+const { formatBegin, formatRecord, formatEnd } = require('../read/stream-log');
 
 const START = Date.UTC(2026, 10, 23, 1, 0, 0);   // engine ms of the first connection's first request
 const RUN = { type: 'poll', event: 'event1', emitIntervalMs: 1000, maxDurationMs: 8000, rampupS: 2, durationS: 14 };   // the run schema's names
@@ -91,7 +92,6 @@ function connectionPolls(j, k, engine, o) {
 }
 
 const us = (ms) => Math.round(ms * 1000);
-const tsv = (fields) => fields.join('\t') + '\n';
 
 // The stream-log lines of engine k's connections and time-stamp exchanges, in time order (a sample's own
 // lines in the order written). Returns { lines, polls: [{ j, ...poll }], gaps, timestampRows (results.csv's) }.
@@ -107,11 +107,11 @@ function engineLines(k, engine, o) {
     for (const p of c.polls) {
       const sample = ++id;
       polls.push({ j, ...p });
-      put(p.beganMs, tsv(['B', us(p.beganMs), sample, `Request 1-${j + 1}`, 'request']));
-      for (const r of p.records) put(r.ms, tsv(['R', us(r.ms), sample, r.text]));
+      put(p.beganMs, formatBegin(us(p.beganMs), sample, `Request 1-${j + 1}`, 'request'));
+      for (const r of p.records) put(r.ms, formatRecord(us(r.ms), sample, r.text));
       const bytes = p.records.reduce((n, r) => n + Buffer.byteLength(r.text) + 1, 0);
-      put(p.endMs, tsv(['E', us(p.endMs), sample, p.code, p.ok ? 1 : 0, p.records.length, bytes, 0, us(p.sentMs), p.message,
-        p.ok ? '' : FAILURE_TEXT[p.kind], p.code.startsWith('Non HTTP') ? 0 : us(p.sentMs + 0.2)]));
+      put(p.endMs, formatEnd(us(p.endMs), sample, { code: p.code, ok: p.ok, records: p.records.length, bodyBytes: bytes, cutBytes: 0,
+        sentUs: us(p.sentMs), message: p.message, failure: p.ok ? '' : FAILURE_TEXT[p.kind], headersUs: p.code.startsWith('Non HTTP') ? 0 : us(p.sentMs + 0.2) }));
     }
   }
   const timestampRows = [];
@@ -119,9 +119,9 @@ function engineLines(k, engine, o) {
     const sample = ++id;
     const rttMs = 0.2 + (sample % 7) * 0.15;
     const server = Math.round(at + engine.offsetMs + rttMs / 2);
-    put(at - 0.05, tsv(['B', us(at - 0.05), sample, `Timestamp 1-1`, 'timestamp']));
-    put(at + rttMs, tsv(['R', us(at + rttMs), sample, JSON.stringify({ timestamp: { client: Math.floor(at), server } })]));
-    put(at + rttMs, tsv(['E', us(at + rttMs), sample, '200', 1, 1, 61, 0, us(at), 'OK']));
+    put(at - 0.05, formatBegin(us(at - 0.05), sample, 'Timestamp 1-1', 'timestamp'));
+    put(at + rttMs, formatRecord(us(at + rttMs), sample, JSON.stringify({ timestamp: { client: Math.floor(at), server } })));
+    put(at + rttMs, formatEnd(us(at + rttMs), sample, { code: '200', ok: true, records: 1, bodyBytes: 61, cutBytes: 0, sentUs: us(at), message: 'OK' }));
     timestampRows.push(csvRow({ timeStamp: Math.floor(at), elapsed: 1, label: 'timestamp', threadName: `${engine.name}-Timestamp 1-1`,
       Filename: `/r/${engine.name}/responses/timestamp_${sample}.push` }));
   }

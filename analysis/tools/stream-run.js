@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
+const { formatBegin, formatRecord, formatEnd } = require('../read/stream-log');
 
 const TIMESTAMP_EVERY_MS = 5000;   // the sampler's default timestamp.interval
 
@@ -48,16 +49,16 @@ async function writeStreamLog(file, engine, places, start, cycles, o) {
   const streams = places.map((place, i) => {
     const beganUs = clientUs(start + i);
     const s = { id: ++id, place, beganUs, thread: `${engine.name}-Request 1-${i + 1}`, created: start + i + 1 };
-    lines.push(`B\t${beganUs}\t${s.id}\t${s.thread}\trequest\n`);
+    lines.push(formatBegin(beganUs, s.id, s.thread, 'request'));
     return s;
   });
   const exchange = (atServerMs) => {
     const s = ++id;
     const sentUs = clientUs(atServerMs);
     const rttUs = 200 + (s % 7) * 150;
-    lines.push(`B\t${sentUs - 50}\t${s}\t${engine.name}-Timestamp 1-1\ttimestamp\n`,
-      `R\t${sentUs + rttUs}\t${s}\t${JSON.stringify({ timestamp: { client: Math.floor(sentUs / 1000), server: Math.round(atServerMs + rttUs / 2000) } })}\n`,
-      `E\t${sentUs + rttUs}\t${s}\t200\t1\t1\t61\t0\t${sentUs}\tOK\n`);
+    lines.push(formatBegin(sentUs - 50, s, `${engine.name}-Timestamp 1-1`, 'timestamp'),
+      formatRecord(sentUs + rttUs, s, JSON.stringify({ timestamp: { client: Math.floor(sentUs / 1000), server: Math.round(atServerMs + rttUs / 2000) } })),
+      formatEnd(sentUs + rttUs, s, { code: 200, ok: true, records: 1, bodyBytes: 61, cutBytes: 0, sentUs, message: 'OK' }));
     rows.push([Math.floor((sentUs - 50) / 1000), 1, 'timestamp', 200, 'OK', `${engine.name}-Timestamp 1-1`, true, '', 100, 100, 1, 1, 1, 0,
       `/r/${engine.name}/responses/timestamp_${s}.push`]);
   };
@@ -66,14 +67,14 @@ async function writeStreamLog(file, engine, places, start, cycles, o) {
     const created = start + 2000 + c * o.intervalMs;
     if ((c * o.intervalMs) % TIMESTAMP_EVERY_MS === 0) exchange(created - 300);
     for (const s of streams) {
-      lines.push(`R\t${clientUs(created + o.delayMs(c, s.place))}\t${s.id}\t${record(c, s.place, created, s.created, o.connections)}\n`);
+      lines.push(formatRecord(clientUs(created + o.delayMs(c, s.place)), s.id, record(c, s.place, created, s.created, o.connections)));
     }
     await flush();
   }
   const endServer = start + 2000 + (cycles + 1) * o.intervalMs;
   for (const s of streams) {
     const endUs = clientUs(endServer);
-    lines.push(`E\t${endUs}\t${s.id}\t200\t1\t${cycles}\t${cycles * 400}\t0\t${s.beganUs + 300}\tOK\n`);
+    lines.push(formatEnd(endUs, s.id, { code: 200, ok: true, records: cycles, bodyBytes: cycles * 400, cutBytes: 0, sentUs: s.beganUs + 300, message: 'OK' }));
     rows.push([Math.floor(s.beganUs / 1000), Math.round((endUs - s.beganUs) / 1000), 'request', 200, 'OK', s.thread, true, '',
       cycles * 400, 200, o.connections, o.connections, 5, 1, `/r/${engine.name}/responses/request_${s.id}.push`]);
   }

@@ -21,6 +21,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { packArchive } = require('./stream-run');
+const { formatBegin, formatRecord, formatEnd } = require('../read/stream-log');
 
 const START = Date.UTC(2026, 10, 27, 2, 0, 0);   // engine ms of the first connection's subscription
 const RUN = { rampupS: 1, durationS: 12 };
@@ -34,7 +35,6 @@ const LOSES = { j: 4, seq: 6 };
 const RECONNECTS = { j: 2, dropMs: 4100, backMs: 5200 };   // ms after START
 
 const us = (ms) => Math.round(ms * 1000);
-const tsv = (fields) => fields.join('\t') + '\n';
 const endMs = () => START + RUN.durationS * 1000;
 
 // Every engine's publishes on channel c: [{ seq, sentMs, ok }].
@@ -63,9 +63,9 @@ function engineLines(o) {
       const sample = ++id;
       c.publishes++;
       if (p.ok) c.publishesOk++; else c.publishFailures++;
-      put(p.sentMs - 0.2, tsv(['B', us(p.sentMs - 0.2), sample, `Publish ${ch}`, `publish ${p.seq}`]));
-      put(p.sentMs + 1.5, tsv(['E', us(p.sentMs + 1.5), sample, p.ok ? '201' : '500', p.ok ? 1 : 0, 0, p.ok ? 0 : 21, 0, us(p.sentMs),
-        p.ok ? 'Created' : 'Internal Server Error', p.ok ? '' : 'HTTP 500', us(p.sentMs + 1.2)]));
+      put(p.sentMs - 0.2, formatBegin(us(p.sentMs - 0.2), sample, `Publish ${ch}`, `publish ${p.seq}`));
+      put(p.sentMs + 1.5, formatEnd(us(p.sentMs + 1.5), sample, { code: p.ok ? '201' : '500', ok: p.ok, records: 0, bodyBytes: p.ok ? 0 : 21,
+        cutBytes: 0, sentUs: us(p.sentMs), message: p.ok ? 'Created' : 'Internal Server Error', failure: p.ok ? '' : 'HTTP 500', headersUs: us(p.sentMs + 1.2) }));
     }
   }
   for (let j = 0; j < o.perEngine; j++) {
@@ -78,21 +78,22 @@ function engineLines(o) {
       c.subscriptions++;
       if (!ok) c.failedSubscriptions++;
       const headersMs = beganMs + 2;
-      put(beganMs, tsv(['B', us(beganMs), sample, `Request 1-${j + 1}`, 'request']));
-      put(headersMs + 0.3, tsv(['R', us(headersMs + 0.3), sample, JSON.stringify({ hello: 'subscribed' })]));
+      put(beganMs, formatBegin(us(beganMs), sample, `Request 1-${j + 1}`, 'request'));
+      put(headersMs + 0.3, formatRecord(us(headersMs + 0.3), sample, JSON.stringify({ hello: 'subscribed' })));
       c.unmatched++;
-      for (const p of replay) put(headersMs + 0.5, tsv(['R', us(headersMs + 0.5), sample, message(p, o)]));
+      for (const p of replay) put(headersMs + 0.5, formatRecord(us(headersMs + 0.5), sample, message(p, o)));
       const live = pubs.filter((p) => p.sentMs >= headersMs && p.sentMs + delay <= untilMs);
       c.expected += pubs.filter((p) => p.sentMs >= headersMs && p.sentMs <= untilMs).length;
       for (const p of live) {
         if (j === LOSES.j && p.seq === LOSES.seq) { c.missed++; continue; }
         let at = p.sentMs + delay;
         if (j === OUT_OF_ORDER.j && p.seq === OUT_OF_ORDER.seqs[0]) { at = channels[j % CHANNELS][p.seq].sentMs + delay + 0.5; c.outOfOrder++; }
-        put(at, tsv(['R', us(at), sample, message(p, o)]));
+        put(at, formatRecord(us(at), sample, message(p, o)));
         c.received++;
         c.trips.push(at - p.sentMs);
       }
-      put(untilMs, tsv(['E', us(untilMs), sample, '200', ok ? 1 : 0, live.length + 1, 100, 0, us(beganMs + 0.1), msg, failure, us(headersMs)]));
+      put(untilMs, formatEnd(us(untilMs), sample, { code: '200', ok, records: live.length + 1, bodyBytes: 100, cutBytes: 0, sentUs: us(beganMs + 0.1),
+        message: msg, failure, headersUs: us(headersMs) }));
       return live;
     };
     const began = START + (j % 10) * 100 + Math.floor(j / 10) * 0.01;   // ten groups 100 ms apart

@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { parse } = require('csv-parse/sync');
+const { lineHead, beginOf, endOf } = require('../../analysis/read/stream-log');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUILD = process.env.PB_BUILD || path.join(ROOT, 'build');
@@ -100,13 +101,17 @@ function streamSamples(dir) {
     .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));
   for (const f of logs) {
     for (const line of zlib.gunzipSync(fs.readFileSync(path.join(dir, f))).toString('utf8').split('\n')) {
-      const [tag, micros, id, ...rest] = line.split('\t');
-      if (tag === 'B') samples.set(id, { thread: rest[0], label: rest[1], records: [], end: null });
-      else if (tag === 'R') samples.get(id).records.push({ micros: Number(micros), record: rest.join('\t') });
-      else if (tag === 'E') {
+      const h = lineHead(line);   // the stream log's one reader (analysis/read/stream-log.js)
+      if (h === null) continue;
+      if (h.tag === 'B') {
+        const b = beginOf(line);
+        samples.set(h.id, { thread: b.thread, label: b.label, records: [], end: null });
+      } else if (h.tag === 'R') samples.get(h.id).records.push({ micros: h.us, record: line.slice(h.restAt) });
+      else {
         // the mux engine's E line adds failure (11th field) and headers µs (12th)
-        samples.get(id).end = { micros: Number(micros), code: rest[0], ok: rest[1] === '1', records: Number(rest[2]),
-          ...(rest.length >= 8 ? { failure: rest[7], headersMicros: Number(rest[8]) } : {}) };
+        const e = endOf(line);
+        samples.get(h.id).end = { micros: h.us, code: e.code, ok: e.ok, records: e.records,
+          ...(e.failure !== undefined ? { failure: e.failure, headersMicros: e.headersUs ?? 0 } : {}) };
       }
     }
   }
