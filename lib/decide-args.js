@@ -4,7 +4,7 @@
 // file name, a JMeter property, a remote command), a target file read (lib/target.js) and the thresholds
 // (lib/thresholds.js); a bad one is a Refusal naming it (stage, text, exit code), as run.sh prints it.
 const path = require('node:path');
-const { readTarget, TargetError } = require('./target');
+const { readTarget, TargetError, tokensFit } = require('./target');
 const { parseThreshold, ThresholdError } = require('./thresholds');
 
 const USAGE_LINE = `usage: ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
@@ -218,6 +218,10 @@ function parseTargetArguments(argv) {
     durationS: integer('duration', argv[3], 1, BOUNDS.maxSeconds), connections: integer('connections', argv[4], 1, BOUNDS.maxConnections),
     maxDurationMs: null, event: null, emitIntervalMs: null, pullIntervalMs: t.transport === 'pull' ? t.intervalMs : null };
   if (p.rampupS >= p.durationS) argsFail('arguments', `rampup (${p.rampupS} s) must be shorter than duration (${p.durationS} s), which includes it`);
+  try { tokensFit(t.tokens, p.connections); } catch (e) {   // a {{token}} per connection: refused with both numbers
+    if (e instanceof TargetError) argsFail('arguments', `target file ${argv[1]}: ${e.message}`);
+    throw e;
+  }
   if (p.durationS * 1000 <= t.drainMs * 2) argsFail('arguments', `duration (${p.durationS} s) must be longer than ${(t.drainMs * 2) / 1000} s: the publishers stop ${t.drainMs / 1000} s before its end`);
   p.target = { name: t.name, file: 'target.json', thresholds: t.thresholds, source: path.resolve(argv[1]), sha256: read.sha256, transport: t.transport,
     channels: t.channels, rate: t.rate, drainMs: t.drainMs, subscribeUrl: t.subscribe.url, publishUrl: t.publish.url,

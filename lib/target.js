@@ -9,13 +9,18 @@
 //                                    (relative to the target file's directory) read and checked into tls.caPem
 //   checkTarget(json, label)         the normalized target of a parsed file (label: the file, for messages);
 //                                    no file is read (the analysis checks a run's copy, without its CA file)
-//   engineSpec(target, prefix)       the spec one engine gets: its channels are named <prefix><n>
+//   engineSpec(target, prefix, first, count)  the spec one engine gets: its channels are named <prefix><n>;
+//                                    its connections are the run's first..first+count-1 (their {{token}} lines)
 //   encodeSpec(spec)                 base64 of its JSON
 //   DRAIN_MS                         the publishers stop this long before the subscriptions end
 //
 // CLI (run.sh, lib/decide.js):
 //   node lib/target.js check <file>                 the normalized target as JSON; exit 2 with the error
-//   node lib/target.js spec <file> <channel prefix> one engine's target.spec (base64)
+//   node lib/target.js spec <file> <channel prefix> [<first connection> <connections>]
+//                                                   one engine's target.spec (base64)
+// Tokens (issue #49 item 2): the file `tokens` names holds one value a line; connection n of the run (over all
+// engines) fills {{token}} with line n + 1. The values are read here only to be checked and counted: neither
+// the target, nor the spec, nor any message holds one (an engine reads its own lines from the file).
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
@@ -28,14 +33,14 @@ const DRAIN_MS = 2000;
 const MAX_PAD = 1 << 20;
 const LIMITS = Object.freeze({ channels: [1, 100000], rate: [0.01, 10000], intervalMs: [10, 3600000] });
 // Which placeholders each part may hold: seq and sentUs exist only once a publish is sent.
-const PLACEHOLDERS = Object.freeze({ subscribe: ['channel', 'client', 'pad'], publish: ['channel', 'seq', 'sentUs', 'pad'] });
+const PLACEHOLDERS = Object.freeze({ subscribe: ['channel', 'client', 'token', 'pad'], publish: ['channel', 'seq', 'sentUs', 'token', 'pad'] });
 // A sample value for each placeholder, to check that a templated URL parses once filled.
-const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', sentUs: '1700000000000000', pad: 'x' });
+const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', sentUs: '1700000000000000', token: 'token', pad: 'x' });
 
 class TargetError extends Error {}
 
 const KEYS = Object.freeze({
-  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract', 'thresholds', 'tls'],
+  top: ['name', 'transport', 'interval', 'subscribe', 'publish', 'channels', 'rate', 'extract', 'thresholds', 'tls', 'tokens'],
   tls: ['ca', 'insecure', 'serverName'],
   subscribe: ['url', 'headers', 'send', 'framing', 'cursor'],
   publish: ['method', 'url', 'headers', 'body'],
@@ -67,7 +72,7 @@ function checker(label) {
     if (v < min || v > max) fail(key, `must be from ${min} to ${max}, got ${v}`);
     return v;
   };
-  return { fail, object, onlyKeys, string, number };
+  return { fail, object, onlyKeys, string, number, used: new Set() };
 }
 
 // The placeholders of a text: [{ name, arg }]; an unknown one, or one not allowed in this part, fails.
@@ -83,6 +88,7 @@ function placeholders(c, key, text, part) {
     }
     if (name === 'pad' && !(/^[0-9]{1,7}$/.test(arg) && Number(arg) <= MAX_PAD)) c.fail(key, `{{pad:N}} needs N from 0 to ${MAX_PAD}, got '${arg}'`);
     found.push({ name, arg });
+    c.used.add(name);
   }
   const rest = text.replace(re, '');
   if (rest.includes('{{') || rest.includes('}}')) c.fail(key, 'an unclosed placeholder ({{ without }} or the reverse)');
@@ -122,6 +128,23 @@ function checkTls(c, v, used) {
   const serverName = v.serverName === undefined ? null : c.string('tls.serverName', v.serverName);
   if (serverName !== null && !/^[A-Za-z0-9.-]{1,253}$/.test(serverName)) c.fail('tls.serverName', `must be a host name, got '${serverName}'`);
   return { ca, insecure, serverName };
+}
+
+// The token file (relative to the target file's directory), its values checked but never kept or printed:
+// { path (absolute), count }. A value may not be empty nor hold a control character (it goes into a header).
+function countTokens(c, file, given) {
+  const where = path.resolve(path.dirname(file), given);
+  let text;
+  try { text = fs.readFileSync(where, 'utf8'); } catch (e) { c.fail('tokens', `cannot be read: ${where}: ${e.code || e.message}`); }
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((line, i) => {
+    const v = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (v === '') c.fail('tokens', `${where}: line ${i + 1} is empty`);
+    if (/[\u0000-\u001f\u007f]/.test(v)) c.fail('tokens', `${where}: line ${i + 1} holds a control character (its value is not shown)`);
+  });
+  if (lines.length === 0) c.fail('tokens', `${where}: holds no value`);
+  return { path: where, count: lines.length };
 }
 
 // The PEM text of tls.ca's file (relative to the target file's directory), each certificate parsed.
@@ -264,7 +287,10 @@ function checkTarget(json, label = 'target') {
   const extract = { seq: extractRule(c, 'extract.seq', json.extract.seq),
     sentUs: json.extract.sentUs === undefined ? null : extractRule(c, 'extract.sentUs', json.extract.sentUs) };
   const tls = checkTls(c, json.tls, subscribe.tls || publish.tls);
-  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, thresholds: thresholdList(c, json.thresholds), tls, drainMs: DRAIN_MS };
+  const tokens = json.tokens === undefined ? null : { file: c.string('tokens', json.tokens) };
+  if (tokens === null && c.used.has('token')) c.fail('tokens', 'required: {{token}} is used (a file of one value a line, one line per connection)');
+  if (tokens !== null && !c.used.has('token')) c.fail('tokens', 'no {{token}} uses it');
+  return { name, transport, intervalMs, subscribe, publish, channels, rate, extract, thresholds: thresholdList(c, json.thresholds), tls, tokens, drainMs: DRAIN_MS };
 }
 
 // The file read, parsed and checked: { target, sha256 (of its bytes), text }.
@@ -275,31 +301,50 @@ function readTarget(file) {
   try { json = JSON.parse(text); } catch (e) { throw new TargetError(`target file ${file}: not JSON: ${e.message}`); }
   const target = checkTarget(json, file);
   if (target.tls.ca !== null) target.tls.caPem = readCa(checker(file), file, target.tls.ca);
+  if (target.tokens !== null) Object.assign(target.tokens, countTokens(checker(file), file, target.tokens.file));
   return { target, sha256: crypto.createHash('sha256').update(text).digest('hex'), text };
 }
 
 // What one engine gets (docs/targets.md "Inside"): the target less what only the analysis reads.
-function engineSpec(t, channelPrefix) {
+function engineSpec(t, channelPrefix, first = 0, count = null) {
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(channelPrefix)) throw new TargetError(`bad channel prefix '${channelPrefix}'`);
+  let tokens = null;
+  if (t.tokens) {
+    if (typeof t.tokens.path !== 'string') throw new TargetError(`tokens '${t.tokens.file}' was not read (readTarget reads it)`);
+    if (!Number.isInteger(first) || first < 0 || !Number.isInteger(count) || count < 1) {
+      throw new TargetError('tokens: an engine\'s first connection and its connections are needed to give it its lines');
+    }
+    tokensFit(t.tokens, first + count);
+    tokens = { file: t.tokens.path, first, count };
+  }
   const part = ({ host, port, tls, ...rest }) => rest;
   const tls = t.tls ?? { ca: null, insecure: false, serverName: null };
   if (tls.ca !== null && typeof tls.caPem !== 'string') throw new TargetError(`tls.ca '${tls.ca}' was not read (readTarget reads it)`);
   return { name: t.name, transport: t.transport, intervalMs: t.intervalMs, subscribe: part(t.subscribe), publish: part(t.publish),
     channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix,
-    tls: { ca: tls.ca === null ? null : tls.caPem, insecure: tls.insecure, serverName: tls.serverName } };
+    tls: { ca: tls.ca === null ? null : tls.caPem, insecure: tls.insecure, serverName: tls.serverName }, tokens };
+}
+
+// A token file read by readTarget must hold a line for each of `connections` connections, or a TargetError
+// says both numbers.
+function tokensFit(tokens, connections) {
+  if (tokens && tokens.count < connections) {
+    throw new TargetError(`tokens: ${tokens.path} holds ${tokens.count} value(s), the run has ${connections} connections (one each)`);
+  }
 }
 
 const encodeSpec = (spec) => Buffer.from(JSON.stringify(spec), 'utf8').toString('base64');
 
 function main(argv) {
-  const [cmd, file, prefix] = argv;
+  const [cmd, file, prefix, first, count] = argv;
   try {
     if (cmd === 'check' && argv.length === 2) {
       process.stdout.write(`${JSON.stringify(readTarget(file).target, null, 2)}\n`);
       return 0;
     }
-    if (cmd === 'spec' && argv.length === 3) {
-      process.stdout.write(`${encodeSpec(engineSpec(readTarget(file).target, prefix))}\n`);
+    if (cmd === 'spec' && (argv.length === 3 || argv.length === 5)) {
+      const slice = argv.length === 5 ? [Number(first), Number(count)] : [];
+      process.stdout.write(`${encodeSpec(engineSpec(readTarget(file).target, prefix, ...slice))}\n`);
       return 0;
     }
   } catch (e) {
@@ -307,10 +352,10 @@ function main(argv) {
     process.stderr.write(`${e.message}\n`);
     return 2;
   }
-  process.stderr.write('usage: node lib/target.js check <file> | spec <file> <channel prefix>\n');
+  process.stderr.write('usage: node lib/target.js check <file> | spec <file> <channel prefix> [<first connection> <connections>]\n');
   return 2;
 }
 
-module.exports = { TRANSPORTS, TLS_SCHEMES, DRAIN_MS, TargetError, checkTarget, readTarget, engineSpec, encodeSpec };
+module.exports = { TRANSPORTS, TLS_SCHEMES, DRAIN_MS, TargetError, checkTarget, readTarget, engineSpec, encodeSpec, tokensFit };
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -132,6 +132,37 @@ test('https:// and wss:// URLs: port 443 by default, the tls keys checked, the C
   fs.rmSync(tmp, { recursive: true });
 });
 
+test('tokens: {{token}} needs the file and the file a {{token}}; the values counted, checked, never kept or printed', () => {
+  bad((t) => { t.subscribe.headers = { Authorization: 'Bearer {{token}}' }; }, /tokens: required: \{\{token\}\} is used/);
+  bad((t) => { t.tokens = 'tokens.txt'; }, /tokens: no \{\{token\}\} uses it/);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-target-tokens-'));
+  const file = path.join(tmp, 'with-tokens.json');
+  const json = { ...good(), subscribe: { ...good().subscribe, headers: { Authorization: 'Bearer {{token}}' } },
+    publish: { ...good().publish, headers: { Cookie: 'sid={{token}}' } }, tokens: 'secrets/tokens.txt' };
+  fs.mkdirSync(path.join(tmp, 'secrets'));
+  fs.writeFileSync(path.join(tmp, 'secrets', 'tokens.txt'), 'secret-a\r\nsecret-b\nsecret-c\n');
+  fs.writeFileSync(file, JSON.stringify(json));
+  const { target } = readTarget(file);
+  assert.deepEqual(target.tokens, { file: 'secrets/tokens.txt', path: path.join(tmp, 'secrets', 'tokens.txt'), count: 3 });
+  const spec = engineSpec(target, 'run-e2-', 1, 2);
+  assert.deepEqual(spec.tokens, { file: path.join(tmp, 'secrets', 'tokens.txt'), first: 1, count: 2 }, 'the engine reads its own lines');
+  assert.doesNotMatch(JSON.stringify({ target, spec }), /secret-/, 'no value in the target or the spec');
+  assert.throws(() => engineSpec(target, 'run-e2-', 2, 2), /tokens: .*tokens\.txt holds 3 value\(s\), the run has 4 connections \(one each\)/);
+  assert.throws(() => engineSpec(target, 'run-e2-'), /tokens: an engine's first connection and its connections are needed/);
+  const cli = spawnSync(process.execPath, [path.join(ROOT, 'lib', 'target.js'), 'spec', file, 'run-e1-', '0', '3'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.equal(JSON.parse(Buffer.from(cli.stdout.trim(), 'base64').toString('utf8')).tokens.count, 3);
+  const { parseTargetArguments } = require('../decide-args');
+  assert.throws(() => parseTargetArguments(['--target', file, '1', '10', '5']),
+    (e) => /tokens: .* holds 3 value\(s\), the run has 5 connections \(one each\)/.test(e.message) && !/secret-/.test(e.message), 'run.sh refuses it before anything starts');
+  assert.equal(parseTargetArguments(['--target', file, '1', '10', '3']).connections, 3);
+  fs.writeFileSync(path.join(tmp, 'secrets', 'tokens.txt'), 'secret-a\n\nsecret-c\n');
+  assert.throws(() => readTarget(file), (e) => /tokens: .*line 2 is empty/.test(e.message));
+  fs.writeFileSync(path.join(tmp, 'secrets', 'tokens.txt'), 'secret-a\nsecret\u0001b\n');
+  assert.throws(() => readTarget(file), (e) => /line 2 holds a control character \(its value is not shown\)/.test(e.message) && !/secret/.test(e.message.split(':').pop()));
+  fs.rmSync(tmp, { recursive: true });
+});
+
 test('the shipped example target files pass, and the CLI exits 2 naming the key', () => {
   const dir = path.join(ROOT, 'targets');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));

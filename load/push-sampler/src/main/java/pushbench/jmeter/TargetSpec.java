@@ -13,6 +13,9 @@ package pushbench.jmeter;
 //   {{sentUs}}   the engine clock's µs since the epoch just before the publish's first byte is written
 //                (PushClient.nowMicros, the stream log's clock; publish only)
 //   {{pad:N}}    N bytes of 'x', N from 0 to 1,048,576
+//   {{token}}    a value of the spec's token file (issue #49 item 2): connection i's is the file's line
+//                first + i + 1, channel c's publish the line first + (c mod count) + 1 (tokens: { file, first,
+//                count }: this engine's lines; read once here, never logged nor put in a message)
 // A URL's scheme, host and port are fixed (no placeholder before its path; the port 80, or 443 over TLS,
 // unless given); its path and query are the request target. Header values, `send` and the publish body are sent as UTF-8.
 
@@ -38,12 +41,12 @@ final class TargetSpec {
   static final int MAX_PAD = 1 << 20;
   private static final String PREFIX = "target.spec: ";
   private static final Set<String> TOP = Set.of("name", "transport", "intervalMs", "subscribe", "publish", "channels",
-      "rate", "drainMs", "channelPrefix", "tls");
+      "rate", "drainMs", "channelPrefix", "tls", "tokens");
   private static final Set<String> TLS = Set.of("ca", "insecure", "serverName");
   private static final Set<String> SUBSCRIBE = Set.of("url", "headers", "send", "framing", "cursor");
   private static final Set<String> PUBLISH = Set.of("method", "url", "headers", "body");
-  private static final Set<String> SUBSCRIBE_PLACEHOLDERS = Set.of("channel", "client", "pad");
-  private static final Set<String> PUBLISH_PLACEHOLDERS = Set.of("channel", "seq", "sentUs", "pad");
+  private static final Set<String> SUBSCRIBE_PLACEHOLDERS = Set.of("channel", "client", "token", "pad");
+  private static final Set<String> PUBLISH_PLACEHOLDERS = Set.of("channel", "seq", "sentUs", "token", "pad");
 
   final String name;
   final Transport transport;
@@ -71,6 +74,8 @@ final class TargetSpec {
   final String channelPrefix;
   /** TLS settings for the https:// and wss:// URLs (defaults when the spec has none). */
   final TlsConfig tls;
+  /** This engine's token values (its connections' {{token}}s, in order); empty: no token file. */
+  private final String[] tokens;
   /** SSE: the user's headers name an Accept of their own (else the engine asks for text/event-stream). */
   private final boolean acceptGiven;
 
@@ -158,6 +163,46 @@ final class TargetSpec {
     channelPrefix = string("channelPrefix", root.get("channelPrefix"), false);
     if (!channelPrefix.matches("[A-Za-z0-9._-]{1,200}")) throw fail("channelPrefix", "letters, digits, '.', '_' and '-' only, got '" + channelPrefix + "'");
     tls = tlsOf(root.get("tls"));
+    tokens = tokensOf(root.get("tokens"));
+    boolean token = subscribeUrl.target.uses(Template.TOKEN) || publishUrl.target.uses(Template.TOKEN)
+        || publishBody.uses(Template.TOKEN) || (send != null && send.uses(Template.TOKEN));
+    for (Header h : subscribeHeaders) token |= h.value.uses(Template.TOKEN);
+    for (Header h : publishHeaders) token |= h.value.uses(Template.TOKEN);
+    if (token && tokens.length == 0) throw fail("tokens", "required: {{token}} is used");
+  }
+
+  // The spec's tokens { file, first, count }: lines first+1..first+count of the file (no value is ever put
+  // in a message: a line is named by its number).
+  private static String[] tokensOf(JsonNode v) {
+    if (v == null || v.isNull()) return new String[0];
+    object("tokens", v);
+    only("tokens", v, Set.of("file", "first", "count"));
+    String file = string("tokens.file", v.get("file"), false);
+    int first = (int) whole("tokens.first", v.get("first"), 0, 10_000_000);
+    int count = (int) whole("tokens.count", v.get("count"), 1, 10_000_000);
+    List<String> lines;
+    try {
+      lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of(file), StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw fail("tokens.file", "cannot be read on this engine's host: " + file + " (" + e.getClass().getSimpleName() + ")");
+    }
+    if (lines.size() < first + count) {
+      throw fail("tokens.file", file + " holds " + lines.size() + " line(s), this engine's connections need lines "
+          + (first + 1) + " to " + (first + count));
+    }
+    String[] out = new String[count];
+    for (int i = 0; i < count; i++) {
+      String t = lines.get(first + i);
+      if (t.isEmpty() || !t.chars().allMatch(ch -> ch >= 0x20 && ch != 0x7f)) {
+        throw fail("tokens.file", file + ": line " + (first + i + 1) + " is empty or holds a control character (its value is not shown)");
+      }
+      out[i] = t;
+    }
+    return out;
+  }
+
+  private String tokenOf(long i) {
+    return tokens.length == 0 ? "" : tokens[(int) (i % tokens.length)];
   }
 
   // The spec's tls object: { ca: PEM text or null, insecure: boolean, serverName: a host name or null }.
@@ -223,11 +268,12 @@ final class TargetSpec {
     String ch = channel(channelOf(client));
     StringBuilder s = new StringBuilder(256);
     s.append("GET ");
-    subscribeUrl.target.fill(s, ch, client, 0, 0);
+    String token = tokenOf(client);
+    subscribeUrl.target.fill(s, ch, client, 0, 0, token);
     s.append(" HTTP/1.1\r\nHost: ").append(subscribeUrl.authority).append("\r\n");
     for (Header h : subscribeHeaders) {
       s.append(h.name).append(": ");
-      h.value.fill(s, ch, client, 0, 0);
+      h.value.fill(s, ch, client, 0, 0, token);
       s.append("\r\n");
     }
     if (transport == Transport.SSE && !acceptGiven) s.append("Accept: text/event-stream\r\n");
@@ -239,7 +285,7 @@ final class TargetSpec {
   byte[] sendText(int client) {
     if (send == null) return null;
     StringBuilder s = new StringBuilder();
-    send.fill(s, channel(channelOf(client)), client, 0, 0);
+    send.fill(s, channel(channelOf(client)), client, 0, 0, tokenOf(client));
     return s.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -247,15 +293,16 @@ final class TargetSpec {
   byte[] publishRequest(int c, long seq, long sentUs) {
     String ch = channel(c);
     StringBuilder b = new StringBuilder(64);
-    publishBody.fill(b, ch, 0, seq, sentUs);
+    String token = tokenOf(c);
+    publishBody.fill(b, ch, 0, seq, sentUs, token);
     byte[] body = b.toString().getBytes(StandardCharsets.UTF_8);
     StringBuilder s = new StringBuilder(256);
     s.append(publishMethod).append(' ');
-    publishUrl.target.fill(s, ch, 0, seq, sentUs);
+    publishUrl.target.fill(s, ch, 0, seq, sentUs, token);
     s.append(" HTTP/1.1\r\nHost: ").append(publishUrl.authority).append("\r\n");
     for (Header h : publishHeaders) {
       s.append(h.name).append(": ");
-      h.value.fill(s, ch, 0, seq, sentUs);
+      h.value.fill(s, ch, 0, seq, sentUs, token);
       s.append("\r\n");
     }
     s.append("Content-Length: ").append(body.length).append("\r\n\r\n");
@@ -275,6 +322,7 @@ final class TargetSpec {
     static final int SEQ = 2;
     static final int SENT_US = 3;
     static final int PAD = 4;
+    static final int TOKEN = 5;
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)\\}\\}");
 
     final String text;
@@ -315,6 +363,7 @@ final class TargetSpec {
           case "client": kind = CLIENT; break;
           case "seq": kind = SEQ; break;
           case "sentUs": kind = SENT_US; break;
+          case "token": kind = TOKEN; break;
           default:
             kind = PAD;
             if (!arg.matches("[0-9]{1,7}") || Integer.parseInt(arg) > MAX_PAD) {
@@ -339,7 +388,7 @@ final class TargetSpec {
 
     private static String allowedText(Set<String> allowed) {
       List<String> names = new ArrayList<>();
-      for (String n : List.of("channel", "client", "seq", "sentUs", "pad")) {
+      for (String n : List.of("channel", "client", "seq", "sentUs", "token", "pad")) {
         if (allowed.contains(n)) names.add(n.equals("pad") ? "{{pad:N}}" : "{{" + n + "}}");
       }
       return String.join(", ", names);
@@ -351,7 +400,7 @@ final class TargetSpec {
     }
 
     /** Appends the text with each placeholder filled. */
-    void fill(StringBuilder out, String channel, long client, long seq, long sentUs) {
+    void fill(StringBuilder out, String channel, long client, long seq, long sentUs, String token) {
       for (int i = 0; i < kinds.length; i++) {
         out.append(literals[i]);
         switch (kinds[i]) {
@@ -359,6 +408,7 @@ final class TargetSpec {
           case CLIENT: out.append(client); break;
           case SEQ: out.append(seq); break;
           case SENT_US: out.append(sentUs); break;
+          case TOKEN: out.append(token); break;
           default: for (int n = pads[i]; n > 0; n--) out.append('x');
         }
       }
@@ -367,7 +417,7 @@ final class TargetSpec {
 
     String fill(String channel, long client, long seq, long sentUs) {
       StringBuilder s = new StringBuilder();
-      fill(s, channel, client, seq, sentUs);
+      fill(s, channel, client, seq, sentUs, "");
       return s.toString();
     }
   }

@@ -53,6 +53,27 @@ class TargetSpecTest {
   }
 
   @Test
+  void tokensFillEachConnectionsAndChannelsLineOfTheEnginesSliceAndNoValueIsEverInAMessage(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("tokens.txt");
+    java.nio.file.Files.writeString(file, "t-one\nt-two\nt-three\nt-four\nt-five\n");
+    String subscribe = "{\"url\":\"http://127.0.0.1:18480/sub/{{channel}}\",\"headers\":[[\"Authorization\",\"Bearer {{token}}\"]]}";
+    String tokens = ",\"tokens\":{\"file\":\"" + file + "\",\"first\":2,\"count\":3}";
+    TargetSpec s = TargetSpec.parse(spec("sse", subscribe, tokens).replace("\"headers\":[[\"Content-Type\",\"application/json\"]]",
+        "\"headers\":[[\"Cookie\",\"sid={{token}}\"]]"));
+    assertTrue(new String(s.subscribeRequest(0, ""), StandardCharsets.UTF_8).contains("\r\nAuthorization: Bearer t-three\r\n"), "connection 0: line first + 1");
+    assertTrue(new String(s.subscribeRequest(2, ""), StandardCharsets.UTF_8).contains("\r\nAuthorization: Bearer t-five\r\n"));
+    assertTrue(new String(s.publishRequest(4, 1, 1), StandardCharsets.UTF_8).contains("\r\nCookie: sid=t-four\r\n"), "channel 4: line first + 4 mod 3 + 1");
+    IllegalArgumentException shortFile = assertThrows(IllegalArgumentException.class,
+        () -> TargetSpec.parse(spec("sse", subscribe, tokens.replace("\"count\":3", "\"count\":4"))));
+    assertTrue(shortFile.getMessage().contains("holds 5 line(s), this engine's connections need lines 3 to 6"), shortFile.getMessage());
+    java.nio.file.Files.writeString(file, "t-one\nt-two\nt-th\u0001ree\nt-four\nt-five\n");
+    IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> TargetSpec.parse(spec("sse", subscribe, tokens)));
+    assertTrue(bad.getMessage().contains("line 3 is empty or holds a control character") && !bad.getMessage().contains("t-th"), bad.getMessage());
+    refused(spec("sse", subscribe, ""), "tokens: required: {{token}} is used");
+  }
+
+  @Test
   void theDocsExampleParsesAndItsRequestsCarryEveryPlaceholderFilled() {
     TargetSpec s = TargetSpec.decode(base64(spec("sse", SSE_SUBSCRIBE, "")));
     assertEquals("nchan-sse", s.name);
