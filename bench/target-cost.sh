@@ -56,7 +56,7 @@ one_run() { # <repeat> <level> <kind>
   [[ $kind == target ]] && args=(--target "$target" "$rampup" "$duration" "$level")
   mkdir -p "$work/$id/state"
   PB_STATE=$work/$id/state PB_RESULTS=$work/$id/results "$root/run.sh" "${args[@]}" >"$work/$id/run.out" 2>&1 || rc=$?
-  dir=$(find "$work/$id/results" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  dir=$(find "$work/$id/results" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1) || dir=""   # none: refused before it made one
   node - "$dir" "$repeat" "$level" "$kind" "$rc" >>"$out" <<'EOF'
 const fs = require('node:fs');
 const path = require('node:path');
