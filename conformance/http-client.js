@@ -2,7 +2,7 @@
 // Minimal HTTP helpers for black-box protocol tests: one fresh connection per request (no keep-alive
 // reuse, so one test's broken connection cannot leak into the next) unless a test passes its own keep-alive
 // agent, a comet stream reader that records each line with its arrival time, raw TCP exchanges and a
-// client that sends its body a byte at a time.
+// client that sends its body a byte at a time, and one that sends a body far over the limit as fast as it can.
 
 const http = require('node:http');
 const net = require('node:net');
@@ -133,6 +133,59 @@ function rawExchange(base, bytes, timeoutMs = 3000) {
   });
 }
 
+// A client that sends POST <path> with a body of totalBytes (declared with Content-Length, or chunked in
+// 64 KiB chunks and never ended): its head and first 64 KiB, then, once the server answered, the rest as
+// fast as the connection takes it (a write that fails ends the connection for a Node.js socket, and with it
+// the reading of an answer not read yet). Resolves once the server closed the connection (its FIN or a
+// reset), or after giveUpMs: { status (or null), text, answeredMs, closedMs (or null: still open),
+// closedBy, sentBytes (the body bytes the connection took) }.
+function oversizedBody(base, { path = '/request', totalBytes, chunked = false, giveUpMs = 15000 }) {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 80), url.hostname);
+    const started = Date.now();
+    const chunks = [];
+    const block = Buffer.alloc(65536, 'x');
+    const frame = chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')]) : block;
+    let answeredMs = null;
+    let closedMs = null;
+    let closedBy = 'still open';
+    let sentBytes = 0;
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.[01] (\d{3}) /.exec(text);
+      resolve({ status: status ? Number(status[1]) : null, text, answeredMs, closedMs, closedBy, sentBytes });
+    };
+    const closedWith = (how) => {
+      if (closedMs === null) { closedMs = Date.now() - started; closedBy = `${how} at ${closedMs} ms`; }
+      finish();
+    };
+    const timer = setTimeout(finish, giveUpMs);
+    const pump = () => {
+      while (sentBytes < totalBytes && !socket.destroyed) {
+        sentBytes += block.length;
+        if (!socket.write(frame)) { socket.once('drain', pump); return; }
+      }
+    };
+    socket.on('connect', () => {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: pb\r\nContent-Type: application/json\r\n` +
+        (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${totalBytes}\r\n\r\n`));
+      sentBytes += block.length;
+      socket.write(frame);
+      socket.once('data', pump);
+    });
+    socket.on('data', (chunk) => { chunks.push(chunk); if (answeredMs === null) answeredMs = Date.now() - started; });
+    socket.on('end', () => closedWith('FIN'));
+    socket.on('error', (err) => closedWith(err.code || 'error'));
+    socket.on('close', () => closedWith('close'));
+  });
+}
+
 // A client that sends a request's head, then its body one byte every intervalMs (declared: its
 // Content-Length), and never finishes it. Resolves once the server answered and closed, or after giveUpMs:
 // { status (or null), text, answeredMs, closedMs (or null: still open), bytesSent }.
@@ -188,4 +241,4 @@ function waitUntil(condition, timeoutMs, what) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { request, openStream, sendAndHold, rawExchange, trickle, waitUntil, sleep };
+module.exports = { request, openStream, sendAndHold, rawExchange, trickle, oversizedBody, waitUntil, sleep };

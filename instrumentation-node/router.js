@@ -1,8 +1,8 @@
 'use strict';
 // Dispatch by path and method, with the protocol's generic answers: 400 a request target that is no URL
-// path (`//`) or has a dot segment, 404 unknown path, 405 (with Allow) wrong method, 413 oversized body,
-// 408 a body not whole within the body deadline, 400 malformed JSON. POST bodies are read (bounded) and
-// parsed here, so handlers only see parsed JSON.
+// path (`//`) or has a dot segment or a backslash, 404 unknown path, 405 (with Allow) wrong method, 413
+// oversized body (the connection closed), 408 a body not whole within the body deadline, 400 malformed
+// JSON. POST bodies are read (bounded) and parsed here, so handlers only see parsed JSON.
 //
 // routes: { "/path": { GET: handler, POST: handler } }. A handler gets { req, res, url, body } and returns
 // { status, body } to send as JSON (or a promise of it), or null when it answers itself (a held request).
@@ -26,15 +26,42 @@ function sendError(res, status, message, extraHeaders) {
   sendJson(res, status, errorBody(status, message), extraHeaders);
 }
 
-// A path segment that is "." or "..", each dot also as %2e: the client must name the path itself, not one
-// a server would reach by resolving it (servers differ in whether they resolve).
+// The client must name the path itself, not one a server would reach by resolving it (servers differ in
+// whether they resolve): a path with a segment "." or "..", each dot also as %2e, or with a backslash, also
+// as %5c (URL parsers read it as "/" in an http URL, so "/..\x" resolves as "/../x"), is refused.
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)(?:\.|%2e)?(?=\/|$)/i;
+const BACKSLASH = /\\|%5c/i;
+
+// Why a request's path (without its query) is refused with 400, or null.
+function pathProblem(path) {
+  if (BACKSLASH.test(path)) return 'path has a backslash (\\ or %5c)';
+  if (DOT_SEGMENT.test(path)) return 'path has a dot segment (. or .., also as %2e)';
+  return null;
+}
+
+// How long the server's end of a connection whose request body is left unread stays after its answer.
+const UNREAD_LINGER_MS = 1000;
+
+// The connection of a request whose body is left unread ends with its answer (marked Connection: close):
+// the answer, then a FIN, and nothing more read; the socket is dropped UNREAD_LINGER_MS later (or when the
+// client drops it). Node's server drops such a connection as soon as the answer is written
+// (socket.destroySoon), and with unread bytes on it the kernel resets it at once: a client still sending
+// its body then gets a write error and may lose the answer it was sent.
+function lingerUnread(socket) {
+  socket.destroySoon = function lingerThenDestroy() {
+    this.pause();
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), UNREAD_LINGER_MS);
+    this.once('close', () => clearTimeout(timer));
+  };
+}
 
 function createRouter(routes, { bodyDeadlineMs = Infinity, onLate = () => {} } = {}) {
   return async function dispatch(req, res) {
-    if (DOT_SEGMENT.test(req.url.split('?')[0])) {
+    const problem = pathProblem(req.url.split('?')[0]);
+    if (problem) {
       req.resume();
-      sendError(res, 400, 'path has a dot segment (. or .., also as %2e)');
+      sendError(res, 400, problem);
       return;
     }
     let url;
@@ -75,9 +102,9 @@ function createRouter(routes, { bodyDeadlineMs = Infinity, onLate = () => {} } =
         return;
       }
       if (read.tooLarge) {
-        // The rest of the body is read and discarded (never kept), so the client surely gets this answer.
-        req.resume();
-        sendError(res, 413, 'body larger than 16384 bytes');
+        // The rest of the body is not read: the connection ends with this answer.
+        lingerUnread(req.socket);
+        sendError(res, 413, 'body larger than 16384 bytes', { Connection: 'close' });
         return;
       }
       const parsed = parseJson(read.text);
@@ -92,4 +119,4 @@ function createRouter(routes, { bodyDeadlineMs = Infinity, onLate = () => {} } =
   };
 }
 
-module.exports = { createRouter, sendJson, sendError, DOT_SEGMENT };
+module.exports = { createRouter, sendJson, sendError, pathProblem };

@@ -13,7 +13,7 @@ const { WebSocketServer } = require('ws');
 const { StreamRequest } = require('./stream-request');
 const { MAX_BODY_BYTES, parseJson } = require('./body');
 const { errorBody } = require('./records');
-const { DOT_SEGMENT } = require('./router');
+const { pathProblem } = require('./router');
 const validate = require('./validate');
 
 const CLOSE = { normal: 1000, goingAway: 1001, unsupported: 1003, policy: 1008 };
@@ -25,7 +25,8 @@ const REASONS = { 400: 'Bad Request', 404: 'Not Found', 426: 'Upgrade Required' 
 // known paths (one other than /request is 400; an unknown one 404, as for any request).
 function upgradeProblem(req, paths) {
   const path = req.url.split('?')[0];
-  if (DOT_SEGMENT.test(path)) return { status: 400, message: 'path has a dot segment (. or .., also as %2e)' };
+  const problem = pathProblem(path);
+  if (problem) return { status: 400, message: problem };
   if (path !== '/request') {
     return paths.includes(path) ? { status: 400, message: 'a WebSocket is opened at /request only' }
       : { status: 404, message: 'unknown path' };

@@ -55,6 +55,46 @@ test('a path with a dot segment is 400, whatever it would resolve to', async (t)
   assert.equal((await call(port, 'GET', '/timestamp?client=../1')).status, 200, 'the query is not the path');
 });
 
+test('a path with a backslash, also as %5c, is 400: a URL parser reads it as a slash', async (t) => {
+  const { port } = await startApp(t);
+  for (const path of ['/..\\timestamp', '/.\\timestamp', '/%2e%2e\\timestamp', '/status/..\\timestamp', '/timestamp\\',
+    '/..%5ctimestamp', '/..%5Ctimestamp', '/status%5c']) {
+    const answer = await call(port, 'GET', path);
+    assert.equal(answer.status, 400, path);
+    assert.match(JSON.parse(answer.text).error.message, /backslash/, path);
+  }
+  assert.equal((await call(port, 'GET', '/timestamp?client=a\\b')).status, 200, 'the query is not the path');
+});
+
+test('a body over 16 KiB is 413 and its connection ends with the answer, the rest of the body unread', async (t) => {
+  const { port } = await startApp(t);
+  const total = 100 * 1024 * 1024;
+  const socket = net.connect(port, '127.0.0.1');
+  let reply = '';
+  let sent = 0;
+  let ended = false;
+  socket.on('data', (chunk) => { reply += chunk; });
+  socket.on('end', () => { ended = true; });
+  socket.on('error', () => {});   // a write after the server's close
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  const block = Buffer.alloc(65536, 'x');
+  const pump = () => {
+    while (sent < total && !socket.destroyed) {
+      sent += block.length;
+      if (!socket.write(block)) { socket.once('drain', pump); return; }
+    }
+  };
+  socket.write(`POST /request HTTP/1.1\r\nHost: x\r\nContent-Length: ${total}\r\n\r\n`);
+  pump();
+  const timer = setTimeout(() => socket.destroy(), 10000);
+  await closed;
+  clearTimeout(timer);
+  assert.match(reply, /^HTTP\/1\.1 413 /, reply.slice(0, 80));
+  assert.match(reply, /\r\nConnection: close\r\n/i);
+  assert.ok(ended, 'the server ended the connection');
+  assert.ok(sent < total / 2, `${sent} of ${total} bytes taken: the body was read on`);
+});
+
 test('a body not whole within the body deadline is 408, the connection closed, and counted in /status', async (t) => {
   const { port } = await startApp(t, { bodyDeadlineMs: 200 });
   const socket = net.connect(port, '127.0.0.1');

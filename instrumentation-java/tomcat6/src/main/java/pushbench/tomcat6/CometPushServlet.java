@@ -28,6 +28,8 @@ import pushbench.core.TomcatReach;
  *     SSE stream is held; a WebSocket upgrade is refused (400: Tomcat 6 has no WebSocket API);</li>
  * <li>READ: the POST body arrives, possibly in pieces; once complete, control endpoints are answered and
  *     closed, and POST /request is handed to the request manager (which holds it);</li>
+ * <li>END while a chunked body is awaited: the body's end (Tomcat's event for a READ that found the last
+ *     chunk); the body is answered as after a READ.</li>
  * <li>END / ERROR: the request is over for the container (client gone, closed, server stopping); END may
  *     arrive twice after a close from another thread, so everything here is idempotent. A TIMEOUT error on
  *     a held poll is its timeout, answered in that event so the connection stays open (see
@@ -184,7 +186,16 @@ public final class CometPushServlet extends PushServlet implements CometProcesso
         exchange.attach(instrumentation().open(spec, exchange));
     }
 
-    private void end(Exchange exchange, CometEvent.EventSubType subType) {
+    private void end(Exchange exchange, CometEvent.EventSubType subType) throws IOException {
+        if (subType == null && exchange.expected() < 0 && exchange.awaitingBody()) {
+            // A chunked body's end: CoyoteAdapter.event turns the READ of a connection whose Request.read()
+            // finds no more body and no error (the last chunk read) into END, not READ (an empty chunked
+            // body gets this END right after BEGIN). The body is whole: it is answered as any other.
+            if (exchange.endBody()) {
+                process(exchange, exchange.body().toByteArray());
+            }
+            return;
+        }
         exchange.endBody();
         if (subType == CometEvent.EventSubType.SERVER_SHUTDOWN || subType == CometEvent.EventSubType.WEBAPP_RELOAD) {
             exchange.shutdown();

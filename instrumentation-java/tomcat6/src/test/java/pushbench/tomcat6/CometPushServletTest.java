@@ -294,6 +294,40 @@ class CometPushServletTest {
         assertEquals(1, comet.closes.get());
     }
 
+    /** A chunked POST (no Content-Length) whose BEGIN has been handled. */
+    private FakeComet chunked(String uri) throws Exception {
+        FakeComet comet = new FakeComet("POST", uri, null, -1);
+        comet.requestHeaders.put("Transfer-Encoding", "chunked");
+        fire(comet, EventType.BEGIN, null);
+        return comet;
+    }
+
+    @Test
+    void aChunkedBodyEndsAtTheEndEventTomcatFiresForItsLastChunk() throws Exception {
+        // An empty chunked body: Tomcat's END comes right after BEGIN; refused as an empty body with a length is.
+        for (String uri : new String[] {"/event/set", "/event/remove", "/logging", "/request"}) {
+            FakeComet empty = chunked(uri);
+            assertEquals(0, empty.closes.get(), uri + ": BEGIN waits for the body");
+            fire(empty, EventType.END, null);
+            assertRefused(empty, 400);
+        }
+        FakeComet clear = chunked("/event/clear");
+        fire(clear, EventType.END, null);
+        assertEquals(200, clear.status);
+        assertTrue(clear.text().contains("\"clear\""), clear.text());
+        // A body whose last chunk comes after its data: the READ waits, the END answers it.
+        FakeComet set = chunked("/event/set");
+        set.arrive("{\"name\":\"chunked6\",\"frequency\":3600000}");
+        fire(set, EventType.READ, null);
+        assertEquals(0, set.closes.get(), "answered before the body's end");
+        fire(set, EventType.END, null);
+        assertEquals(200, set.status);
+        assertTrue(set.text().contains("\"created\""), set.text());
+        assertEquals(1, set.closes.get());
+        fire(set, EventType.END, null); // the container's own END after the close changes nothing
+        assertEquals(1, set.closes.get());
+    }
+
     @Test
     void aCloseFromAnotherThreadDuringAnEventWaitsForTheEventToEnd() throws Exception {
         FakeComet connection = new FakeComet("POST", "/request", null, 10);
