@@ -16,7 +16,10 @@ function readHosts(s) {
   const file = given ? s.PB_HOSTS : path.join(root, 'hosts.conf');
   const at = (f) => path.resolve(root, f);   // run.sh reads it from the checkout
   const t = { source: file, lines: [] };
-  const fail = (ln, message) => { throw new Refusal('hosts', `${t.source}:${ln}: ${message}`, `run.sh: ${t.source}:${ln}: ${message}\n`); };
+  const fail = (ln, raw) => {
+    const message = `${t.source}:${ln}: ${printable(raw)}${invisibleHint(raw)}`;
+    throw new Refusal('hosts', message, `run.sh: ${message}\n`);
+  };
   if (!given && !fs.existsSync(at(file))) {
     t.source = LOCAL_DEFAULT;
     addLine(t, s, 0, ['sut', 'local', '127.0.0.1', 'local'], fail);
@@ -41,6 +44,20 @@ function readHosts(s) {
   if (!t.lines.some((h) => h.role === 'sut')) fail(last, 'no sut line (exactly one host must have the role sut)');
   if (!t.lines.some((h) => h.role === 'engine')) fail(last, 'no engine line (at least one host must have the role engine)');
   return t;
+}
+
+// A text as it can be shown on one line: each control character and each invisible one a file may hold (a
+// byte order mark, a zero-width space) written as an escape: \r, \u{feff}.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\u2060\ufeff]/g;
+const ESCAPES = { '\r': '\\r', '\n': '\\n', '\t': '\\t' };
+const printable = (text) => text.replace(INVISIBLE, (c) => ESCAPES[c] ?? `\\u{${c.codePointAt(0).toString(16)}}`);
+
+// What a refused value's invisible characters most likely are, for the message ('' when it has none).
+function invisibleHint(text) {
+  const hints = [];
+  if (text.includes('\r')) hints.push('\\r is a carriage return: the file has Windows (CRLF) line ends; convert them with dos2unix');
+  if (text.includes('\ufeff')) hints.push('\\u{feff} is a byte order mark: save the file as UTF-8 without one');
+  return hints.length ? ` (${hints.join('; ')})` : '';
 }
 
 function addLine(t, s, ln, fields, fail) {

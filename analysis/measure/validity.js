@@ -229,15 +229,21 @@ function assessValidity(m, options = {}) {
   return withLoss(judge(m, { ...options, thresholds: t }), m, t);
 }
 
+// The failure rules counted from the engines' records (answers got, connections and requests seen): with
+// records lost they say nothing of the server, and the loss is the reason instead.
+const RECORD_RULES = ['no-answer', 'no-load', 'no-connection'];
+
 function judge(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail = null, lost = [] } = {}) {
   const short = shortfalls(m, t);
-  const failure = failureEvidence(m, t);
+  const counted = failureEvidence(m, t);
+  const failure = lost.length ? counted.filter((f) => !RECORD_RULES.includes(f.rule)) : counted;
+  const lossExplainsFailure = lost.length > 0 && failure.length < counted.length;
   const gen = generatorEvidence(m, t);
   const tailed = tailEvidence(tail, t);
   gen.evidence.push(...tailed);
   const srv = serverEvidence(m, t, crashed);
   const dis = disturbance(m, t);
-  const unknowns = [...gen.unknown, ...known, ...(short.length ? [] : lost.map((l) => `records lost: ${l}`))];
+  const unknowns = [...gen.unknown, ...known, ...(short.length || lossExplainsFailure ? [] : lost.map((l) => `records lost: ${l}`))];
   if (m.window.seconds < 1) unknowns.push('no steady window: the run has no load seconds to judge');
   if (m.churnPercent > 0) unknowns.push(`churn: the clients drop ${fmt(m.churnPercent)}% of their streams a second, so the connections held and the answers got live are not judged`);
   const serverCpuUnknown = m.server.seconds === 0;
@@ -252,7 +258,7 @@ function judge(m, { crashed = false, thresholds: t = DEFAULTS, known = [], tail 
   } else if (failure.length) {
     verdict = 'failed';
     reasons = tag(failure, verdict);
-  } else if (short.length && lost.length) {
+  } else if ((short.length || lossExplainsFailure) && lost.length) {
     verdict = 'failed';
     reasons = [...lost.map((text) => ({ rule: 'records-lost', verdict, text: `records lost: ${text}` })), ...tag(short, verdict)];
   } else if (short.length && dis.length) {

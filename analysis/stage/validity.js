@@ -34,7 +34,7 @@ function recordsLost(run, archives, totals) {
   const names = new Set(archives.map((a) => engineOf(a.file)));
   for (const e of run.hosts?.engines ?? []) if (!names.has(e.name)) lost.push(`no archive of engine ${e.name}`);
   for (const a of archives) {
-    if (a.unreadable) lost.push(`${path.basename(a.file)} unreadable`);
+    if (a.unreadable) lost.push(`${path.basename(a.file)} unreadable${a.problem ? ` (${a.problem})` : ''}`);
     else if (a.truncated) lost.push(`${path.basename(a.file)} cut short`);
     if (a.damagedStreamLogs > 0) lost.push(`${n(a.damagedStreamLogs)} stream log(s) of ${path.basename(a.file)} damaged`);
   }

@@ -285,6 +285,18 @@ test('no request sample at all: the generator did not run, whatever the server d
   assert.match(v.reasons[0].text, /neither JMeter nor the server recorded a request of the 1,000 connections asked/);
 });
 
+test('no request sample because the records were lost (an empty archive): failed for the loss, never no-load', () => {
+  const { run, window } = dataSet();
+  const m = measureWorkload({ run, window, series: { cpu: fill(65, 5), steal: fill(65, 0), processCpu: fill(65, 0), connections: fill(65, null),
+    timeouts: fill(65, 0) }, cycles: [], client: { threads: 0, lastStartSecond: null, gaps: { count: 0 }, missedCycles: 0 },
+  engines: [], sutCores: 2, errors: null, thresholds: T });
+  const v = assessValidity(m, { thresholds: T, lost: ['gen1.tar.gz unreadable (empty file: no archive)'] });
+  assert.equal(v.verdict, 'failed');
+  assert.equal(v.reasons[0].rule, 'records-lost');
+  assert.equal(v.reasons[0].text, 'records lost: gen1.tar.gz unreadable (empty file: no archive)');
+  for (const rule of ['no-load', 'no-answer', 'no-connection']) assert.ok(!v.reasons.some((r) => r.rule === rule), rule);
+});
+
 // issue #36 item 3: a run that measured nothing of the server is `failed`, never a figure.
 test('most samples failed (the service address refused every connection): failed, the error kinds counted', () => {
   const { run, window } = dataSet();
