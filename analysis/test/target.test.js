@@ -229,3 +229,22 @@ test('a target.json changed since the run is named; without one no message is ma
   assert.equal(none.validity.verdict, 'failed');
   assert.equal(none.validity.reasons[0].rule, 'nothing-received');
 });
+
+test('a run over TLS: summary.json says how (target.tls), the report marks insecure', async () => {
+  const dir = path.join(scratchDir('pb-target-'), 'run');
+  await makeTargetRun(dir, { perEngine: 2, engines: ['gen1'] });
+  const file = path.join(dir, 'target.json');
+  const t = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const secure = (u) => u.replace(/^http:/, 'https:');
+  const text = JSON.stringify({ ...t, subscribe: { ...t.subscribe, url: secure(t.subscribe.url) }, tls: { insecure: true } });
+  fs.writeFileSync(file, text);
+  const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  run.target.sha256 = require('node:crypto').createHash('sha256').update(text).digest('hex');
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run));
+  const { summary } = await analyzeAndWrite(dir);
+  assert.deepEqual(summary.target.tls, { subscribe: true, publish: false, insecure: true, serverName: null, ca: null });
+  assert.deepEqual(summary.flags.problems, [], 'the file as the run used it');
+  const { writeReport } = require('../../charts/report');
+  const html = fs.readFileSync(await writeReport(dir), 'utf8');
+  assert.match(html, /<td>TLS<\/td><td class="num bad">subscribe; insecure: certificates and names not checked<\/td>/);
+});
