@@ -322,7 +322,9 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
     failure.push({ rule: 'most-subscriptions-failed', text: `${fmt(s.failed)} of ${fmt(s.count)} subscriptions failed (${pct(s.failed / s.count)})` });
   }
   const gen = generatorEvidence(m, t);
-  if (p.share !== null && p.share < t.ANSWERS_SHORT) {
+  // a publish rate short of the asked is the publisher's own only while the server answered its publishes:
+  // publishes the server refused or cut are its sign (publish-failed below), not the generator's
+  if (p.share !== null && p.share < t.ANSWERS_SHORT && p.failed === 0) {
     gen.evidence.push({ rule: 'publish-short', text: `the engines published ${fmt(p.achievedPerSecond)} of ${fmt(p.askedPerSecond)} messages/s asked (${pct(p.share)}) over ${fmt(p.windowSeconds)} s` });
   }
   const msg = f.messages;
@@ -331,7 +333,12 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
   const missed = messagesMissed(loss, t);
   if (missed?.beyond) srv.push(missed.reason);
   if (p.failed > 0) {
-    srv.push({ rule: 'publish-failed', text: `${fmt(p.failed)} of ${fmt(p.count)} publishes failed${p.failures.length ? `: ${kindsText(p.failures)}` : ''}` });
+    const short = p.share !== null && p.share < t.ANSWERS_SHORT ? `; ${fmt(p.achievedPerSecond)} of ${fmt(p.askedPerSecond)} messages/s answered 2xx (${pct(p.share)})` : '';
+    srv.push({ rule: 'publish-failed', text: `${fmt(p.failed)} of ${fmt(p.count)} publishes failed${p.failures.length ? `: ${kindsText(p.failures)}` : ''}${short}` });
+  }
+  // subscriptions the server refused, reset or cut (a majority is a failed run, above)
+  if (s.failed > 0) {
+    srv.push({ rule: 'subscriptions-failed', text: `${fmt(s.failed)} of ${fmt(s.count)} subscriptions failed${s.failures?.length ? `: ${kindsText(s.failures)}` : ''}` });
   }
   const dis = disturbance(m, t).filter((r) => r.rule === 'steal');
   const unknown = [...gen.unknown, ...known, ...lost.map((l) => `records lost: ${l}`)];

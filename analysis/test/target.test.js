@@ -187,10 +187,12 @@ test('analyzeRun on a synthetic target run: summary.json\'s target figures, the 
   assert.equal(f.tripTime.messages, x.received, 'each live message timed once');
   assert.equal(f.tripTime.maxMs, Math.round(x.tripMs[1] * 100) / 100);
   assert.ok(f.tripTime.p50Ms >= x.tripMs[0] && f.tripTime.p50Ms <= 3.6, JSON.stringify(f.tripTime));
-  // the loss beyond 0.1% and the failed publishes make it server-limited, each named with its numbers
+  // the loss beyond 0.1%, the failed publishes and the failed subscription make it server-limited, each
+  // named with its numbers
   assert.equal(written.validity.verdict, 'server-limited');
   const rules = written.validity.reasons.map((r) => r.rule);
-  assert.deepEqual(rules, ['messages-missed', 'publish-failed']);
+  assert.deepEqual(rules, ['messages-missed', 'publish-failed', 'subscriptions-failed']);
+  assert.match(written.validity.reasons[2].text, new RegExp(`^${f.subscriptions.failed} of ${f.subscriptions.count} subscriptions failed`));
   assert.match(written.validity.reasons[0].text, new RegExp(`^${x.missed} of the ${x.expected} messages the subscribers expected were missed \\(0\\.917%`));
   assert.ok(written.validity.unknowns.includes('the server: not monitored (a target run)'));
   assert.deepEqual(written.flags.missingInputs, [], 'sut/ and results.csv are not missing: a target run has none');
