@@ -98,7 +98,10 @@ function shortfalls(m, t) {
 }
 
 // Evidence that the engines were the bottleneck; unknowns when their monitors are missing.
-function generatorEvidence(m, t) {
+// unmonitoredServer (a target run): the server may share an engine's host unseen, so a saturated host counts
+// against the engine only when its JVM used at least as much CPU as the host's other processes; otherwise
+// it is named among the unknowns.
+function generatorEvidence(m, t, { unmonitoredServer = false } = {}) {
   const out = [];
   const unknown = [];
   for (const e of m.engines) {
@@ -106,10 +109,16 @@ function generatorEvidence(m, t) {
     const host = m.hosts.find((h) => h.roles.includes(`engine ${e.name}`));
     const shared = host?.roles.includes('sut');
     const need = Math.ceil(t.SATURATED_SHARE * (host?.cpu.seconds ?? 0));
+    const saturated = host && host.cpu.seconds > 0 && host.cpu.saturatedSeconds >= need;
     // On a host shared with the server, a saturated host counts against the engine only when its JVM used
     // at least as much CPU as the server.
-    const engineLeads = !shared || (e.jvmCpuMean !== null && m.server.cpuMean !== null && e.jvmCpuMean >= m.server.cpuMean);
-    if (host && host.cpu.seconds > 0 && host.cpu.saturatedSeconds >= need && engineLeads) {
+    // (both as a share of the host: the JVM's % of one core over the host's cores)
+    const jvmHostShare = e.jvmCpuMean !== null && host?.cores > 0 ? e.jvmCpuMean / host.cores : null;
+    const others = unmonitoredServer && jvmHostShare !== null && Number.isFinite(host?.otherCpuMean) && jvmHostShare < host.otherCpuMean;
+    const engineLeads = !others && (!shared || (e.jvmCpuMean !== null && m.server.cpuMean !== null && e.jvmCpuMean >= m.server.cpuMean));
+    if (saturated && others) {
+      unknown.push(`engine ${e.name}'s host CPU >= ${t.SATURATED_CPU_PERCENT}% in ${host.cpu.saturatedSeconds} of ${host.cpu.seconds} steady seconds, mostly other processes' (${fmt(host.otherCpuMean)}% of the host against the JMeter JVM's ${fmt(jvmHostShare)}%: the target's server if it runs on this host)`);
+    } else if (saturated && engineLeads) {
       out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s host CPU >= ${t.SATURATED_CPU_PERCENT}% in ${host.cpu.saturatedSeconds} of ${host.cpu.seconds} steady seconds (JMeter JVM ${fmt(e.jvmCpuMean)}% of one core${shared ? `, the server ${fmt(m.server.cpuMean)}%` : ''})` });
     } else if (e.jvmSaturatedSeconds !== null && e.seconds > 0 && e.jvmSaturatedSeconds >= Math.ceil(t.SATURATED_SHARE * e.seconds)) {
       out.push({ rule: 'engine-cpu', text: `engine ${e.name}'s JMeter JVM at >= ${pct(t.PROCESS_SATURATED_SHARE)} of its ${e.cpus} CPUs in ${e.jvmSaturatedSeconds} of ${e.seconds} steady seconds` });
@@ -321,7 +330,7 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
   if (s.count > 0 && s.acknowledged > 0 && s.failed / s.count > t.FAILED_SHARE) {
     failure.push({ rule: 'most-subscriptions-failed', text: `${fmt(s.failed)} of ${fmt(s.count)} subscriptions failed (${pct(s.failed / s.count)})` });
   }
-  const gen = generatorEvidence(m, t);
+  const gen = generatorEvidence(m, t, { unmonitoredServer: true });
   // a publish rate short of the asked is the publisher's own only while the server answered its publishes:
   // publishes the server refused or cut are its sign (publish-failed below), not the generator's
   if (p.share !== null && p.share < t.ANSWERS_SHORT && p.failed === 0) {

@@ -70,12 +70,12 @@ function targetRun({ subscriptions = 100, acknowledged = 100, failed = 0, expect
     messages: { expected, received, missed: expected - received },
     publish: { count, ok, failed: count - ok, failures, askedPerSecond: 10, achievedPerSecond: 10 * share, share, windowSeconds: 100 } };
 }
-const engines = ({ hostCpu = 30 } = {}) => {
+const engines = ({ hostCpu = 30, jvmCpu = 20 } = {}) => {
   const seconds = 40;
   const run = { server: 'target', type: 'sse', connections: 100, rampupS: 5, durationS: 30, hosts: { engines: [{ name: 'gen1', address: '127.0.0.1' }] } };
   const window = steadyWindow(run, 0, seconds);
   const m = measureWorkload({ run: { ...run, event: null }, window, series: {}, cycles: [], client: null, sutCores: null, errors: null, thresholds: T,
-    engines: [{ name: 'gen1', address: '127.0.0.1', cores: 2, hostCpu: fill(seconds, hostCpu), steal: fill(seconds, 0), jvmCpu: fill(seconds, 20),
+    engines: [{ name: 'gen1', address: '127.0.0.1', cores: 2, hostCpu: fill(seconds, hostCpu), steal: fill(seconds, 0), jvmCpu: fill(seconds, jvmCpu),
       gcPauseMs: fill(seconds, 0), unknown: [] }] });
   return { window: m.window, engines: m.engines, hosts: m.hosts.filter((h) => !h.roles.includes('sut')) };
 };
@@ -108,9 +108,14 @@ test('target: generator-bound when the engines published short of the rate or th
   assert.equal(short.verdict, 'generator-bound');
   assert.deepEqual(short.reasons.map((r) => [r.rule, r.verdict]), [['publish-short', 'generator-bound'], ['messages-missed', 'server-limited']]);
   assert.match(short.reasons[0].text, /published 8 of 10 messages\/s asked \(80%\)/);
-  const cpu = assessTargetValidity(targetRun(), engines({ hostCpu: 99 }));
+  const cpu = assessTargetValidity(targetRun(), engines({ hostCpu: 99, jvmCpu: 150 }));
   assert.equal(cpu.verdict, 'generator-bound');
   assert.equal(cpu.reasons[0].rule, 'engine-cpu');
+  // the host saturated by other processes (a target server beside the engine), the JVM at 20%: not the
+  // generator's doing, and named
+  const others = assessTargetValidity(targetRun(), engines({ hostCpu: 99, jvmCpu: 20 }));
+  assert.equal(others.verdict, 'valid');
+  assert.ok(others.unknowns.some((u) => /host CPU >= 95% in 25 of 25 steady seconds, mostly other processes' \(89% of the host against the JMeter JVM's 10%/.test(u)), JSON.stringify(others.unknowns));
 });
 
 test('target: server-limited beyond the loss bound or on failed publishes; a smaller loss is named, valid', () => {
