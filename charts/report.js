@@ -64,6 +64,17 @@ function verdictBanner(s) {
     + `${items.length ? `<ul>${items.join('')}</ul>` : ''}</div>`;
 }
 
+// The run's thresholds (docs/thresholds.md; data/summary.json thresholds): passed or failed, each with its
+// value and limit, styled as the verdict's banner (a failed one as a failed verdict); none without them.
+function thresholdsBanner(s) {
+  const t = s.thresholds;
+  if (!t?.results?.length) return '';
+  const state = t.failed ? 'failed' : 'valid';
+  const rows = t.results.map((r) => `<li class="why"><strong>${r.pass ? 'pass' : 'FAIL'}</strong> <code>${escapeHtml(r.text)}</code>: ${escapeHtml(r.why)}</li>`);
+  return `<div class="verdict verdict-${state}" id="thresholds" data-failed="${t.failed}"><strong>Thresholds: `
+    + `${t.failed ? `${t.failed} of ${t.results.length} failed` : `all ${t.results.length} passed`}</strong> (junit.xml beside the run)<ul>${rows.join('')}</ul></div>`;
+}
+
 // What the run asked of the server against what it achieved over the steady window (analysis/measure/workload.js).
 function workloadCard(s) {
   const m = s.workload;
@@ -374,6 +385,7 @@ async function writeReport(runDir) {
   const skipped = Object.entries(s.charts?.skipped ?? {}).map(([id, why]) => `${id} (${why})`);
   const body = [
     verdictBanner(s),
+    thresholdsBanner(s),
     flags.length ? `<div class="flags"><strong>Check before trusting these results</strong><ul>${flags.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></div>` : '',
     `<div class="cards">${s.target ? targetCards(s, runDir)
       : `${parametersCard(s)}${totalsCard(s)}${resourcesCard(s)}${workloadCard(s)}${capacityCard(s, runDir)}${networkCard(s)}${provenanceCard(runDir)}`}</div>`,

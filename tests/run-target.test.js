@@ -79,7 +79,8 @@ for (const [name, transport] of [['nchan-sse', 'sse'], ['nchan-ws', 'ws'], ['nch
     assert.deepEqual(summary.thresholds.results.map((x) => [x.text, x.pass]), [['received>=100', true], ['trip.p99<=1000', true]]);
     const junit = fs.readFileSync(path.join(r.runDir, 'junit.xml'), 'utf8');
     assert.match(junit, /<testsuites tests="2" failures="0">/);
-    assert.ok(fs.existsSync(path.join(r.runDir, 'report', 'index.html')));
+    const report = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
+    assert.match(report, /id="thresholds" data-failed="0"><strong>Thresholds: all 2 passed/, 'the report shows the thresholds');
   });
 }
 

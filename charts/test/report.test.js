@@ -130,3 +130,16 @@ describe('a run whose analysis\' outputs are not whole', () => {
     assert.equal(fs.existsSync(path.join(dir, 'report', 'index.html')), false);
   });
 });
+
+test('a run with thresholds: the banner names each with its value, a failed one as failed; junit.xml beside it', () => {
+  const run = copyRun();
+  const runJson = path.join(run, 'run.json');
+  fs.writeFileSync(runJson, JSON.stringify({ ...JSON.parse(fs.readFileSync(runJson, 'utf8')), thresholds: ['trip.p99<=100000', 'trip.p50<0'] }));
+  assert.equal(spawnSync(process.execPath, [ANALYZE, run]).status, 0);
+  assert.equal(spawnSync(process.execPath, [REPORT, run]).status, 0);
+  const html = fs.readFileSync(path.join(run, 'report', 'index.html'), 'utf8');
+  assert.match(html, /<div class="verdict verdict-failed" id="thresholds" data-failed="1"><strong>Thresholds: 1 of 2 failed<\/strong>/);
+  assert.match(html, /<strong>pass<\/strong> <code>trip\.p99&lt;=100000<\/code>: [0-9.]+ ms &lt;= 100000/);
+  assert.match(html, /<strong>FAIL<\/strong> <code>trip\.p50&lt;0<\/code>: [0-9.]+ ms, wanted &lt; 0/);
+  assert.match(fs.readFileSync(path.join(run, 'junit.xml'), 'utf8'), /<testsuites tests="2" failures="1">/);
+});
