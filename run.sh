@@ -300,13 +300,13 @@ launch_engines() {
   local -a spec=()
   undo_add jmeter stop_engines "${ENGINE_IDX[@]}"
   undo_add responses collect_responses "${ENGINE_IDX[@]}"
-  local first=0
+  local offset=0
   for e in "${ENGINE_IDX[@]}"; do
     # A target run: each engine publishes and subscribes on channels of its own, <run id>-<engine>-<n>, and
-    # its connections are the run's first..first+count-1 (the lines of their {{token}}s).
+    # its connections are the run's offset..offset+count-1 (the lines of their {{token}}s).
     [[ ${RUN_SERVER} != target ]] ||
-      spec=(--target-spec "$(node lib/target.js spec "${RUN_TARGET_FILE}" "${RUN_ID}-${H_NAME[e]}-" "$first" "${H_CONNECTIONS[e]}")")
-    first=$((first + H_CONNECTIONS[e]))
+      spec=(--target-spec "$(node lib/target.js spec "${RUN_TARGET_FILE}" "${RUN_ID}-${H_NAME[e]}-" "$offset" "${H_CONNECTIONS[e]}")")
+    offset=$((offset + H_CONNECTIONS[e]))
     remote_run "$e" load/engine.sh start --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" --address "${H_ADDR[e]}" \
       --port "${H_RMI[e]}" --localport "${H_LOCALPORT[e]}" --connections "${H_CONNECTIONS[e]}" --heap "${H_HEAP_MB[e]}m" --sampler "$PB_REQUEST_SAMPLER" \
       --responses "${H_WORK[e]}/responses" --gc-log "${H_WORK[e]}/gc.log" --init "${H_INIT[e]}" --cleanup "${H_CLEANUP[e]}" \

@@ -57,6 +57,7 @@ trap 'exit 130' INT TERM HUP
 "$root/targets/nchan/nchan.sh" start --port "$port" --dir "$work/nchan-plain"
 "$root/targets/nchan/nchan.sh" start --port "$((port + 1))" --dir "$work/nchan-tls" --tls "$work/certs/server.pem" "$work/certs/server.key"
 sed "s/:18480\//:$port\//g" "$root/targets/nchan-sse.json" >"$work/plain.json"
+# shellcheck disable=SC2016  # a Node.js program, its template literals its own
 node -e '
   const t = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   const s = (u) => u.replace("http://127.0.0.1:18480/", `https://127.0.0.1:${process.argv[2]}/`);

@@ -30,7 +30,7 @@ usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--
 
 (($# >= 1)) || usage
 cmd=$1; shift
-port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000 cert= key=
+port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000 cert='' key=''
 while (($#)); do
   (($# >= 2)) || usage
   if [[ $1 == --tls ]]; then
