@@ -69,7 +69,7 @@ RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the t
 RUN_NAME=''          # the run directory's name after its time stamp
 # A target run (docs/targets.md): the target file given, run.json's record of it, and the host:port of its
 # subscribe and publish URLs; all empty for the built-in servers
-RUN_TARGET_FILE='' RUN_TARGET_JSON='' RUN_TARGET_ADDRESSES=()
+RUN_TARGET_FILE='' RUN_TARGET_JSON='' RUN_TARGET_ADDRESSES=() RUN_TARGET_MONITOR=''   # pid:<n> or process:<name>, or ''
 RUN_THRESHOLDS=()    # the run's thresholds (lib/thresholds.js): the target file's, then --threshold's
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
@@ -274,6 +274,21 @@ probe_target() {
   done
   # The analysis's second 0, where a built-in run starts the SUT's vmstat.
   RUN_STARTED_AT=$(now_ms)
+}
+
+# A target's server named in hosts.conf (the sut line's pid= or process=) is monitored on its host as a
+# built-in server is: vmstat, pidstat of its process and children, memory (host/monitor.sh); a process name
+# is its oldest process there.
+monitor_target() {
+  local what=${RUN_TARGET_MONITOR%%:*} value=${RUN_TARGET_MONITOR#*:} pid
+  pid=$value
+  if [[ $what == process ]]; then
+    pid=$(remote_run "$SUT_IDX" host/monitor.sh pid "$value" 2>&1) ||
+      { RUN_STEP_ERROR="the target server's process: ${pid##*$'\n'}"; say "  refused: ${RUN_STEP_ERROR}; no load was sent"; return 1; }
+  fi
+  RUN_SERVER_PID=$pid
+  start_monitoring
+  say "  monitoring the target's server on ${H_NAME[SUT_IDX]}: pid ${RUN_SERVER_PID}$([[ $what == process ]] && printf ' (process %s)' "$value") and its children"
 }
 
 start_monitoring() {
@@ -531,6 +546,7 @@ main() {
   if [[ ${RUN_SERVER} == target ]]; then
     step keep_target_file
     step probe_target
+    [[ -z ${RUN_TARGET_MONITOR} ]] || step monitor_target
   else
     step stop_all_servers
     step start_server_under_test

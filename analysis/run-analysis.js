@@ -33,7 +33,7 @@ const { analyzeTargetRun, isTargetRun } = require('./stage/target');
 async function analyzeRun(runDir) {
   const { inputs, archives: archiveFiles, missing, present } = findInputs(runDir);
   const { run, problem: runProblem } = readRun(inputs.runJson);
-  if (isTargetRun(run)) return analyzeTargetRun({ runDir, run, archives: archiveFiles, missing, runProblem });
+  if (isTargetRun(run)) return analyzeTargetRun({ runDir, run, archives: archiveFiles, missing, runProblem, inputs, present });
   const resultsCsv = present('resultsCsv') ? inputs.resultsCsv : null;
   const samples = await readSamples(resultsCsv, timelineBase(Number.isFinite(run.startedAt) ? run.startedAt : null));
   const start = clientStart(run, samples.csv);

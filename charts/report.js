@@ -355,8 +355,24 @@ function loadGeneratorCard(s) {
 
 const SERVER_NOT_MONITORED = '<div class="card" id="server-not-monitored"><h3>Server not monitored</h3><p class="none">A target run measures a push server pushbench did not start: its CPU, memory, connections and emit cycles are not known, so there are no server panels. The figures are what the engines published and their subscribers received.</p></div>';
 
+// The target's server when hosts.conf named its process (summary target.server; docs/targets.md
+// "Monitoring the target"), else that it was not monitored.
+function targetServerCard(s) {
+  const sv = s.target.server;
+  if (!sv) return SERVER_NOT_MONITORED;
+  const who = sv.monitor ? (sv.monitor.pid ? `pid ${sv.monitor.pid}` : `process ${sv.monitor.process}`) : null;
+  if (sv.problem) return `<div class="card" id="target-server"><h3>Target server (${escapeHtml(who ?? '?')})</h3><p class="none">${escapeHtml(sv.problem)}</p></div>`;
+  const rows = [
+    row('Monitored', `${who} and its children on ${s.parameters.hosts?.sut?.name ?? 'the sut host'}`),
+    row('CPU mean (% of one core, steady window)', sv.cpuMeanPercent), row('CPUs it may use', sv.cores),
+    row('Seconds saturated / in the window', slash(sv.saturatedSeconds, sv.seconds)),
+    row('RSS at most (MB)', sv.rssPeakMB), row('CPU per message received (µs)', sv.microsPerMessage),
+  ];
+  return `<div class="card" id="target-server"><h3>Target server</h3>${table(rows)}</div>`;
+}
+
 function targetCards(s, runDir) {
-  return `${targetParametersCard(s)}${targetCard(s)}${SERVER_NOT_MONITORED}${loadGeneratorCard(s)}${provenanceCard(runDir)}`;
+  return `${targetParametersCard(s)}${targetCard(s)}${targetServerCard(s)}${loadGeneratorCard(s)}${provenanceCard(runDir)}`;
 }
 
 // A report's error that is said in one line (the run's outputs, not a fault of this code).

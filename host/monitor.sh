@@ -9,6 +9,8 @@
 #   host/monitor.sh stop <run-id> [<role>]          stops them (by their recorded PIDs only)
 #   host/monitor.sh dir <run-id> [<role>]           prints the directory the files are in
 #   host/monitor.sh clean <run-id> [<role>]         removes it (after run.sh copied the files)
+#   host/monitor.sh pid <process name>              the PID of the oldest process of that exact name (a target
+#                                                  server's, docs/targets.md; its children are monitored with it), or exit 1
 #
 # role: sut (the default: <pid> is the server under test), engine-<name> (<pid> is that JMeter engine's
 # JVM) or controller (the JMeter controller's JVM, where run.sh runs: pidstat only). Files: $PB_STATE/runs/<run-id>/<role>/{vmstat.log,pidstat.log,memory.log,netstat.log,meminfo.txt,started-at.txt,
@@ -20,8 +22,13 @@ source "$here/../lib/config.sh"
 # shellcheck source=../lib/procs.sh
 source "$here/../lib/procs.sh"
 
-usage() { echo "usage: host/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|controller|engine-<name>]" >&2; exit 2; }
+usage() { echo "usage: host/monitor.sh {start <run-id> <pid>|stop|dir|clean <run-id>} [sut|controller|engine-<name>] | pid <process name>" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
+if [[ $1 == pid ]]; then
+  [[ $# -eq 2 && $2 =~ ^[A-Za-z0-9._-]{1,15}$ ]] || usage
+  pgrep -o -x -- "$2" || { echo "no process named '$2' runs on $(hostname)" >&2; exit 1; }
+  exit 0
+fi
 [[ $2 =~ ^[A-Za-z0-9_-]{1,100}$ ]] || { echo "bad run id '$2'" >&2; exit 2; }
 role=sut
 case $1 in start) role=${4:-sut} ;; *) role=${3:-sut} ;; esac

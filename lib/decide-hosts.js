@@ -79,7 +79,9 @@ function addLine(t, s, ln, fields, fail) {
   }
   const sut = t.lines.find((h) => h.role === 'sut');
   if (role === 'sut' && sut) fail(ln, `a second sut '${name}' (the first is '${sut.name}' on line ${sut.line}; exactly one is allowed)`);
-  const h = { role, name, address, access: kind, target, key: o.key, sshPort: o.port, dir: o.dir || s.PB_ROOT, rmi: null, localport: null, line: ln, bind: o.bind };
+  const h = { role, name, address, access: kind, target, key: o.key, sshPort: o.port, dir: o.dir || s.PB_ROOT, rmi: null, localport: null, line: ln, bind: o.bind,
+    ...(o.pid ? { pid: o.pid } : {}), ...(o.process ? { process: o.process } : {}) };
+  if (o.pid && o.process) fail(ln, 'give the target server\'s pid= or its process=, not both');
   if (role === 'engine') {
     const engines = t.lines.filter((e) => e.role === 'engine');
     // Each engine needs its own RMI local port too when several share a host: numbered in file order.
@@ -92,10 +94,10 @@ function addLine(t, s, ln, fields, fail) {
 }
 
 function hostOptions(s, ln, role, kind, opts, fail) {
-  const o = { key: '', port: '', dir: '', rmi: '', bind: '' };
+  const o = { key: '', port: '', dir: '', rmi: '', bind: '', pid: '', process: '' };
   const seen = new Set();
   for (const opt of opts) {
-    if (!opt.includes('=')) fail(ln, `bad option '${opt}' (expected key=, port=, dir=, rmi= or bind=)`);
+    if (!opt.includes('=')) fail(ln, `bad option '${opt}' (expected key=, port=, dir=, rmi=, bind=, pid= or process=)`);
     const k = opt.slice(0, opt.indexOf('='));
     let v = opt.slice(opt.indexOf('=') + 1);
     if (seen.has(k)) fail(ln, `option '${k}' given twice`);
@@ -135,8 +137,20 @@ function hostOptions(s, ln, role, kind, opts, fail) {
         if (!isIpv4(v)) fail(ln, `bad bind address '${v}' (an IPv4 address, or 0.0.0.0 for every interface)`);
         o.bind = v;
         break;
+      // a target run's server on the sut host (docs/targets.md "Monitoring the target"): its PID, or the
+      // name of its oldest process (its children are monitored with it)
+      case 'pid':
+        if (role !== 'sut') fail(ln, 'pid= is only for the sut (the target server\'s process)');
+        if (!/^[1-9][0-9]{0,9}$/.test(v)) fail(ln, `bad pid '${v}' (a process id)`);
+        o.pid = v;
+        break;
+      case 'process':
+        if (role !== 'sut') fail(ln, 'process= is only for the sut (the target server\'s process name)');
+        if (!/^[A-Za-z0-9._-]{1,15}$/.test(v)) fail(ln, `bad process name '${v}' (1-15 of letters, digits, . _ -: the kernel's process name)`);
+        o.process = v;
+        break;
       default:
-        fail(ln, `unknown option '${k}' (expected key, port, dir, rmi or bind)`);
+        fail(ln, `unknown option '${k}' (expected key, port, dir, rmi, bind, pid or process)`);
     }
   }
   return o;

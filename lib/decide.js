@@ -92,6 +92,8 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     throw new Refusal('heap', message, `not a heap size: '${s.PB_JMETER_HEAP}' (want e.g. 512m or 3g)\nrun.sh: ${message}\n${USAGE_LINE}\n(./run.sh --help for details)\n`);
   }
   const sut = t.lines.find((h) => h.role === 'sut');
+  if ((sut.pid || sut.process) && !p.target) argsFail('hosts', `${t.source}: pid= and process= name a target run's server (./run.sh --target); a built-in server is started and watched by run.sh itself`);
+  if (p.target) p.target = { ...p.target, ...targetMonitor(sut) };
   const order = jmeterStartOrder(engineIdx.map((i) => `${t.lines[i].address}:${t.lines[i].rmi}`));
   const engines = engineIdx.map((i, k) => {
     const h = t.lines[i];
@@ -133,6 +135,13 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     hostLines: t.lines,
     record,
   };
+}
+
+// A target run's server is monitored when hosts.conf's sut line names its process (pid= or process=):
+// { monitored, monitor: { host, pid | process } }, else not (docs/targets.md "Monitoring the target").
+function targetMonitor(sut) {
+  if (!sut.pid && !sut.process) return { monitored: false };
+  return { monitored: true, monitor: { host: sut.name, ...(sut.pid ? { pid: Number(sut.pid) } : { process: sut.process }) } };
 }
 
 function decide(input) {
@@ -198,6 +207,7 @@ function shellForm(d) {
     // a target run: the file to copy into the run directory and run.json's record of it
     ...(d.thresholds ? [shArray('RUN_THRESHOLDS', d.thresholds)] : []),
     ...(d.target ? [`RUN_TARGET_FILE=${sh(d.target.source)}`, `RUN_TARGET_JSON=${sh(JSON.stringify(d.target))}`,
+      `RUN_TARGET_MONITOR=${sh(d.target.monitor ? `${d.target.monitor.pid ? 'pid' : 'process'}:${d.target.monitor.pid ?? d.target.monitor.process}` : '')}`,
       `RUN_TARGET_ADDRESSES=(${sh(`${d.target.host}:${d.target.port}`)} ${sh(`${d.target.publishHost}:${d.target.publishPort}`)})`] : []),
   ].join('\n');
 }

@@ -212,7 +212,7 @@ describe('refusals: run.sh\'s exit 2 and its words', () => {
   test('hosts files: "<file>:<line>: <what>", the file named as given', () => {
     const cases = [
       [[SUT, 'client c1 127.0.0.1 local'], 2, "unknown role 'client' (expected sut or engine)"],
-      [[SUT, 'engine e1 127.0.0.1 local colour=blue'], 2, "unknown option 'colour' (expected key, port, dir, rmi or bind)"],
+      [[SUT, 'engine e1 127.0.0.1 local colour=blue'], 2, "unknown option 'colour' (expected key, port, dir, rmi, bind, pid or process)"],
       [['# a comment', SUT, '', 'engine e1 127.0.0.300 local'], 4, "bad address '127.0.0.300' (expected an IPv4 address such as 192.0.2.10)"],
       [[SUT, 'engine e1 127.0.0.1 local', 'engine e1 127.0.0.2 local'], 3, "duplicate engine name 'e1' (first on line 2)"],
       [['engine e1 127.0.0.1 local'], 1, 'no sut line (exactly one host must have the role sut)'],

@@ -36,14 +36,20 @@ function targetFile(name, change = (t) => t) {
 }
 
 const nchan = (...args) => execFileSync(NCHAN, [...args, '--dir', nchanDir], { encoding: 'utf8' });
+// The SSE run monitors the target's server: hosts.conf's sut line names nginx's master by its PID.
+const MONITORED = 'sse';
+const monitoredDir = () => { const d = path.join(s.dir, 'monitored'); fs.mkdirSync(d, { recursive: true }); return d; };
+const monitoredHosts = () => hostsFile(monitoredDir(), [`sut local 127.0.0.1 local pid=${fs.readFileSync(path.join(nchanDir, 'nginx.pid'), 'utf8').trim()}`,
+  'engine local 127.0.0.1 local']);
 before(() => nchan('start', '--port', String(PORT)));
 after(() => { nchan('stop'); s.cleanup(); });
 
 for (const [name, transport] of [['nchan-sse', 'sse'], ['nchan-ws', 'ws'], ['nchan-poll', 'poll'], ['nchan-stream', 'stream']]) {
   test(`${transport} against nchan: valid, every message received once and timed`, { timeout: 300000 }, async () => {
     const file = targetFile(name);
+    const monitored = transport === MONITORED;
     const r = await runShUndisturbed(['--target', file, '--threshold', 'received>=100', '--threshold', 'trip.p99<=1000', ...ARGS],
-      { env: env(), timeoutMs: 240000 });
+      { env: { ...env(), ...(monitored ? { PB_HOSTS: monitoredHosts() } : {}) }, timeoutMs: 240000 });
     assert.equal(r.code, 0, `run.sh --target ${name} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /engines: [0-9]+ connections, [0-9]+ messages\/s/, 'the progress line shows the engines\' load');
     const run = readJson(r.runDir, 'run.json');
@@ -54,10 +60,16 @@ for (const [name, transport] of [['nchan-sse', 'sse'], ['nchan-ws', 'ws'], ['nch
     assert.equal(run.target.sha256, require('node:crypto').createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
     assert.equal(fs.readFileSync(path.join(r.runDir, 'target.json'), 'utf8'), fs.readFileSync(file, 'utf8'), 'the target file is kept as given');
     assert.deepEqual(run.thresholds, ['received>=100', 'trip.p99<=1000']);
-    assert.ok(!fs.existsSync(path.join(r.runDir, 'sut', 'vmstat.log')), 'nothing was monitored on the target');
+    assert.equal(fs.existsSync(path.join(r.runDir, 'sut', 'pidstat.log')), monitored, 'the target monitored only when hosts.conf names its process');
 
     const summary = readJson(r.runDir, 'data/summary.json');
     const t = summary.target;
+    assert.equal(summary.serverMonitored, monitored);
+    if (monitored) {
+      assert.ok(t.server.cpuMeanPercent >= 0 && t.server.cores >= 1 && t.server.rssPeakMB > 0, JSON.stringify(t.server));
+      assert.ok(t.server.microsPerMessage > 0, `the server's CPU per message: ${JSON.stringify(t.server)}`);
+      assert.ok(!summary.validity.unknowns.some((u) => /not monitored/.test(u)));
+    } else assert.ok(summary.validity.unknowns.includes('the server: not monitored (a target run)'));
     assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity));
     assert.equal(t.subscribers, CONNECTIONS);
     assert.equal(t.subscriptions.subscribersAcknowledged, CONNECTIONS, JSON.stringify(t.subscriptions));

@@ -349,6 +349,11 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
   if (s.failed > 0) {
     srv.push({ rule: 'subscriptions-failed', text: `${fmt(s.failed)} of ${fmt(s.count)} subscriptions failed${s.failures?.length ? `: ${kindsText(s.failures)}` : ''}` });
   }
+  // the target's server, when hosts.conf named its process (f.server): saturated as a built-in server is
+  const sv = f.server;
+  if (sv && !sv.problem && sv.saturatedSeconds !== null && sv.seconds > 0 && sv.saturatedSeconds >= Math.ceil(t.SATURATED_SHARE * sv.seconds)) {
+    srv.push({ rule: 'server-cpu', text: `the target's server at >= ${pct(t.PROCESS_SATURATED_SHARE)} of its ${fmt(sv.cores)} CPUs in ${fmt(sv.saturatedSeconds)} of ${fmt(sv.seconds)} steady seconds (${fmt(sv.cpuMeanPercent)}% of one core on average)` });
+  }
   const dis = disturbance(m, t).filter((r) => r.rule === 'steal');
   const unknown = [...gen.unknown, ...known, ...lost.map((l) => `records lost: ${l}`)];
   const tag = (list, verdict) => list.map(({ rule, text }) => ({ rule, verdict, text }));
@@ -358,8 +363,9 @@ function assessTargetValidity(f, m, { thresholds: t = DEFAULTS, lost = [], known
   else if (gen.evidence.length) result = { verdict: 'generator-bound', reasons: [...tag(gen.evidence, 'generator-bound'), ...tag(srv, 'server-limited')] };
   else if (srv.length) result = { verdict: 'server-limited', reasons: tag(srv, 'server-limited') };
   else result = { verdict: 'valid', reasons: [] };
-  // the server's own figures are never known in a target run: said, but no monitor of the run is missing
-  return { ...withLoss(result, { messages: loss }, t), unknowns: [...unknown, 'the server: not monitored (a target run)'],
+  // a target's server not named in hosts.conf is not monitored: said, but no monitor of the run is missing
+  const server = !sv ? ['the server: not monitored (a target run)'] : sv.problem ? [`the server: ${sv.problem}`] : [];
+  return { ...withLoss(result, { messages: loss }, t), unknowns: [...unknown, ...server],
     confidence: unknown.length ? 'reduced' : 'full' };
 }
 

@@ -68,4 +68,4 @@ function processSeries(pidstat, { t0, offset }, seconds) {
   return { cpu, rssMB, notes };
 }
 
-module.exports = { perSecondSeries };
+module.exports = { perSecondSeries, processSeries };

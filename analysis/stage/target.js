@@ -20,7 +20,8 @@ const { TargetEngine, PerSecond, targetFigures, RUN_HISTOGRAM } = require('../me
 const { SignedHistogram } = require('../measure/trip-time');
 const { steadyWindow, measureWorkload } = require('../measure/workload');
 const { assessTargetValidity, thresholds: validityThresholds } = require('../measure/validity');
-const { readLoadGenerator } = require('./monitors');
+const { readLoadGenerator, readSutMonitors } = require('./monitors');
+const { processSeries } = require('./series');
 const { recordsLost } = require('./validity');
 const { buildTargetCharts } = require('../chart/run-charts');
 const { targetTitle } = require('../chart/vocabulary');
@@ -104,9 +105,35 @@ function flagsOf(run, missing, stats, problems) {
     linesSkippedBy: linesSkipped, problems: all };
 }
 
-// runDir, run (read/run-inputs.js readRun's), archives (the engines' archive files), missing (findInputs'),
-// runProblem (run.json's, or null).
-async function analyzeTargetRun({ runDir, run, archives, missing, runProblem }) {
+// The target's server when hosts.conf named its process (docs/targets.md "Monitoring the target"; sut/
+// pidstat.log of it and its children, on its host's clock, taken as the engines'): over the steady window its
+// %CPU (of one core) and the seconds it was saturated (at least PROCESS_SATURATED_SHARE of the cores it may
+// use), its largest RSS, and its CPU per message received (µs). null when it was not monitored.
+async function targetServer({ run, inputs, present, t0, seconds, window, received, t }) {
+  if (!run.target?.monitored || !inputs) return null;
+  const sut = await readSutMonitors(inputs, present);
+  const monitor = run.target.monitor ?? null;
+  if (!sut.pidstat.samples.length) return { monitor, problem: 'sut/pidstat.log holds no sample of the target\'s server' };
+  const { cpu, rssMB, notes } = processSeries(sut.pidstat, { t0, offset: 0 }, seconds);
+  const inWindow = (values) => values.slice(window.fromSecond, window.toSecond).filter((v) => v !== null && v !== undefined);
+  const cpus = inWindow(cpu);
+  const rss = inWindow(rssMB);
+  const messages = inWindow(received);
+  const mean = (v) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : null);
+  const cpuMean = mean(cpus);
+  const perSecond = mean(messages);
+  const cores = sut.serverCores ?? null;
+  const limit = cores ? t.PROCESS_SATURATED_SHARE * cores * 100 : null;
+  const r1 = (v) => (v === null ? null : Math.round(v * 10) / 10);
+  return { monitor, cpuMeanPercent: r1(cpuMean), cores, seconds: cpus.length,
+    saturatedSeconds: limit === null ? null : cpus.filter((v) => v >= limit).length,
+    rssPeakMB: rss.length ? r1(Math.max(...rss)) : null,
+    microsPerMessage: cpuMean !== null && perSecond ? r1((cpuMean / 100) * 1e6 / perSecond) : null, cpu, rssMB, notes };
+}
+
+// runDir, run (read/run-inputs.js readRun's), archives (the engines' archive files), missing, inputs and
+// present (findInputs'), runProblem (run.json's, or null).
+async function analyzeTargetRun({ runDir, run, archives, missing, runProblem, inputs = null, present = () => false }) {
   const { target, rules, timedBy, problems } = readTarget(runDir, run);
   const notes = [];
   let t0 = Number.isFinite(run.startedAt) ? run.startedAt : null;
@@ -155,6 +182,9 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem }) 
   const { thresholds, problems: thresholdProblems } = validityThresholds();
   const workload = loadGeneratorWorkload(run, window, loadGenerator, thresholds);
   const lost = recordsLost(run, stats, null);
+  const monitored = await targetServer({ run, inputs, present, t0: t0 ?? 0, seconds, window, received: series.received, t: thresholds });
+  const { cpu: serverCpu = null, rssMB: serverRssMB = null, notes: serverNotes = [], ...server } = monitored ?? {};
+  if (monitored) figures.server = server;
   const validity = assessTargetValidity(figures, workload, { thresholds, lost,
     known: [...(rules ? [] : ['the target file\'s extract rules: no message could be matched to its publish']),
       ...(perSecond.outside ? [`${perSecond.outside} stamps lay outside the run's seconds`] : [])] });
@@ -164,7 +194,7 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem }) 
     parameters: Object.fromEntries(PARAMETERS.map((p) => [p.name, run[p.name] ?? null])),
     status: run.status,
     serverCrashed: false,
-    serverMonitored: false,
+    serverMonitored: monitored !== null && !monitored.problem,
     startedAt: t0,
     durationSeconds: seconds,
     loadStartSecond,
@@ -176,9 +206,9 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem }) 
     archives: stats.map((a) => ({ name: path.basename(a.file), entries: a.entries, streamLogs: a.streamLogs, subscriptions: a.subscriptions,
       publishes: a.publishes, otherSamples: a.otherSamples, truncated: a.truncated, unreadable: a.unreadable, problem: a.problem })),
     runNotes: run.notes ?? [],
-    notes: [...notes, ...thresholdProblems],
+    notes: [...notes, ...thresholdProblems, ...serverNotes],
   };
-  const datasets = { target: true, series,
+  const datasets = { target: true, series: monitored && serverCpu ? { ...series, serverCpu, serverRssMB } : series,
     engines: loadGenerator.engines.map((e) => ({ name: e.name, cores: e.cores, hostCpu: e.hostCpu, steal: e.steal, jvmCpu: e.jvmCpu,
       jvmRssMB: e.jvmRssMB, gcPauseMs: e.gcPauseMs })) };
   const { charts, skipped } = buildTargetCharts(datasets, summary.title);

@@ -190,3 +190,23 @@ test('a target file may carry thresholds, each checked by lib/thresholds.js', ()
   bad((t) => { t.thresholds = 'trip.p99<=5'; }, /thresholds: must be an array of strings/);
   bad((t) => { t.thresholds = ['speed>1']; }, /thresholds\[0\]: threshold 'speed>1': unknown metric/);
 });
+
+test('hosts.conf names a target server to monitor: process= or pid= on the sut line, refused for a built-in run', () => {
+  const { decide } = require('../decide');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-target-hosts-'));
+  const hosts = (sut) => { const f = path.join(tmp, `h${Math.random()}.conf`); fs.writeFileSync(f, `${sut}\nengine local 127.0.0.1 local\n`); return f; };
+  const file = path.join(ROOT, 'targets', 'nchan-sse.json');
+  const env = (f) => ({ ...process.env, PB_HOSTS: f });
+  const byName = decide({ argv: ['--target', file, '2', '8', '50'], env: env(hosts('sut local 127.0.0.1 local process=nginx')) });
+  assert.deepEqual([byName.target.monitored, byName.target.monitor], [true, { host: 'local', process: 'nginx' }]);
+  const byPid = decide({ argv: ['--target', file, '2', '8', '50'], env: env(hosts('sut local 127.0.0.1 local pid=4321')) });
+  assert.deepEqual(byPid.target.monitor, { host: 'local', pid: 4321 });
+  assert.equal(decide({ argv: ['--target', file, '2', '8', '50'], env: env(hosts('sut local 127.0.0.1 local')) }).target.monitored, false);
+  const builtin = decide({ argv: ['node', '2', '8', '50', 'comet'], env: env(hosts('sut local 127.0.0.1 local pid=4321')) });
+  assert.match(builtin.refused.message, /pid= and process= name a target run's server/);
+  const both = decide({ argv: ['--target', file, '2', '8', '50'], env: env(hosts('sut local 127.0.0.1 local pid=1 process=nginx')) });
+  assert.match(both.refused.message, /pid= or its process=, not both/);
+  const bad = decide({ argv: ['--target', file, '2', '8', '50'], env: env(hosts('sut local 127.0.0.1 local process=a;b')) });
+  assert.match(bad.refused.message, /bad process name/);
+  fs.rmSync(tmp, { recursive: true });
+});
