@@ -549,6 +549,7 @@ final class MuxEngine implements Closeable {
     for (int round = 0; round < READS_PER_WAKEUP; round++) {
       readBuffer.clear();
       int n = c.tls != null ? c.tls.read(readBuffer) : c.channel.read(readBuffer);
+      if (c.tls != null && c.tls.wantsWrite()) c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);   // a key update's answer
       if (n == 0) return;
       if (n < 0) {
         ended(c);

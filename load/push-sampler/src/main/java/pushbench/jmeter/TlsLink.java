@@ -145,7 +145,10 @@ final class TlsLink {
         case NEED_UNWRAP:
         case NEED_UNWRAP_AGAIN: {
           ByteBuffer in = gather();
-          if (in == null) return false;
+          if (in == null) {
+            if (closed) throw new EOFException("TLS: the server closed the connection during the handshake");
+            return false;
+          }
           ByteBuffer app = scratch.app(appSize);
           SSLEngineResult r = engine.unwrap(in, app);
           keep(in);

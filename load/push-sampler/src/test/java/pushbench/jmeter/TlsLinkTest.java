@@ -189,6 +189,37 @@ class TlsLinkTest {
     assertEquals(null, TlsLink.failureKind(new java.net.ConnectException("Connection refused")), "not a TLS failure");
   }
 
+  @Test
+  void aServerThatClosesDuringTheHandshakeEndsItAtOnce() throws Exception {
+    try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 5, java.net.InetAddress.getByName("127.0.0.1"))) {
+      Thread closer = new Thread(() -> {
+        try (java.net.Socket s = plain.accept()) {
+          s.getInputStream().read(new byte[16384]);   // the ClientHello read, then the end (a FIN, no reset)
+        } catch (IOException ignored) {
+          // the test reports
+        }
+      });
+      closer.start();
+      Selector sel = Selector.open();
+      selectors.add(sel);
+      SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", plain.getLocalPort()));
+      ch.configureBlocking(false);
+      SelectionKey key = ch.register(sel, SelectionKey.OP_READ);
+      TlsLink link = new TlsLink(trusting().engine("127.0.0.1", plain.getLocalPort()), ch, scratch);
+      long t0 = System.nanoTime();
+      IOException e = assertThrows(IOException.class, () -> {
+        while (!link.handshake()) {
+          key.interestOps(SelectionKey.OP_READ | (link.wantsWrite() ? SelectionKey.OP_WRITE : 0));
+          sel.select(200);
+          sel.selectedKeys().clear();
+          if (System.nanoTime() - t0 > 5_000_000_000L) break;
+        }
+      });
+      assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "ended at the close, not at a timeout: " + e);
+      closer.join(5000);
+    }
+  }
+
   // ---- the engine ----------------------------------------------------------------------------------------
 
   private static MuxConfig sse(int port, String tls, long durationMs) {
