@@ -48,6 +48,7 @@ function localControl({ events, pool, log, bodies, streams }) {
   return {
     set: (name, frequency) => events.set(name, frequency),
     remove: (name) => events.remove(name),
+    publish: (name, data) => events.publish(name, data),
     clear: () => ({ events: events.clear(), requests: completeAll(pool, log, 'clear') }),
     logging: (enabled) => {
       if (enabled !== log.enabled) log.info(`logging ${enabled ? 'on' : 'off'}`);
@@ -99,6 +100,16 @@ async function eventRemove({ control, log }, { body }) {
   return { status: 200, body: { event: { name, state: 'removed' } } };
 }
 
+// POST /event/publish: runs one emit cycle of that name now (no emitter created); answers its cycle id.
+async function eventPublish({ control, log }, { body }) {
+  const checked = validate.eventPublish(body);
+  if (checked.problem) return bad(checked.problem);
+  const { name, data } = checked.value;
+  const cycle = await control.publish(name, data);
+  log.debug(`event ${name} published as cycle ${cycle}`);
+  return { status: 200, body: { event: { name, cycle, published: true } } };
+}
+
 // POST /event/clear: stops every emitter and completes every open request; answers how many of each.
 async function eventClear({ control, log }, { body }) {
   const checked = validate.eventClear(body);
@@ -137,6 +148,7 @@ function protocolRoutes({ control, events, log, pool, history, stream }) {
     '/logging': { POST: (input) => logging(control, input) },
     '/event/set': { POST: (input) => eventSet(acting, input) },
     '/event/remove': { POST: (input) => eventRemove(acting, input) },
+    '/event/publish': { POST: (input) => eventPublish(acting, input) },
     '/event/clear': { POST: (input) => eventClear(acting, input) },
     '/request': { POST: (input) => request({ pool, log, history }, input), GET: createSseHandler(stream) },
     '/status': { GET: () => status(control) },

@@ -10,7 +10,7 @@
 //                 cluster-wide total, and every worker writes its block in batches.
 //              The cycle ends when the last worker is done, so its duration is the slowest worker's, and
 //              records look exactly as a single process's: place 1..total once each, one total.
-//   control    /event/set, /event/remove, /event/clear and /logging arrive at any worker, which calls
+//   control    /event/set, /event/remove, /event/publish, /event/clear and /logging arrive at any worker, which calls
 //              the primary; the primary acts on every worker. /status sums the workers' open requests,
 //              their refused bodies and their cut streams.
 //   open       the workers' open counts, relayed so each worker's records count the whole server.
@@ -95,6 +95,7 @@ function sumCounts(counts) {
 function primaryControl({ events, log, members }) {
   return {
     set: ({ name, frequency }) => events.set(name, frequency),
+    publish: ({ name, data }) => events.publish(name, data),
     remove: ({ name }) => {
       const removed = events.remove(name);
       if (removed) tellAll(members, 'stopCycles', { name });

@@ -2,7 +2,7 @@
 // node-cluster, the worker's side: server.js runs as one of N workers (node:cluster) and hands the
 // protocol's shared state to the primary (cluster-primary.js) through this bridge.
 //
-//   control   what app.js calls for /event/set, /event/remove, /event/clear, /logging and /status: each
+//   control   what app.js calls for /event/set, /event/remove, /event/publish, /event/clear, /logging and /status: each
 //             is a call to the primary, which acts on every worker and answers with the sum.
 //   commands  what the primary calls here: take a cycle's snapshot of this worker's subscribers, write
 //             the cycle to it at the places the primary gives, stop cycles, complete every request,
@@ -83,6 +83,7 @@ function createWorkerBridge({ log, batchSize }) {
   const control = {
     set: (name, frequency) => channel.call('set', { name, frequency }),
     remove: (name) => channel.call('remove', { name }),
+    publish: (name, data) => channel.call('publish', { name, data }),
     clear: () => channel.call('clear'),
     logging: (enabled) => channel.call('logging', { enabled }),
     status: () => channel.call('status'),

@@ -17,11 +17,12 @@ function envelope(pushRequest, response, sent, finish) {
   return recordEnvelope(pushRequest.echo, pushRequest.created, response, sent, pushRequest.start, finish);
 }
 
-// cycle: { name, id, created } of the emit cycle; place is 1-based in the cycle's snapshot of `total`.
+// cycle: { name, id, created, data? } of the emit cycle (data: a publish's value, docs/protocol.md); place is 1-based in the cycle's snapshot of `total`.
 function eventRecord(pushRequest, cycle, place, total, sent, finish) {
   const event = {
     name: cycle.name,
     cycle: cycle.id,
+    ...(cycle.data === undefined ? {} : { data: cycle.data }),
     timings: { duration: sent - cycle.created, sent, created: cycle.created },
     connections: { total, place },
   };
@@ -32,9 +33,11 @@ function eventRecord(pushRequest, cycle, place, total, sent, finish) {
 // (one line per held connection per cycle). Must stay byte-for-byte JSON.stringify(eventRecord(...)) + "\n"
 // (test/records.test.js checks that). All numbers are integers, so plain concatenation prints them as JSON.
 //
-// cycleHead(cycle): once per cycle, the part before the event's timings.duration.
+// cycleHead(cycle): once per cycle, the part before the event's timings.duration (with a published
+// cycle's `data`, when it has one, after its id).
 function cycleHead(cycle) {
-  return `{"response":{"event":{"name":${JSON.stringify(cycle.name)},"cycle":${cycle.id},"timings":{"duration":`;
+  const data = cycle.data === undefined ? '' : `"data":${JSON.stringify(cycle.data)},`;
+  return `{"response":{"event":{"name":${JSON.stringify(cycle.name)},"cycle":${cycle.id},${data}"timings":{"duration":`;
 }
 
 // requestMiddle(echo): once per request, what sits between the event's `place` and the request's

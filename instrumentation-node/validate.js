@@ -49,6 +49,15 @@ function eventRemove(body) {
   return { value: { name: body.name } };
 }
 
+// POST /event/publish: { name, data? }; data any JSON value (the body's size bounds it). Value: { name, data }
+// with data undefined when absent.
+function eventPublish(body) {
+  if (!isObject(body)) return { problem: 'body must be a JSON object' };
+  const bad = checkName(body.name);
+  if (bad) return { problem: bad };
+  return { value: { name: body.name, data: body.data } };
+}
+
 // /event/clear takes an empty body or an object (whose content is ignored).
 function eventClear(body) {
   if (body !== undefined && !isObject(body)) return { problem: 'body must be empty or a JSON object' };
@@ -156,6 +165,6 @@ function pullCursor(cursor) {
 }
 
 module.exports = {
-  logging, eventSet, eventRemove, eventClear, pushRequest, wsSubscription, sseQuery, lastEventId,
+  logging, eventSet, eventRemove, eventPublish, eventClear, pushRequest, wsSubscription, sseQuery, lastEventId,
   NAME, MAX_EVENTS, FREQUENCY, DURATION,
 };
