@@ -1,10 +1,11 @@
 package pushbench.jmeter;
 
 // A TLS server for the tests (the JDK's SSLServerSocket on 127.0.0.1, a thread per connection): it serves a
-// certificate of targets/tls/make-certs.sh (made once per test JVM, Certs) and answers every request it reads
-// (up to its blank line) with a scripted answer: byte arrays written and flushed one by one (so records and
-// TCP segments fall where the script says), then, unless told to hold, the connection closed with
-// close_notify. Every request's head is kept in `requests`.
+// certificate of targets/tls/make-certs.sh (made once per test JVM into a directory deleted at its exit:
+// Certs) and answers every request it reads (up to its blank line) with a scripted answer: byte arrays
+// written and flushed one by one (so records and TCP segments fall where the script says; an empty one is a
+// pause of 50 ms), then, unless told to hold, the connection closed with close_notify. Every request's head
+// is kept in `requests`.
 
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
@@ -42,6 +43,10 @@ final class TlsServer implements Closeable {
           .redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (p.waitFor() != 0) throw new IOException("make-certs.sh failed: " + out);
+      d.toFile().deleteOnExit();   // deleted in the reverse order: its files first, then it
+      try (java.util.stream.Stream<Path> files = Files.list(d)) {
+        files.forEach(f -> f.toFile().deleteOnExit());
+      }
       dir = d;
       return d;
     }
