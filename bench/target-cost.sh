@@ -89,26 +89,4 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-node - "$out" <<'EOF'
-const fs = require('node:fs');
-const rows = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const median = (v) => { const s = v.filter((x) => x !== null).sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : null; };
-const range = (v) => { const s = v.filter((x) => x !== null); return s.length ? `${Math.min(...s)}-${Math.max(...s)}` : '-'; };
-console.log('\n| level | kind | engine µs/message median (range) | messages/s | missed | trip p99 ms | verdicts |');
-console.log('|---|---|---|---|---|---|---|');
-const levels = [...new Set(rows.map((r) => r.level))];
-for (const level of levels) for (const kind of ['native', 'target']) {
-  const g = rows.filter((r) => r.level === level && r.kind === kind);
-  const us = g.map((r) => r.engineMicrosPerMessage);
-  console.log(`| ${level} | ${kind} | ${median(us)} (${range(us)}) | ${median(g.map((r) => r.messagesPerSecond))} | ${g.map((r) => r.missed).join(', ')} | ${median(g.map((r) => r.tripP99Ms))} | ${g.map((r) => r.verdict).join(', ')} |`);
-}
-console.log('\n| level | target / native per message, pair by pair: median (range) | repeats |');
-console.log('|---|---|---|');
-for (const level of levels) {
-  const ratios = [...new Set(rows.map((r) => r.repeat))].map((rep) => {
-    const [n, t] = ['native', 'target'].map((k) => rows.find((r) => r.level === level && r.kind === k && r.repeat === rep)?.engineMicrosPerMessage);
-    return n && t ? Math.round(t / n * 100) / 100 : null;
-  });
-  console.log(`| ${level} | ${median(ratios)} (${range(ratios)}) | ${ratios.filter((x) => x !== null).length} |`);
-}
-EOF
+node "$root/bench/pairs.js" "$out" native target

@@ -125,26 +125,4 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-node - "$out" <<'JS'
-const fs = require('node:fs');
-const rows = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const median = (v) => { const s = v.filter((x) => x !== null).sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : null; };
-const range = (v) => { const s = v.filter((x) => x !== null); return s.length ? `${Math.min(...s)}-${Math.max(...s)}` : '-'; };
-console.log('\n| level | kind | engine µs/message median (range) | engine CPU % | KB/conn (repeat 1) | messages/s | missed | failed subscriptions | trip p99 ms | verdicts |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
-const levels = [...new Set(rows.map((r) => r.level))];
-for (const level of levels) for (const kind of ['plain', 'tls']) {
-  const g = rows.filter((r) => r.level === level && r.kind === kind);
-  const us = g.map((r) => r.engineMicrosPerMessage);
-  console.log(`| ${level} | ${kind} | ${median(us)} (${range(us)}) | ${median(g.map((r) => r.engineCpuPercent))} | ${g.find((r) => r.repeat === 1)?.kbPerConnection ?? '-'} | ${median(g.map((r) => r.messagesPerSecond))} | ${g.map((r) => r.missed).join(', ')} | ${g.map((r) => r.failedSubscriptions).join(', ')} | ${median(g.map((r) => r.tripP99Ms))} | ${g.map((r) => r.verdict).join(', ')} |`);
-}
-console.log('\n| level | tls / plain per message, pair by pair: median (range) | pairs |');
-console.log('|---|---|---|');
-for (const level of levels) {
-  const ratios = [...new Set(rows.map((r) => r.repeat))].map((rep) => {
-    const [p, t] = ['plain', 'tls'].map((k) => rows.find((r) => r.level === level && r.kind === k && r.repeat === rep)?.engineMicrosPerMessage);
-    return p && t ? Math.round(t / p * 100) / 100 : null;
-  });
-  console.log(`| ${level} | ${median(ratios)} (${range(ratios)}) | ${ratios.filter((x) => x !== null).length} |`);
-}
-JS
+node "$root/bench/pairs.js" "$out" plain tls
