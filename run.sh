@@ -94,8 +94,9 @@ RUN_EXITING=0        # 1 once the EXIT trap runs
 RUN_NOTES=()   # run.json's notes, in the order noted
 RUN_STEPS=()   # "<step> <ms>", in the order run
 # Per host (index as in lib/hosts.sh): its share of the connections (its JMeter threads), its JMeter heap and disk need, 1 for
-# the engine that sets the event (H_INIT) and the one that clears it (H_CLEANUP), its work directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead.
-H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_INIT=() H_CLEANUP=() H_WORK=() H_LAUNCH_PID=() H_DEAD=()
+# the engine that sets the event (H_INIT) and the one that clears it (H_CLEANUP), its work directory there, the PID of its engine's launch while it runs, and 1 once its engine was found dead;
+# 1 while ssh does not reach an engine's host whose engine answers on RMI (H_UNREACHABLE), and 1 once the run left it so (H_LOST: lib/run-undo.sh engine_host_lost).
+H_CONNECTIONS=() H_HEAP_MB=() H_DISK_MB=() H_INIT=() H_CLEANUP=() H_WORK=() H_LAUNCH_PID=() H_DEAD=() H_UNREACHABLE=() H_LOST=()
 
 # The teardown's phases, in the order they run: the study's stop steps (section 3.3.3: stop JMeter, stop
 # the server under test, stop monitoring, archive and copy the responses), then this run's own files
@@ -210,8 +211,7 @@ create_log_directories() {
   mkdir -p "${RUN_WORK_DIR}"
   runlock_own_set id "$id"
   runlock_own_set dir "${RUN_DIR}"
-  undo_add work-dir keep_remove_work_dir "${RUN_WORK_DIR}"
-  undo_add work-dir runstate_forget   # runs first: from then on nothing of the run is left to stop
+  undo_add work-dir forget_run_state "${RUN_WORK_DIR}"   # from then on nothing of the run is left to stop
   runstate_begin
   RUN_STARTED_AT=$(now_ms)
   runjson_write
@@ -418,15 +418,18 @@ stop_monitoring() {
 archive_responses() {
   local e
   for e in "${ENGINE_IDX[@]}"; do
+    ! engine_host_lost "$e" || continue   # kept there, with collect_responses for --stop-stale
     quietly "archive the responses on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh tar "${RUN_ID}" "${H_NAME[e]}"
   done
 }
 
 # Each engine's archive, copied here and then removed there. Done, the undo list's collect_responses is
-# dropped: that one is for a run that did not get this far.
+# dropped: that one is for a run that did not get this far, or (kept) for a host ssh no longer reaches.
 copy_responses() {
   local e dest
+  local -a lost=()
   for e in "${ENGINE_IDX[@]}"; do
+    if engine_host_lost "$e"; then lost+=("$e"); continue; fi
     dest=${RUN_DIR}/responses/${H_NAME[e]}.tar.gz
     quietly "copy the responses of engine ${H_NAME[e]}" \
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest"
@@ -434,6 +437,7 @@ copy_responses() {
     quietly "remove the copied files on engine ${H_NAME[e]}" remote_run "$e" host/archive.sh clean "${RUN_ID}" "${H_NAME[e]}"
   done
   undo_drop responses
+  ((${#lost[@]} == 0)) || undo_add responses collect_responses "${lost[@]}"
 }
 
 analyze() {

@@ -7,6 +7,8 @@
 #                                   argument is quoted with printf %q, so it arrives as one word
 #   remote_fetch <i> <path> <dest>  copy one file from the host (path absolute on that host) to <dest>
 #   remote_close_all                close every ssh master connection this run opened
+#   remote_reach <i> <budget s>     ssh to host i answers (retried, 1 s doubling, up to <budget> s); its
+#                                   master connection reopened. Status 1 if it never answered
 #
 # The remote side gets the settings of lib/config.sh that this run uses (ports, PB_STATE, ...) as
 # exported variables, so both ends agree even when only one was overridden from the environment.
@@ -139,6 +141,18 @@ remote_fetch() { # <i> <absolute path on host> <local destination>: nothing is l
     ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "cat $(printf '%q' "$src")" >"$dest.part"
   fi || { rm -f -- "$dest.part"; return 1; }
   mv -- "$dest.part" "$dest"
+}
+
+# remote_reach <i> <budget s>: true once a command runs on host i; tried again after 1, 2, 4 ... s while
+# the next try still starts within <budget> s of the first.
+remote_reach() {
+  local i=$1 budget=$2 delay=1 start=$SECONDS
+  until remote_run "$i" true >/dev/null 2>&1; do
+    ((SECONDS - start + delay <= budget)) || return 1
+    sleep "$delay"
+    delay=$((delay * 2))
+  done
+  remote_open "$i" >/dev/null 2>&1 || true
 }
 
 remote_close_all() {

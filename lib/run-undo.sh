@@ -2,9 +2,52 @@
 # run.sh's undo entries (lib/cleanup.sh's list): each stops or collects what one start step started, given
 # as arguments what it acts on. The stop steps run them in the study's order; the EXIT trap runs those not
 # yet run. A failed copy keeps the data where it is, noted (lib/keep.sh). Sourced by run.sh.
+# An entry given an engine host that ssh no longer reaches (engine_host_lost) registers itself again for
+# that host instead of acting: the run state keeps it (forget_run_state) until ./run.sh --stop-stale runs
+# it with the host answering.
 
 # acts on. The stop steps above run them in the study's order; the EXIT trap runs those not yet run.
 # A failed copy keeps the data where it is, noted (lib/keep.sh).
+
+# Retries of a host found unreachable, before its entries are kept for later (s, lib/remote.sh remote_reach).
+ENGINE_HOST_RETRY_S=15
+
+# engine_host_lost <host>: true when ssh does not reach that engine's host: found not answering during
+# the wait (H_UNREACHABLE) and still not after ENGINE_HOST_RETRY_S s of retries, or lost before (H_LOST).
+# Noted once, naming the host: the run is incomplete and what runs there is recorded, not stopped.
+engine_host_lost() {
+  local e=$1
+  [[ -z ${H_LOST[e]:-} ]] || return 0
+  [[ -n ${H_UNREACHABLE[e]:-} ]] || return 1
+  say "  engine host ${H_NAME[e]} (${H_ADDR[e]}) does not answer ssh: retrying for up to ${ENGINE_HOST_RETRY_S}s"
+  if remote_reach "$e" "$ENGINE_HOST_RETRY_S"; then
+    unset 'H_UNREACHABLE[e]'
+    say "  engine host ${H_NAME[e]} answers ssh again: stopping and collecting there"
+    return 1
+  fi
+  H_LOST[e]=1 RUN_FAILED=1
+  warn "engine host ${H_NAME[e]} (${H_ADDR[e]}) did not answer ssh again within ${ENGINE_HOST_RETRY_S}s: its engine, monitors and files are left there, recorded; ./run.sh --stop-stale stops and collects them once it answers"
+  runjson_write
+  return 0
+}
+
+# lost_hosts: the hosts left unreachable with processes of the run (H_LOST), "<name> (<address>)", comma-separated.
+lost_hosts() {
+  local i out=''
+  for i in "${!H_LOST[@]}"; do [[ -z ${H_LOST[i]} ]] || out+="${out:+, }${H_NAME[i]} (${H_ADDR[i]})"; done
+  printf '%s' "$out"
+}
+
+# forget_run_state <work dir>: the run state and this run's own files go, unless a host was left with
+# processes of the run: then both stay, and this entry with them, for ./run.sh --stop-stale.
+forget_run_state() {
+  if [[ -n $(lost_hosts) ]]; then
+    undo_add work-dir forget_run_state "$1"
+    return 0
+  fi
+  runstate_forget
+  keep_remove_work_dir "$1"
+}
 
 stop_controller() { # <pid file> <pid>
   procs_stop_recorded "$1" 10
@@ -19,6 +62,11 @@ stop_engines() {
     [[ -z ${H_LAUNCH_PID[e]:-} ]] || wait "${H_LAUNCH_PID[e]}" 2>/dev/null || true
     unset 'H_LAUNCH_PID[e]'
   done
+  local -a reached=()
+  for e; do
+    if engine_host_lost "$e"; then undo_add jmeter stop_engines "$e"; else reached+=("$e"); fi
+  done
+  set -- "${reached[@]}"
   for e; do
     quietly "stop engine ${H_NAME[e]}" remote_run "$e" load/engine.sh stop --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" || true
   done
@@ -49,6 +97,7 @@ stop_sut_monitors() {
 }
 
 stop_engine_monitors() { # <host>
+  if engine_host_lost "$1"; then undo_add monitors stop_engine_monitors "$1"; return 0; fi
   quietly "stop the monitors on engine ${H_NAME[$1]}" remote_run "$1" host/monitor.sh stop "${RUN_ID}" "engine-${H_NAME[$1]}" || true
 }
 
@@ -72,6 +121,7 @@ collect_sut_monitor_files() {
 # collect_engine_monitor_files <host>: into engines/<name>/, then removed there; a failed copy keeps them.
 collect_engine_monitor_files() {
   local e=$1 f copied=1 src=${H_STATE[$1]}/runs/${RUN_ID}/engine-${H_NAME[$1]}
+  if engine_host_lost "$e"; then undo_add monitor-files collect_engine_monitor_files "$e"; return 0; fi
   mkdir -p "${RUN_DIR}/engines/${H_NAME[e]}"
   for f in vmstat.log pidstat.log started-at.txt cpus-allowed.txt; do
     remote_fetch "$e" "$src/$f" "${RUN_DIR}/engines/${H_NAME[e]}/$f" 2>/dev/null ||
@@ -98,6 +148,7 @@ collect_responses() {
   for e; do
     dest=${RUN_DIR}/responses/${H_NAME[e]}.tar.gz
     [[ ! -s $dest ]] || continue
+    if engine_host_lost "$e"; then undo_add responses collect_responses "$e"; continue; fi
     if remote_run "$e" host/archive.sh tar "${RUN_ID}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 &&
       remote_fetch "$e" "${H_WORK[e]}/${H_NAME[e]}.tar.gz" "$dest" 2>>"$RUN_LOG"; then
       remote_run "$e" host/archive.sh clean "${RUN_ID}" "${H_NAME[e]}" >>"$RUN_LOG" 2>&1 || true

@@ -139,17 +139,53 @@ wait_ends() {
 
 engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the hosts.conf name
 
-# engines_check_alive <elapsed s>: each engine found gone for the first time is noted (the run becomes
-# incomplete; what it saved until then is archived and copied like any engine's) and marked in H_DEAD.
+# engines_check_alive <elapsed s>: each engine's status on its host (load/engine.sh status: its PID file
+# and process). One found gone for the first time is noted (the run becomes incomplete; what it saved
+# until then is archived and copied like any engine's) and marked in H_DEAD. A lost control channel is
+# not a dead engine: when ssh to its host fails (ssh's 255) and its RMI port still answers here, the
+# controller still drives it, so the load runs on; the host is marked unreachable (H_UNREACHABLE, noted
+# once) until ssh answers again, and the teardown retries it (engine_host_lost). Neither ssh nor its RMI
+# port answering is a gone engine.
 engines_check_alive() {
-  local e
+  local e rc
   for e in "${ENGINE_IDX[@]}"; do
     [[ -z ${H_DEAD[e]:-} ]] || continue
-    remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" >/dev/null 2>&1 && continue
+    rc=0
+    remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" >/dev/null 2>&1 || rc=$?
+    if ((rc == 0)); then
+      [[ -z ${H_UNREACHABLE[e]:-} ]] || engine_reached_again "$e" "$1"
+      continue
+    fi
+    if ((rc == 255)) && engine_rmi_answers "$e"; then
+      [[ -n ${H_UNREACHABLE[e]:-} ]] || engine_unreachable "$e" "$1"
+      continue
+    fi
     H_DEAD[e]=1 RUN_FAILED=1
-    warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
+    if ((rc == 255)); then
+      warn "engine ${H_NAME[e]} gone during the test (found at ${1}s): its host (${H_ADDR[e]}) does not answer ssh and its RMI port ${H_RMI[e]} does not answer; what it saved stays there unless ssh answers again"
+    else
+      warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
+    fi
     runjson_write
   done
+}
+
+# engine_rmi_answers <host>: its engine's RMI port accepts a TCP connection from here (2 s at most).
+engine_rmi_answers() {
+  # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "${H_ADDR[$1]}" "${H_RMI[$1]}" 2>/dev/null
+}
+
+engine_unreachable() { # <host> <elapsed s>
+  H_UNREACHABLE[$1]=1
+  warn "engine host ${H_NAME[$1]} (${H_ADDR[$1]}) does not answer ssh (found at ${2}s), but its engine answers on RMI port ${H_RMI[$1]}: the load runs on; its files are collected once ssh answers"
+  runjson_write
+}
+
+engine_reached_again() { # <host> <elapsed s>
+  unset 'H_UNREACHABLE[$1]'
+  remote_open "$1" >/dev/null 2>&1 || true
+  say "  engine host ${H_NAME[$1]} answers ssh again (at ${2}s)"
 }
 
 engines_left() { # the engines not found dead

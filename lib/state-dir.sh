@@ -16,7 +16,9 @@
 # A stale run is stopped by its own undo entries, read back from its run-state.sh: the same functions,
 # on the same hosts, as its EXIT trap would have run, so only what it recorded is signalled (each PID
 # checked against its start time) and what it collected is copied into its run directory, or noted
-# where it stays. It is then marked incomplete with a note saying so.
+# where it stays. It is then marked incomplete with a note saying so. A run that ended leaving processes
+# on an engine host ssh did not reach (lib/run-undo.sh engine_host_lost) is stale the same way: its
+# entries for that host are what is left, run once the host answers.
 
 STATEDIR_DONE=0   # 1 once statedir_stop stopped something
 STATEDIR_WHAT=''  # the stop's own command line, for the note
@@ -56,8 +58,13 @@ statedir_describe_stale() (
   local pid i
   runstate_load "$1"
   read -r pid _ <"${1%/*}/run.pid" 2>/dev/null || pid='?'
-  printf 'run.sh: run %s ended without its teardown: its run.sh (pid %s) is gone, killed beyond any trap (SIGKILL, the OOM killer?) during %s; its run.json says "%s" (%s)\n' \
+  if [[ -n $(lost_hosts) ]]; then
+    printf 'run.sh: run %s left processes on hosts ssh did not reach: %s; its run.json says "%s" (%s)\n' \
+      "${RUN_ID}" "$(lost_hosts)" "${RUN_STATUS}" "${RUN_DIR}"
+  else
+    printf 'run.sh: run %s ended without its teardown: its run.sh (pid %s) is gone, killed beyond any trap (SIGKILL, the OOM killer?) during %s; its run.json says "%s" (%s)\n' \
     "${RUN_ID}" "$pid" "${RUN_STEP:-start-up}" "${RUN_STATUS}" "${RUN_DIR}"
+  fi
   printf '  recorded here: %s\n' "$(runstate_recorded "$1" | paste -sd';' - | sed 's/;/; /g')"
   for i in "${!H_NAME[@]}"; do
     if [[ ${H_ACCESS[i]} == ssh ]]; then printf '  recorded on %s (%s): %s/runs/%s\n' "${H_NAME[i]}" "${H_ADDR[i]}" "${H_STATE[i]}" "${RUN_ID}"; fi
@@ -120,15 +127,33 @@ statedir_stop_live() { # <run id> <what takes the lock after it>
 # statedir_stop_stale <run-state.sh>: one stale run, stopped and collected by its own undo entries. Run
 # it in a subshell: it replaces the run state with that run's.
 statedir_stop_stale() {
-  local pid rc=0
+  local pid rc=0 lost
   runstate_load "$1"
   read -r pid _ <"${1%/*}/run.pid" 2>/dev/null || pid='?'
   set +eu   # as in the EXIT trap: every entry runs, whatever fails
   # shellcheck disable=SC2034  # run.sh's: the launches were the dead run.sh's children, not ours
   H_LAUNCH_PID=()
   if [[ -d ${RUN_DIR} ]]; then log_open "${RUN_DIR}/run.log" append; else log_open /dev/null append; fi
-  say "run ${RUN_ID}: its run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}; stopping what it recorded"
+  lost=$(lost_hosts)
+  if [[ -n $lost ]]; then
+    say "run ${RUN_ID}: it left processes on hosts ssh did not reach: $lost; stopping what it recorded there"
+  else
+    say "run ${RUN_ID}: its run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}; stopping what it recorded"
+  fi
   statedir_reopen_ssh
+  if [[ -n $lost ]]; then
+    undo_run_all || rc=$?
+    remote_close_all   # the run's own close ran at its end
+    if [[ -z $(lost_hosts) ]]; then
+      keep_note "$STATEDIR_WHAT at $(date '+%F %T') stopped and collected what the run had left on $lost"
+    else
+      say "run ${RUN_ID}: still not reached: $(lost_hosts); what it left there stays recorded"
+      rc=1
+    fi
+    runjson_write
+    say "run ${RUN_ID}: status ${RUN_STATUS}; what it collected is in ${RUN_DIR}"
+    return "$rc"
+  fi
   if ((RUN_FINISHED == 0)); then
     RUN_NOTES+=("run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}, killed beyond any trap (SIGKILL, the OOM killer?); $STATEDIR_WHAT at $(date '+%F %T') stopped the processes it had recorded and collected what they wrote")
     RUN_STATUS=incomplete
@@ -146,8 +171,11 @@ statedir_reopen_ssh() {
   local i err=$PB_STATE/stop.$$.err
   for i in "${!H_NAME[@]}"; do
     [[ ${H_ACCESS[i]} == ssh ]] || continue
-    remote_open "$i" >"$err" 2>&1 ||
+    if remote_open "$i" >"$err" 2>&1; then
+      unset 'H_LOST[i]' 'H_UNREACHABLE[i]'   # lib/run-undo.sh engine_host_lost: its entries run now
+    else
       say "  ${H_NAME[i]} (${H_ADDR[i]}) does not answer ssh ($(head -n 1 "$err")); what the run left there stays"
+    fi
   done
   rm -f -- "$err"
 }

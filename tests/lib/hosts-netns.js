@@ -4,7 +4,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawnSync, execFileSync } = require('node:child_process');
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const NETNS = path.join(ROOT, 'tests', 'lib', 'netns.sh');
@@ -93,6 +93,32 @@ class NetnsHosts {
       const f = l.trim().split(/\s+/);
       return { local: addr(f[2]), peer: addr(f[3]) };
     });
+  }
+
+  // The host's sshd gone: its listener and every session process (the far end of run.sh's ssh master
+  // connection, which then ends too), by the PIDs found in its namespace. Returns the PIDs killed.
+  stopSshd(host) {
+    const pids = this.processes(host).filter((p) => /^sshd/.test(p.cmd) || /\/sshd /.test(`${p.cmd} `)).map((p) => p.pid);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    return pids;
+  }
+
+  // The host's sshd started again with the configuration netns.sh wrote (as netns.sh starts it: in the
+  // foreground of its namespace), its PID recorded where netns.sh's `down` finds it; resolves once it
+  // answers ssh (10 s at most).
+  async startSshd(host) {
+    const dir = path.join(this.state, `host${this.hosts.indexOf(host) + 1}`);
+    const child = spawn('ip', ['netns', 'exec', host.ns, '/usr/sbin/sshd', '-D', '-f', path.join(dir, 'sshd_config'),
+      '-E', path.join(dir, 'sshd.log')], { detached: true, stdio: 'ignore' });
+    child.unref();
+    host.sshdPid = child.pid;
+    fs.writeFileSync(path.join(dir, 'sshd.started-pid'), `${child.pid}\n`);
+    for (let i = 0; i < 50; i++) {
+      const r = sh('ssh', ['-F', path.join(this.state, 'ssh_config'), '-o', 'ConnectTimeout=2', `root@${host.address}`, 'true']);
+      if (r.status === 0) return host.sshdPid;
+      await new Promise((resolve) => { setTimeout(resolve, 200); });
+    }
+    throw new Error(`the sshd of ${host.name} started again does not answer`);
   }
 
   // Names of namespaces and links that still carry our prefix.
