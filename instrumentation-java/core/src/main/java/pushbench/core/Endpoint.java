@@ -10,6 +10,7 @@ public enum Endpoint {
     LOGGING("/logging", "POST"),
     EVENT_SET("/event/set", "POST"),
     EVENT_REMOVE("/event/remove", "POST"),
+    EVENT_PUBLISH("/event/publish", "POST"),
     EVENT_CLEAR("/event/clear", "POST"),
     REQUEST("/request", "POST"),
     STREAM("/request", "GET"),

@@ -28,8 +28,10 @@ final class EventEmitter {
     private ScheduledFuture<?> future;
     private volatile long[] lastCycle; // {total, durationMicros} of the latest completed cycle, or null
 
+    /** firstCycle: the id before this emitter's first cycle (the name's publishes so far, else 0). */
     EventEmitter(String name, Subscription subscription, ScheduledExecutorService scheduler, Clock clock,
-            LogManager log) {
+            LogManager log, long firstCycle) {
+        cycles.set(firstCycle);
         this.name = name;
         this.subscription = subscription;
         this.scheduler = scheduler;
@@ -98,23 +100,40 @@ final class EventEmitter {
     /** One emit cycle; package-private so tests can run cycles deterministically. */
     EmitCycle emit() {
         long began = System.nanoTime();
-        long created = clock.millis();
-        long id = cycles.incrementAndGet();
-        PushRequest[] snapshot = subscription.cycle(id, created);
-        EmitCycle cycle = new EmitCycle(name, id, created, snapshot.length);
-        for (int i = 0; i < snapshot.length; i++) {
-            try {
-                snapshot[i].deliver(cycle, i + 1);
-            } catch (RuntimeException e) {
-                log.fault("delivering " + name + "#" + id + " failed", e);
-            }
+        long created;
+        long id;
+        PushRequest[] snapshot;
+        // The id and the cycle's record in the name's history in one step, as a publish takes them (the
+        // history keeps ids ascending).
+        synchronized (subscription) {
+            created = clock.millis();
+            id = cycles.incrementAndGet();
+            snapshot = subscription.cycle(id, created);
         }
+        EmitCycle cycle = new EmitCycle(name, id, created, snapshot.length);
+        deliverAll(cycle, snapshot, log);
         long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - began);
         lastCycle = new long[] {snapshot.length, micros};
         if (log.enabled()) {
             log.info("emit cycle " + name + "#" + id + ": " + snapshot.length + " requests in " + micros + " us");
         }
         return cycle;
+    }
+
+    /** Writes one cycle's record to each request of its snapshot, in order; one that fails is logged. */
+    static void deliverAll(EmitCycle cycle, PushRequest[] snapshot, LogManager log) {
+        for (int i = 0; i < snapshot.length; i++) {
+            try {
+                snapshot[i].deliver(cycle, i + 1);
+            } catch (RuntimeException e) {
+                log.fault("delivering " + cycle.name + "#" + cycle.id + " failed", e);
+            }
+        }
+    }
+
+    /** A publish's id: the next of this emitter's cycles (the caller holds the subscription's lock). */
+    long nextCycle() {
+        return cycles.incrementAndGet();
     }
 
     String name() {

@@ -124,6 +124,8 @@ public final class Instrumentation {
                     return Answer.ok(eventSet(body));
                 case EVENT_REMOVE:
                     return Answer.ok(eventRemove(body));
+                case EVENT_PUBLISH:
+                    return Answer.ok(eventPublish(body));
                 case EVENT_CLEAR:
                     Validation.clear(body);
                     return Answer.ok(clear());
@@ -224,6 +226,18 @@ public final class Instrumentation {
         JsonObject event = new JsonObject();
         event.addProperty("name", name);
         event.addProperty("state", "removed");
+        JsonObject answer = new JsonObject();
+        answer.add("event", event);
+        return answer;
+    }
+
+    private JsonObject eventPublish(byte[] body) throws BadInput {
+        String name = Validation.eventName(body);
+        long cycle = events.publish(name, Validation.publishData(body));
+        JsonObject event = new JsonObject();
+        event.addProperty("name", name);
+        event.addProperty("cycle", cycle);
+        event.addProperty("published", true);
         JsonObject answer = new JsonObject();
         answer.add("event", event);
         return answer;

@@ -15,6 +15,9 @@ public final class Records {
         JsonObject event = new JsonObject();
         event.addProperty("name", cycle.name);
         event.addProperty("cycle", cycle.id);
+        if (cycle.data != null) {
+            event.add("data", cycle.data);
+        }
         event.add("timings", timings(sent, cycle.created));
         JsonObject connections = new JsonObject();
         connections.addProperty("total", cycle.total);

@@ -59,6 +59,15 @@ public final class Validation {
         return frequency;
     }
 
+    /**
+     * POST /event/publish's data: any JSON value, or null when the body has none (a JSON null is given
+     * data: JsonNull). The body must be an object (its name is checked by {@link #eventName}).
+     */
+    public static JsonElement publishData(byte[] body) throws BadInput {
+        JsonObject object = object(body);
+        return object.has("data") ? object.get("data") : null;
+    }
+
     /** POST /event/clear takes an empty body or any JSON object. */
     public static void clear(byte[] body) throws BadInput {
         if (body.length > 0 && !isBlank(body)) {
