@@ -63,7 +63,14 @@ stop_engines() {
     unset 'H_LAUNCH_PID[e]'
   done
   local -a reached=()
+  local rc
   for e; do
+    # A host that stopped answering ssh after the wait's last check is taken as one found during it.
+    if [[ -z ${H_UNREACHABLE[e]:-}${H_LOST[e]:-} ]]; then
+      rc=0
+      remote_run "$e" true >/dev/null 2>&1 || rc=$?
+      ((rc != 255)) || H_UNREACHABLE[e]=1
+    fi
     if engine_host_lost "$e"; then undo_add jmeter stop_engines "$e"; else reached+=("$e"); fi
   done
   set -- "${reached[@]}"
