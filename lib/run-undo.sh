@@ -6,9 +6,6 @@
 # that host instead of acting: the run state keeps it (forget_run_state) until ./run.sh --stop-stale runs
 # it with the host answering.
 
-# acts on. The stop steps above run them in the study's order; the EXIT trap runs those not yet run.
-# A failed copy keeps the data where it is, noted (lib/keep.sh).
-
 # Retries of a host found unreachable, before its entries are kept for later (s, lib/remote.sh remote_reach).
 ENGINE_HOST_RETRY_S=15
 
