@@ -2,7 +2,8 @@
 // Conformance cases for the Server-Sent Events and WebSocket transports (issue #38 item 1; docs/protocol.md
 // "Server-Sent Events and WebSocket"): framing, ids, resuming with Last-Event-ID or a cursor, the replay
 // bound and its gap record, bad queries and upgrades, refused, late and oversized subscriptions, clients
-// that never read, and the streams in /status and in an emit cycle beside comet. One group of suite.js's
+// that never read, the streams in /status and in an emit cycle beside comet, and POST /event/publish's cycle
+// reaching every transport (issue #47). One group of suite.js's
 // cases (streamGroup); each names the transports it needs, and a server that does not speak one of them has
 // the case skipped with the reason (suite.js's runner), never failed; such a server is instead held to
 // refusing the transport as the protocol says (the refusal cases: `refuses`).
@@ -445,6 +446,90 @@ async function oneCycleEverywhere(ctx) {
   [comet, ...streams].forEach((s) => s.destroy());
 }
 
+// ---- POST /event/publish: one emit cycle of a name now, to every transport (issue #47) --------------------
+
+// A publish reaches a comet, an SSE and (where spoken) a WebSocket subscriber of its name once each, with its
+// data, in one cycle; ids count from 1 for a name without an emitter; no emitter is created.
+async function publishReachesEveryone(ctx) {
+  const name = ctx.uniqueName('pub');
+  const spoken = ['sse', 'ws'].filter((transport) => ctx.speaks.includes(transport));
+  const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
+  const streams = [];
+  for (const transport of spoken) streams.push(await TRANSPORTS[transport].open(ctx, [name]));
+  const total = 1 + streams.length;
+  await waitUntil(async () => (await ctx.status()).requests.open === total, 3000, 'every stream to be counted');
+  const data = { seq: 1, sentUs: 1700000000000123, text: 'é "q"', list: [1, true, null] };
+  const first = await ctx.post('/event/publish', { name, data });
+  ctx.assertJson(first);
+  assert.deepEqual(first.json, { event: { name, cycle: 1, published: true } });
+  ctx.assertNormal(first.text, 'a publish answer');
+  const second = await ctx.post('/event/publish', { name });
+  assert.deepEqual(second.json, { event: { name, cycle: 2, published: true } });
+  const all = [comet, ...streams];
+  const echoes = [{ type: 'comet', events: [name] }, ...spoken.map((t) => TRANSPORTS[t].echo([name]))];
+  const firsts = [];
+  for (const [i, stream] of all.entries()) {
+    const next = () => (i === 0 ? stream.nextLine(1000 + ctx.SLACK) : stream.next(1000 + ctx.SLACK));
+    const one = (await next()).record;
+    const two = (await next()).record;
+    ctx.assertEventRecord(one, { name, echo: echoes[i] });
+    ctx.assertEventRecord(two, { name, echo: echoes[i] });
+    assert.deepEqual(Object.keys(one.response.event), ['name', 'cycle', 'data', 'timings', 'connections'], 'data after the cycle id');
+    assert.equal(one.response.event.cycle, 1);
+    assert.deepEqual(one.response.event.data, data, 'the published data, as given');
+    assert.equal(two.response.event.cycle, 2);
+    assert.ok(!('data' in two.response.event), 'a publish without data: no data');
+    firsts.push(one.response.event);
+  }
+  assert.ok(firsts.every((e) => e.connections.total === total), JSON.stringify(firsts));
+  assert.equal(new Set(firsts.map((e) => e.timings.created)).size, 1, 'one cycle, one start');
+  assert.deepEqual(firsts.map((e) => e.connections.place).sort(), Array.from({ length: total }, (_, i) => i + 1));
+  // nothing more: one record per publish
+  await assert.rejects(comet.nextLine(300), 'no third record on the comet stream');
+  assert.equal((await ctx.status()).events.find((e) => e.name === name), undefined, 'no emitter created');
+  all.forEach((st) => st.destroy());
+}
+
+// With an emitter of the name, a publish takes the emitter's next id and the emitter continues after it.
+async function publishContinuesTheEmitter(ctx) {
+  const name = ctx.uniqueName('pubemit');
+  const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
+  await ctx.setEvent(name, 300);
+  assert.equal((await comet.nextLine(1000 + ctx.SLACK)).record.response.event.cycle, 1);
+  const published = await ctx.post('/event/publish', { name, data: 'x' });
+  assert.equal(published.status, 200, published.text);
+  const id = published.json.event.cycle;
+  assert.ok(id >= 2, `the emitter's numbering: ${published.text}`);
+  const seen = [];
+  while (!seen.includes(id + 1)) seen.push((await comet.nextLine(1000 + ctx.SLACK)).record.response.event.cycle);
+  assert.deepEqual(seen, Array.from({ length: id }, (_, i) => i + 2), 'every id once, in order: the publish\'s among the emitter\'s');
+  comet.destroy();
+}
+
+// PB_MAX_EMITTERS bounds emitters, not publishes: more names than the cap are published to.
+async function publishBeyondTheCap(ctx) {
+  const names = Array.from({ length: ctx.settings.maxEmitters + 2 }, (_, i) => ctx.uniqueName(`pubcap${i}`));
+  for (const name of names) {
+    const answer = await ctx.post('/event/publish', { name, data: 1 });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.json.event.cycle, 1);
+  }
+  assert.equal((await ctx.status()).events.length, 0, 'no emitter created');
+  await ctx.stillServing();
+}
+
+// Bad bodies are 400 with the error body, as for /event/set; GET is 405.
+async function publishBadBodies(ctx) {
+  for (const body of ['{"name":', '[]', '"a"', { name: 'bad name' }, { name: '' }, { name: 'x'.repeat(65) }, { data: 1 },
+    { name: 5 }, '']) {
+    ctx.assertRejected(await ctx.post('/event/publish', body), 400, `POST /event/publish ${JSON.stringify(body)}`);
+  }
+  const asGet = await ctx.get('/event/publish');
+  ctx.assertRejected(asGet, 405, 'GET /event/publish');
+  assert.equal(asGet.headers.allow, 'POST');
+  await ctx.stillServing();
+}
+
 // { needs, refuses, name, body(ctx) }: per transport, or once for several.
 const perTransport = (title, run) => ['sse', 'ws'].map((transport) => ({
   needs: [transport], name: `${TRANSPORTS[transport].label}: ${title}`, body: (ctx) => run(ctx, TRANSPORTS[transport], transport),
@@ -466,6 +551,10 @@ const streamCases = ({ deadline, replay }) => [
   ...perTransport('a client that never reads is cut and counted in /status; the others get every record on time', neverReading),
   ...perTransport('a held stream counts in /status and connections; a client that leaves is removed', heldAndGone),
   { needs: ['sse'], name: 'comet streams and every stream transport the server speaks share one emit cycle: one start, places 1..n', body: oneCycleEverywhere },
+  { needs: ['sse'], name: 'publish: one cycle now to every comet, SSE and WebSocket subscriber of the name, once, with its data; no emitter', body: publishReachesEveryone },
+  { name: 'publish: with an emitter of the name, the emitter\'s next id; the emitter continues after it', body: publishContinuesTheEmitter },
+  { name: 'publish: PB_MAX_EMITTERS does not apply (no emitter is created)', body: publishBeyondTheCap },
+  { name: 'publish: a bad body is 400 with the error body; GET is 405', body: publishBadBodies },
   { refuses: ['ws'], name: 'a server without WebSocket refuses the upgrade: 400 error body saying so, Connection: close', body: wsRefused },
 ];
 
