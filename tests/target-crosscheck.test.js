@@ -70,7 +70,11 @@ test('pushbench\'s Node.js server through its target file agrees with its native
   const tripN = ns.tripTime.comet.p50Ms;
   const rateT = targetRate(t);
   const rateN = nativeRate(ns);
-  process.stdout.write(`# cross-check: trip p50 target ${tripT} ms, native ${tripN} ms; messages per subscriber per second target ${rateT.toFixed(4)}, native ${rateN.toFixed(4)}\n`);
+  process.stdout.write(`# cross-check: trip p50 target ${tripT} ms, native ${tripN} ms; p99 ${t.tripTime.p99Ms} / ${ns.tripTime.comet.p99Ms} ms; `
+    + `messages per subscriber per second target ${rateT.toFixed(4)}, native ${rateN.toFixed(4)}; received/expected target `
+    + `${t.messages.received}/${t.messages.expected}, native ${ns.messages.sse.received}/${ns.messages.sse.expected}; publish latency p50 `
+    + `${t.publish.latencyP50Ms} ms; native window arrivals per client per second `
+    + `${(ns.workload.answers.achievedPerSecond / ns.workload.connections.mean).toFixed(4)}\n`);
   assert.ok(Math.abs(tripT - tripN) <= TRIP_P50_MS, `trip-time p50: target ${tripT} ms, native ${tripN} ms`);
   assert.ok(Math.abs(rateT - rateN) <= RATE_SHARE * rateN, `messages per subscriber per second: target ${rateT}, native ${rateN}`);
 });
