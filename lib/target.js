@@ -91,7 +91,8 @@ function placeholders(c, key, text, part) {
     c.used.add(name);
   }
   const rest = text.replace(re, '');
-  if (rest.includes('{{') || rest.includes('}}')) c.fail(key, 'an unclosed placeholder ({{ without }} or the reverse)');
+  // '{{' always opens a placeholder; '}}' alone is text (a JSON body closing nested objects)
+  if (rest.includes('{{')) c.fail(key, 'an unclosed placeholder ({{ without its }})');
   return found;
 }
 

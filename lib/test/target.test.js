@@ -210,3 +210,9 @@ test('hosts.conf names a target server to monitor: process= or pid= on the sut l
   assert.match(bad.refused.message, /bad process name/);
   fs.rmSync(tmp, { recursive: true });
 });
+
+test('a JSON body closing nested objects right after a placeholder is no unclosed placeholder', () => {
+  const t = checkTarget({ ...good(), publish: { url: 'http://h/p', body: '{"data":{"seq":{{seq}},"sentUs":{{sentUs}}}}' } });
+  assert.equal(t.publish.body, '{"data":{"seq":{{seq}},"sentUs":{{sentUs}}}}');
+  bad((t) => { t.publish.body = '{"data":{"seq":{{seq}}, "x": "{{channel"}'; }, /unclosed placeholder/);
+});

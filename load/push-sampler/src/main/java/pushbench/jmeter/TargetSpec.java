@@ -376,7 +376,8 @@ final class TargetSpec {
       String tail = text.substring(at);
       lits.add(tail);
       rest.append(tail);
-      if (rest.indexOf("{{") >= 0 || rest.indexOf("}}") >= 0) throw fail(key, "an unclosed placeholder ({{ without }} or the reverse)");
+      // "{{" always opens a placeholder; "}}" alone is text (a JSON body closing nested objects)
+      if (rest.indexOf("{{") >= 0) throw fail(key, "an unclosed placeholder ({{ without its }})");
       int[] kinds = new int[parts.size()];
       int[] pads = new int[parts.size()];
       for (int i = 0; i < kinds.length; i++) {

@@ -117,6 +117,12 @@ class TargetSpecTest {
     assertArrayEquals(new String[] {"If-Modified-Since", "If-None-Match"}, p.cursorTo);
   }
 
+  @Test
+  void aJsonTextClosingNestedObjectsRightAfterAPlaceholderIsNoUnclosedPlaceholder() {
+    TargetSpec s = TargetSpec.parse(spec("ws", "{\"url\":\"ws://h/x\",\"send\":\"{\\\"sub\\\":{\\\"ch\\\":{{client}}}}\"}", ""));
+    assertTrue(s.subscribeUrl.port() == 80);
+  }
+
   private static void refused(String json, String expected) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TargetSpec.parse(json));
     assertTrue(e.getMessage().startsWith("target.spec: "), e.getMessage());
