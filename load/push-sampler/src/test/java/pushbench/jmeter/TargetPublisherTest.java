@@ -86,8 +86,10 @@ class TargetPublisherTest {
       assertEquals(16, p.size(), "channel " + c + ": due every 50 ms before 1000 - 200 ms");
       for (int k = 0; k < p.size(); k++) {
         assertEquals(k + 1, p.get(k)[0], "seq from 1, in order");
+        // measured from the first publish's own send, which may itself be late on a busy machine (its lateness
+        // then shortens the next gap): 10 ms of slack below the schedule, 150 ms above
         long after = p.get(k)[1] - p.get(0)[1];
-        assertTrue(after >= k * 50_000L - 2_000 && after <= k * 50_000L + 150_000, "publish " + (k + 1) + " at " + after + " µs");
+        assertTrue(after >= k * 50_000L - 10_000 && after <= k * 50_000L + 150_000, "publish " + (k + 1) + " at " + after + " µs");
       }
     }
     long spread = got.get(1).get(0)[1] - got.get(0).get(0)[1];
