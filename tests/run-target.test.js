@@ -7,7 +7,8 @@
 // thresholds give junit.xml. Then what a user gets wrong: a bad file (exit 2 naming the key, nothing
 // started), a target nobody listens on (exit 1 before any load), a subscribe refused (a 404 for every
 // subscription: the verdict failed, exit 1), a publish refused (every publish answered 404: not valid,
-// named). About 3 minutes on 2 busy cores.
+// named), a target that closes every stream (failed: nothing received). The SSE run also monitors nchan's
+// process (hosts.conf pid=). About 3.5 minutes on 2 busy cores.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -130,4 +131,15 @@ test('a publish refused (404 for every publish): not valid, the failed publishes
   assert.equal(summary.target.publish.ok, 0);
   assert.ok(summary.target.publish.failed > 0);
   assert.ok(summary.validity.reasons.some((x) => /publish/i.test(x.text)), JSON.stringify(summary.validity.reasons));
+});
+
+test('a target that closes every stream (a plain 200 at once): nothing received, the verdict failed, exit 1', { timeout: 300000 }, async () => {
+  const file = targetFile('nchan-sse', (t) => ({ ...t, subscribe: { ...t.subscribe, url: t.subscribe.url.replace(/\/sse\/\{\{channel\}\}$/, '/health') } }));
+  const r = await runSh(['--target', file, '1', '5', '20'], { env: env(), timeoutMs: 240000 });
+  assert.equal(r.code, 1, r.stdout);
+  const summary = readJson(r.runDir, 'data/summary.json');
+  assert.equal(summary.validity.verdict, 'failed', JSON.stringify(summary.validity));
+  assert.equal(summary.target.messages.received, 0);
+  assert.ok(summary.target.subscriptions.count > 20, `each stream ended and was asked again: ${JSON.stringify(summary.target.subscriptions)}`);
+  assert.ok(summary.validity.reasons.some((x) => x.rule === 'nothing-received'), JSON.stringify(summary.validity.reasons));
 });
