@@ -283,6 +283,13 @@ const msOf = (h, p) => (h.count ? r2(h.valueAt(p) / 1000) : null);
 // A failures map as [{ kind, count }], the most frequent first.
 const byCount = (m) => [...m].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
 
+// p50, p90, p99 (ms) of a histogram and the exact maximum: a percentile, read at its bucket's top (3
+// significant digits), is never shown above the maximum measured.
+function percentilesUpTo(trips, maxMs) {
+  const at = (q) => { const v = msOf(trips, q); return v === null || maxMs === null ? v : Math.min(v, maxMs); };
+  return { p50Ms: at(50), p90Ms: at(90), p99Ms: at(99), maxMs };
+}
+
 function targetFigures({ target, results, engineCount, trips, perSecond, seconds, timedBy }) {
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
   const expected = sum('expected');
@@ -324,7 +331,7 @@ function targetFigures({ target, results, engineCount, trips, perSecond, seconds
       duplicated: sum('duplicated'), outOfOrder: sum('outOfOrder'), early: sum('early'), unpublished: sum('unpublished'),
       unmatched: sum('unmatched'), arrivals: sum('arrivals') },
     tripTime: { timedBy, messages: trips.count, untimed: sum('untimed'),
-      p50Ms: msOf(trips, 50), p90Ms: msOf(trips, 90), p99Ms: msOf(trips, 99), maxMs: perSecond.maxTripUs === null ? null : r2(perSecond.maxTripUs / 1000) },
+      ...percentilesUpTo(trips, perSecond.maxTripUs === null ? null : r2(perSecond.maxTripUs / 1000)) },
     publish: { count: published, ok: publishedOk, failed: published - publishedOk,
       failures: byCount(failures),
       askedPerSecond, achievedPerSecond, share: askedPerSecond && achievedPerSecond !== null ? r3(achievedPerSecond / askedPerSecond) : null,
