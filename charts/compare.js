@@ -109,7 +109,12 @@ function permutationRows(runs, reportOf) {
 async function writeComparison(outDir, args, figures = FIGURES) {
   fs.mkdirSync(path.join(outDir, 'charts'), { recursive: true });
   copyAssets(path.join(outDir, 'assets'));
-  const { runs, problems } = await loadRuns(args);
+  // a target run (docs/targets.md) has none of the built-in figures' quantities: left out, named (a target
+  // sweep's run index, sweep/report.js, compares its levels)
+  const loaded = await loadRuns(args);
+  const runs = loaded.runs.filter((r) => !r.summary.target);
+  const problems = [...loaded.problems, ...loaded.runs.filter((r) => r.summary.target)
+    .map((r) => ({ dir: r.dir, problem: 'a target run: its figures are in its own report and a target sweep\'s run index, not in the built-in comparison' }))];
   for (const r of runs) if (r.reanalysed || !fs.existsSync(path.join(r.dir, 'report', 'index.html'))) await writeReport(r.dir);
   const reportOf = (dir) => path.relative(outDir, path.join(dir, 'report', 'index.html'));
   const figureRows = [];
