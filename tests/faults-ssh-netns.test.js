@@ -8,6 +8,7 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { parse } = require('csv-parse/sync');
@@ -15,11 +16,15 @@ const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
 const { runSh } = require('./lib/runsh');
 
 const BASE = process.env.PB_STATE || path.join(ROOT, 'build', 'state');
-// A state directory of its own: a run left stale on purpose must not refuse anyone else's run.
-const STATE = path.join(BASE, `ssh-lost-${process.pid}`);
+// A state directory of its own: a run left stale on purpose must not refuse anyone else's run. Short, under
+// the temporary directory: ssh's control sockets live in it (<state>/ssh/cm-<40 hex>.<16>), and a Unix
+// socket's path has at most 107 bytes.
+const STATE = fs.mkdtempSync(path.join(os.tmpdir(), 'pbsl-'));
 const RESULTS = path.join(process.env.PB_RESULTS || path.join(ROOT, 'build', 'results'), `faults-ssh-netns-${process.pid}`);
 const hosts = new NetnsHosts(2, path.join(BASE, `netns-ps${process.pid}`), `ps${process.pid}`);
-const ARGS = ['node', '1', '8', '20', 'comet', '-', 'event1', '1000'];
+// 14 s of load: the wait checks the engines every 5 s, so one check falls after the kill (at its first line) while
+// the load still runs
+const ARGS = ['node', '1', '14', '20', 'comet', '-', 'event1', '1000'];
 
 before(() => { hosts.start(); });
 after(() => {
@@ -55,7 +60,7 @@ test('an engine host\'s sshd gone mid-run and back in the teardown: unreachable,
     },
   });
   if (restarted) await restarted;
-  assert.ok(killed.length >= 2, `not the listener and a session killed: ${killed}\n${r.stdout}`);
+  assert.ok(killed.length >= 2, `not the listener and a session killed: ${killed}\n${r.stdout}\n${r.stderr}`);
   assert.ok(restarted, `run.sh never retried the engine host:\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, new RegExp(`engine host ${eng.name} \\(${esc(eng.address)}\\) does not answer ssh \\(found at \\d+s\\), but its engine answers on RMI port \\d+: the load runs on`));
   assert.doesNotMatch(r.stdout, /died during the test|no JMeter engine is left/);
