@@ -424,15 +424,21 @@ async function wsRefused(ctx) {
 
 // ---- one emit cycle over comet and every stream transport the server speaks ------------------------------
 
-async function oneCycleEverywhere(ctx) {
-  const name = ctx.uniqueName('all');
+// A comet stream and one stream of each other transport the server speaks, subscribed to `name`, once the
+// server counts them all (a stream's head may reach its client a moment before the server counts it).
+async function subscribeEverywhere(ctx, name) {
   const spoken = ['sse', 'ws'].filter((transport) => ctx.speaks.includes(transport));
   const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
   const streams = [];
   for (const transport of spoken) streams.push(await TRANSPORTS[transport].open(ctx, [name]));
   const total = 1 + streams.length;
-  // a stream's head may reach its client a moment before the server counts it
   await waitUntil(async () => (await ctx.status()).requests.open === total, 3000, 'every stream to be counted');
+  return { spoken, comet, streams, total };
+}
+
+async function oneCycleEverywhere(ctx) {
+  const name = ctx.uniqueName('all');
+  const { spoken, comet, streams, total } = await subscribeEverywhere(ctx, name);
   assert.deepEqual((await ctx.status()).requests, { open: total, comet: 1, poll: 0, sse: spoken.includes('sse') ? 1 : 0,
     ws: spoken.includes('ws') ? 1 : 0 });
   await ctx.setEvent(name, 200);
@@ -452,12 +458,7 @@ async function oneCycleEverywhere(ctx) {
 // data, in one cycle; ids count from 1 for a name without an emitter; no emitter is created.
 async function publishReachesEveryone(ctx) {
   const name = ctx.uniqueName('pub');
-  const spoken = ['sse', 'ws'].filter((transport) => ctx.speaks.includes(transport));
-  const comet = await openStream(ctx.base, { type: 'comet', events: [name] });
-  const streams = [];
-  for (const transport of spoken) streams.push(await TRANSPORTS[transport].open(ctx, [name]));
-  const total = 1 + streams.length;
-  await waitUntil(async () => (await ctx.status()).requests.open === total, 3000, 'every stream to be counted');
+  const { spoken, comet, streams, total } = await subscribeEverywhere(ctx, name);
   const data = { seq: 1, sentUs: 1700000000000123, text: 'é "q"', list: [1, true, null] };
   const first = await ctx.post('/event/publish', { name, data });
   ctx.assertJson(first);
