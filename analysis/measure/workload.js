@@ -25,11 +25,12 @@ const { r3 } = require('./per-second');
 
 const MIN_WINDOW_SECONDS = 5;
 
-function steadyWindow(run, loadStartSecond, seconds) {
+// end: what the window's end is, for its basis (a target run's is its publishers' end).
+function steadyWindow(run, loadStartSecond, seconds, { end: endName = 'the end of the load' } = {}) {
   const rampup = Number.isFinite(run.rampupS) ? run.rampupS : 0;
   const end = Number.isFinite(run.durationS) ? Math.min(seconds, loadStartSecond + run.durationS) : seconds;
   let from = Math.min(loadStartSecond + rampup, end);
-  let basis = 'after the ramp-up, to the end of the load';
+  let basis = `after the ramp-up, to ${endName}`;
   if (end - from < MIN_WINDOW_SECONDS) {
     from = loadStartSecond;
     basis = `the whole load (fewer than ${MIN_WINDOW_SECONDS} s after the ramp-up)`;

@@ -176,8 +176,7 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem, in
   const loadStartSecond = firstUs === null || t0 === null ? 0 : Math.max(0, Math.floor((firstUs / 1000 - t0) / 1000));
   // the publishers stop drainMs before the load's end (docs/targets.md): the steady window ends with them
   const publishing = Number.isFinite(run.durationS) && Number.isFinite(target.drainMs) ? run.durationS - Math.ceil(target.drainMs / 1000) : run.durationS;
-  const steady = steadyWindow({ ...run, durationS: publishing }, loadStartSecond, seconds);
-  const window = { ...steady, basis: steady.basis.replace('to the end of the load', 'to the publishers\' end') };
+  const window = steadyWindow({ ...run, durationS: publishing }, loadStartSecond, seconds, { end: 'the publishers\' end' });
   const loadGenerator = await readLoadGenerator(runDir, run, t0 ?? 0, seconds);
   const { thresholds, problems: thresholdProblems } = validityThresholds();
   const workload = loadGeneratorWorkload(run, window, loadGenerator, thresholds);
