@@ -25,20 +25,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
+# shellcheck source=bench/lib/options.sh
+source "$root/bench/lib/options.sh"
 
-usage() { echo "usage: bench/engine-heap.sh [--threads <small>,<large>] [--interval <ms>] [--records <r1>,<r2>] [--repeats <n>] [--heap <size>]" >&2; exit 2; }
+usage="usage: bench/engine-heap.sh [--threads <small>,<large>] [--interval <ms>] [--records <r1>,<r2>] [--repeats <n>] [--heap <size>]"
 threads=20,220 interval=50 records=150,600 repeats=3 heap=1g
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --threads) threads=${2:-}; shift 2 || usage ;;
-    --interval) interval=${2:-}; shift 2 || usage ;;
-    --records) records=${2:-}; shift 2 || usage ;;
-    --repeats) repeats=${2:-}; shift 2 || usage ;;
-    --heap) heap=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-  esac
-done
+bench_options "$usage" threads interval records repeats heap -- "$@"
 pair() { [[ $1 =~ ^([1-9][0-9]*),([1-9][0-9]*)$ ]] && ((BASH_REMATCH[1] < BASH_REMATCH[2])); }   # <a>,<b> with a < b
 pair "$threads" || { echo "engine-heap: --threads wants <small>,<large>, small < large" >&2; exit 2; }
 small=${threads%,*} large=${threads#*,}

@@ -23,21 +23,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
+# shellcheck source=bench/lib/options.sh
+source "$root/bench/lib/options.sh"
 
-usage() { echo "usage: bench/tls-cost.sh [--levels 1000,10000] [--repeats 3] [--rampup <s>] [--duration <s>] [--out <file>]" >&2; exit 2; }
+usage="usage: bench/tls-cost.sh [--levels 1000,10000] [--repeats 3] [--rampup <s>] [--duration <s>] [--out <file>]"
 levels=1000,10000 repeats=3 rampup=10 duration=40 out=''
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --levels) levels=${2:-}; shift 2 || usage ;;
-    --repeats) repeats=${2:-}; shift 2 || usage ;;
-    --rampup) rampup=${2:-}; shift 2 || usage ;;
-    --duration) duration=${2:-}; shift 2 || usage ;;
-    --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-  esac
-done
-[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ && $repeats =~ ^[1-9][0-9]*$ && $rampup =~ ^[0-9]+$ && $duration =~ ^[1-9][0-9]*$ ]] || usage
+bench_options "$usage" levels repeats rampup duration out -- "$@"
+[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ && $repeats =~ ^[1-9][0-9]*$ && $rampup =~ ^[0-9]+$ && $duration =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 ((duration >= rampup + 20)) || { echo "tls-cost: --duration must be at least --rampup + 20 s" >&2; exit 2; }
 command -v jcmd >/dev/null || { echo "tls-cost: jcmd (the JDK's) is needed" >&2; exit 2; }
 IFS=, read -ra level_list <<<"$levels"

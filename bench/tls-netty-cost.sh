@@ -20,21 +20,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
+# shellcheck source=bench/lib/options.sh
+source "$root/bench/lib/options.sh"
 
-usage() { echo "usage: bench/tls-netty-cost.sh [--levels 1000,10000] [--repeats 3] [--warmup 5] [--window 20] [--out <file>]" >&2; exit 2; }
+usage="usage: bench/tls-netty-cost.sh [--levels 1000,10000] [--repeats 3] [--warmup 5] [--window 20] [--out <file>]"
 levels=1000,10000 repeats=3 warmup=5 window=20 out=''
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --levels) levels=${2:-}; shift 2 || usage ;;
-    --repeats) repeats=${2:-}; shift 2 || usage ;;
-    --warmup) warmup=${2:-}; shift 2 || usage ;;
-    --window) window=${2:-}; shift 2 || usage ;;
-    --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-  esac
-done
-[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ && $repeats =~ ^[1-9]$ && $warmup =~ ^[0-9]+$ && $window =~ ^[1-9][0-9]*$ ]] || usage
+bench_options "$usage" levels repeats warmup window out -- "$@"
+[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ && $repeats =~ ^[1-9]$ && $warmup =~ ^[0-9]+$ && $window =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 IFS=, read -ra level_list <<<"$levels"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-tls-netty-cost.XXXXXX")
 [[ -n $out ]] || out=$work/runs.jsonl

@@ -27,26 +27,15 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
+# shellcheck source=bench/lib/options.sh
+source "$root/bench/lib/options.sh"
 
-usage() { echo "usage: bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20] [--clients jdk,mux[,mux-nolog]] [--out <file>]" >&2; exit 2; }
-levels=2000,5000 repeats=3 interval=1000 warmup=5 window=20 clients=jdk,mux out='' table_only=''
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --levels) levels=${2:-}; shift 2 || usage ;;
-    --repeats) repeats=${2:-}; shift 2 || usage ;;
-    --interval) interval=${2:-}; shift 2 || usage ;;
-    --warmup) warmup=${2:-}; shift 2 || usage ;;
-    --window) window=${2:-}; shift 2 || usage ;;
-    --clients) clients=${2:-}; shift 2 || usage ;;
-    --out) out=${2:-}; shift 2 || usage ;;
-    --table) table_only=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-  esac
-done
-[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || usage
+usage="usage: bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20] [--clients jdk,mux[,mux-nolog]] [--out <file>]"
+levels=2000,5000 repeats=3 interval=1000 warmup=5 window=20 clients=jdk,mux out='' table=''
+bench_options "$usage" levels repeats interval warmup window clients out table -- "$@"
+[[ $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "$usage" >&2; exit 2; }
 [[ $clients =~ ^(jdk|mux|mux-nolog)(,(jdk|mux|mux-nolog)){0,2}$ ]] || { echo "ws-client-cost: --clients wants one or more of jdk, mux, mux-nolog" >&2; exit 2; }
-[[ $repeats =~ ^[1-9]$ && $interval =~ ^[1-9][0-9]{1,6}$ && $warmup =~ ^[0-9]+$ && $window =~ ^[1-9][0-9]*$ ]] || usage
+[[ $repeats =~ ^[1-9]$ && $interval =~ ^[1-9][0-9]{1,6}$ && $warmup =~ ^[0-9]+$ && $window =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 # table <runs.jsonl>: per (level, client) the median (min-max) over the repeats, then jdk/mux pair by pair
 table() {
   node - "$1" <<'EOF'
@@ -86,9 +75,9 @@ for (const n of [...new Set(runs.map((r) => r.connections))]) {
 EOF
 }
 
-if [[ -n $table_only ]]; then
-  [[ -r $table_only ]] || { echo "ws-client-cost: cannot read $table_only" >&2; exit 2; }
-  table "$table_only"
+if [[ -n $table ]]; then
+  [[ -r $table ]] || { echo "ws-client-cost: cannot read $table" >&2; exit 2; }
+  table "$table"
   exit 0
 fi
 IFS=, read -ra level_list <<<"$levels"
