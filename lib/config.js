@@ -8,7 +8,7 @@
 //                   every other PB_* variable of env as given: { NAME: value }
 //   DEFAULTS        [{ name, default }] in the file's order (the defaults unexpanded)
 //
-// tests/decide.test.js checks settings() against bash sourcing lib/config.sh.
+// lib/test/decide.test.js checks settings() against bash sourcing lib/config.sh.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,7 +1,7 @@
 'use strict';
 // ./run.sh --plan: the arguments and hosts file checked as for a run, then the run's decisions as one JSON
 // object (lib/decide.js --json, the module run.sh reads its own decisions from), and nothing started. The
-// decisions themselves (split, heaps, disk, the fit, every refusal's words) are tests/decide.test.js's; here
+// decisions themselves (split, heaps, disk, the fit, every refusal's words) are lib/test/decide.test.js's; here
 // what run.sh adds: it prints the module's object, measures the hosts' open-file limits when none are
 // given (exit 3 when it cannot), and refuses exactly as a run does.
 const { test, describe } = require('node:test');

@@ -1,12 +1,12 @@
 'use strict';
 // bench/engine-cost-table.js: the longest engine stop bench/engine-cost.sh reports, on the gc.log of a real
-// mux run of that bench (1,000 comet streams, tests/fixtures/engine-cost-gc.log: -Xlog:gc,safepoint of
+// mux run of that bench (1,000 comet streams, bench/test/fixtures/engine-cost-gc.log: -Xlog:gc,safepoint of
 // JDK 17, the bench's own jcmd histograms 2 s and 41 s in), and its table's median and range.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { longestStopMs, table, spread } = require('../bench/engine-cost-table');
+const { longestStopMs, table, spread } = require('../engine-cost-table');
 
 const LOG = fs.readFileSync(path.join(__dirname, 'fixtures', 'engine-cost-gc.log'), 'utf8');
 const STARTED_AT = 1795637950620;   // the run's summary.startedAt; its steady window began 14 s after

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { pollRate, steal, generator } = require('../bench/run-figures');
+const { pollRate, steal, generator } = require('../run-figures');
 
 const HEADER = 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,Connect,"responseFile"';
 const row = (start, elapsed, label, thread, success = true) =>
@@ -82,7 +82,7 @@ test('steal: mean vmstat st over the run (since-boot line dropped) and the secon
 
 test('poll-headline: a bad --engines or option is a usage error before anything starts', () => {
   const { spawnSync } = require('node:child_process');
-  const script = path.join(__dirname, '..', 'bench', 'poll-headline.sh');
+  const script = path.join(__dirname, '..', 'poll-headline.sh');
   for (const [args, message] of [[['--engines', '0'], /--engines wants 1 to 9/], [['--engines', 'two'], /--engines wants 1 to 9/],
     [['--bogus'], /usage: bench\/poll-headline.sh/], [['--connections', '-5'], /--connections wants a positive number/],
     [['--settle', 'later'], /--settle wants seconds/], [['--settle', '-1'], /--settle wants seconds/],
@@ -96,7 +96,7 @@ test('poll-headline: a bad --engines or option is a usage error before anything 
 
 test('jmeter-sample-cost: a window too short for its warm-up, or a bad option, is a usage error before anything starts', () => {
   const { spawnSync } = require('node:child_process');
-  const script = path.join(__dirname, '..', 'bench', 'jmeter-sample-cost.sh');
+  const script = path.join(__dirname, '..', 'jmeter-sample-cost.sh');
   for (const [args, message] of [[['--duration', '60', '--warmup', '50'], /at least --warmup \+ 20 s/],
     [['--warmup', 'soon'], /usage: bench\/jmeter-sample-cost.sh/], [['--threads', '0'], /usage: bench\/jmeter-sample-cost.sh/],
     [['--plan', '/nonexistent.jmx'], /cannot read plan '\/nonexistent.jmx'/], [['--bogus'], /usage: bench\/jmeter-sample-cost.sh/]]) {
@@ -109,7 +109,7 @@ test('jmeter-sample-cost: a window too short for its warm-up, or a bad option, i
 
 test('inode-churn: creates, deletes and creates again in a scratch dir, prints both times, leaves nothing behind', () => {
   const { spawnSync } = require('node:child_process');
-  const script = path.join(__dirname, '..', 'bench', 'inode-churn.js');
+  const script = path.join(__dirname, '..', 'inode-churn.js');
   for (const args of [['--files', '0'], ['--files', 'many'], ['--bogus', '1'], ['--dir']]) {
     const r = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
     assert.equal(r.status, 2, args.join(' '));
@@ -122,7 +122,7 @@ test('inode-churn: creates, deletes and creates again in a scratch dir, prints b
     const figures = JSON.parse(r.stdout.trim().split('\n').pop());
     assert.equal(figures.files, 300);
     assert.ok(figures.freshMs >= 0 && figures.afterDeleteMs >= 0 && figures.ratio > 0);
-    const { mountOf } = require('../bench/inode-churn');
+    const { mountOf } = require('../inode-churn');
     assert.equal(figures.fsType, mountOf(dir).type);
     assert.match(r.stdout, /after deleting \/ fresh: [0-9.]+x the time/);
     assert.deepEqual(fs.readdirSync(dir), [], 'its working directory is gone');

@@ -3,7 +3,7 @@
 // (level, kind), the second kind over the first pair by pair, a column no run has left out.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { tables } = require('../bench/pairs');
+const { tables } = require('../pairs');
 
 test('medians, ranges and the pair-by-pair ratio', () => {
   const run = (repeat, level, kind, us, verdict = 'valid') => ({ repeat, level, kind, engineMicrosPerMessage: us, engineCpuPercent: us,

@@ -3,7 +3,7 @@
 // figure taken pair by pair within a repeat.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spread, rows, render } = require('../bench/peers/table');
+const { spread, rows, render } = require('../peers/table');
 
 const run = (repeat, generator, usPerMessage, extra = {}) => ({
   repeat, generator, transport: 'ws', connections: 1000, usPerMessage, heapKbPerConnection: 2,
@@ -60,7 +60,7 @@ test('render: one line per level, transport and generator, each ratio beside its
 });
 
 // bench/peers/gatling-stats.js: Gatling's figures of one request from its report's page.
-const { figures } = require('../bench/peers/gatling-stats');
+const { figures } = require('../peers/gatling-stats');
 
 const row = (title, total, ok, ko) => `<tr>
   <td class="title">${title}</td>

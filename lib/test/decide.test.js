@@ -3,7 +3,7 @@
 // calls it: validation of the arguments, settings and hosts file (run.sh's refusals, word for word), the
 // split of the connections over the engines, heaps, disk, a blocking Tomcat's threads, ports, the open-file
 // fit, run.json's parameters; the shell form run.sh evaluates once; golden decisions for the study's
-// extreme permutations (tests/fixtures/decide/; PB_UPDATE_GOLDEN=1 rewrites them). What run.sh does with
+// extreme permutations (lib/test/fixtures/decide/; PB_UPDATE_GOLDEN=1 rewrites them). What run.sh does with
 // them (--plan's measured limits, its exit 3, the same refusal as a run) is tests/run-plan.test.js.
 const { test, describe, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -11,12 +11,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { decide, heapMb, sizeMb, muxThreads, split, shellForm, jmeterStartOrder, USAGE_LINE } = require('../lib/decide');
-const { settings } = require('../lib/config');
-const { need } = require('../lib/disk-need');
-const { runRecord } = require('../lib/run-schema');
+const { decide, heapMb, sizeMb, muxThreads, split, shellForm, jmeterStartOrder, USAGE_LINE } = require('../decide');
+const { settings } = require('../config');
+const { need } = require('../disk-need');
+const { runRecord } = require('../run-schema');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 const GOLDEN = path.join(__dirname, 'fixtures', 'decide');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-decide-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -313,7 +313,7 @@ test('lib/config.js reads lib/config.sh\'s settings as bash does', () => {
 });
 
 describe('golden decisions: the study\'s extreme permutations (./run.sh --plan prints these)', () => {
-  const hosts = 'tests/fixtures/decide/two-engines.conf';   // relative: read from the checkout, as run.sh does
+  const hosts = 'lib/test/fixtures/decide/two-engines.conf';   // relative: read from the checkout, as run.sh does
   const limits = 'sut:s1=20000/20000 engine:e1=unlimited/unlimited engine:e2=10000/10000';
   const room = [{ name: 'kernel.threads-max', room: 60000, what: '63000 tasks, 3000 running' }];
   const cases = {

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 
 // Runs a bash snippet with lib/config.sh and lib/jmeter-heap.sh sourced; env overrides the defaults.
 function sh(snippet, env = {}) {

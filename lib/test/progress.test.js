@@ -1,6 +1,6 @@
 'use strict';
 // run.sh's progress line (lib/progress.sh) on captured output: a real mux run's results.csv in which every
-// answer failed (tests/fixtures/results-all-failed.csv: summary samples counting answers and errors, with
+// answer failed (lib/test/fixtures/results-all-failed.csv: summary samples counting answers and errors, with
 // the first failure in their message) gives its counts and the last error, read in pieces as run.sh reads
 // a growing file; a plain sample's failure gives its response code.
 const test = require('node:test');
@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const FIXTURE = path.join(__dirname, 'fixtures', 'results-all-failed.csv');
 
 // Sources lib/progress.sh, feeds it the file's growing prefixes (cut at the given byte counts), prints

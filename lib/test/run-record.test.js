@@ -8,10 +8,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { record } = require('../lib/run-record');
-const { runRecord } = require('../lib/run-schema');
+const { record } = require('../run-record');
+const { runRecord } = require('../run-schema');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-run-record-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

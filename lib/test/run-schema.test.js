@@ -5,9 +5,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { runParameters, runRecord, PARAMETERS, RunSchemaError } = require('../lib/run-schema');
+const { runParameters, runRecord, PARAMETERS, RunSchemaError } = require('../run-schema');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 const OLD = JSON.parse(fs.readFileSync(path.join(ROOT, 'analysis/test/fixtures/real-node-comet-100-15/run.json'), 'utf8'));
 
 // The same run in the new names, as lib/runjson.sh writes it now.

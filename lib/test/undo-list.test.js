@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 
 // Runs <script> in bash -euo pipefail after sourcing lib/cleanup.sh; `say` records what ran.
 function bash(script) {

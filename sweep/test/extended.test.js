@@ -8,10 +8,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { scratchDir } = require('../analysis/test/helpers');
-const { makeSweep } = require('../charts/test/sweep-fixture');
+const { scratchDir } = require('../../analysis/test/helpers');
+const { makeSweep } = require('../../charts/test/sweep-fixture');
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const SWEEP = path.join(ROOT, 'sweep.sh');
 
 function sweep(...args) {

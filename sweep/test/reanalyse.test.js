@@ -8,10 +8,10 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { analyzeAndWrite } = require('../analysis/run-analysis');
-const { copyRun, scratchDir } = require('../analysis/test/helpers');
-const { ensureAnalysed, analysedLine } = require('../sweep/reanalyse');
-const { removeRawArchives } = require('../sweep/cleanup-raw');
+const { analyzeAndWrite } = require('../../analysis/run-analysis');
+const { copyRun, scratchDir } = require('../../analysis/test/helpers');
+const { ensureAnalysed, analysedLine } = require('../reanalyse');
+const { removeRawArchives } = require('../cleanup-raw');
 
 const archives = (run) => fs.readdirSync(path.join(run, 'responses')).sort();
 

@@ -10,11 +10,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { SweepState, StateError } = require('../sweep/state');
-const { commandOf } = require('../sweep/state-rebuild');
-const { permutations } = require('../sweep/permutations');
+const { SweepState, StateError } = require('../state');
+const { commandOf } = require('../state-rebuild');
+const { permutations } = require('../permutations');
 
-const SWEEP = path.join(__dirname, '..', 'sweep.sh');
+const SWEEP = path.join(__dirname, '..', '..', 'sweep.sh');
 const GARBAGE = Buffer.concat([Buffer.from('PK\u0003\u0004 password=hunter2\t\u0000\u00ff'), Buffer.alloc(64, 0xfe), Buffer.from('\ndone\tdone\n')]);
 const NOBODY = 65534;
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
