@@ -33,9 +33,10 @@ const DRAIN_MS = 2000;
 const MAX_PAD = 1 << 20;
 const LIMITS = Object.freeze({ channels: [1, 100000], rate: [0.01, 10000], intervalMs: [10, 3600000] });
 // Which placeholders each part may hold: seq and sentUs exist only once a publish is sent.
-const PLACEHOLDERS = Object.freeze({ subscribe: ['channel', 'client', 'token', 'pad'], publish: ['channel', 'seq', 'sentUs', 'token', 'pad'] });
+// {{cursor}} only in a poll's or pull's URL and headers, and only with subscribe.cursor.fromMessage.
+const PLACEHOLDERS = Object.freeze({ subscribe: ['channel', 'client', 'token', 'cursor', 'pad'], publish: ['channel', 'seq', 'sentUs', 'token', 'pad'] });
 // A sample value for each placeholder, to check that a templated URL parses once filled.
-const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', seq: '1', sentUs: '1700000000000000', token: 'token', pad: 'x' });
+const SAMPLE = Object.freeze({ channel: 'run-engine-0', client: '0', cursor: '1700000000%3A0', seq: '1', sentUs: '1700000000000000', token: 'token', pad: 'x' });
 
 class TargetError extends Error {}
 
@@ -200,17 +201,31 @@ function framing(c, v, transport) {
   return c.fail('subscribe.framing', `must be "line", "chunk" or { "delimiter": "..." }, got ${JSON.stringify(v)}`);
 }
 
+// subscribe.cursor (poll and pull): response header -> request header pairs echoed on the next request,
+// and the two keys of a cursor taken from the last message (docs/targets.md "Cursors"): fromMessage, an
+// extract rule (the grammar of extract.seq) whose value fills {{cursor}}, and initial, its value before
+// the first message the rule matches (default ''). Returns { headers: [[from, to]], message: { rule,
+// initial } or null }.
+const CURSOR_KEYS = Object.freeze(['fromMessage', 'initial']);
 function cursor(c, v, transport) {
-  if (v === undefined) return [];
+  if (v === undefined) return { headers: [], message: null };
   if (transport !== 'poll' && transport !== 'pull') c.fail('subscribe.cursor', `only for transports poll and pull, not ${transport}`);
   c.object('subscribe.cursor', v);
-  return Object.entries(v).map(([from, to]) => {
+  const headers = Object.entries(v).filter(([k]) => !CURSOR_KEYS.includes(k)).map(([from, to]) => {
     c.string(`subscribe.cursor.${from}`, to);
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(from) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(to)) {
       c.fail(`subscribe.cursor.${from}`, 'response header -> request header, both header names');
     }
     return [from, to];
   });
+  if (v.fromMessage === undefined) {
+    if (v.initial !== undefined) c.fail('subscribe.cursor.initial', 'only with subscribe.cursor.fromMessage');
+    return { headers, message: null };
+  }
+  const rule = extractRule(c, 'subscribe.cursor.fromMessage', v.fromMessage);
+  const initial = v.initial === undefined ? '' : c.string('subscribe.cursor.initial', v.initial, { empty: true });
+  if (/[\u0000-\u001f\u007f]/.test(initial)) c.fail('subscribe.cursor.initial', 'must not hold a control character (it may go into a header)');
+  return { headers, message: { rule, initial } };
 }
 
 function checkSubscribe(c, v, transport) {
@@ -224,8 +239,16 @@ function checkSubscribe(c, v, transport) {
     send = c.string('subscribe.send', v.send);
     placeholders(c, 'subscribe.send', send, 'subscribe');
   }
+  const cur = cursor(c, v.cursor, transport);
   return { url: u.text, host: u.host, port: u.port, tls: u.tls, headers: headers(c, 'subscribe.headers', v.headers, 'subscribe'), send,
-    framing: framing(c, v.framing, transport), cursor: cursor(c, v.cursor, transport) };
+    framing: framing(c, v.framing, transport), ...cursorParts(c, cur) };
+}
+
+// {{cursor}} and subscribe.cursor.fromMessage go together: each without the other is refused.
+function cursorParts(c, cur) {
+  if (cur.message === null && c.used.has('cursor')) c.fail('subscribe.cursor.fromMessage', 'required: {{cursor}} is used (the rule that takes it from the last message; transports poll and pull)');
+  if (cur.message !== null && !c.used.has('cursor')) c.fail('subscribe.cursor.fromMessage', 'no {{cursor}} in subscribe.url or subscribe.headers uses it');
+  return { cursor: cur.headers, cursorMessage: cur.message };
 }
 
 function checkPublish(c, v) {
@@ -306,7 +329,9 @@ function readTarget(file) {
   return { target, sha256: crypto.createHash('sha256').update(text).digest('hex'), text };
 }
 
-// What one engine gets (docs/targets.md "Inside"): the target less what only the analysis reads.
+// What one engine gets (docs/targets.md "Inside"): the target less what only the analysis reads; of the
+// extract rules only sentUs, which the engine applies to a bounded sample of messages (the progress line's
+// trip-time p99, docs/engine.md "Sampled trip time").
 function engineSpec(t, channelPrefix, first = 0, count = null) {
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(channelPrefix)) throw new TargetError(`bad channel prefix '${channelPrefix}'`);
   let tokens = null;
@@ -322,7 +347,7 @@ function engineSpec(t, channelPrefix, first = 0, count = null) {
   const tls = t.tls ?? { ca: null, insecure: false, serverName: null };
   if (tls.ca !== null && typeof tls.caPem !== 'string') throw new TargetError(`tls.ca '${tls.ca}' was not read (readTarget reads it)`);
   return { name: t.name, transport: t.transport, intervalMs: t.intervalMs, subscribe: part(t.subscribe), publish: part(t.publish),
-    channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix,
+    channels: t.channels, rate: t.rate, drainMs: t.drainMs, channelPrefix, extract: { sentUs: t.extract.sentUs },
     tls: { ca: tls.ca === null ? null : tls.caPem, insecure: tls.insecure, serverName: tls.serverName }, tokens };
 }
 

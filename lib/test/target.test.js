@@ -65,6 +65,8 @@ test('every bad key is refused with its path', () => {
   bad((t) => { t.subscribe.send = 'hi'; }, /subscribe\.send: only for transport ws, not sse/);
   bad((t) => { t.subscribe.framing = 'chunk'; }, /subscribe\.framing: only for transport stream/);
   bad((t) => { t.subscribe.cursor = { Etag: 'If-None-Match' }; }, /subscribe\.cursor: only for transports poll and pull/);
+  bad((t) => { t.subscribe.cursor = { fromMessage: '/id' }; }, /subscribe\.cursor: only for transports poll and pull/);
+  bad((t) => { t.subscribe.url = 'http://h/s?since={{cursor}}'; }, /subscribe\.cursor\.fromMessage: required: \{\{cursor\}\} is used/);
   bad((t) => { t.interval = 100; }, /interval: only for transport pull/);
   bad((t) => { t.transport = 'pull'; }, /interval: required for transport pull/);
   bad((t) => { t.name = 'a b'; }, /name: letters, digits/);
@@ -81,8 +83,34 @@ test('transport-specific keys: ws send, stream framing, poll cursor, pull interv
   const poll = checkTarget({ ...good(), transport: 'poll',
     subscribe: { url: 'http://h/lp', cursor: { 'Last-Modified': 'If-Modified-Since', Etag: 'If-None-Match' } } });
   assert.deepEqual(poll.subscribe.cursor, [['Last-Modified', 'If-Modified-Since'], ['Etag', 'If-None-Match']]);
+  assert.equal(poll.subscribe.cursorMessage, null);
   const pull = checkTarget({ ...good(), transport: 'pull', interval: 500, subscribe: { url: 'http://h/lp' } });
   assert.equal(pull.intervalMs, 500);
+});
+
+test('a cursor from the last message: subscribe.cursor.fromMessage fills {{cursor}} (initial before the first)', () => {
+  const poll = (cursor, url = 'http://h/lp?since={{cursor}}', headers = undefined) => ({ ...good(), transport: 'poll',
+    subscribe: { url, headers, cursor } });
+  const t = checkTarget(poll({ fromMessage: '/id', initial: '0', Etag: 'If-None-Match' }));
+  assert.deepEqual(t.subscribe.cursor, [['Etag', 'If-None-Match']], 'the reserved keys are not header pairs');
+  assert.deepEqual(t.subscribe.cursorMessage, { rule: '/id', initial: '0' });
+  assert.deepEqual(engineSpec(t, 'p-').subscribe.cursorMessage, { rule: '/id', initial: '0' });
+  const h = checkTarget(poll({ fromMessage: 'id=([0-9:]+)' }, 'http://h/lp', { 'X-Since': '{{cursor}}' }));
+  assert.deepEqual(h.subscribe.cursorMessage, { rule: 'id=([0-9:]+)', initial: '' }, 'initial defaults to empty');
+  const pull = checkTarget({ ...poll({ fromMessage: '/next' }), transport: 'pull', interval: 100 });
+  assert.equal(pull.subscribe.cursorMessage.rule, '/next');
+  const no = (cursor, pattern, url, headers) => assert.throws(() => checkTarget(poll(cursor, url, headers), 't.json'),
+    (e) => e instanceof TargetError && pattern.test(e.message), `expected ${pattern}`);
+  no({ fromMessage: 'id=[0-9]+' }, /t\.json: subscribe\.cursor\.fromMessage: a regular expression needs exactly one capture group/);
+  no({ fromMessage: '/a~2' }, /subscribe\.cursor\.fromMessage: a JSON pointer's ~ must be ~0 or ~1/);
+  no({ fromMessage: 7 }, /subscribe\.cursor\.fromMessage: must be a string, got a number/);
+  no({ fromMessage: '' }, /subscribe\.cursor\.fromMessage: must not be empty/);
+  no({ fromMessage: '/id', initial: 0 }, /subscribe\.cursor\.initial: must be a string, got a number/);
+  no({ fromMessage: '/id', initial: 'a\r\nX: 1' }, /subscribe\.cursor\.initial: must not hold a control character/);
+  no({ initial: '0' }, /subscribe\.cursor\.initial: only with subscribe\.cursor\.fromMessage/, 'http://h/lp');
+  no({ fromMessage: '/id' }, /subscribe\.cursor\.fromMessage: no \{\{cursor\}\} in subscribe\.url or subscribe\.headers uses it/, 'http://h/lp');
+  assert.throws(() => checkTarget({ ...poll({ fromMessage: '/id' }), publish: { url: 'http://h/p', body: '{{seq}} {{cursor}}' } }),
+    /publish\.body: unknown placeholder \{\{cursor\}\}/);
 });
 
 test('the engine spec names its channels and carries no host split; base64 of JSON', () => {
@@ -91,7 +119,8 @@ test('the engine spec names its channels and carries no host split; base64 of JS
   assert.equal(spec.channelPrefix, '20261128-010000-target-local-');
   assert.equal(spec.subscribe.host, undefined);
   assert.equal(spec.subscribe.url, t.subscribe.url);
-  assert.equal(spec.extract, undefined, 'the engine does not extract');
+  assert.deepEqual(spec.extract, { sentUs: 'sentUs":([0-9]+)' }, 'of the rules the engine gets sentUs only (its timed sample)');
+  assert.equal(spec.subscribe.cursorMessage, null);
   assert.deepEqual(JSON.parse(Buffer.from(encodeSpec(spec), 'base64').toString('utf8')), spec);
   assert.throws(() => engineSpec(t, 'bad prefix/'), TargetError);
 });

@@ -13,11 +13,15 @@ package pushbench.jmeter;
 //   {{sentUs}}   the engine clock's µs since the epoch just before the publish's first byte is written
 //                (PushClient.nowMicros, the stream log's clock; publish only)
 //   {{pad:N}}    N bytes of 'x', N from 0 to 1,048,576
+//   {{cursor}}   poll and pull (subscribe.cursorMessage: { rule, initial }): the value the rule (MessageRule)
+//                took from the connection's last message that it matched, else `initial`; in the URL
+//                percent-encoded (all but A-Z a-z 0-9 - . _ ~), in a header as is (subscribe only)
 //   {{token}}    a value of the spec's token file (issue #49 item 2): connection i's is the file's line
 //                first + i + 1, channel c's publish the line first + (c mod count) + 1 (tokens: { file, first,
 //                count }: this engine's lines; read once here, never logged nor put in a message)
 // A URL's scheme, host and port are fixed (no placeholder before its path; the port 80, or 443 over TLS,
 // unless given); its path and query are the request target. Header values, `send` and the publish body are sent as UTF-8.
+// The spec's extract.sentUs (null: none) is the rule of the engine's timed sample (TripSample).
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -41,11 +45,13 @@ final class TargetSpec {
   static final int MAX_PAD = 1 << 20;
   private static final String PREFIX = "target.spec: ";
   private static final Set<String> TOP = Set.of("name", "transport", "intervalMs", "subscribe", "publish", "channels",
-      "rate", "drainMs", "channelPrefix", "tls", "tokens");
+      "rate", "drainMs", "channelPrefix", "tls", "tokens", "extract");
   private static final Set<String> TLS = Set.of("ca", "insecure", "serverName");
-  private static final Set<String> SUBSCRIBE = Set.of("url", "headers", "send", "framing", "cursor");
+  private static final Set<String> SUBSCRIBE = Set.of("url", "headers", "send", "framing", "cursor", "cursorMessage");
   private static final Set<String> PUBLISH = Set.of("method", "url", "headers", "body");
-  private static final Set<String> SUBSCRIBE_PLACEHOLDERS = Set.of("channel", "client", "token", "pad");
+  private static final Set<String> SUBSCRIBE_PLACEHOLDERS = Set.of("channel", "client", "token", "cursor", "pad");
+  /** A cursor value longer than this (characters) is not taken from a message. */
+  static final int MAX_CURSOR = 4096;
   private static final Set<String> PUBLISH_PLACEHOLDERS = Set.of("channel", "seq", "sentUs", "token", "pad");
 
   final String name;
@@ -62,6 +68,11 @@ final class TargetSpec {
   /** Poll and pull: response header names (as given) whose values go out on the next request as cursorTo. */
   final String[] cursorFrom;
   final String[] cursorTo;
+  /** Poll and pull: the rule taking {{cursor}} from a message (null: none) and its value before the first. */
+  final MessageRule cursorRule;
+  final String cursorInitial;
+  /** The rule of a message's send stamp (the file's extract.sentUs), null: none (TripSample times nothing). */
+  final MessageRule sentUsRule;
   final String publishMethod;
   final Url publishUrl;
   final Header[] publishHeaders;
@@ -143,6 +154,24 @@ final class TargetSpec {
       cursorFrom[k] = token("subscribe.cursor", cursor.get(k)[0]);
       cursorTo[k] = token("subscribe.cursor", cursor.get(k)[1]);
     }
+    JsonNode cm = sub.get("cursorMessage");
+    if (cm == null || cm.isNull()) {
+      cursorRule = null;
+      cursorInitial = "";
+    } else {
+      object("subscribe.cursorMessage", cm);
+      only("subscribe.cursorMessage", cm, Set.of("rule", "initial"));
+      if (transport != Transport.POLL && transport != Transport.PULL) throw fail("subscribe.cursorMessage", "only for transports poll and pull");
+      cursorRule = rule("subscribe.cursorMessage.rule", cm.get("rule"));
+      JsonNode init = cm.get("initial");
+      cursorInitial = init == null || init.isNull() ? "" : string("subscribe.cursorMessage.initial", init, true);
+      if (!usableCursor(cursorInitial)) throw fail("subscribe.cursorMessage.initial", "must hold no control character (at most " + MAX_CURSOR + ")");
+    }
+    boolean cursorUsed = subscribeUrl.target.uses(Template.CURSOR);
+    for (Header h : subscribeHeaders) cursorUsed |= h.value.uses(Template.CURSOR);
+    if (send != null && send.uses(Template.CURSOR)) throw fail("subscribe.send", "{{cursor}} only in a poll's or pull's URL and headers");
+    if (cursorUsed && cursorRule == null) throw fail("subscribe.cursorMessage", "required: {{cursor}} is used");
+    if (!cursorUsed && cursorRule != null) throw fail("subscribe.cursorMessage", "no {{cursor}} in subscribe.url or subscribe.headers uses it");
     boolean accept = false;
     for (Header h : subscribeHeaders) accept |= h.name.equalsIgnoreCase("Accept");
     acceptGiven = accept;
@@ -164,6 +193,15 @@ final class TargetSpec {
     if (!channelPrefix.matches("[A-Za-z0-9._-]{1,200}")) throw fail("channelPrefix", "letters, digits, '.', '_' and '-' only, got '" + channelPrefix + "'");
     tls = tlsOf(root.get("tls"));
     tokens = tokensOf(root.get("tokens"));
+    JsonNode ex = root.get("extract");
+    if (ex == null || ex.isNull()) {
+      sentUsRule = null;
+    } else {
+      object("extract", ex);
+      only("extract", ex, Set.of("sentUs"));
+      JsonNode su = ex.get("sentUs");
+      sentUsRule = su == null || su.isNull() ? null : rule("extract.sentUs", su);
+    }
     boolean token = subscribeUrl.target.uses(Template.TOKEN) || publishUrl.target.uses(Template.TOKEN)
         || publishBody.uses(Template.TOKEN) || (send != null && send.uses(Template.TOKEN));
     for (Header h : subscribeHeaders) token |= h.value.uses(Template.TOKEN);
@@ -265,20 +303,46 @@ final class TargetSpec {
    * user gave an Accept.
    */
   byte[] subscribeRequest(int client, String extra) {
+    return subscribeRequest(client, extra, null);
+  }
+
+  /** As above, {{cursor}} filled with `cursor` (null: the spec's initial value). */
+  byte[] subscribeRequest(int client, String extra, String cursor) {
     String ch = channel(channelOf(client));
+    String cur = cursor == null ? cursorInitial : cursor;
     StringBuilder s = new StringBuilder(256);
     s.append("GET ");
     String token = tokenOf(client);
-    subscribeUrl.target.fill(s, ch, client, 0, 0, token);
+    subscribeUrl.target.fill(s, ch, client, 0, 0, token, cur);
     s.append(" HTTP/1.1\r\nHost: ").append(subscribeUrl.authority).append("\r\n");
     for (Header h : subscribeHeaders) {
       s.append(h.name).append(": ");
-      h.value.fill(s, ch, client, 0, 0, token);
+      h.value.fill(s, ch, client, 0, 0, token, cur);
       s.append("\r\n");
     }
     if (transport == Transport.SSE && !acceptGiven) s.append("Accept: text/event-stream\r\n");
     s.append(extra).append("\r\n");
     return s.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A poll's or pull's cursor taken from the message b[off, off + len) by the spec's rule: its value, or null
+   * (no rule, no match, or a value that cannot go into a header: a control character, longer than MAX_CURSOR),
+   * so the connection keeps the cursor it had.
+   */
+  String cursorOf(byte[] b, int off, int len) {
+    if (cursorRule == null) return null;
+    String v = cursorRule.text(b, off, len);
+    return v != null && usableCursor(v) ? v : null;
+  }
+
+  private static boolean usableCursor(String v) {
+    if (v.length() > MAX_CURSOR) return false;
+    for (int i = 0; i < v.length(); i++) {
+      char ch = v.charAt(i);
+      if (ch < 0x20 || ch == 0x7f) return false;
+    }
+    return true;
   }
 
   /** WS: the text sent after the 101 for connection `client`, UTF-8; null when the spec has none. */
@@ -323,22 +387,31 @@ final class TargetSpec {
     static final int SENT_US = 3;
     static final int PAD = 4;
     static final int TOKEN = 5;
+    static final int CURSOR = 6;
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)\\}\\}");
 
     final String text;
     private final String[] literals;   // one more than the placeholders
     private final int[] kinds;
     private final int[] pads;
+    /** A URL's request target: {{cursor}} is percent-encoded in it. */
+    private final boolean inUrl;
 
-    private Template(String text, String[] literals, int[] kinds, int[] pads) {
+    private Template(String text, String[] literals, int[] kinds, int[] pads, boolean inUrl) {
       this.text = text;
       this.literals = literals;
       this.kinds = kinds;
       this.pads = pads;
+      this.inUrl = inUrl;
     }
 
     /** The template of text; a placeholder outside `allowed`, a bad {{pad:N}} or an unclosed one names key. */
     static Template parse(String key, String text, Set<String> allowed) {
+      return parse(key, text, allowed, false);
+    }
+
+    /** As above; inUrl: a URL's request target (its {{cursor}} percent-encoded). */
+    static Template parse(String key, String text, Set<String> allowed, boolean inUrl) {
       Matcher m = PLACEHOLDER.matcher(text);
       List<String> lits = new ArrayList<>();
       List<int[]> parts = new ArrayList<>();
@@ -364,6 +437,7 @@ final class TargetSpec {
           case "seq": kind = SEQ; break;
           case "sentUs": kind = SENT_US; break;
           case "token": kind = TOKEN; break;
+          case "cursor": kind = CURSOR; break;
           default:
             kind = PAD;
             if (!arg.matches("[0-9]{1,7}") || Integer.parseInt(arg) > MAX_PAD) {
@@ -384,12 +458,12 @@ final class TargetSpec {
         kinds[i] = parts.get(i)[0];
         pads[i] = parts.get(i)[1];
       }
-      return new Template(text, lits.toArray(new String[0]), kinds, pads);
+      return new Template(text, lits.toArray(new String[0]), kinds, pads, inUrl);
     }
 
     private static String allowedText(Set<String> allowed) {
       List<String> names = new ArrayList<>();
-      for (String n : List.of("channel", "client", "seq", "sentUs", "token", "pad")) {
+      for (String n : List.of("channel", "client", "seq", "sentUs", "token", "cursor", "pad")) {
         if (allowed.contains(n)) names.add(n.equals("pad") ? "{{pad:N}}" : "{{" + n + "}}");
       }
       return String.join(", ", names);
@@ -400,8 +474,13 @@ final class TargetSpec {
       return false;
     }
 
-    /** Appends the text with each placeholder filled. */
+    /** Appends the text with each placeholder filled ({{cursor}} empty). */
     void fill(StringBuilder out, String channel, long client, long seq, long sentUs, String token) {
+      fill(out, channel, client, seq, sentUs, token, "");
+    }
+
+    /** Appends the text with each placeholder filled, {{cursor}} with `cursor`. */
+    void fill(StringBuilder out, String channel, long client, long seq, long sentUs, String token, String cursor) {
       for (int i = 0; i < kinds.length; i++) {
         out.append(literals[i]);
         switch (kinds[i]) {
@@ -410,10 +489,23 @@ final class TargetSpec {
           case SEQ: out.append(seq); break;
           case SENT_US: out.append(sentUs); break;
           case TOKEN: out.append(token); break;
+          case CURSOR: if (inUrl) percentEncode(out, cursor); else out.append(cursor); break;
           default: for (int n = pads[i]; n > 0; n--) out.append('x');
         }
       }
       out.append(literals[kinds.length]);
+    }
+
+    /** Appends v's UTF-8 bytes, each but A-Z a-z 0-9 - . _ ~ (RFC 3986's unreserved) as %XX. */
+    static void percentEncode(StringBuilder out, String v) {
+      for (byte b : v.getBytes(StandardCharsets.UTF_8)) {
+        int c = b & 0xff;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
+          out.append((char) c);
+        } else {
+          out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16))).append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+        }
+      }
     }
 
     String fill(String channel, long client, long seq, long sentUs) {
@@ -480,6 +572,10 @@ final class TargetSpec {
     return out;
   }
 
+  private static MessageRule rule(String key, JsonNode v) {
+    return MessageRule.compile(PREFIX + key, string(key, v, false));
+  }
+
   private static String token(String key, String name) {
     if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) throw fail(key + "." + name, "not a header name");
     return name;
@@ -542,6 +638,6 @@ final class TargetSpec {
       }
       port = Integer.parseInt(portText);
     }
-    return new Url(scheme, authority, host, port, Template.parse(key, target, allowed));
+    return new Url(scheme, authority, host, port, Template.parse(key, target, allowed, true));
   }
 }

@@ -123,6 +123,54 @@ class TargetSpecTest {
     assertTrue(s.subscribeUrl.port() == 80);
   }
 
+  @Test
+  void aCursorFromTheLastMessageFillsTheUrlPercentEncodedAndHeadersAsIsInitialBeforeTheFirst() {
+    String subscribe = "{\"url\":\"http://127.0.0.1:18480/lp/{{channel}}?since={{cursor}}\","
+        + "\"headers\":[[\"X-Since\",\"{{cursor}}\"]],\"cursor\":[[\"Etag\",\"If-None-Match\"]],"
+        + "\"cursorMessage\":{\"rule\":\"/next\",\"initial\":\"0:0\"}}";
+    TargetSpec s = TargetSpec.parse(spec("poll", subscribe, ""));
+    assertEquals("/next", s.cursorRule.text);
+    String first = new String(s.subscribeRequest(3, ""), StandardCharsets.UTF_8);
+    assertTrue(first.startsWith("GET /lp/run1-e1-3?since=0%3A0 HTTP/1.1\r\n"), first);
+    assertTrue(first.contains("\r\nX-Since: 0:0\r\n"), first);
+    byte[] msg = "{\"data\":\"m\",\"next\":\"1700000000:4 é/&\"}".getBytes(StandardCharsets.UTF_8);
+    String cursor = s.cursorOf(msg, 0, msg.length);
+    assertEquals("1700000000:4 é/&", cursor);
+    String next = new String(s.subscribeRequest(3, "If-None-Match: 4\r\n", cursor), StandardCharsets.UTF_8);
+    assertTrue(next.startsWith("GET /lp/run1-e1-3?since=1700000000%3A4%20%C3%A9%2F%26 HTTP/1.1\r\n"), next);
+    assertTrue(next.contains("\r\nX-Since: 1700000000:4 é/&\r\nIf-None-Match: 4\r\n\r\n"), next);
+    byte[] keepAlive = "{\"ping\":1}".getBytes(StandardCharsets.UTF_8);
+    assertNull(s.cursorOf(keepAlive, 0, keepAlive.length), "no match: the connection keeps its cursor");
+    byte[] injected = "{\"next\":\"1\\r\\nX-Evil: 1\"}".getBytes(StandardCharsets.UTF_8);
+    assertNull(s.cursorOf(injected, 0, injected.length), "a value with a control character is not taken");
+    TargetSpec noInitial = TargetSpec.parse(spec("pull", subscribe.replace(",\"initial\":\"0:0\"", "").replace("/next", "next=([0-9]+)"), ""));
+    assertTrue(new String(noInitial.subscribeRequest(0, ""), StandardCharsets.UTF_8).startsWith("GET /lp/run1-e1-0?since= HTTP/1.1"),
+        "before the first message, without initial: empty");
+    byte[] line = "seq=3 next=99".getBytes(StandardCharsets.UTF_8);
+    assertEquals("99", noInitial.cursorOf(line, 0, line.length));
+    assertNull(TargetSpec.parse(spec("poll", "{\"url\":\"http://h/lp\"}", "")).cursorOf(line, 0, line.length), "no rule: nothing taken");
+    refused(spec("poll", "{\"url\":\"http://h/lp?c={{cursor}}\"}", ""), "subscribe.cursorMessage: required: {{cursor}} is used");
+    refused(spec("poll", "{\"url\":\"http://h/lp\",\"cursorMessage\":{\"rule\":\"/id\"}}", ""), "subscribe.cursorMessage: no {{cursor}}");
+    refused(spec("sse", "{\"url\":\"http://h/s?c={{cursor}}\",\"cursorMessage\":{\"rule\":\"/id\"}}", ""),
+        "subscribe.cursorMessage: only for transports poll and pull");
+    refused(spec("poll", "{\"url\":\"http://h/lp?c={{cursor}}\",\"cursorMessage\":{\"rule\":\"id=[0-9]+\"}}", ""),
+        "subscribe.cursorMessage.rule: a regular expression needs exactly one capture group");
+    refused(spec("poll", "{\"url\":\"http://h/lp?c={{cursor}}\",\"cursorMessage\":{\"rule\":\"/id\",\"initial\":\"a\\nb\"}}", ""),
+        "subscribe.cursorMessage.initial: must hold no control character");
+    refused(spec("poll", "{\"url\":\"http://h/lp?c={{cursor}}\",\"cursorMessage\":{\"rule\":\"/id\",\"from\":1}}", ""),
+        "subscribe.cursorMessage.from: unknown key");
+    refused(spec("poll", SSE_SUBSCRIBE, "").replace("\"body\":\"{", "\"body\":\"{{cursor}}{"), "publish.body: unknown placeholder {{cursor}}");
+  }
+
+  @Test
+  void theSpecsSentUsRuleIsTheTimedSamplesAndOnlyItIsTaken() {
+    assertNull(TargetSpec.parse(spec("sse", SSE_SUBSCRIBE, "")).sentUsRule, "no extract: no rule");
+    assertNull(TargetSpec.parse(spec("sse", SSE_SUBSCRIBE, ",\"extract\":{\"sentUs\":null}")).sentUsRule);
+    assertEquals("/sentUs", TargetSpec.parse(spec("sse", SSE_SUBSCRIBE, ",\"extract\":{\"sentUs\":\"/sentUs\"}")).sentUsRule.text);
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"extract\":{\"seq\":\"/seq\"}"), "extract.seq: unknown key");
+    refused(spec("sse", SSE_SUBSCRIBE, ",\"extract\":{\"sentUs\":\"(a)(b)\"}"), "extract.sentUs: a regular expression needs exactly one capture group");
+  }
+
   private static void refused(String json, String expected) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TargetSpec.parse(json));
     assertTrue(e.getMessage().startsWith("target.spec: "), e.getMessage());
