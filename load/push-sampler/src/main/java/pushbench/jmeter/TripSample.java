@@ -1,0 +1,117 @@
+package pushbench.jmeter;
+
+// The trip time of a bounded sample of one mux thread's messages, for the progress line (issue #47 item 3;
+// docs/engine.md "Sampled trip time"). The engine does not extract a stamp from every message (the analysis
+// does, after the run: the engine's cost per message stays its framing and its log line); it times every
+// k-th message of its thread, k chosen at each summary from the last interval's messages a second so that
+// at most PER_SECOND a second are timed at a steady rate; within an interval k doubles each time another
+// PER_SECOND x the interval's seconds were timed (a run's first interval, a burst: the timed messages of
+// one interval stay within that budget times the doublings, log2 of the burst over it). It keeps at most
+// CAPACITY trips an interval (beyond them a timed trip replaces a kept one with the chance CAPACITY /
+// timed). The sample is the progress line's, not a measurement: the analysis times every message.
+// A timed message's trip, µs, is its arrival (the engine's read, PushClient.nowMicros) minus its stamp:
+//   a target run: the message's sentUs by the spec's extract.sentUs rule, the engine's own clock (the
+//     publisher of a channel is on its subscribers' engine): basis ENGINE_CLOCK; no rule: nothing timed;
+//   a built-in run: the record's response.event.timings.created (ms, the server's clock; the clock offset
+//     is not corrected here, the analysis corrects it): basis SERVER_CLOCK; records of no emit cycle
+//     (replays, pulls, timeouts) are not timed.
+// A message whose stamp is missing or not a number is not timed (the next one is). close() gives the
+// interval's p99 (nearest rank: the ceil(0.99 n)-th smallest of the n kept) and n, and starts the next.
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+final class TripSample {
+  /** Messages timed a second per mux thread, about (k is whole: at most this, at least half of it). */
+  static final int PER_SECOND = 200;
+  /** Trips kept per interval at most. */
+  static final int CAPACITY = 2048;
+  static final String ENGINE_CLOCK = "engine clock";
+  static final String SERVER_CLOCK = "server clock";
+  private static final MessageRule CREATED = MessageRule.compile("created", "/response/event/timings/created");
+
+  /** An interval's result: the p99 of its timed trips (µs; 0 when none) and how many were timed. */
+  record Result(long p99Micros, int timed) { }
+
+  private final MessageRule rule;   // null: nothing is timed
+  private final boolean millis;     // the rule's stamp is in ms (created), else µs (sentUs)
+  /** ENGINE_CLOCK or SERVER_CLOCK: whose clock the stamps are. */
+  final String basis;
+  private final long[] trips = new long[CAPACITY];
+  private final SplittableRandom random = new SplittableRandom(1);
+  private int kept;
+  private int timed;
+  private final int budget;          // timed a summary interval before k doubles
+  private long every = 1;
+  private long skipped;
+  private long messages;
+
+  private TripSample(MessageRule rule, boolean millis, String basis, long intervalMs) {
+    this.rule = rule;
+    this.millis = millis;
+    this.basis = basis;
+    this.budget = (int) Math.max(1, Math.min(Integer.MAX_VALUE, PER_SECOND * intervalMs / 1000));
+  }
+
+  /** A target run's sample over summaries of intervalMs: sentUs by the spec's rule (null: nothing timed). */
+  static TripSample target(MessageRule sentUs, long intervalMs) {
+    return new TripSample(sentUs, false, ENGINE_CLOCK, intervalMs);
+  }
+
+  /** A built-in run's sample over summaries of intervalMs: the record's created stamp. */
+  static TripSample builtIn(long intervalMs) {
+    return new TripSample(CREATED, true, SERVER_CLOCK, intervalMs);
+  }
+
+  /** Whether this sample times anything (a target without extract.sentUs does not). */
+  boolean times() {
+    return rule != null;
+  }
+
+  /** A message b[off, off + len) arrived at arrivalMicros: counted, and timed when its turn has come. */
+  void offer(long arrivalMicros, byte[] b, int off, int len) {
+    messages++;
+    if (rule == null || ++skipped < every) return;
+    double stamp = rule.number(b, off, len);
+    if (Double.isNaN(stamp)) return;   // no stamp: the next message is timed instead
+    skipped = 0;
+    add(arrivalMicros - (millis ? Math.round(stamp * 1000) : Math.round(stamp)));
+  }
+
+  /** Adds one trip (µs). */
+  void add(long tripMicros) {
+    timed++;
+    if (timed % budget == 0) every *= 2;
+    if (kept < CAPACITY) {
+      trips[kept++] = tripMicros;
+      return;
+    }
+    int j = random.nextInt(timed);
+    if (j < CAPACITY) trips[j] = tripMicros;
+  }
+
+  /** The interval of intervalMs ended: its result; the next interval times every k-th message (k from this one's rate). */
+  Result close(long intervalMs) {
+    Result r = new Result(p99(trips, kept), timed);
+    long perInterval = Math.max(1, PER_SECOND * intervalMs / 1000);   // the timed messages a steady rate gives
+    if (intervalMs > 0) every = Math.max(1, (messages + perInterval - 1) / perInterval);
+    kept = 0;
+    timed = 0;
+    messages = 0;
+    return r;
+  }
+
+  /** Every k-th message is timed (for tests and the summary). */
+  long every() {
+    return every;
+  }
+
+  // Nearest rank: the ceil(0.99 n)-th smallest of a[0, n); 0 when n is 0.
+  static long p99(long[] a, int n) {
+    if (n == 0) return 0;
+    long[] s = Arrays.copyOf(a, n);
+    Arrays.sort(s);
+    int rank = (int) Math.ceil(0.99 * n);
+    return s[Math.max(1, rank) - 1];
+  }
+}
