@@ -11,10 +11,17 @@
 #                                  PROGRESS[open], PROGRESS[per_s]: with the mux engine, the connections its
 #                                  threads held at their latest summary and the records (messages) a second
 #                                  they received over the summaries read this time ('' without summaries)
+#                                  PROGRESS[p99_us], PROGRESS[p99_basis]: the largest trip-time p99 (µs) of
+#                                  the summaries read this time that timed a message, and whose clock its
+#                                  stamps were ("engine clock": a target's sentUs; "server clock": a built-in
+#                                  record's created, offset uncorrected): the engine's sampled trip time
+#                                  (docs/engine.md "Sampled trip time"; a summary's "trip p99 <µs> us of <n>
+#                                  timed (<basis>)"); '' until a summary timed one
 #   progress_errors                "<n> errors" and, when there are some, "(last: <what>)"
+#   progress_trip                  ", trip p99 ~<ms> ms (sampled, <basis>)", or nothing without a timed sample
 
 declare -A PROGRESS=()
-progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]='' [last_error]='' [open]='' [per_s]=''); }
+progress_reset() { PROGRESS=([offset]=0 [size]=0 [samples]=0 [errors]=0 [columns]='' [last_error]='' [open]='' [per_s]='' [p99_us]='' [p99_basis]=''); }
 
 # awk: count complete rows of a chunk; a last row without its newline is left for the next call.
 # The chunk is followed by a line "\001END" so the end is recognisable. Fields are split CSV-style
@@ -57,6 +64,11 @@ $0 == "\001END" { next }
     if (tsc > 0 && elc > 0) { t0 = field($0, tsc) + 0; t1 = t0 + field($0, elc); if (!from || t0 < from) from = t0; if (t1 > to) to = t1 }
     summaries++
   }
+  if (match($0, /trip p99 -?[0-9]+ us of [1-9][0-9]* timed \([a-z ]+\)/)) {   # a summary that timed messages
+    split(substr($0, RSTART + 9, RLENGTH - 9), tp, " ")
+    if (p99 == "" || tp[1] + 0 > p99 + 0) p99 = tp[1] + 0
+    b = substr($0, RSTART, RLENGTH); sub(/.*\(/, "", b); sub(/\)$/, "", b); gsub(/ /, "_", b); basis = b
+  }
   if (sc > 0 && field($0, sc) != "" && field($0, sc) != 1) {   # a summary sample: its answers and failed ones
     rows += field($0, sc)
     if (ec > 0 && field($0, ec) > 0) { errors += field($0, ec); f = first_failure($0); if (f != "") last = f }
@@ -75,17 +87,17 @@ END {
   open = "-"; per_s = "-"
   if (summaries) { open = 0; for (i = 1; i <= nt; i++) open += open_of[threads[i]] }
   if (summaries && to > from) per_s = sprintf("%d", records * 1000 / (to - from) + 0.5)
-  printf "%d %d %d %s %s %s %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols), open, per_s, substr(last, 1, 80)
+  printf "%d %d %d %s %s %s %s %s %s\n", rows + 0, errors + 0, partial + 0, (cols == "" ? "-" : cols), open, per_s, (p99 == "" ? "-" : p99), (basis == "" ? "-" : basis), substr(last, 1, 80)
 }'
 
 progress_update() { # <csv>
-  local csv=$1 size len rows errors partial col open per_s last
+  local csv=$1 size len rows errors partial col open per_s p99 basis last
   [[ -f $csv ]] || return 0
   size=$(stat -c %s "$csv")
   PROGRESS[size]=$size
   len=$((size - PROGRESS[offset]))
   ((len > 0)) || return 0
-  read -r rows errors partial col open per_s last < <(
+  read -r rows errors partial col open per_s p99 basis last < <(
     { tail -c +"$((PROGRESS[offset] + 1))" "$csv" | head -c "$len"; printf '\001END\n'; } |
       LC_ALL=C awk -v cols="${PROGRESS[columns]}" "$PROGRESS_AWK"
   )
@@ -96,6 +108,16 @@ progress_update() { # <csv>
   [[ -z $last ]] || PROGRESS[last_error]=$last
   [[ $open == - ]] || PROGRESS[open]=$open
   [[ $per_s == - ]] || PROGRESS[per_s]=$per_s
+  [[ $p99 == - ]] || PROGRESS[p99_us]=$p99
+  [[ $basis == - ]] || PROGRESS[p99_basis]=${basis//_/ }
+}
+
+# The sampled trip-time p99 for the progress line, in ms (one decimal below 10 ms), with whose clock it is.
+progress_trip() {
+  [[ -n ${PROGRESS[p99_us]} ]] || return 0
+  local how=${PROGRESS[p99_basis]}
+  [[ $how != 'server clock' ]] || how='server clock, offset not corrected'
+  awk -v us="${PROGRESS[p99_us]}" -v how="$how" 'BEGIN { printf ", trip p99 ~%s ms (sampled, %s)", (us < 10000 ? sprintf("%.1f", us / 1000) : sprintf("%d", us / 1000 + 0.5)), how }'
 }
 
 progress_errors() {

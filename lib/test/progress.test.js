@@ -91,3 +91,35 @@ test('the mux summaries give the connections the engine threads hold and the mes
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Sources lib/progress.sh and, in one shell as run.sh does, appends each text in turn to a results.csv and
+// reads it: per text "<PROGRESS[p99_us]>|<PROGRESS[p99_basis]>|<progress_trip>".
+function trip(...texts) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-progress-'));
+  try {
+    const parts = texts.map((t, k) => { const f = path.join(dir, `part${k}`); fs.writeFileSync(f, t); return f; });
+    const script = `source lib/progress.sh; progress_reset; csv=$1; shift
+      for f in "$@"; do cat "$f" >> "$csv"; progress_update "$csv"; printf '%s|%s|%s\\n' "\${PROGRESS[p99_us]}" "\${PROGRESS[p99_basis]}" "$(progress_trip)"; done`;
+    return execFileSync('bash', ['-c', script, 'progress', path.join(dir, 'results.csv'), ...parts], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n').slice(0, -1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the sampled trip-time p99 of the mux summaries: the largest of those read, its clock named; none without a timed sample', () => {
+  const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
+  const header = `${lines[0]}\n`;
+  const [a, b] = lines.filter((l) => l.includes('request-summary')).slice(0, 2);
+  const timed = (l, us, n, basis) => l.replace(', first failure:', `, trip p99 ${us} us of ${n} timed (${basis}), first failure:`);
+  const rows = `${[timed(a, 12345, 200, 'engine clock'), timed(b, 8100, 150, 'engine clock').replace('3-1', '1-1')].join('\n')}\n`;
+  assert.deepEqual(trip(header + rows), ['12345|engine clock|, trip p99 ~12 ms (sampled, engine clock)']);
+  assert.deepEqual(trip(`${header}${timed(a, 8150, 3, 'server clock')}\n`), ['8150|server clock|, trip p99 ~8.2 ms (sampled, server clock, offset not corrected)']);
+  assert.deepEqual(trip(`${header}${timed(a, -900, 3, 'server clock')}\n`), ['-900|server clock|, trip p99 ~-0.9 ms (sampled, server clock, offset not corrected)'],
+    'an uncorrected offset may make a trip negative');
+  assert.deepEqual(trip(`${header}${timed(a, 0, 0, 'engine clock')}\n`), ['||'], 'a summary that timed nothing gives no p99');
+  assert.deepEqual(trip(`${header}${a}\n`), ['||'], 'a summary without the field (a target without extract.sentUs): no p99');
+  assert.deepEqual(trip(header + rows, `${b}\n`, `${timed(b, 3000, 9, 'engine clock')}\n`),
+    ['12345|engine clock|, trip p99 ~12 ms (sampled, engine clock)', '12345|engine clock|, trip p99 ~12 ms (sampled, engine clock)',
+      '3000|engine clock|, trip p99 ~3.0 ms (sampled, engine clock)'], 'a read without a timed summary keeps the last; the next one replaces it');
+});
