@@ -66,6 +66,9 @@ cd "$PB_ROOT"
 RUN_SERVER='' RUN_RAMPUP_S='' RUN_DURATION_S='' RUN_CONNECTIONS='' RUN_TYPE='' RUN_MAX_DURATION_MS='' RUN_EVENT=''
 RUN_EMIT_INTERVAL_MS='' RUN_PULL_INTERVAL_MS='' RUN_PORT='' RUN_RESULTS_DISK_MB=''
 RUN_WAIT_S='' RUN_JMETER_PROPERTIES=''   # when the wait gives up (s after the test started), run.properties
+# the wait's other rules (lib/run-wait.sh; lib/decide-jmeter.js waitRules): how often it checks, when it gives up on
+# a test never started, how many checks results.csv stays the same size, how long after a crash it stops (s)
+RUN_WAIT_CHECK_EVERY_S='' RUN_WAIT_STARTUP_LIMIT_S='' RUN_WAIT_CSV_UNCHANGED_CHECKS='' RUN_WAIT_CRASH_STOP_S=''
 RUN_NAME=''          # the run directory's name after its time stamp
 # A target run (docs/targets.md): the target file given, run.json's record of it, and the host:port of its
 # subscribe and publish URLs; all empty for the built-in servers
@@ -572,11 +575,18 @@ main() {
   runjson_write
   runstate_save
   undo_run work-dir
-  [[ ${RUN_STATUS} == complete && ${RUN_RUNJSON_FAILED} == 0 ]] || exit 1
-  ((RUN_CRASHED == 0)) || exit 4
-  [[ ${RUN_VERDICT} != failed ]] || { say "run failed: it measured nothing of the server (the verdict above; docs/validity.md)"; exit 1; }
-  ((RUN_THRESHOLDS_FAILED == 0)) || { say "thresholds failed (above; results in junit.xml)"; exit 7; }
-  exit 0
+  run_exit
+}
+
+# The exit of a run that ran every step, decided in lib/decide-exit.js (runExit; README's exit codes): its
+# line, if any, printed, and its code. 1 if the module gave no code.
+run_exit() {
+  local out code=1 message=''
+  out=$(node lib/decide.js --exit "status=${RUN_STATUS}" "runjson_failed=${RUN_RUNJSON_FAILED}" "crashed=${RUN_CRASHED}" \
+    "verdict=${RUN_VERDICT}" "thresholds_failed=${RUN_THRESHOLDS_FAILED}") || out=''
+  [[ $out =~ ^([0-9]+)\ (.*)$ ]] && code=${BASH_REMATCH[1]} message=${BASH_REMATCH[2]}
+  [[ -z $message ]] || say "$message"
+  exit "$code"
 }
 
 main "$@"

@@ -101,4 +101,33 @@ function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount =
 }
 
 
-module.exports = { CLEAR_MARGIN_MS, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };
+// Each engine's own properties, the ones the controller never sends with -G (a -G value would override them
+// on every engine; load/controller.sh leaves out these names): load/engine.sh gives them to its JVM with -J.
+// threads.num its share of the connections, mux.threads the mux engine's selector threads for that share on
+// its host's cores, log.dir.res where it writes its responses, init.threads and cleanup.threads 1 for the
+// engine that sets the event and the one that clears it (else 0: jmeterStartOrder), target.spec a target
+// run's spec for this engine (lib/target.js engineSpec, base64). A value holding a line break is refused
+// (the properties go to bash one a line).
+const ENGINE_PROPERTY_NAMES = ['threads.num', 'mux.threads', 'log.dir.res', 'init.threads', 'cleanup.threads', 'target.spec'];
+function engineProperties({ connections, cores, responses, init, cleanup, targetSpec = '' }, s) {
+  const props = [
+    ['threads.num', connections], ['mux.threads', muxThreads(connections, cores, s)], ['log.dir.res', responses],
+    ['init.threads', init ? 1 : 0], ['cleanup.threads', cleanup ? 1 : 0],
+    ...(targetSpec ? [['target.spec', targetSpec]] : []),
+  ];
+  const bad = props.find(([, v]) => /[\r\n]/.test(String(v)));
+  if (bad) throw new Error(`${bad[0]}: a value holding a line break`);
+  return props;
+}
+
+// The wait's rules (lib/run-wait.sh, run.sh's wait for the test to finish), in seconds from the
+// controller's start: it checks the engines, the server and results.csv every checkEveryS; gives up on a test
+// JMeter has not started on any engine after startupLimitS, and on a started one deadlineS after the test's
+// start on the first engine (waitSeconds); stops the controller once every engine ended the test and
+// results.csv had the same size at csvUnchangedChecks checks in a row (the study's rule: it stopped
+// growing, seen twice); and stops the test crashStopS after the server under test was found gone (every
+// request fails from then on).
+const WAIT_RULES = { checkEveryS: 5, startupLimitS: 180, csvUnchangedChecks: 2, crashStopS: 5 };
+const waitRules = (p, engineCount = 1) => ({ ...WAIT_RULES, deadlineS: waitSeconds(p, engineCount) });
+
+module.exports = { CLEAR_MARGIN_MS, ENGINE_PROPERTY_NAMES, WAIT_RULES, engineProperties, waitRules, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };

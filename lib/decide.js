@@ -5,7 +5,8 @@
 // threads), every pure decision of run.sh as one object; run.sh keeps what bash is good at (processes,
 // ssh, traps, tear-down). Nothing here starts anything or reaches another host. The decisions by kind:
 // lib/decide-args.js (the arguments, the settings, the usage text), lib/decide-hosts.js (the hosts file,
-// the ports, the open-file fit), lib/decide-jmeter.js (the sizes, the wait, JMeter's properties); this
+// the ports, the open-file fit), lib/decide-jmeter.js (the sizes, the wait and its rules, JMeter's
+// properties: the plan's global ones and each engine's own), lib/decide-exit.js (run.sh's exit codes); this
 // module joins them into one object and is their command line.
 //
 //   decide({ argv, env, limits })  ->  decisions (below), or { refused } when run.sh would refuse the run
@@ -28,6 +29,8 @@
 //                  starts last, which clears it: jmeterStartOrder) }]
 //   resultsDiskMb  the disk the run directory needs here
 //   waitS        when run.sh's wait gives up, in seconds from the test's start on the first engine
+//                (shell: RUN_WAIT_S; the wait's other rules, lib/decide-jmeter.js WAIT_RULES, as RUN_WAIT_CHECK_EVERY_S,
+//                RUN_WAIT_STARTUP_LIMIT_S, RUN_WAIT_CSV_UNCHANGED_CHECKS, RUN_WAIT_CRASH_STOP_S)
 //   jmeterProperties  the plan's global properties (run.properties), the one JMeter translation table
 //   hostLines    hosts.conf's lines as checked: [{ role, name, address, access, target, key, sshPort, dir,
 //                  rmi, localport, line, bind }] (file order; run.sh's H_* tables)
@@ -50,6 +53,13 @@
 //                                                    DECISION_REFUSED_* variables; exit 0
 //   node lib/decide.js --hosts                      the hosts file alone as bash assignments (lib/hosts.sh)
 //   node lib/decide.js --usage | --usage-line       run.sh's usage text, its usage line
+//   node lib/decide.js --engine-properties <connections> <cores> <responses> <init 0|1> <cleanup 0|1> [<target spec>]
+//                                                    one engine's own JMeter properties, name=value a line
+//                                                    (load/engine.sh gives each with -J)
+//   node lib/decide.js --engine-property-names      their names, one a line (load/controller.sh sends none)
+//   node lib/decide.js --exit status=<s> runjson_failed=0|1 crashed=0|1 verdict=<v> thresholds_failed=0|1
+//                                                    the exit of a run that ran every step (lib/decide-exit.js):
+//                                                    "<code> <message>" (run.sh prints the message, exits the code)
 //   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size> | --mux-threads <connections> <cores>
 //                                                    one engine's heap, a JVM size in MB, its selector threads
 //                                                    (lib/jmeter-heap.sh: load/engine.sh and load/controller.sh
@@ -63,7 +73,9 @@ const { PARAMETERS } = require('./run-schema');
 const { USAGE_LINE, BOUNDS, SAMPLERS, Refusal, argsFail, parseArguments, serverPort, serverSettings, settingsProblems, threadProblem,
   typeSettings, usage } = require('./decide-args');
 const { readHosts, checkPorts, openFilesFit, openFilesProblem } = require('./decide-hosts');
-const { split, sizeMb, heapMb, muxThreads, jmeterStartOrder, waitSeconds, targetDiskRun, jmeterProperties } = require('./decide-jmeter');
+const { split, sizeMb, heapMb, muxThreads, jmeterStartOrder, waitSeconds, waitRules, targetDiskRun, jmeterProperties, engineProperties,
+  ENGINE_PROPERTY_NAMES } = require('./decide-jmeter');
+const { EXIT_CODES, runExit, runExitFromArgs } = require('./decide-exit');
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -199,6 +211,8 @@ function shellForm(d) {
     shArray('H_INIT', perEngine((e) => (e.init ? 1 : 0))),
     shArray('H_CLEANUP', perEngine((e) => (e.cleanup ? 1 : 0))),
     `RUN_WAIT_S=${sh(d.waitS)}`,
+    ...Object.entries(waitRules(d.parameters, d.engines.length)).filter(([k]) => k !== 'deadlineS')
+      .map(([k, v]) => `RUN_WAIT_${k.replace(/S$/, '_S').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}=${sh(v)}`),
     `RUN_NAME=${sh(d.runName)}`,
     `RUN_JMETER_PROPERTIES=${sh(d.jmeterProperties)}`,
     ...Object.entries(d.settings).map(([k, v]) => `export ${k}=${sh(v)}`),
@@ -271,7 +285,31 @@ function decideCli(mode, args) {
   return print(`${JSON.stringify(d, null, 2)}\n`), 0;
 }
 
-const HELPERS = { '--heap': heapCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli };
+function enginePropertiesCli(args) {   // lib/jmeter-heap.sh's jmeter_engine_properties
+  const [connections, cores, responses, init, cleanup, targetSpec = ''] = args;
+  if (!(args.length === 5 || args.length === 6) || !/^[0-9]+$/.test(connections) || !/^[1-9][0-9]*$/.test(cores) || !responses
+    || !/^[01]$/.test(init) || !/^[01]$/.test(cleanup)) {
+    return complain('usage: --engine-properties <connections> <cores> <responses> <init 0|1> <cleanup 0|1> [<target spec>]\n', 2);
+  }
+  let props;
+  try {
+    props = engineProperties({ connections: Number(connections), cores: Number(cores), responses, init: init === '1', cleanup: cleanup === '1',
+      targetSpec }, settings(process.env));
+  } catch (e) {
+    return complain(`engine properties: ${e.message}\n`, 2);
+  }
+  return print(props.map(([k, v]) => `${k}=${v}\n`).join('')), 0;
+}
+
+function exitCli(args) {   // run.sh's exit after its last step
+  if (!args.every((a) => /^[a-z_]+=/.test(a))) return complain('usage: --exit status=<s> runjson_failed=0|1 crashed=0|1 verdict=<v> thresholds_failed=0|1\n', 2);
+  const { code, message } = runExitFromArgs(args);
+  return print(`${code} ${message}\n`), 0;
+}
+
+const HELPERS = { '--heap': heapCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli,
+  '--engine-properties': enginePropertiesCli, '--engine-property-names': () => (print(`${ENGINE_PROPERTY_NAMES.join('\n')}\n`), 0),
+  '--exit': exitCli };
 
 function main(args) {
   const mode = args.shift();
@@ -285,7 +323,7 @@ function main(args) {
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
 module.exports = {
-  decide, jmeterStartOrder, jmeterProperties, waitSeconds, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, threadProblem, shellForm,
+  decide, jmeterStartOrder, jmeterProperties, engineProperties, ENGINE_PROPERTY_NAMES, waitSeconds, waitRules, EXIT_CODES, runExit, parseArguments, settingsProblems, readHosts, heapMb, sizeMb, muxThreads, split, openFilesProblem, threadProblem, shellForm,
   serverPort, sh,
   threadRoomHere, usage, USAGE_LINE, BOUNDS, Refusal,
 };

@@ -18,6 +18,11 @@
 #                   PB_JMETER_HEAP (docs/limits.md, the JMeter heap row, gives its bytes per record).
 #       PB_JMETER_HEAP set to a size (e.g. 3g) overrides the estimate; "auto" (the default) keeps it.
 #
+#   jmeter_engine_properties <connections> <responses> <init 0|1> <cleanup 0|1> [<target spec>]
+#       prints an engine's own plan properties, name=value a line (lib/decide-jmeter.js engineProperties:
+#       threads.num, mux.threads for this host's cores, log.dir.res, init.threads, cleanup.threads,
+#       target.spec); load/engine.sh gives each with -J. Exit 2 on a bad value.
+#
 #   jmeter_mux_threads <connections>
 #       prints the mux engine's threads (one selector each; testplan.jmx mux.threads): one per
 #       PB_MUX_CONNECTIONS_PER_THREAD connections, at least 1, at most one per core of this host.
@@ -30,6 +35,10 @@
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
 
 jmeter_heap_mb() { node "$PB_ROOT/lib/decide.js" --heap "$@"; }   # <connections> [<sampler>]
+
+jmeter_engine_properties() {   # <connections> <responses> <init 0|1> <cleanup 0|1> [<target spec>]
+  node "$PB_ROOT/lib/decide.js" --engine-properties "$1" "$(nproc 2>/dev/null || echo 1)" "$2" "$3" "$4" ${5:+"$5"}
+}
 
 jmeter_mux_threads() { node "$PB_ROOT/lib/decide.js" --mux-threads "$1" "$(nproc 2>/dev/null || echo 1)"; }   # <connections>
 

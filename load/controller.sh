@@ -109,8 +109,10 @@ else
   fi
   jvm=(-Xmx"$PB_JMETER_CONTROLLER_HEAP" "${jvm[@]}" -Djava.rmi.server.hostname="$address")
   # The global properties, without the per-engine ones (each engine got its own with -J at start: a -G
-  # value would override them on every engine).
-  per_engine='^[[:space:]]*(threads\.num|mux\.threads|log\.dir\.res|init\.threads|cleanup\.threads)[[:space:]]*[=:]'
+  # value would override them on every engine; their names: lib/decide-jmeter.js ENGINE_PROPERTY_NAMES).
+  names=$(node "$PB_ROOT/lib/decide.js" --engine-property-names) || die "lib/decide.js --engine-property-names failed"
+  per_engine=${names//./\\.}
+  per_engine="^[[:space:]]*(${per_engine//$'\n'/|})[[:space:]]*[=:]"
   global=$out_dir/global.properties
   {
     echo "# sent to every engine by load/controller.sh (-G)"
@@ -119,8 +121,7 @@ else
   } >"$global"
   if { [[ -n $props ]] && grep -Eq "$per_engine" "$props"; } ||
     { ((${#sets[@]} > 0)) && printf '%s\n' "${sets[@]}" | grep -Eq "$per_engine"; }; then
-    echo "controller: note: threads.num, mux.threads, log.dir.res, init.threads and cleanup.threads are per engine" \
-      "(load/engine.sh); not sent" >&2
+    echo "controller: note: $(paste -sd' ' <<<"$names") are per engine (load/engine.sh); not sent" >&2
   fi
   rmi_text=$(jmeter_rmi_args) || exit 2
   mapfile -t rmi <<<"$rmi_text"

@@ -8,8 +8,9 @@
 #   load/engine.sh status --name <n> [--pid-dir <dir>]
 #
 # start  runs the engine in the background, in its own session (it outlives an ssh session that started
-#        it), with the per-engine plan properties threads.num=<N>, log.dir.res=<dir>, init.threads and
-#        cleanup.threads (the controller never sends these with -G). --init 0 sets init.threads=0: this
+#        it), with the per-engine plan properties (lib/decide-jmeter.js engineProperties: threads.num=<N>,
+#        mux.threads, log.dir.res=<dir>, init.threads, cleanup.threads, target.spec; the controller never
+#        sends these with -G). --init 0 sets init.threads=0: this
 #        engine's Init group sends neither the logging request nor the event set (in distributed mode
 #        only the engine started first does; default 1). --cleanup 0 sets cleanup.threads=0: this
 #        engine's Clean Up group sends no clear (in distributed mode only the engine started last
@@ -19,14 +20,14 @@
 #        the logs' tails.
 #        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
 #        <N> connections driven by --sampler (the plan's request.sampler, default PB_REQUEST_SAMPLER),
-#        committed at start (-Xms too); more JVM options: JVM_ARGS. mux.threads=lib/jmeter-heap.sh's
-#        jmeter_mux_threads for <N> (the mux engine's selector threads; unused by the other samplers).
+#        committed at start (-Xms too); more JVM options: JVM_ARGS. mux.threads: the mux engine's selector
+#        threads for <N> on this host's cores (unused by the other samplers).
 #        --gc-log: the JVM logs every collection and every safepoint there (-Xlog:gc,safepoint, epoch-ms
 #        and uptime decorators, one file never rotated), for the run's pause time per second and the
 #        trip times' tail (docs/validity.md "The tail"). PB_ENGINE_CPUS (a taskset CPU list, e.g. 0 or
 #        0-3) pins the JVM to those CPUs; empty (the default) leaves it free.
 #        --target-spec: a target run's spec for this engine (lib/target.js engineSpec, base64; docs/targets.md
-#        "Inside"), the engine-side property target.spec: its channels are its own.
+#        "Inside"), its property target.spec: its channels are its own.
 # stop   TERM to the recorded PID, up to PB_STOP_TIMEOUT s, then KILL; nothing to do if not running.
 # status prints running/stopped; exit 0 if running, else 3.
 # --pid-dir  the PID file in <dir> instead of $PB_STATE: run.sh gives each run its own ($PB_STATE/runs/<id>).
@@ -128,17 +129,20 @@ start() {
   local -a extra=()
   # JVM_ARGS is a list of options, split on spaces like JMeter's own start script does.
   read -ra extra <<<"${JVM_ARGS:-}"
-  local rmi_text; local -a rmi
+  local rmi_text props_text; local -a rmi props
   rmi_text=$(jmeter_rmi_args) || die "cannot start RMI (above)"
   mapfile -t rmi <<<"$rmi_text"
+  # This engine's own plan properties, decided in lib/decide-jmeter.js (engineProperties), given with -J.
+  props_text=$(jmeter_engine_properties "$connections" "$responses" "$init" "$cleanup" "$target_spec") || die "no engine properties (above)"
+  mapfile -t props <<<"$props_text"
+  props=("${props[@]/#/-J}")
   # setsid: its own session, so neither the end of an ssh session nor a Ctrl-C elsewhere reaches it.
   # In a script without job control the background child is no group leader, so setsid (and taskset)
   # exec in place and $! is the JVM's PID.
   setsid "${pin[@]}" java "${jvm[@]}" "${extra[@]}" -Djava.rmi.server.hostname="$address" \
     -jar "$JMETER_HOME/bin/ApacheJMeter.jar" -s -j "$log" \
     "${rmi[@]}" -Jserver_port="$port" -Jserver.rmi.localport="$localport" \
-    -Jthreads.num="$connections" -Jmux.threads="$(jmeter_mux_threads "$connections")" -Jlog.dir.res="$responses" -Jinit.threads="$init" -Jcleanup.threads="$cleanup" \
-    ${target_spec:+"-Jtarget.spec=$target_spec"} \
+    "${props[@]}" \
     >"$out" 2>&1 </dev/null &
   local pid=$!
   procs_record "$pid" "$pidfile"
