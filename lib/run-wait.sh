@@ -120,11 +120,12 @@ controller_finished() {
 
 # wait_progress <tick> <how far> <requests open>: the progress line, redrawn every second on a terminal,
 # else a line every 5 s: the requests open on the server (a built-in one's GET /status), and with the mux
-# engine the connections its threads hold and the messages a second they receive (lib/progress.sh).
+# engine the connections its threads hold, the messages a second they receive and the trip-time p99 of
+# their timed sample (lib/progress.sh progress_trip).
 wait_progress() {
   local load="$3 open on the server"
   [[ ${RUN_SERVER} != target ]] || load='the server not watched'
-  [[ -z ${PROGRESS[open]} ]] || load+=", engines: ${PROGRESS[open]} connections, ${PROGRESS[per_s]:-?} messages/s"
+  [[ -z ${PROGRESS[open]} ]] || load+=", engines: ${PROGRESS[open]} connections, ${PROGRESS[per_s]:-?} messages/s$(progress_trip)"
   if [[ -t 1 ]]; then
     printf '\r  wait: %s, %s, %d answers, %s   ' "$2" "$load" "${PROGRESS[samples]}" "$(progress_errors)" \
       2>/dev/null || log_output_lost
