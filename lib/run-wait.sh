@@ -40,7 +40,8 @@ wait_for_completion() {
       engines_check_alive "$elapsed"
       if (($(engines_left) == 0)); then wait_ends "stopping the test early: no JMeter engine is left"; break; fi
       # The study's rule, once every engine has ended the test: results.csv stopped growing, seen
-      # twice (RUN_WAIT_CSV_UNCHANGED_CHECKS checks in a row). (The controller normally exits by itself a few seconds after that.)
+      # twice: RUN_WAIT_CSV_UNCHANGED_CHECKS checks in a row. (The controller normally exits by itself a
+      # few seconds after that.)
       ((ended)) || (($(jmeter_log_count 'Finished remote host') < $(engines_left))) || ended=1
       if ((ended && PROGRESS[size] == last_size)); then stable=$((stable + 1)); else stable=0; fi
       if ((stable >= RUN_WAIT_CSV_UNCHANGED_CHECKS)); then
