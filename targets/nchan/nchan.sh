@@ -5,7 +5,7 @@
 # in a run (a target run starts nothing on the server); the tests and a user trying the target files do:
 #
 #   targets/nchan/nchan.sh start [--port P] [--address A] [--dir D] [--workers N] [--max-connections N]
-#                                [--tls CERT KEY]
+#                                [--tls CERT KEY] [--access-log FILE]
 #   targets/nchan/nchan.sh stop|status [--dir D]
 #
 # One channel per path tail; each transport at its own location, so a target file names the one it means:
@@ -18,7 +18,8 @@
 # (`listen ... ssl`, https:// and wss:// at the same paths) with that certificate (PEM, its chain) and key,
 # sessions resumable (a shared cache and tickets); targets/tls/make-certs.sh makes test ones. Defaults: port
 # $PB_PORT_NCHAN (18480), dir $PB_STATE/nchan, 1 worker. The PID file is <dir>/nginx.pid; stop signals only
-# the PID it holds, and only while that process is an nginx master.
+# the PID it holds, and only while that process is an nginx master. --access-log writes each request's
+# method and URI (path and query) to FILE, one a line (a test's evidence of what the clients asked); off by default.
 # Exit: 0 done, 1 failed, 2 usage, 3 (status) not running.
 set -euo pipefail
 
@@ -26,11 +27,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/config.sh
 source "$here/../../lib/config.sh"
 
-usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N] [--tls CERT KEY]" >&2; exit 2; }
+usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N] [--tls CERT KEY] [--access-log FILE]" >&2; exit 2; }
 
 (($# >= 1)) || usage
 cmd=$1; shift
-port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000 cert='' key=''
+port=${PB_PORT_NCHAN:-18480} address=127.0.0.1 dir=$PB_STATE/nchan workers=1 maxconn=19000 cert='' key='' access=''
 while (($#)); do
   (($# >= 2)) || usage
   if [[ $1 == --tls ]]; then
@@ -42,6 +43,7 @@ while (($#)); do
   fi
   case $1 in
     --port) port=$2 ;; --address) address=$2 ;; --dir) dir=$2 ;; --workers) workers=$2 ;; --max-connections) maxconn=$2 ;;
+    --access-log) access=$(realpath -m -- "$2") ;;
     *) usage ;;
   esac
   shift 2
@@ -65,6 +67,9 @@ running_pid() {
 }
 
 write_config() {
+  local log_conf='  access_log off;'
+  # shellcheck disable=SC2016  # nginx's variables, written as they are
+  [[ -z $access ]] || log_conf=$(printf '  log_format pb_request "$request_method $request_uri";\n  access_log %s pb_request;' "$access")
   mkdir -p "$dir/logs" "$dir/tmp"
   cat >"$dir/nginx.conf" <<CONF
 load_module $module;
@@ -76,7 +81,7 @@ error_log $dir/logs/error.log warn;
 $( ((EUID == 0)) && echo 'user root;')
 events { worker_connections $maxconn; }
 http {
-  access_log off;
+$log_conf
   client_body_temp_path $dir/tmp/body;
   proxy_temp_path $dir/tmp/proxy;
   fastcgi_temp_path $dir/tmp/fastcgi;
