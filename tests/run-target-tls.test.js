@@ -1,23 +1,36 @@
 'use strict';
 // Target runs over TLS (issue #49 item 1, docs/targets.md "TLS") end to end: nginx terminating TLS in front
-// of nchan (targets/nchan/nchan.sh --tls) with a CA and a server certificate this test makes
-// (targets/tls/make-certs.sh, openssl), on a port of its own. One short run.sh --target of nchan's SSE over
-// https:// (subscribe and publish) trusting the test CA (tls.ca): valid, every message published while a
-// subscriber was subscribed received by it once, the report saying TLS; then the two failures a user meets
-// first, each named in the analysis by kind: a name the certificate does not carry (tls.serverName) and a
-// certificate no trusted CA signed (no tls.ca: the JDK's trust store). About a minute on 2 busy cores.
+// of nchan (targets/nchan/nchan.sh --tls) and in front of pushbench's Node.js server (targets/tls/front.sh),
+// with a CA and a server certificate this test makes (targets/tls/make-certs.sh, openssl), on ports of its
+// own. One short run.sh --target of nchan's SSE over https:// (subscribe and publish) trusting the test CA
+// (tls.ca), each connection carrying a token of its own in its subscribe and publish headers (issue #49 item
+// 2): valid, every message published while a subscriber was subscribed received by it once, the report
+// saying TLS, and no token in the console's output nor in any file of the run directory (compressed ones
+// read through). Then the Node.js server behind the TLS front, from targets/pushbench-node-sse.json over
+// https:// at 200 connections: valid, nothing missed, every connection's handshake counted, the front's
+// nginx gone once stopped. Then the two failures a user meets first, each named in the analysis by kind: a
+// name the certificate does not carry (tls.serverName) and a certificate no trusted CA signed (no tls.ca:
+// the JDK's trust store). About 1.5 minutes on 2 busy cores.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { execFileSync } = require('node:child_process');
 const { scratch, hostsFile, LOCAL_HOSTS, runSh, runShUndisturbed } = require('./lib/runsh');
 
 const ROOT = path.resolve(__dirname, '..');
 const NCHAN = path.join(ROOT, 'targets', 'nchan', 'nchan.sh');
-// The test's own port, moved with the suite's slot as test.sh moves the servers' (PB_PORT_NODE = 18080 + shift).
+const FRONT = path.join(ROOT, 'targets', 'tls', 'front.sh');
+const CONTROL = path.join(ROOT, 'servers', 'control.sh');
+// The test's own ports, moved with the suite's slot as test.sh moves the servers' (PB_PORT_NODE = 18080 +
+// shift): nchan's, and the TLS front's before the Node.js server (which listens on test.sh's PB_PORT_NODE).
 const PORT = 18190 + (Number(process.env.PB_PORT_NODE ?? 18080) - 18080) + 5;
+const FRONT_PORT = PORT + 1;
+const NODE_PORT = Number(process.env.PB_PORT_NODE ?? 18080);
 const CONNECTIONS = 30;
+const NODE_CONNECTIONS = 200;
 
 const s = scratch('target-tls');
 const certs = path.join(s.dir, 'certs');
@@ -27,14 +40,41 @@ const readJson = (dir, file) => JSON.parse(fs.readFileSync(path.join(dir, file),
 
 // The shipped nchan-sse target over https:// on this test's port, with this tls object: its path (the CA
 // named relative to it, as a user's file would).
-function targetFile(tls) {
-  const t = JSON.parse(fs.readFileSync(path.join(ROOT, 'targets', 'nchan-sse.json'), 'utf8'));
-  const secure = (u) => u.replace('http://127.0.0.1:18480/', `https://127.0.0.1:${PORT}/`);
-  const out = { ...t, subscribe: { ...t.subscribe, url: secure(t.subscribe.url) }, publish: { ...t.publish, url: secure(t.publish.url) } };
+// change(target) may change any other key.
+function targetFile(tls, { name = 'nchan-sse', from = 'http://127.0.0.1:18480/', to = `https://127.0.0.1:${PORT}/`, change = (t) => t } = {}) {
+  const t = JSON.parse(fs.readFileSync(path.join(ROOT, 'targets', `${name}.json`), 'utf8'));
+  const secure = (u) => u.replace(from, to);
+  const out = change({ ...t, subscribe: { ...t.subscribe, url: secure(t.subscribe.url) }, publish: { ...t.publish, url: secure(t.publish.url) } });
   if (tls) out.tls = tls;
-  const file = path.join(s.dir, `nchan-sse-tls-${Math.random().toString(36).slice(2, 8)}.json`);
+  const file = path.join(s.dir, `${name}-tls-${Math.random().toString(36).slice(2, 8)}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   return file;
+}
+
+// Every file under dir as text, a compressed one read through: gzip (and zlib) inflated, a tar's members
+// each read the same way. [{ file, text }], file naming a tar's member as <tar>!<member>.
+function filesAsText(dir) {
+  const out = [];
+  const read = (name, buf) => {
+    if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) return read(`${name}(gunzipped)`, zlib.gunzipSync(buf));
+    if (buf.length >= 2 && buf[0] === 0x78 && [0x01, 0x5e, 0x9c, 0xda].includes(buf[1])) {
+      try { return read(`${name}(inflated)`, zlib.inflateSync(buf)); } catch { /* not zlib after all: read as it is */ }
+    }
+    if (buf.length >= 512 && buf.toString('latin1', 257, 262) === 'ustar') {
+      for (let at = 0; at + 512 <= buf.length && buf[at] !== 0;) {
+        const member = buf.toString('latin1', at, at + 100).replace(/\0.*$/s, '');
+        const size = parseInt(buf.toString('latin1', at + 124, at + 136).replace(/\0.*$/s, '').trim() || '0', 8);
+        if (buf[at + 156] === 0x30 || buf[at + 156] === 0) read(`${name}!${member}`, buf.subarray(at + 512, at + 512 + size));
+        at += 512 + Math.ceil(size / 512) * 512;
+      }
+      return;
+    }
+    out.push({ file: name, text: buf.toString('latin1') });
+  };
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) { const f = path.join(e.parentPath ?? e.path, e.name); read(path.relative(dir, f), fs.readFileSync(f)); }
+  }
+  return out;
 }
 
 const nchan = (...args) => execFileSync(NCHAN, [...args, '--dir', nchanDir], { encoding: 'utf8' });
@@ -44,10 +84,28 @@ before(() => {
 });
 after(() => { nchan('stop'); s.cleanup(); });
 
-test('sse over https against nginx+nchan, the test CA trusted: valid, every message received once', { timeout: 300000 }, async () => {
-  const file = targetFile({ ca: 'certs/ca.pem' });
+test('sse over https against nginx+nchan, the test CA trusted, a token per connection: valid, every message received once, no token in the run\'s files', { timeout: 300000 }, async () => {
+  // one distinct random value a connection, in the subscribe and publish headers ({{token}}, docs/targets.md "Tokens")
+  const tokens = Array.from({ length: CONNECTIONS }, () => `pbtok${crypto.randomBytes(12).toString('hex')}`);
+  fs.writeFileSync(path.join(s.dir, 'tokens.txt'), `${tokens.join('\n')}\n`);
+  const file = targetFile({ ca: 'certs/ca.pem' }, {
+    change: (t) => ({
+      ...t,
+      subscribe: { ...t.subscribe, headers: { ...t.subscribe.headers, Authorization: 'Bearer {{token}}' } },
+      publish: { ...t.publish, headers: { ...t.publish.headers, Cookie: 'sid={{token}}' } },
+      tokens: 'tokens.txt',
+    }),
+  });
   const r = await runShUndisturbed(['--target', file, '2', '8', String(CONNECTIONS)], { env: env(), timeoutMs: 240000 });
   assert.equal(r.code, 0, `run.sh exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const files = filesAsText(r.runDir);
+  assert.ok(files.some((f) => /^responses\/.*\.tar\.gz\(gunzipped\)!.*\.gz\(gunzipped\)$/.test(f.file)), `the stream logs read through: ${files.map((f) => f.file).join(' ')}`);
+  assert.ok(files.some((f) => f.file === 'target.json' && f.text.includes('Bearer {{token}}')), 'the target file is kept, its placeholder unfilled');
+  for (const token of tokens) {
+    assert.ok(!`${r.stdout}${r.stderr}`.includes(token), 'a token in the console\'s output');
+    const holding = files.filter((f) => f.text.includes(token)).map((f) => f.file);
+    assert.deepEqual(holding, [], `a token in the run directory's files: ${holding.join(', ')}`);
+  }
   const summary = readJson(r.runDir, 'data/summary.json');
   const t = summary.target;
   assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity));
@@ -60,6 +118,43 @@ test('sse over https against nginx+nchan, the test CA trusted: valid, every mess
   assert.equal(t.publish.failed, 0, JSON.stringify(t.publish));
   const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
   assert.match(html, /subscribe and publish; certificates checked against certs\/ca\.pem/, 'the report says how TLS was spoken');
+});
+
+test('sse over https against pushbench\'s Node.js server behind nginx terminating TLS: valid, nothing missed, every handshake counted, nginx gone once stopped', { timeout: 300000 }, async () => {
+  const frontDir = path.join(s.dir, 'front');
+  const nodeEnv = { ...process.env, PB_STATE: s.state, PB_PORT_NODE: String(NODE_PORT) };
+  const file = targetFile({ ca: 'certs/ca.pem' }, { name: 'pushbench-node-sse', from: 'http://127.0.0.1:8080/', to: `https://127.0.0.1:${FRONT_PORT}/` });
+  execFileSync(CONTROL, ['start', 'node'], { env: nodeEnv, encoding: 'utf8' });
+  let frontPid = null;
+  let r;
+  try {
+    execFileSync(FRONT, ['start', '--port', String(FRONT_PORT), '--upstream', `127.0.0.1:${NODE_PORT}`,
+      '--tls', path.join(certs, 'server.pem'), path.join(certs, 'server.key'), '--dir', frontDir], { encoding: 'utf8' });
+    frontPid = Number(fs.readFileSync(path.join(frontDir, 'nginx.pid'), 'utf8'));
+    r = await runShUndisturbed(['--target', file, '2', '10', String(NODE_CONNECTIONS)], { env: { ...env(), PB_STATE: s.state }, timeoutMs: 240000 });
+  } finally {
+    execFileSync(FRONT, ['stop', '--dir', frontDir], { encoding: 'utf8' });
+    execFileSync(CONTROL, ['stop', 'node'], { env: nodeEnv, encoding: 'utf8' });
+  }
+  assert.ok(frontPid > 0);
+  assert.throws(() => process.kill(frontPid, 0), { code: 'ESRCH' }, 'the front\'s nginx is gone once stopped');
+  assert.equal(r.code, 0, `run.sh exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const summary = readJson(r.runDir, 'data/summary.json');
+  const t = summary.target;
+  assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity));
+  assert.deepEqual(t.tls, { subscribe: true, publish: true, insecure: false, serverName: null, ca: 'certs/ca.pem' });
+  assert.equal(t.subscriptions.subscribersAcknowledged, NODE_CONNECTIONS, JSON.stringify(t.subscriptions));
+  assert.deepEqual(t.subscriptions.failures, [], JSON.stringify(t.subscriptions));
+  assert.ok(t.messages.expected >= NODE_CONNECTIONS * 5, JSON.stringify(t.messages));
+  assert.equal(t.messages.missed, 0, JSON.stringify(t.messages));
+  assert.equal(t.messages.duplicated, 0, JSON.stringify(t.messages));
+  assert.equal(t.publish.failed, 0, JSON.stringify(t.publish));
+  // the subscribers' handshakes, from the engine's summary samples' messages (docs/engine.md "TLS"): one
+  // per subscription at least (the publisher's are not in them)
+  const csv = fs.readFileSync(path.join(r.runDir, 'jmeter', 'results.csv'), 'utf8');
+  const handshakes = [...csv.matchAll(/tls handshakes ([0-9]+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+  assert.ok(handshakes >= NODE_CONNECTIONS, `tls handshakes ${handshakes} for ${NODE_CONNECTIONS} subscriptions`);
+  assert.ok(!/TLS: /.test(csv), 'no TLS failure');
 });
 
 for (const [what, tls, kind] of [
