@@ -4,7 +4,9 @@
 // them: when each connection first asked (did the ramp-up start every one in time?), and every gap from
 // an answer to the same connection's next request — a long-poll client must be back before the next
 // event, and an emit cycle that starts inside a gap is one that connection missed (CHIRON's missed
-// messages for long polls).
+// messages for long polls). With the mux engine's stream logs also when each connection's first TCP
+// connect completed (the C line): connections opened per second count from there, not from the B line,
+// which is written before the connect.
 //
 // results.csv lists samples in the order the controller received them, not the order each thread made them
 // (engines send their results in batches), and the stream logs interleave every connection. A thread's
@@ -33,6 +35,13 @@ class ClientThreads {
     this.ends = new Float64Array(4096);
     this.count = 0;
     this.skipped = 0;              // samples of threads beyond MAX_THREADS
+    this.connects = { count: 0, lastMs: null };   // connections' first connects completed (C lines), the last one's ms
+  }
+
+  // A connection's first TCP connect completed at ms (engine clock, the µs kept): one per connection.
+  connected(ms) {
+    this.connects.count++;
+    if (this.connects.lastMs === null || ms > this.connects.lastMs) this.connects.lastMs = ms;
   }
 
   // One request sample: its thread, start (ms, engine clock) and elapsed ms.
@@ -65,13 +74,17 @@ class ClientThreads {
   partial() {
     const n = this.count;
     return { resolutionMs: this.resolutionMs, names: [...this.threadIndex.keys()], base: this.base,
-      threads: this.threads.slice(0, n), starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), skipped: this.skipped };
+      threads: this.threads.slice(0, n), starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), skipped: this.skipped,
+      connects: { ...this.connects } };
   }
 
   // Adds the samples of a partial (partial()): afterwards this holds what it would had it been given them
   // itself. Stamps as coarse as the coarser of the two sources then apply to all.
   merge(p) {
     this.skipped += p.skipped;
+    this.connects.count += p.connects?.count ?? 0;
+    const last = p.connects?.lastMs ?? null;
+    if (last !== null && (this.connects.lastMs === null || last > this.connects.lastMs)) this.connects.lastMs = last;
     if (p.threads.length === 0) return;
     this.resolutionMs = this.count ? Math.max(this.resolutionMs, p.resolutionMs) : p.resolutionMs;
     if (this.base === null) this.base = p.base;
@@ -110,7 +123,9 @@ class ClientThreads {
   // cycles when they started inside it. periodMs (long polls without events: the max-duration): pollsDue
   // counts, per thread, the polls that would end inside the window if it asked again at once after each
   // answer (its first request + k x periodMs), free of where the window cuts the threads' cycles.
-  // Returns { threads, lastStartSecond (after loadStartMs), gaps: { count, p50Ms, p90Ms, p99Ms, maxMs,
+  // Returns { threads, lastStartSecond (after loadStartMs), connects: { count (connections whose first connect
+  // completed: C lines; 0 from results.csv, which has none), lastSecond (the last of them, after loadStartMs; null
+  // without any) }, gaps: { count, p50Ms, p90Ms, p99Ms, maxMs,
   // overlapping (samples that started before their thread's previous one ended, by more than the stamps'
   // resolution: no gap), skipped (samples of threads beyond MAX_THREADS) }, missedCycles, pollsDue (null
   // without periodMs) }.
@@ -145,6 +160,8 @@ class ClientThreads {
     return {
       threads: this.threadIndex.size,
       lastStartSecond: lastStart === null || !Number.isFinite(loadStartMs) ? null : round((lastStart - loadStartMs) / 1000),
+      connects: { count: this.connects.count,
+        lastSecond: this.connects.lastMs === null || !Number.isFinite(loadStartMs) ? null : roundMs((this.connects.lastMs - loadStartMs) / 1000) },
       gaps: { count: gaps.length, p50Ms: percentile(gaps, 50), p90Ms: percentile(gaps, 90), p99Ms: percentile(gaps, 99),
         maxMs: gaps.length ? gaps[gaps.length - 1] : null, overlapping, skipped: this.skipped },
       missedCycles: missed,
@@ -152,6 +169,9 @@ class ClientThreads {
     };
   }
 }
+
+// Seconds to the ms.
+const roundMs = (v) => Math.round(v * 1000) / 1000;
 
 // A time in ms to the µs (the finest stamp; whole ms stay as they are).
 const roundMicros = (v) => Math.round(v * 1000) / 1000;

@@ -7,7 +7,7 @@
 // Folded: counts by label, failures (errors, by kind: errorKind, and timeout failures: read/jmeter-csv.js isTimeoutAssertion),
 // the errors in time (at each one's end), the first and last times and the first request, the request
 // samples' ends by saved-response file (measure/trip-time.js SampleEnds: runs of one file per sample), each
-// thread's requests (measure/client-threads.js) and the time-stamp samples' rows (the clock offset,
+// thread's requests and its connection's first connect (measure/client-threads.js) and the time-stamp samples' rows (the clock offset,
 // stage/clock.js).
 // The engines' summary samples (read/jmeter-csv.js SUMMARY_LABEL) are no samples and count nowhere else:
 // their SampleCount and ErrorCount are summed apart (summaries), to be checked against the stream logs'
@@ -81,6 +81,7 @@ class SampleFold {
     }
     if (s.label === 'request' && s.responseFile) this.sampleEnds.add(s.responseFile, end);
     if (s.label === 'request') this.clientThreads.add(s.threadName, s.timeStamp, s.elapsed);
+    if (s.label === 'request' && Number.isFinite(s.connectedMs)) this.clientThreads.connected(s.connectedMs);
     if (s.label === 'timestamp' && s.responseFile) {
       const { engine, file } = responseFilePlace(s.responseFile);
       this.timestampRows.push({ file, engine, threadName: s.threadName, timeStamp: s.timeStamp, elapsed: s.elapsed });

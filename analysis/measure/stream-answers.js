@@ -15,12 +15,14 @@ const { MICROS_RESOLUTION_MS } = require('./client-threads');
 // from its B line, endUs, responseCode, ok and failure from its E line): start B, elapsed E - B, in ms with
 // the µs kept. Its connection is the engine's thread (a B line's thread is unique per engine only). Its
 // latency, as JMeter's: from B to the answer's head (the E line's 12th field), null where the log has none.
+// connectedMs: when its connection's first connect completed (the C line, ms with the µs kept), on the one
+// sample per connection that has it, else null.
 function answerSample(st) {
   const timeStamp = st.beganUs / 1000;
   const latency = Number.isFinite(st.headersUs) ? (st.headersUs - st.beganUs) / 1000 : null;
   return { timeStamp, elapsed: (st.endUs - st.beganUs) / 1000, label: 'request', responseCode: st.responseCode,
     success: st.ok, failureMessage: st.failure, threadName: `${st.engine} ${st.thread}`, latency, responseFile: null,
-    sampleCount: 1, errorCount: st.ok ? 0 : 1 };
+    sampleCount: 1, errorCount: st.ok ? 0 : 1, connectedMs: Number.isFinite(st.connectedUs) ? st.connectedUs / 1000 : null };
 }
 
 class StreamAnswers {

@@ -151,6 +151,16 @@ function hostLoads(run, w, series, sutCores, engines, t, controllerCpu) {
 // "Churn": SSE and WebSocket only), from the settings run.json's provenance records; 0 without.
 const churnPercentOf = (run) => Number(run.provenance?.settings?.PB_CHURN_PERCENT ?? 0) || 0;
 
+// Connections opened, from the engines' connect completions (the mux engine's C lines, one per connection at its
+// first connect; client-threads.js connects): connectionsOpened, lastConnectedSecond (the last one's completion,
+// seconds after the load began: the first request's B line) and openedPerSecond = connectionsOpened /
+// lastConnectedSecond; none of the three when the logs have no C line (results.csv, the push sampler, older runs).
+function opened(connects) {
+  if (!connects || !(connects.count > 0) || connects.lastSecond === null) return {};
+  const perSecond = connects.lastSecond > 0 ? Math.round(connects.count / connects.lastSecond) : null;
+  return { connectionsOpened: connects.count, lastConnectedSecond: connects.lastSecond, openedPerSecond: perSecond };
+}
+
 // Everything validity.js judges, as numbers. inputs: { run, window, series, cycles, client, engines,
 // sutCores, serverCores (the cores the server may use; default sutCores), errors: { failed (errors), failures
 // (every failed sample: errors and timeout failures), samples, kinds: [{ kind, count }] },
@@ -174,7 +184,8 @@ function measureWorkload({ run, window: w, series, cycles, client, engines, sutC
       max: connections.length ? Math.max(...connections) : null,
       share: run.connections && connections.length ? r3(mean(connections) / run.connections) : null },
     answers: a && { ...a, expectedPerSecond: r1(a.expected / w.seconds), achievedPerSecond: r1(a.achieved / w.seconds) },
-    rampup: { askedSeconds: run.rampupS ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null },
+    rampup: { askedSeconds: run.rampupS ?? null, lastThreadStartSecond: client?.lastStartSecond ?? null, threadsSeen: client?.threads ?? null,
+      ...opened(client?.connects) },
     gaps: run.type === 'poll' && client ? { ...client.gaps, againstMs: run.event ? run.emitIntervalMs : run.maxDurationMs,
       against: run.event ? 'emit interval' : 'max-duration' } : null,
     missedCycles: run.type === 'poll' && run.event && client && a

@@ -8,7 +8,8 @@
 // turned into the same fields (eventFields). The visitor gets every event record as fields, every other
 // record, answer and body as it was parsed; this module only counts what it could not read.
 // An engine's stream log (push-<n>.tsv.gz, the push sampler's; docs/run-layout.md) holds the samples of
-// every thread interleaved, one line per fact: B (a sample began), R (one record of its answer, with the
+// every thread interleaved, one line per fact: B (a sample began), C (its connection's first connect
+// completed: st.connectedUs), R (one record of its answer, with the
 // engine-clock µs of its arrival), E (it ended; with the mux engine, with the answer's verdict: st.ok,
 // st.failure, taken by measure/stream-answers.js). Each sample becomes one saved response for the visitor,
 // named <label>_<id>.push, its records carrying arrivalMs on the stream object; a time-stamp sample goes
@@ -21,7 +22,7 @@ const path = require('node:path');
 const { KINDS, kindOf } = require('./response-kinds');
 const { ArchiveReader } = require('./archive-reader');
 const { EventFields, EventRecordReader, eventFields } = require('./record-bytes');
-const { lineHead, recordHeadBytes, beginOf, endOf } = require('./stream-log');
+const { lineHead, recordHeadBytes, beginOf, connectOf, endOf } = require('./stream-log');
 
 const SAMPLE_KINDS = KINDS.filter((k) => k !== 'stream');   // what a saved response (or a logged sample) can be
 
@@ -185,7 +186,16 @@ class ArchiveVisit {
     const id = sampleKey(h.id);
     if (h.tag === 'R') this.streamRecord(id, h.us, line.slice(h.restAt));
     else if (h.tag === 'B') this.sampleBegan(id, h.us, beginOf(line));
+    else if (h.tag === 'C') this.sampleConnected(id, h.us, connectOf(line));
     else this.sampleEnded(id, h.us, endOf(line));
+  }
+
+  // C: the sample's connection completed its first TCP connect at `micros` (the mux engine; once per
+  // connection): st.connectedUs, what connections opened per second is counted from.
+  sampleConnected(id, micros, c) {
+    const st = c !== null ? this.samples.get(id) : null;
+    if (!st) { this.stats.badLines++; return; }
+    st.connectedUs = micros;
   }
 
   // R: one record of a sample's answer, stamped with its arrival (engine clock, µs).

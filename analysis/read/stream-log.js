@@ -6,6 +6,10 @@
 // per engine and test.
 //
 //   B <µs> <sample id> <thread> <label>                          a sample began (before any connect)
+//   C <µs> <sample id> <connect µs>                              the mux engine: its connection's first TCP connect
+//                                                                completed (µs), taking connect µs from the connect
+//                                                                call; once per connection, at its first sample
+//                                                                whose connect succeeded
 //   R <µs> <sample id> <record>                                  one record (message) of its answer arrived
 //   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message> [<failure> [<headers µs>]]
 //                                                                the sample ended: ok 1/0; sent µs just before
@@ -18,14 +22,15 @@
 //   lineHead(line)       { tag, us, id, restAt } of a line (restAt: where the field after the id starts), or
 //                        null when it is not one (a reader counts it bad)
 //   beginOf(line)        { thread, label } of a B line, or null
+//   connectOf(line)      { tookUs } of a C line, or null
 //   endOf(line)          the fields of an E line { code, ok, records, bodyBytes, cutBytes, sentUs, message,
 //                        failure (undefined on a 10-field line), headersUs (null: none or 0) }, or null
 //   recordHeadBytes(buf, from, to)   an R line's head read straight from its bytes (the analysis's hot path:
 //                        no string per line): { us, id, restAt } when its µs and sample id are whole numbers
 //                        (no leading zero; µs of at most 16 digits, the id of 15), else null (read it as text)
-//   formatBegin, formatRecord, formatEnd   one line with its "\n", for tools and tests that write logs
+//   formatBegin, formatConnect, formatRecord, formatEnd   one line with its "\n", for tools and tests that write logs
 
-const TAG = { B: 'B', R: 'R', E: 'E' };
+const TAG = { B: 'B', C: 'C', R: 'R', E: 'E' };
 
 function lineHead(line) {
   const tag = line[0];
@@ -60,6 +65,12 @@ function beginOf(line) {
   return f.length >= 5 ? { thread: f[3], label: f[4] } : null;
 }
 
+function connectOf(line) {
+  const f = line.split('\t');
+  const took = f.length === 4 && /^(0|[1-9][0-9]{0,15})$/.test(f[3]) ? Number(f[3]) : NaN;
+  return Number.isFinite(took) ? { tookUs: took } : null;
+}
+
 function endOf(line) {
   const f = line.split('\t');
   if (f.length < 10) return null;
@@ -73,6 +84,7 @@ const formatText = (v) => String(v).replace(/[\t\r\n]/g, ' ');
 const line = (fields) => `${fields.join('\t')}\n`;
 
 const formatBegin = (us, id, thread, label) => line(['B', us, id, formatText(thread), formatText(label)]);
+const formatConnect = (us, id, tookUs) => line(['C', us, id, tookUs]);
 const formatRecord = (us, id, record) => line(['R', us, id, formatText(record)]);
 
 // e: { code, ok, records, bodyBytes, cutBytes, sentUs, message, failure?, headersUs? }: the mux engine's
@@ -82,4 +94,4 @@ function formatEnd(us, id, e) {
   return line(e.failure === undefined ? ten : [...ten, formatText(e.failure), e.headersUs ?? 0]);
 }
 
-module.exports = { lineHead, recordHeadBytes, beginOf, endOf, formatText, formatBegin, formatRecord, formatEnd };
+module.exports = { lineHead, recordHeadBytes, beginOf, connectOf, endOf, formatText, formatBegin, formatConnect, formatRecord, formatEnd };

@@ -83,7 +83,7 @@ class TargetLogVisit {
       if (!st) { this.stats.badLines++; return; }
       if (st.kind === 'subscription') this.visitor.message?.(st.key, us, text.slice(h.restAt));
     } else if (h.tag === 'B') this.began(id, us, beginOf(text));
-    else this.ended(id, us, endOf(text));
+    else if (h.tag !== 'C') this.ended(id, us, endOf(text));   // C: a connection's first connect, not read here
   }
 
   began(id, us, b) {

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { analyzeRun } = require('../run-analysis');
-const { makeMuxRun, LATE_GAP_MS, RUN } = require('../tools/mux-run');
+const { makeMuxRun, LATE_GAP_MS, RUN, START } = require('../tools/mux-run');
 const { makeStreamRun, packArchive } = require('../tools/stream-run');
 const { readArchive } = require('../read/responses');
 const { readArchives } = require('../stage/archives');
@@ -79,6 +79,23 @@ test('a mux run: each connection\'s ramp-up start and re-poll gaps, to the µs, 
   for (const p of [50, 90]) assert.ok(Math.abs(w.gaps[`p${p}Ms`] - percentile(gaps, p)) <= 0.002, `p${p}: ${w.gaps[`p${p}Ms`]} vs ${percentile(gaps, p)}`);
   assert.notEqual(w.gaps.p50Ms, Math.round(w.gaps.p50Ms), 'sub-ms gaps are kept, not whole ms');
   assert.equal(w.missedCycles.count, expected.lateGaps, 'the late connection of each engine missed one cycle');
+});
+
+test('a mux run: connections opened per second count from each connection\'s first connect completed (C lines), not its B line', async () => {
+  const { dir, expected } = await muxRun();
+  const { summary } = await analyzeRun(dir);
+  const r = summary.workload.rampup;
+  assert.equal(r.connectionsOpened, expected.threads, 'one C line per connection, the refused one\'s at its next connect');
+  assert.equal(expected.connects.count, expected.threads);
+  const lastSecond = Math.round(expected.connects.lastMs - START) / 1000;   // s to the ms, from the first request's B line
+  assert.equal(r.lastConnectedSecond, lastSecond);
+  assert.ok(Math.abs(r.lastConnectedSecond - r.lastThreadStartSecond) < 0.1, 'near the last B line (rounded to 0.1 s)');
+  assert.equal(r.openedPerSecond, Math.round(expected.threads / lastSecond));
+  const plain = path.join(scratchDir('pb-mux-'), 'run');
+  await makeStreamRun(plain, 40 * 5, { connections: 40, engines: [{ name: 'gen1', offsetMs: 1 }] });
+  const old = (await analyzeRun(plain)).summary.workload.rampup;
+  assert.deepEqual([old.connectionsOpened, old.lastConnectedSecond, old.openedPerSecond], [undefined, undefined, undefined],
+    'a log without C lines (the push sampler, older runs) has no such figure');
 });
 
 test('a mux run: the capacity criterion judges the stream logs\' answers', async () => {

@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { lineHead, recordHeadBytes, beginOf, endOf, formatBegin, formatRecord, formatEnd } = require('../read/stream-log');
+const { lineHead, recordHeadBytes, beginOf, connectOf, endOf, formatBegin, formatConnect, formatRecord, formatEnd } = require('../read/stream-log');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'java-stream-log.tsv');
 
@@ -16,6 +16,7 @@ function rewrite(line) {
   const h = lineHead(line);
   if (h.tag === 'B') { const b = beginOf(line); return formatBegin(h.us, h.id, b.thread, b.label); }
   if (h.tag === 'R') return formatRecord(h.us, h.id, line.slice(h.restAt));
+  if (h.tag === 'C') return formatConnect(h.us, h.id, connectOf(line).tookUs);
   const e = endOf(line);
   return formatEnd(h.us, h.id, { ...e, headersUs: e.headersUs ?? 0 });
 }
@@ -50,4 +51,13 @@ test('bad lines are no lines; text fields lose their tabs and line ends when wri
   assert.equal(endOf('E\t1\t2\t200\t1'), null);
   assert.equal(formatRecord(5, 7, 'a\tb\nc'), 'R\t5\t7\ta b c\n');
   assert.equal(recordHeadBytes(Buffer.from('R\t012\t1\tx'), 0, 9), null, 'a leading zero is read as text');
+});
+
+test('a C line (a connection\'s first connect completed) reads and writes back; a bad one is no connect', () => {
+  const line = 'C\t1795839947536123\t42\t87';
+  const h = lineHead(line);
+  assert.deepEqual([h.tag, h.us, h.id], ['C', 1795839947536123, '42']);
+  assert.deepEqual(connectOf(line), { tookUs: 87 });
+  assert.equal(formatConnect(h.us, h.id, 87), `${line}\n`);
+  for (const bad of ['C\t1\t2\tx', 'C\t1\t2\t', 'C\t1\t2\t5\t6', 'C\t1\t2\t-3']) assert.equal(connectOf(bad), null, JSON.stringify(bad));
 });

@@ -8,22 +8,25 @@
 // Every connection polls back to back and is answered at each emit cycle, except, on every engine: one
 // refused connection (a network error, then a backoff), one 404, one error body (the plan's "not error"
 // assertion), one poll that ran to its max-duration although an event was set (the "not timeout" assertion),
-// and one connection that comes back late once (LATE_GAP_MS), missing an emit cycle.
+// and one connection that comes back late once (LATE_GAP_MS), missing an emit cycle. Each connection's first
+// poll whose connect succeeded carries its C line (CONNECT_MS after its B line), as the engine writes it.
 //   makeMuxRun(runDir, options) -> { archives, logs, expected }
 // options: engines ([{ name, offsetMs (server - engine clock), muxThreads }]), perEngine (connections).
 // expected: what the analysis must find, worked out here from the schedule: { threads, answers, failed,
 // errors, timeoutFailures, failedByKind, lateAnswers (non-errors whose answer time is over T = 6 s), gaps
-// ([{ answerMs, gapMs }], every re-poll gap on the engine clock), lateGaps }.
+// ([{ answerMs, gapMs }], every re-poll gap on the engine clock), lateGaps, connects: { count, lastMs (the
+// last connection's first connect completed, engine ms) } }.
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { packArchive } = require('./stream-run');
-const { formatBegin, formatRecord, formatEnd } = require('../read/stream-log');
+const { formatBegin, formatConnect, formatRecord, formatEnd } = require('../read/stream-log');
 
 const START = Date.UTC(2026, 10, 23, 1, 0, 0);   // engine ms of the first connection's first request
 const RUN = { type: 'poll', event: 'event1', emitIntervalMs: 1000, maxDurationMs: 8000, rampupS: 2, durationS: 14 };   // the run schema's names
 const CYCLES = 12;                                // emit cycles, the first 2.5 s after START (server clock)
 const LATE_GAP_MS = 1500;
+const CONNECT_MS = 0.15;                          // from a B line to its connection's connect completion
 const DEFAULTS = { perEngine: 12, engines: [{ name: 'gen1', offsetMs: 1.5, muxThreads: 1 }, { name: 'gen2', offsetMs: -2, muxThreads: 2 }] };
 // Connection index -> [poll index, the way that poll fails]; the same on every engine.
 const FAILURES = new Map([[9, [0, 'network']], [7, [3, 'http']], [2, [4, 'error']], [5, [3, 'timeout']]]);
@@ -94,20 +97,28 @@ function connectionPolls(j, k, engine, o) {
 const us = (ms) => Math.round(ms * 1000);
 
 // The stream-log lines of engine k's connections and time-stamp exchanges, in time order (a sample's own
-// lines in the order written). Returns { lines, polls: [{ j, ...poll }], gaps, timestampRows (results.csv's) }.
+// lines in the order written). Returns { lines, polls: [{ j, ...poll }], gaps, timestampRows (results.csv's),
+// connects (engine ms of each connection's first connect completed) }.
 function engineLines(k, engine, o) {
   const events = [];   // { us, seq, line }
   const put = (ms, line) => events.push({ us: us(ms), seq: events.length, line });
   let id = 0;
   const polls = [];
   const gaps = [];
+  const connects = [];   // engine ms of each connection's first connect completed
   for (let j = 0; j < o.perEngine; j++) {
     const c = connectionPolls(j, k, engine, o);
     gaps.push(...c.gaps.map((g) => ({ engine: engine.name, ...g })));
+    let connected = false;
     for (const p of c.polls) {
       const sample = ++id;
       polls.push({ j, ...p });
       put(p.beganMs, formatBegin(us(p.beganMs), sample, `Request 1-${j + 1}`, 'request'));
+      if (!connected && p.kind !== 'network') {
+        connected = true;
+        connects.push(p.beganMs + CONNECT_MS);
+        put(p.beganMs + CONNECT_MS, formatConnect(us(p.beganMs + CONNECT_MS), sample, us(CONNECT_MS)));
+      }
       for (const r of p.records) put(r.ms, formatRecord(us(r.ms), sample, r.text));
       const bytes = p.records.reduce((n, r) => n + Buffer.byteLength(r.text) + 1, 0);
       put(p.endMs, formatEnd(us(p.endMs), sample, { code: p.code, ok: p.ok, records: p.records.length, bodyBytes: bytes, cutBytes: 0,
@@ -126,7 +137,7 @@ function engineLines(k, engine, o) {
       Filename: `/r/${engine.name}/responses/timestamp_${sample}.push` }));
   }
   events.sort((a, b) => a.us - b.us || a.seq - b.seq);
-  return { lines: events.map((e) => e.line).join(''), polls, gaps, timestampRows };
+  return { lines: events.map((e) => e.line).join(''), polls, gaps, timestampRows, connects };
 }
 
 const COLUMNS = ['timeStamp', 'elapsed', 'label', 'responseCode', 'responseMessage', 'threadName', 'dataType', 'success', 'failureMessage',
@@ -170,7 +181,8 @@ function expectedOf(engines, threads) {
   return { threads, answers: polls.length, failed: failed.length, errors: failed.length - failedByKind.timeout,
     timeoutFailures: failedByKind.timeout, failedByKind,
     lateAnswers: polls.filter((p) => p.kind === 'timeout' || (p.ok && p.endMs - p.beganMs > allowed)).length,
-    gaps: engines.flatMap((e) => e.gaps), lateGaps: engines.length };
+    gaps: engines.flatMap((e) => e.gaps), lateGaps: engines.length,
+    connects: { count: engines.reduce((n, e) => n + e.connects.length, 0), lastMs: Math.max(...engines.flatMap((e) => e.connects)) } };
 }
 
 async function makeMuxRun(runDir, options = {}) {
@@ -204,4 +216,4 @@ async function makeMuxRun(runDir, options = {}) {
   return { archives, logs, expected: expectedOf(engines, threads) };
 }
 
-module.exports = { makeMuxRun, START, RUN, CYCLES, LATE_GAP_MS, FAILURE_TEXT };
+module.exports = { makeMuxRun, START, RUN, CYCLES, LATE_GAP_MS, CONNECT_MS, FAILURE_TEXT };

@@ -94,7 +94,8 @@ function byLabel(rows) {
 }
 
 // The push sampler's samples in one engine's responses directory, read from its stream logs
-// (push-<n>.tsv.gz, docs/run-layout.md): sample id -> {thread, label, records: [{micros, record}], end}.
+// (push-<n>.tsv.gz, docs/run-layout.md): sample id -> {thread, label, records: [{micros, record}], end, connectedMicros
+// (the mux engine's C line, on a connection's first connected sample)}.
 function streamSamples(dir) {
   const samples = new Map();
   const logs = fs.readdirSync(dir).filter((f) => /^push-\d+\.tsv\.gz$/.test(f))
@@ -107,6 +108,7 @@ function streamSamples(dir) {
         const b = beginOf(line);
         samples.set(h.id, { thread: b.thread, label: b.label, records: [], end: null });
       } else if (h.tag === 'R') samples.get(h.id).records.push({ micros: h.us, record: line.slice(h.restAt) });
+      else if (h.tag === 'C') samples.get(h.id).connectedMicros = h.us;   // the mux engine: its connection's first connect
       else {
         // the mux engine's E line adds failure (11th field) and headers µs (12th)
         const e = endOf(line);

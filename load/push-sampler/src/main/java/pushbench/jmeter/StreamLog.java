@@ -4,6 +4,8 @@ package pushbench.jmeter;
 // sample, appended as it arrives to one gzip file per engine (push-<n>.tsv.gz, a new one after
 // PB rotate size), instead of one file per sample. One line per fact, tab-separated, UTF-8:
 //   B <µs> <sample id> <thread> <label>         a sample began (µs: its start, before any connect)
+//   C <µs> <sample id> <connect µs>             the mux engine: its connection's first TCP connect completed
+//                                               (µs), connect µs after the connect call; once per connection
 //   R <µs> <sample id> <record>                 one record of its answer arrived (µs: the read that ended it)
 //   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message> [<failure> <headers µs>]
 //                                               the sample ended; sent µs: just before its request's first
@@ -337,6 +339,16 @@ public final class StreamLog {
       text(threadPrefix);
       number(threadNumber);
       text(label);
+      endLine();
+    }
+
+    /** C: the sample's connection completed its first TCP connect at micros, tookMicros after the connect call. */
+    public void connected(long micros, long id, long tookMicros) {
+      ensure(64);
+      put('C');
+      field(micros);
+      field(id);
+      field(tookMicros);
       endLine();
     }
 

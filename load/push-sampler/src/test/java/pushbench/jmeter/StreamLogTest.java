@@ -5,6 +5,7 @@ package pushbench.jmeter;
 // file a whole gzip; a log never closed (a killed engine) readable up to its last sync-flush; a write
 // failure kept, later lines dropped and counted.
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -112,6 +113,20 @@ class StreamLogTest {
     }
     assertEquals(600, samples);
     assertEquals(600, Logs.bySample(Logs.lines(dir)).size());
+  }
+
+  @Test
+  void aConnectCompletionIsOneCLineOfItsSample() throws Exception {
+    StreamLog log = StreamLog.of(dir, 0);
+    StreamLog.Batch batch = log.batch();
+    batch.begin(1795839947536000L, 7, "Request 1-", 3, "request");
+    batch.connected(1795839947536087L, 7, 87);
+    batch.end(1795839947537000L, 7, "200", true, 0, 0, 0, 1795839947536090L, "OK", "", 1795839947536900L);
+    batch.submit();
+    StreamLog.closeAll();
+    List<String[]> lines = Logs.lines(dir);
+    assertEquals(3, lines.size());
+    assertArrayEquals(new String[] {"C", "1795839947536087", "7", "87"}, lines.get(1));
   }
 
   @Test
