@@ -7,17 +7,20 @@
 // 2): valid, every message published while a subscriber was subscribed received by it once, the report
 // saying TLS, and no token in the console's output nor in any file of the run directory (compressed ones
 // read through). Then the Node.js server behind the TLS front, from targets/pushbench-node-sse.json over
-// https:// at 200 connections: valid, nothing missed, every connection's handshake counted, the front's
-// nginx gone once stopped. Then the two failures a user meets first, each named in the analysis by kind: a
-// name the certificate does not carry (tls.serverName) and a certificate no trusted CA signed (no tls.ca:
-// the JDK's trust store). About 1.5 minutes on 2 busy cores.
+// https:// at 200 connections: valid, nothing missed, every connection's handshake counted; a WebSocket
+// over wss:// through the same front gets a published record; the front's nginx gone once stopped. Then
+// the two failures a user meets first, each named in the analysis by kind: a name the certificate does not
+// carry (tls.serverName) and a certificate no trusted CA signed (no tls.ca: the JDK's trust store). About
+// 2.5 minutes on 2 busy cores.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const https = require('node:https');
 const zlib = require('node:zlib');
 const { execFileSync } = require('node:child_process');
+const WebSocket = require('ws');
 const { scratch, hostsFile, LOCAL_HOSTS, runSh, runShUndisturbed } = require('./lib/runsh');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -120,7 +123,37 @@ test('sse over https against nginx+nchan, the test CA trusted, a token per conne
   assert.match(html, /subscribe and publish; certificates checked against certs\/ca\.pem/, 'the report says how TLS was spoken');
 });
 
-test('sse over https against pushbench\'s Node.js server behind nginx terminating TLS: valid, nothing missed, every handshake counted, nginx gone once stopped', { timeout: 300000 }, async () => {
+// A WebSocket over TLS through the front at 127.0.0.1:<port> (trusting ca, PEM text): the upgrade, the
+// subscription to name, then POST /event/publish over https repeated every 200 ms until its record arrives
+// (the subscription is taken when the server reads it, not at the 101). Resolves the record's data; rejects
+// after 10 s.
+function wssRecord(port, ca, name) {
+  const post = (seq) => new Promise((resolve) => {
+    const req = https.request({ host: '127.0.0.1', port, path: '/event/publish', method: 'POST', ca, agent: false,
+      headers: { 'Content-Type': 'application/json' } }, (res) => { res.resume(); res.on('end', resolve); });
+    req.on('error', resolve);
+    req.end(JSON.stringify({ name, data: { seq } }));
+  });
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/request`, { ca, perMessageDeflate: false });
+    let timer = null;
+    const give = setTimeout(() => { clearInterval(timer); ws.terminate(); reject(new Error('no record over wss within 10 s')); }, 10000);
+    ws.on('error', (e) => { clearInterval(timer); clearTimeout(give); reject(e); });
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ type: 'ws', events: [name] }));
+      let seq = 0;
+      timer = setInterval(() => post(++seq), 200);
+    });
+    ws.on('message', (data) => {
+      clearInterval(timer);
+      clearTimeout(give);
+      ws.terminate();
+      resolve(JSON.parse(data.toString('utf8')).response.event);
+    });
+  });
+}
+
+test('sse over https against pushbench\'s Node.js server behind nginx terminating TLS: valid, nothing missed, every handshake counted; wss through it; nginx gone once stopped', { timeout: 300000 }, async () => {
   const frontDir = path.join(s.dir, 'front');
   const nodeEnv = { ...process.env, PB_STATE: s.state, PB_PORT_NODE: String(NODE_PORT) };
   const file = targetFile({ ca: 'certs/ca.pem' }, { name: 'pushbench-node-sse', from: 'http://127.0.0.1:8080/', to: `https://127.0.0.1:${FRONT_PORT}/` });
@@ -132,6 +165,10 @@ test('sse over https against pushbench\'s Node.js server behind nginx terminatin
       '--tls', path.join(certs, 'server.pem'), path.join(certs, 'server.key'), '--dir', frontDir], { encoding: 'utf8' });
     frontPid = Number(fs.readFileSync(path.join(frontDir, 'nginx.pid'), 'utf8'));
     r = await runShUndisturbed(['--target', file, '2', '10', String(NODE_CONNECTIONS)], { env: { ...env(), PB_STATE: s.state }, timeoutMs: 240000 });
+    // a WebSocket through the front too (its upgrade headers passed on): wss, subscribed, a published record received
+    const event = await wssRecord(FRONT_PORT, fs.readFileSync(path.join(certs, 'ca.pem')), 'tls-ws');
+    assert.equal(event.name, 'tls-ws');
+    assert.ok(event.data.seq >= 1, JSON.stringify(event));
   } finally {
     execFileSync(FRONT, ['stop', '--dir', frontDir], { encoding: 'utf8' });
     execFileSync(CONTROL, ['stop', 'node'], { env: nodeEnv, encoding: 'utf8' });
