@@ -26,6 +26,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/config.sh
 source "$here/../../lib/config.sh"
+# shellcheck source=lib/nginx-master.sh
+source "$here/../../lib/nginx-master.sh"
 
 usage() { echo "usage: targets/nchan/nchan.sh {start|stop|status} [--port P] [--address A] [--dir D] [--workers N] [--max-connections N] [--tls CERT KEY] [--access-log FILE]" >&2; exit 2; }
 
@@ -56,15 +58,7 @@ done
 module=/usr/lib/nginx/modules/ngx_nchan_module.so
 pidfile=$dir/nginx.pid
 
-# The PID in the PID file while it is an nginx master, else nothing.
-running_pid() {
-  local pid
-  [[ -s $pidfile ]] || return 1
-  pid=$(<"$pidfile")
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == nginx:\ master* ]] || return 1
-  printf '%s' "$pid"
-}
+running_pid() { nginx_master_pid "$pidfile"; }
 
 write_config() {
   local log_conf='  access_log off;'
@@ -124,19 +118,7 @@ start() {
   exit 1
 }
 
-stop() {
-  local pid
-  if ! pid=$(running_pid); then rm -f "$pidfile"; echo "nchan: not running"; return 0; fi
-  local -a workers
-  mapfile -t workers < <(pgrep -P "$pid" || true)   # its workers: the master's own children
-  kill -TERM "$pid" 2>/dev/null || true   # fast shutdown: held subscriptions are closed, not waited for
-  for _ in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || { echo "nchan: stopped"; return 0; }
-    sleep 0.1
-  done
-  kill -KILL "$pid" "${workers[@]}" 2>/dev/null || true
-  echo "nchan: stopped (killed after 5 s)"
-}
+stop() { nginx_master_stop "$pidfile" 'nchan'; }
 
 case $cmd in
   start) start ;;
