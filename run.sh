@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2317  # the steps are called through step(), the undo entries through lib/cleanup.sh
+# shellcheck disable=SC2317,SC2034  # the steps are called through step(), the undo entries through lib/cleanup.sh; the run
+# state is read by key through lib/run-get.sh, which shellcheck cannot follow
 # pushbench: one test run from start to report (the study's section 3.3).
 #
 #   ./run.sh <server-type> <rampup> <duration> <threads> <test-type> [<max-duration> [<event-name> <emit-interval>]]
@@ -25,6 +26,8 @@ PB_STATE_EXPLICIT=0
 source "$PB_ROOT/lib/config.sh"
 # shellcheck source=lib/log.sh
 source "$PB_ROOT/lib/log.sh"
+# shellcheck source=lib/run-get.sh
+source "$PB_ROOT/lib/run-get.sh"
 # shellcheck source=lib/args.sh
 source "$PB_ROOT/lib/args.sh"
 # shellcheck source=lib/hosts.sh
@@ -395,7 +398,7 @@ run_controller() {
 
 # The global properties of the plan, the one table where the run's parameters get JMeter's names, as
 # lib/decide.js wrote it (jmeterProperties; load/controller.sh sends them to every engine with -G and sets
-# log.dir.base itself; threads.num and log.dir.res are each engine's own, given to load/engine.sh).
+# log.dir.base itself; each engine's own, threads.num among them, load/engine.sh gives: engineProperties).
 write_properties() { printf '%s' "$RUN_JMETER_PROPERTIES"; }
 
 stop_jmeter() { undo_run jmeter; }

@@ -1,7 +1,8 @@
 'use strict';
 // A run's sizes and JMeter's properties decided (lib/decide.js's third part): each engine's share of the
 // connections, its heap and selector threads, the order JMeter starts the engines in, how long run.sh
-// waits, and the plan's global properties (the one table where the run schema's names become JMeter's).
+// waits and its wait's rules, the plan's global properties (the one table where the run schema's names
+// become JMeter's) and each engine's own.
 
 // ---------------------------------------------------------------------------------------------------
 // Sizes: each engine's share of the connections, its heap, the disk.
@@ -82,8 +83,8 @@ const TARGET_REQUEST_TYPE = { sse: 'sse', ws: 'ws', stream: 'comet', poll: 'poll
 const targetDiskRun = (p) => ({ ...p, type: TARGET_REQUEST_TYPE[p.type], emitIntervalMs: Math.max(10, Math.round(1000 / p.target.rate)) });
 
 // The plan's global properties, the one table where the run schema's names become JMeter's
-// (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; threads.num,
-// mux.threads and log.dir.res are each engine's own, given to load/engine.sh). request.timeout is left
+// (load/controller.sh sends them to every engine with -G and sets log.dir.base itself; each engine's own,
+// threads.num among them, are engineProperties below, given by load/engine.sh). request.timeout is left
 // to the plan, which derives it from the type, duration and interval (load/README.md).
 function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount = 1) {
   return [

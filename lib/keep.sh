@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034  # sets RUN_FAILED, run.sh's
 # Never delete what was not copied (docs/faults.md): what run.sh's collecting functions do when a copy
 # back from a host fails. Sourced by run.sh after lib/hosts.sh and lib/log.sh; notes go to the run
-# state (RUN_NOTES, RUN_FAILED: run.sh's "Run state").
+# state (RUN_NOTES, RUN_FAILED: run.sh's "Run state"), read through lib/run-get.sh.
 #
 #   keep_note <text>                  add a note to run.json, once however often it is noted
 #   keep_place <i> <path>             "<path> on <host> (<address>)": where kept data really is
@@ -13,14 +13,17 @@
 #                                     directory (the local default) an engine's responses and the SUT's
 #                                     monitor files live in it until they are copied
 
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
+
 keep_note() {
   local n
-  for n in "${RUN_NOTES[@]}"; do [[ $n != "$1" ]] || return 0; done
+  while IFS= read -r -d '' n; do [[ $n != "$1" ]] || return 0; done < <(run_list notes)
   RUN_NOTES+=("$1")
 }
 
 keep_place() {
-  printf '%s on %s (%s)' "$2" "${H_NAME[$1]}" "${H_ADDR[$1]}"
+  printf '%s on %s (%s)' "$2" "$(host_get name "$1")" "$(host_get addr "$1")"
 }
 
 keep_left_behind() {

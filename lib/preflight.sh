@@ -4,10 +4,13 @@
 #
 #   preflight_all <server> <connections> <server port> <results disk MB>
 #                   checks every host (host/host-check.js runs there) and this machine (the controller)
-#                   for a run of <connections> against <server>, each engine for its share (H_CONNECTIONS,
-#                   H_HEAP_MB, H_DISK_MB); prints every problem found to stderr, each naming its host;
+#                   for a run of <connections> against <server>, each engine for its share (its connections,
+#                   heap and disk: lib/run-get.sh host_get); prints every problem found to stderr, each naming its host;
 #                   returns 1 if there was any. Call it directly, not in $(...): the ssh connections it
 #                   opens are recorded for remote_close_all.
+
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 preflight_all() {
   local server=$1 connections=$2 port=$3 results_mb=$4
@@ -16,7 +19,7 @@ preflight_all() {
   # 1. Reachability: one ssh master connection per ssh host (later commands reuse it).
   mkdir -p "$PB_STATE"
   for i in "${!H_NAME[@]}"; do
-    [[ ${H_ACCESS[i]} == ssh ]] || continue
+    [[ $(host_get access "$i") == ssh ]] || continue
     if ! remote_open "$i" >"$errfile" 2>&1; then
       preflight_report "$(hosts_describe "$i")" "unreachable over ssh (key only, BatchMode): $(<"$errfile")"
       problems=$((problems + 1))
@@ -33,9 +36,9 @@ preflight_all() {
 
   # 3. Each engine: its share of the connections, its heap, its RMI ports.
   for e in "${ENGINE_IDX[@]}"; do
-    if ! out=$(remote_run "$e" node host/host-check.js engine "${H_CONNECTIONS[e]}" "${H_RMI[e]}" "${H_LOCALPORT[e]}" \
-      "${H_HEAP_MB[e]}" "${H_DISK_MB[e]}" 2>&1); then
-      preflight_report "$(hosts_describe "$e") [${H_CONNECTIONS[e]} threads]" "$out"
+    if ! out=$(remote_run "$e" node host/host-check.js engine "$(host_get connections "$e")" "$(host_get rmi "$e")" "$(host_get localport "$e")" \
+      "$(host_get heap_mb "$e")" "$(host_get disk_mb "$e")" 2>&1); then
+      preflight_report "$(hosts_describe "$e") [$(host_get connections "$e") threads]" "$out"
       problems=$((problems + 1))
     fi
   done

@@ -26,7 +26,7 @@ provenance_settings() {
 
 # The transport the run measured: its test type and the request sampler that spoke it (issue #38 item 4).
 provenance_transport() {
-  printf 'transport\ttype\t%s\ntransport\tsampler\t%s\n' "${RUN_TYPE:-}" "${PB_REQUEST_SAMPLER:-}"
+  printf 'transport\ttype\t%s\ntransport\tsampler\t%s\n' "$(run_get type)" "${PB_REQUEST_SAMPLER:-}"
 }
 
 provenance_pushbench() {
@@ -48,8 +48,8 @@ provenance_json() {
     return 0
   fi
   for i in "$SUT_IDX" "${ENGINE_IDX[@]}"; do
-    name=${H_NAME[i]}
-    [[ ${H_ROLE[i]} == sut ]] && role=sut || role=engine
+    name=$(host_get name "$i")
+    [[ $(host_get role "$i") == sut ]] && role=sut || role=engine
     if [[ -z ${roles[$name]:-} ]]; then roles[$name]=$role first[$name]=$i order+=("$name")
     elif [[ ,${roles[$name]}, != *,$role,* ]]; then roles[$name]+=",$role"; fi
   done

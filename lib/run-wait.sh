@@ -1,7 +1,8 @@
-# shellcheck shell=bash disable=SC2034,SC2154  # reads and sets run.sh's run state (RUN_*, H_*)
+# shellcheck shell=bash disable=SC2034,SC2154  # sets run.sh's run state (RUN_*, H_*), read through lib/run-get.sh; PROGRESS is lib/progress.sh's
 # run.sh's wait (the study's section 3.3.3, "wait for the test to finish"): from the controller's start until
 # it exits or a rule ends the test early, with the progress line and the server and engines watched.
-# Sourced by run.sh; reads and sets the run state run.sh keeps (its "Run state"), as its steps do.
+# Sourced by run.sh; reads the run state run.sh keeps (its "Run state") through lib/run-get.sh and sets it as its
+# steps do.
 #
 #   wait_for_completion    the wait itself (run.sh's step)
 #   the rules it asks: controller_done, controller_finished, engines_check_alive, engines_left,
@@ -12,62 +13,65 @@
 # says when the engines really start and end the test (JMeter 5.6.3 wording): the start can lag the
 # controller's launch by tens of seconds under load, and a comet run writes almost nothing to
 # results.csv until its end, so the clock of the wait starts at the first engine. Its thresholds are
-# lib/decide.js's (lib/decide-jmeter.js waitRules): RUN_WAIT_CHECK_EVERY_S, RUN_WAIT_STARTUP_LIMIT_S, RUN_WAIT_S,
-# RUN_WAIT_CSV_UNCHANGED_CHECKS, RUN_WAIT_CRASH_STOP_S.
+# lib/decide.js's (lib/decide-jmeter.js waitRules), read once: wait_check_every_s, wait_startup_limit_s, wait_s,
+# wait_csv_unchanged_checks, wait_crash_stop_s.
 wait_for_completion() {
-  local csv=${RUN_DIR}/jmeter/results.csv startup_limit=${RUN_WAIT_STARTUP_LIMIT_S} start=$SECONDS tick=0 elapsed shown
-  local test_start='' deadline=$startup_limit ended=0 stable=0 last_size=-1 crashed_at='' open='?'
+  local csv startup_limit every csv_checks crash_stop wait_s duration start=$SECONDS tick=0 elapsed shown
+  csv=$(run_get dir)/jmeter/results.csv startup_limit=$(run_get wait_startup_limit_s) every=$(run_get wait_check_every_s)
+  csv_checks=$(run_get wait_csv_unchanged_checks) crash_stop=$(run_get wait_crash_stop_s) wait_s=$(run_get wait_s)
+  duration=$(run_get duration_s)
+  local note test_start='' deadline=$startup_limit ended=0 stable=0 last_size=-1 crashed_at='' open='?'
   progress_reset
   while true; do
     sleep 1 & wait $! || true   # in the background, so a signal is handled at once
     tick=$((tick + 1)) elapsed=$((SECONDS - start))
     if [[ -z $test_start ]] && (($(jmeter_log_count 'Started remote host') > 0)); then
-      test_start=$elapsed deadline=$((elapsed + RUN_WAIT_S))   # lib/decide.js's waitSeconds
+      test_start=$elapsed deadline=$((elapsed + wait_s))   # lib/decide.js's waitSeconds
     fi
-    if ! procs_alive "${RUN_CONTROLLER_PIDFILE}" >/dev/null; then
+    if ! procs_alive "$(run_get controller_pidfile)" >/dev/null; then
       controller_finished "$elapsed" "$csv"
       break
     fi
     if controller_done "$csv"; then
-      procs_stop_recorded "${RUN_CONTROLLER_PIDFILE}" 10
+      procs_stop_recorded "$(run_get controller_pidfile)" 10
       controller_finished "$elapsed" "$csv" --stopped
       break
     fi
-    if ((tick % RUN_WAIT_CHECK_EVERY_S == 0)); then
+    if ((tick % every == 0)); then
       progress_update "$csv"
-      [[ ${RUN_SERVER} == target ]] || open=$(server_open_requests)
+      [[ $(run_get server) == target ]] || open=$(server_open_requests)
       # An engine that died never ends the test: the wait is for the others, and none left ends it.
       engines_check_alive "$elapsed"
       if (($(engines_left) == 0)); then wait_ends "stopping the test early: no JMeter engine is left"; break; fi
       # The study's rule, once every engine has ended the test: results.csv stopped growing, seen
-      # twice: RUN_WAIT_CSV_UNCHANGED_CHECKS checks in a row. (The controller normally exits by itself a
+      # twice: csv_checks checks in a row. (The controller normally exits by itself a
       # few seconds after that.)
       ((ended)) || (($(jmeter_log_count 'Finished remote host') < $(engines_left))) || ended=1
       if ((ended && PROGRESS[size] == last_size)); then stable=$((stable + 1)); else stable=0; fi
-      if ((stable >= RUN_WAIT_CSV_UNCHANGED_CHECKS)); then
+      if ((stable >= csv_checks)); then
         wait_ends "every engine ended and results.csv stopped growing, but the controller still runs: stopping it"
         break
       fi
       last_size=${PROGRESS[size]}
-      [[ -n $crashed_at || ${RUN_SERVER} == target ]] || server_watch "$elapsed" || crashed_at=$elapsed
+      [[ -n $crashed_at || $(run_get server) == target ]] || server_watch "$elapsed" || crashed_at=$elapsed
       runstate_save   # what the wait noted, for ./run.sh --stop-stale
       # Once the server is gone every request fails at once: no point in running on.
-      if [[ -n $crashed_at ]] && ((elapsed >= crashed_at + RUN_WAIT_CRASH_STOP_S)); then
+      if [[ -n $crashed_at ]] && ((elapsed >= crashed_at + crash_stop)); then
         wait_ends "stopping the test early: the server under test is gone"
         break
       fi
       if ((elapsed >= deadline)); then
         if [[ -z $test_start ]]; then
-          RUN_NOTES+=("JMeter had not started the test on any engine ${startup_limit}s after the controller started; stopped")
+          note="JMeter had not started the test on any engine ${startup_limit}s after the controller started; stopped"
         else
-          RUN_NOTES+=("JMeter was still running at the hard deadline (${deadline}s after the controller started); stopped")
+          note="JMeter was still running at the hard deadline (${deadline}s after the controller started); stopped"
         fi
-        RUN_FAILED=1
-        wait_ends "hard deadline (${deadline}s) reached: ${RUN_NOTES[-1]}"
+        RUN_NOTES+=("$note") RUN_FAILED=1
+        wait_ends "hard deadline (${deadline}s) reached: $note"
         break
       fi
     fi
-    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${RUN_DURATION_S}s"; fi
+    if [[ -z $test_start ]]; then shown="starting"; else shown="$((elapsed - test_start))/${duration}s"; fi
     wait_progress "$tick" "$shown" "$open"
   done
 }
@@ -79,7 +83,7 @@ wait_for_completion() {
 # JMeter's controller log: lines matching <pattern> (0 without the file).
 jmeter_log_count() {
   local n
-  n=$(grep -c -- "$1" "${RUN_DIR}/jmeter/controller.log" 2>/dev/null) || true
+  n=$(grep -c -- "$1" "$(run_get dir)/jmeter/controller.log" 2>/dev/null) || true
   printf '%s' "${n:-0}"
 }
 
@@ -92,9 +96,9 @@ controller_done() {
   local csv held=0
   csv=$(realpath -e -- "$1" 2>/dev/null) || return 1
   # shellcheck disable=SC2010  # the link targets of /proc/<pid>/fd, whatever ls prints around them
-  ls -l "/proc/${RUN_CONTROLLER_PID}/fd" 2>/dev/null | grep -qF -- " -> $csv" && held=1
+  ls -l "/proc/$(run_get controller_pid)/fd" 2>/dev/null | grep -qF -- " -> $csv" && held=1
   if ((held)); then RUN_CSV_SEEN_OPEN=1; return 1; fi
-  ((RUN_CSV_SEEN_OPEN)) || return 1
+  [[ $(run_get csv_seen_open) == 1 ]] || return 1
   (($(engines_left) > 0)) && (($(jmeter_log_count 'Finished remote host') >= $(engines_left)))
 }
 
@@ -103,7 +107,7 @@ controller_done() {
 # ran on every engine.
 controller_finished() {
   local rc=0 how=''
-  wait "${RUN_CONTROLLER_PID}" || rc=$?
+  wait "$(run_get controller_pid)" || rc=$?
   if [[ ${3:-} == --stopped ]]; then rc=0 how=", results.csv closed: stopped in JMeter's closing pause"; fi
   progress_update "$2"
   [[ ! -t 1 ]] || printf '\n' 2>/dev/null || log_output_lost
@@ -125,7 +129,7 @@ controller_finished() {
 # their timed sample (lib/progress.sh progress_trip).
 wait_progress() {
   local load="$3 open on the server"
-  [[ ${RUN_SERVER} != target ]] || load='the server not watched'
+  [[ $(run_get server) != target ]] || load='the server not watched'
   [[ -z ${PROGRESS[open]} ]] || load+=", engines: ${PROGRESS[open]} connections, ${PROGRESS[per_s]:-?} messages/s$(progress_trip)"
   if [[ -t 1 ]]; then
     printf '\r  wait: %s, %s, %d answers, %s   ' "$2" "$load" "${PROGRESS[samples]}" "$(progress_errors)" \
@@ -141,7 +145,7 @@ wait_ends() {
   say "  $1"
 }
 
-engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the hosts.conf name
+engine_id() { host_get name "$1"; }   # load/engine.sh's --name: the hosts.conf name
 
 # engines_check_alive <elapsed s>: each engine's status on its host (load/engine.sh status: its PID file
 # and process). One found gone for the first time is noted (the run becomes incomplete; what it saved
@@ -153,22 +157,22 @@ engine_id() { printf '%s' "${H_NAME[$1]}"; }   # load/engine.sh's --name: the ho
 engines_check_alive() {
   local e rc
   for e in "${ENGINE_IDX[@]}"; do
-    [[ -z ${H_DEAD[e]:-} ]] || continue
+    [[ -z $(host_get dead "$e") ]] || continue
     rc=0
     remote_run "$e" load/engine.sh status --pid-dir "$(run_pid_dir "$e")" --name "$(engine_id "$e")" >/dev/null 2>&1 || rc=$?
     if ((rc == 0)); then
-      [[ -z ${H_UNREACHABLE[e]:-} ]] || engine_reached_again "$e" "$1"
+      [[ -z $(host_get unreachable "$e") ]] || engine_reached_again "$e" "$1"
       continue
     fi
     if ((rc == 255)) && engine_rmi_answers "$e"; then
-      [[ -n ${H_UNREACHABLE[e]:-} ]] || engine_unreachable "$e" "$1"
+      [[ -n $(host_get unreachable "$e") ]] || engine_unreachable "$e" "$1"
       continue
     fi
     H_DEAD[e]=1 RUN_FAILED=1
     if ((rc == 255)); then
-      warn "engine ${H_NAME[e]} gone during the test (found at ${1}s): its host (${H_ADDR[e]}) does not answer ssh and its RMI port ${H_RMI[e]} does not answer; what it saved stays there unless ssh answers again"
+      warn "engine $(host_get name "$e") gone during the test (found at ${1}s): its host ($(host_get addr "$e")) does not answer ssh and its RMI port $(host_get rmi "$e") does not answer; what it saved stays there unless ssh answers again"
     else
-      warn "engine ${H_NAME[e]} died during the test (found at ${1}s); what it saved until then is collected"
+      warn "engine $(host_get name "$e") died during the test (found at ${1}s); what it saved until then is collected"
     fi
     runjson_write
   done
@@ -177,24 +181,24 @@ engines_check_alive() {
 # engine_rmi_answers <host>: its engine's RMI port accepts a TCP connection from here (2 s at most).
 engine_rmi_answers() {
   # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
-  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "${H_ADDR[$1]}" "${H_RMI[$1]}" 2>/dev/null
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$(host_get addr "$1")" "$(host_get rmi "$1")" 2>/dev/null
 }
 
 engine_unreachable() { # <host> <elapsed s>
   H_UNREACHABLE[$1]=1
-  warn "engine host ${H_NAME[$1]} (${H_ADDR[$1]}) does not answer ssh (found at ${2}s), but its engine answers on RMI port ${H_RMI[$1]}: the load runs on; its files are collected once ssh answers"
+  warn "engine host $(host_get name "$1") ($(host_get addr "$1")) does not answer ssh (found at ${2}s), but its engine answers on RMI port $(host_get rmi "$1"): the load runs on; its files are collected once ssh answers"
   runjson_write
 }
 
 engine_reached_again() { # <host> <elapsed s>
   unset 'H_UNREACHABLE[$1]'
   remote_open "$1" >/dev/null 2>&1 || true
-  say "  engine host ${H_NAME[$1]} answers ssh again (at ${2}s)"
+  say "  engine host $(host_get name "$1") answers ssh again (at ${2}s)"
 }
 
 engines_left() { # the engines not found dead
   local e n=0
-  for e in "${ENGINE_IDX[@]}"; do [[ -n ${H_DEAD[e]:-} ]] || n=$((n + 1)); done
+  for e in "${ENGINE_IDX[@]}"; do [[ -n $(host_get dead "$e") ]] || n=$((n + 1)); done
   printf '%s' "$n"
 }
 
@@ -205,11 +209,11 @@ engines_left() { # the engines not found dead
 SERVER_GONE=''
 server_check() {
   local rc=0 out
-  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "${RUN_SERVER}" 2>&1) || rc=$?
+  out=$(remote_run "$SUT_IDX" servers/control.sh --pid-dir "$(run_pid_dir "$SUT_IDX")" status "$(run_get server)" 2>&1) || rc=$?
   SERVER_GONE=died
   if ((rc == 0)); then
     [[ $out =~ pid\ ([0-9]+) ]] || return 0
-    [[ ${BASH_REMATCH[1]} != "${RUN_SERVER_PID}" ]] || return 0
+    [[ ${BASH_REMATCH[1]} != "$(run_get server_pid)" ]] || return 0
     SERVER_GONE="its PID file names another process now (pid ${BASH_REMATCH[1]})"
     return 3
   fi
@@ -224,10 +228,10 @@ server_check() {
 server_gone() {
   if [[ $SERVER_GONE == died ]]; then
     RUN_CRASHED=1
-    warn "the ${RUN_SERVER} server $2"
+    warn "the $(run_get server) server $2"
   else
     RUN_FAILED=1 RUN_SERVER_GONE=1
-    warn "the ${RUN_SERVER} server was stopped by someone else $1: $SERVER_GONE; not a crash, the run is incomplete"
+    warn "the $(run_get server) server was stopped by someone else $1: $SERVER_GONE; not a crash, the run is incomplete"
   fi
 }
 
@@ -250,9 +254,9 @@ server_watch() {
 # sut_unreachable <when>: the SUT host stopped answering ssh; noted once, the run becomes incomplete.
 sut_unreachable() {
   RUN_FAILED=1
-  ((RUN_SUT_UNREACHABLE)) && return 0
+  [[ $(run_get sut_unreachable) != 1 ]] || return 0
   RUN_SUT_UNREACHABLE=1
-  warn "the SUT host ${H_NAME[SUT_IDX]} (${H_ADDR[SUT_IDX]}) does not answer ssh ($1); its files stay there"
+  warn "the SUT host $(host_get name "$SUT_IDX") ($(host_get addr "$SUT_IDX")) does not answer ssh ($1); its files stay there"
   runjson_write
 }
 
@@ -260,6 +264,6 @@ sut_unreachable() {
 # finished samples until the end, so this is what shows the load building up. '?' if it does not answer.
 server_open_requests() {
   local body
-  body=$(curl -s --max-time 1 "http://${H_ADDR[SUT_IDX]}:${RUN_PORT}/status" 2>/dev/null) || body=''
+  body=$(curl -s --max-time 1 "http://$(host_get addr "$SUT_IDX"):$(run_get port)/status" 2>/dev/null) || body=''
   if [[ $body =~ \"open\":([0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf '?'; fi
 }

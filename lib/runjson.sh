@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2034  # sets run.sh's run state (RUN_*)
 # Writes <run-dir>/run.json (docs/run-layout.md) from the run state. Sourced by run.sh.
 #
-#   runjson_write    rewrite run.json whole, from RUN (its scalars), RUN_STEPS, RUN_NOTES and the host
-#                    tables (lib/hosts.sh, H_CONNECTIONS, H_HEAP_MB), through lib/run-record.js (which builds
+#   runjson_write    rewrite run.json whole, from the run state read through lib/run-get.sh (its values,
+#                    steps, notes and the host tables with each engine's connections and heap), through lib/run-record.js (which builds
 #                    the object, checks it against the run schema and writes it); a no-op before RUN_DIR exists
 #
 # run.json is a snapshot of the whole run, rewritten after every step and from the EXIT trap, so it reads
@@ -15,6 +15,8 @@
 # The parameters carry the run schema's names (lib/run-schema.js, docs/run-layout.md); runs written before
 # it used older ones, which lib/run-schema.js still reads.
 
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 # shellcheck source=lib/provenance.sh
 source "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
 
@@ -22,9 +24,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
 RUNJSON_WRITER=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/run-record.js
 
 runjson_write() {
-  [[ -n ${RUN_DIR:-} && -d ${RUN_DIR} ]] || return 0
-  local f=${RUN_DIR}/run.json out rc=0
-  [[ -n ${RUN_PROVENANCE:-} ]] || RUN_PROVENANCE=$(provenance_json)
+  local dir f out rc=0
+  dir=$(run_get dir)
+  [[ -n $dir && -d $dir ]] || return 0
+  f=$dir/run.json
+  [[ -n $(run_get provenance) ]] || RUN_PROVENANCE=$(provenance_json)
   out=$(runjson_fields | node "$RUNJSON_WRITER" "$f" 2>&1) || rc=$?
   ((rc != 0)) || return 0
   if ((rc == 1)); then
@@ -32,7 +36,7 @@ runjson_write() {
   else
     printf 'run.sh: run.json not written: %s\n' "$out" >&2
   fi
-  if ((${RUN_RUNJSON_FAILED:-0} == 0)); then
+  if [[ $(run_get runjson_failed) != 1 ]]; then
     RUN_RUNJSON_FAILED=1 RUN_FAILED=1
     RUN_NOTES+=("run.json could not be written at $(date +%T) (disk full?); the run is incomplete")
   fi
@@ -42,18 +46,22 @@ runjson_write() {
 # The run state as lib/run-record.js's fields, NUL-separated: the RUN_* scalars in the run schema's names,
 # the hosts, the steps and the notes.
 runjson_fields() {
-  local e k
-  printf '%s\0' "id=${RUN_ID}" "server=${RUN_SERVER}" "type=${RUN_TYPE}" "rampupS=${RUN_RAMPUP_S}" "durationS=${RUN_DURATION_S}" \
-    "connections=${RUN_CONNECTIONS}" "maxDurationMs=${RUN_MAX_DURATION_MS:-}" "event=${RUN_EVENT:-}" \
-    "emitIntervalMs=${RUN_EMIT_INTERVAL_MS:-}" "pullIntervalMs=${RUN_PULL_INTERVAL_MS:-}" "port=${RUN_PORT}" \
-    "sut=${H_NAME[SUT_IDX]},${H_ADDR[SUT_IDX]},${H_BIND[SUT_IDX]:-${H_ADDR[SUT_IDX]}},${H_ACCESS[SUT_IDX]}" \
-    "provenance=${RUN_PROVENANCE}" "startedAt=${RUN_STARTED_AT}" "finishedAt=${RUN_FINISHED_AT:-}" \
-    "status=${RUN_STATUS}" "serverCrashed=${RUN_CRASHED}"
-  [[ -z ${RUN_TARGET_JSON:-} ]] || printf '%s\0' "target=${RUN_TARGET_JSON}"
-  for k in "${RUN_THRESHOLDS[@]}"; do printf '%s\0' "threshold=$k"; done
-  for e in "${ENGINE_IDX[@]}"; do
-    printf '%s\0' "engine=${H_NAME[e]},${H_ADDR[e]},${H_ACCESS[e]},${H_RMI[e]},${H_CONNECTIONS[e]},${H_HEAP_MB[e]}"
+  local e k s=$SUT_IDX field
+  # the run's values, each named as run.json names it: <field>=<run state key>
+  for field in id=id server=server type=type rampupS=rampup_s durationS=duration_s connections=connections \
+    maxDurationMs=max_duration_ms event=event emitIntervalMs=emit_interval_ms pullIntervalMs=pull_interval_ms port=port; do
+    printf '%s=%s\0' "${field%%=*}" "$(run_get "${field#*=}")"
   done
-  for k in "${RUN_STEPS[@]}"; do printf '%s\0' "step=${k% *}=${k#* }"; done   # "<step> <ms>", in the order they ran
-  for k in "${RUN_NOTES[@]}"; do printf '%s\0' "note=$k"; done
+  k=$(host_get bind "$s")
+  printf '%s\0' "sut=$(host_get name "$s"),$(host_get addr "$s"),${k:-$(host_get addr "$s")},$(host_get access "$s")" \
+    "provenance=$(run_get provenance)" "startedAt=$(run_get started_at)" "finishedAt=$(run_get finished_at)" \
+    "status=$(run_get status)" "serverCrashed=$(run_get crashed)"
+  k=$(run_get target_json)
+  [[ -z $k ]] || printf '%s\0' "target=$k"
+  while IFS= read -r -d '' k; do printf '%s\0' "threshold=$k"; done < <(run_list thresholds)
+  for e in "${ENGINE_IDX[@]}"; do
+    printf '%s\0' "engine=$(host_get name "$e"),$(host_get addr "$e"),$(host_get access "$e"),$(host_get rmi "$e"),$(host_get connections "$e"),$(host_get heap_mb "$e")"
+  done
+  while IFS= read -r -d '' k; do printf '%s\0' "step=${k% *}=${k#* }"; done < <(run_list steps)   # "<step> <ms>", in the order they ran
+  while IFS= read -r -d '' k; do printf '%s\0' "note=$k"; done < <(run_list notes)
 }

@@ -1,0 +1,40 @@
+'use strict';
+// lib/run-get.sh, the one accessor through which the lib files read run.sh's run state: a value by its key,
+// a list's entries NUL-ended (any character kept), a host's field by its index; '' or nothing for what is
+// unset, exit 2 for a key that is not lower case. Real bash, no run.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..', '..');
+const bash = (script) => spawnSync('bash', ['-c', `set -euo pipefail\nsource lib/run-get.sh\n${script}`], { cwd: ROOT, encoding: 'utf8' });
+
+test('run_get: a value by its key; unset is empty', () => {
+  const r = bash(`RUN_SERVER=node RUN_MAX_DURATION_MS=3000
+    printf '[%s]' "$(run_get server)" "$(run_get max_duration_ms)" "$(run_get nothing_here)"`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, '[node][3000][]');
+});
+
+test('run_list: each entry NUL-ended, newlines and tabs kept; nothing for an empty or unset list', () => {
+  const r = bash(`RUN_NOTES=($'two\\nlines' $'a\\ttab' '') RUN_STEPS=()
+    run_list notes; printf '%s|' "$(run_list steps | wc -c)" "$(run_list unset_list | wc -c)"`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'two\nlines\0a\ttab\0\0' + '0|0|');
+});
+
+test('host_get: a host\'s field by its index; past the table is empty', () => {
+  const r = bash(`H_NAME=(s1 e1) H_HEAP_MB=('' 600)
+    printf '[%s]' "$(host_get name 1)" "$(host_get heap_mb 1)" "$(host_get heap_mb 0)" "$(host_get name 5)"`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, '[e1][600][][]');
+});
+
+test('a key that is not lower case letters and _ is refused (exit 2), never expanded', () => {
+  for (const call of ['run_get SERVER', "run_get 'x[$(touch /tmp/pb-run-get-no)]'", 'run_list Notes', 'host_get name x', 'host_get NAME 1']) {
+    const r = bash(call);
+    assert.equal(r.status, 2, call);
+    assert.match(r.stderr, /bad (key|field)/);
+  }
+});
