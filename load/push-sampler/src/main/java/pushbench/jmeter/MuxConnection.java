@@ -31,7 +31,7 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   static final int READING = 3;      // the request is written, the answer is being read
   static final int WAITING = 4;      // idle until wakeAt (backoff, pull interval), in the engine's timers
 
-  final MuxEngine engine;
+  final MuxStates states;
   /** The engine-wide connection index i (0-based). */
   final int index;
   final AnswerParser parser = new AnswerParser(false);
@@ -77,10 +77,10 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** WS: per name of the subscription (MuxConfig.wsEvents order) the last cycle got, -1: none; null: none yet. */
   long[] wsCycles;
 
-  MuxConnection(MuxEngine engine, int index) {
-    this.engine = engine;
+  MuxConnection(MuxStates states, int index) {
+    this.states = states;
     this.index = index;
-    this.target = engine.target() != null;
+    this.target = states.target() != null;
   }
 
   boolean inFlight() {
@@ -104,12 +104,12 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   @Override
   public void record(long micros, byte[] b, int off, int len) {
     if (target) {
-      engine.onRecord(this, micros, b, off, len);
+      states.onRecord(this, micros, b, off, len);
       return;
     }
     int scan = off + Math.min(len, PushClient.KEEP_LINE);
     int flags = (AnswerParser.containsWord(b, off, scan, ERROR) ? HAS_ERROR : 0)
-        | (engine.checksTimeout() && AnswerParser.containsWord(b, off, scan, TIMEOUT) ? HAS_TIMEOUT : 0);
+        | (states.checksTimeout() && AnswerParser.containsWord(b, off, scan, TIMEOUT) ? HAS_TIMEOUT : 0);
     if (parser.records == 1) firstFlags = flags; else lastFlags = flags;
     if (cursor != null && !cursorSeen) {
       String c = cursorOf(b, off, off + len);
@@ -118,7 +118,7 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
         cursorSeen = true;
       }
     }
-    engine.onRecord(this, micros, b, off, len);
+    states.onRecord(this, micros, b, off, len);
   }
 
   @Override
@@ -138,7 +138,7 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   @Override
   public void message(long micros, byte[] b, int off, int len) {
     parser.records++;
-    byte[][] names = engine.wsNames();
+    byte[][] names = states.wsNames();
     if (names.length > 0) {
       if (wsCycles == null) {
         wsCycles = new long[names.length];
@@ -151,12 +151,12 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
 
   @Override
   public void ping(byte[] payload) throws java.io.IOException {
-    engine.wsSend(this, WsFrames.PONG, payload);
+    states.wsSend(this, WsFrames.PONG, payload);
   }
 
   @Override
   public void close(int code, String reason) {
-    engine.wsClosed(this, code, reason);
+    states.wsClosed(this, code, reason);
   }
 
   /** The first match of "cursor":(\{[^}]*\}) in b[from, to): the group, or null. */

@@ -67,19 +67,10 @@ package pushbench.jmeter;
 //   failures by kind are counted in the Interval (the summary sample's message).
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
-import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
-import java.nio.channels.UnresolvedAddressException;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
@@ -93,8 +84,6 @@ final class MuxEngine implements Closeable {
   /** A target run's subscription the engine closed at the duration's end (docs/targets.md). */
   static final String END_OF_TEST = "end of test";
   static final long CHURN_EVERY_MS = 1000;
-  private static final int READS_PER_WAKEUP = 4;
-  private static final byte[] NOTHING = new byte[0];
 
   /** Counters of one summary interval. */
   static final class Interval {
@@ -125,34 +114,21 @@ final class MuxEngine implements Closeable {
   private final long endAt;            // no request starts from here on
   private final long hardDeadline;
   private final long sweepEveryMs;
-  private final StreamLog log;
-  private final StreamLog.Batch batch;
   private final Selector selector;
-  private final ByteBuffer readBuffer = ByteBuffer.allocate(READ_BUFFER);
-  /** TLS: the subscriptions' settings (null: plain TCP) and this thread's scratch buffers. */
-  private final TlsConfig tls;
-  private final TlsLink.Scratch tlsScratch = new TlsLink.Scratch();
-  /** TLS connections whose read stopped with whole records left (TlsLink.more): read before the next select. */
-  private final java.util.ArrayDeque<MuxConnection> pendingReads = new java.util.ArrayDeque<>();
-  private final InetSocketAddress address;
-  private final byte[] sharedRequest;  // comet, poll and an SSE stream's first: every request is the same bytes
-  private final boolean headRequest;
+  /** The connections' states: requests, reads, answers' ends, channels (MuxStates). */
+  private final MuxStates states;
   private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
-  private final SplittableRandom random = new SplittableRandom();   // WS keys and masks
-  private final byte[][] wsNames;      // WS: the subscription's event names (the cursor's)
-  private final TargetSpec target;     // a target run's spec; null: the built-in protocol
-  private final String[] cursorNames;  // a target poll's cursor response headers, lower case
+  private final SplittableRandom random = new SplittableRandom();   // churn's draws
+  private final boolean target;        // a target run (cfg.target)
   private final PriorityQueue<MuxConnection> timers =
       new PriorityQueue<>((a, b) -> Long.compare(a.wakeAt, b.wakeAt));
   private int nextOpen;                // j of the next connection to open
-  private int active;                  // requests in flight
-  private int openChannels;
   private long nextSweep;
   private long nextChurn;
-  private long localIds;
   private boolean finished;
   private volatile boolean stopRequested;
-  private Interval iv = new Interval();
+  /** The current interval's counters, which MuxStates counts into. */
+  Interval iv = new Interval();
 
   /** start: the engine-wide start instant on System.nanoTime()'s clock, in ms. log may be null. */
   MuxEngine(MuxConfig cfg, int shard, int shards, long start, StreamLog log) throws IOException {
@@ -165,20 +141,11 @@ final class MuxEngine implements Closeable {
     this.hardDeadline = endAt + cfg.responseTimeoutMs + cfg.deadlineGraceMs;
     int shortest = Math.min(positiveOr(cfg.connectTimeoutMs), positiveOr(cfg.responseTimeoutMs));
     this.sweepEveryMs = Math.max(5, Math.min(250, shortest / 10));
-    this.log = log;
-    this.batch = log == null ? null : log.batch();
-    this.address = new InetSocketAddress(cfg.host, cfg.port);
-    this.target = cfg.target;
-    this.tls = target != null && target.subscribeUrl.tls() ? target.tls : null;
-    this.sharedRequest = target != null || cfg.type == MuxConfig.Type.PULL || cfg.type == MuxConfig.Type.WS ? null
-        : cfg.type == MuxConfig.Type.SSE ? cfg.sseRequest(null) : cfg.request(cfg.body);
-    this.wsNames = target == null && cfg.type == MuxConfig.Type.WS ? cfg.wsEvents() : new byte[0][];
-    this.cursorNames = new String[target == null ? 0 : target.cursorFrom.length];
-    for (int k = 0; k < cursorNames.length; k++) cursorNames[k] = target.cursorFrom[k].toLowerCase(java.util.Locale.ROOT);
-    this.headRequest = "HEAD".equals(cfg.method);
+    this.target = cfg.target != null;
     int owned = cfg.connections > shard ? (cfg.connections - shard + shards - 1) / shards : 0;
     this.conns = new MuxConnection[owned];
     this.selector = Selector.open();
+    this.states = new MuxStates(this, cfg, selector, log);
     this.nextChurn = start + CHURN_EVERY_MS;
   }
 
@@ -188,25 +155,8 @@ final class MuxEngine implements Closeable {
 
   boolean finished() { return finished; }
 
-  boolean checksTimeout() { return cfg.failOnTimeout; }
-
-  /** A target run's spec; null: the built-in protocol. */
-  TargetSpec target() { return target; }
-
-  private boolean sse() { return cfg.type == MuxConfig.Type.SSE; }
-
-  private boolean ws() { return cfg.type == MuxConfig.Type.WS; }
-
-  /** WS: the subscription's event names, in its order. */
-  byte[][] wsNames() { return wsNames; }
-
-  // An SSE connection's reconnection time: the server's retry, else the default.
-  private long retryMs(MuxConnection c) {
-    return c.retryMs >= 0 ? c.retryMs : MuxConfig.SSE_RETRY_MS;
-  }
-
   /** Connections of this thread with an open channel. */
-  int openChannels() { return openChannels; }
+  int openChannels() { return states.openChannels(); }
 
   /** Ends the current interval early and finishes the engine (JMeter stops the test); any thread. */
   void stop() {
@@ -227,12 +177,12 @@ final class MuxEngine implements Closeable {
         finished = true;
         break;
       }
-      select(pendingReads.isEmpty() ? Math.min(until, nextEvent(now)) - now : 0);
-      readPending();
-      submitLines();
+      select(states.readsPending() ? 0 : Math.min(until, nextEvent(now)) - now);
+      states.readPending();
+      states.submitLines();
     }
-    submitLines();
-    iv.open = openChannels;
+    states.submitLines();
+    iv.open = states.openChannels();
     iv.endMillis = Math.max(iv.startMillis, System.currentTimeMillis());
     return iv;
   }
@@ -246,7 +196,7 @@ final class MuxEngine implements Closeable {
       finished = true;
       return;
     }
-    if (target != null && now >= endAt) {
+    if (target && now >= endAt) {
       endOfTest();
       finished = true;
       return;
@@ -255,7 +205,7 @@ final class MuxEngine implements Closeable {
     while (!timers.isEmpty() && timers.peek().wakeAt <= now) {
       MuxConnection c = timers.poll();
       c.state = MuxConnection.IDLE;
-      startRequest(c);
+      states.startRequest(c);
     }
     if (now >= nextSweep) {
       sweep(now);
@@ -265,7 +215,7 @@ final class MuxEngine implements Closeable {
       churn();
       nextChurn = now + CHURN_EVERY_MS;
     }
-    if (now >= endAt && active == 0) {
+    if (now >= endAt && states.active() == 0) {
       closeIdle();
       timers.clear();
       finished = true;
@@ -283,11 +233,8 @@ final class MuxEngine implements Closeable {
         nextOpen = conns.length;
         return;
       }
-      MuxConnection c = new MuxConnection(this, shard + nextOpen * shards);
-      c.backoffMs = BACKOFF_FIRST_MS;
-      if (cfg.type == MuxConfig.Type.PULL && target == null) c.cursor = "{}";
-      conns[nextOpen++] = c;
-      startRequest(c);
+      conns[nextOpen] = states.open(shard + nextOpen * shards);
+      nextOpen++;
     }
   }
 
@@ -300,11 +247,11 @@ final class MuxEngine implements Closeable {
         boolean connecting = c.state == MuxConnection.CONNECTING;
         int limit = connecting ? cfg.connectTimeoutMs : cfg.responseTimeoutMs;
         if (limit > 0 && now - c.since >= limit) {
-          failed(c, new SocketTimeoutException(!connecting ? "Read timed out"
+          states.failed(c, new SocketTimeoutException(!connecting ? "Read timed out"
               : c.tls != null && c.channel != null && c.channel.isConnected() ? "TLS handshake timed out" : "Connect timed out"));
         }
       } else if (now >= endAt && c.channel != null) {
-        closeChannel(c);
+        states.closeChannel(c);
       }
     }
   }
@@ -313,21 +260,8 @@ final class MuxEngine implements Closeable {
   private void churn() {
     for (int j = 0; j < nextOpen; j++) {
       MuxConnection c = conns[j];
-      if (c != null && streamOpen(c) && random.nextDouble() < cfg.churnShare) drop(c);
+      if (c != null && states.streamOpen(c) && random.nextDouble() < cfg.churnShare) states.drop(c);
     }
-  }
-
-  // A stream is open once its 200 head was read (WebSocket: once the upgrade was accepted).
-  private boolean streamOpen(MuxConnection c) {
-    return c.state == MuxConnection.READING && (ws() ? c.frames != null : c.parser.headersMicros > 0 && c.parser.status == 200);
-  }
-
-  private void drop(MuxConnection c) {
-    breakOff(c);
-    iv.churned++;
-    writeEnd(c, PushClient.nowMicros(), ws() ? "101" : String.valueOf(c.parser.status), true, CHURNED, "");
-    closeChannel(c);
-    schedule(c, ws() ? cfg.wsRetryMs : retryMs(c));
   }
 
   private long nextEvent(long now) {
@@ -341,419 +275,10 @@ final class MuxEngine implements Closeable {
 
   private void select(long waitMs) {
     try {
-      if (waitMs <= 0) selector.selectNow(this::onKey); else selector.select(this::onKey, waitMs);
+      if (waitMs <= 0) selector.selectNow(states::onKey); else selector.select(states::onKey, waitMs);
     } catch (IOException e) {
       throw new IllegalStateException("selector failed", e);
     }
-  }
-
-  // TLS records left in their links when the read buffer was full (TlsLink.more): read now.
-  private void readPending() {
-    for (int k = pendingReads.size(); k > 0; k--) {
-      MuxConnection c = pendingReads.poll();
-      if (c.tls == null || !c.tls.more() || c.key == null) continue;
-      try {
-        readable(c);
-      } catch (IOException e) {
-        if (c.inFlight()) failed(c, e); else closeChannel(c);
-      }
-    }
-  }
-
-  private void submitLines() {
-    if (batch != null && batch.size() > 0) batch.submit();
-  }
-
-  // ---- requests ----------------------------------------------------------------------------------------------
-
-  private void startRequest(MuxConnection c) {
-    if (mono() >= endAt || stopRequested) {   // no new request after the duration
-      c.state = MuxConnection.IDLE;
-      closeChannel(c);
-      return;
-    }
-    if (!c.sampleOpen) {   // a target poll's next answer stays in its subscription's sample
-      c.id = log != null ? log.nextSampleId() : ++localIds;
-      c.beginMicros = PushClient.nowMicros();
-      if (batch != null) batch.begin(c.beginMicros, c.id, cfg.threadPrefix, c.index + 1L, cfg.label);
-      c.sampleOpen = true;
-      c.sendMicros = 0;
-      c.doneRecords = 0;
-      c.doneBodyBytes = 0;
-      c.firstHeadersMicros = 0;
-      c.lastStatus = -1;
-    }
-    c.request = requestOf(c);
-    startAnswer(c);
-    active++;
-    if (c.channel != null) {
-      c.reused = true;
-      beginSend(c);
-    } else {
-      c.reused = false;
-      connect(c);
-    }
-  }
-
-  // The parser ready for c's next answer: an upgrade's, a target's framing and cursor headers.
-  private void startAnswer(MuxConnection c) {
-    c.startAnswer(headRequest, sse());
-    if (ws()) c.parser.expectUpgrade();
-    if (target == null) return;
-    if (target.transport == TargetSpec.Transport.STREAM) {
-      switch (target.framing) {
-        case CHUNK: c.parser.frame(AnswerParser.CHUNK, null); break;
-        case DELIMITER: c.parser.frame(AnswerParser.DELIMITER, target.delimiter); break;
-        default: break;   // lines: the parser's own cut
-      }
-    } else if (target.transport == TargetSpec.Transport.POLL || target.transport == TargetSpec.Transport.PULL) {
-      c.parser.frame(AnswerParser.WHOLE, null);
-      if (cursorNames.length > 0) c.parser.capture(cursorNames);
-    }
-  }
-
-  // The bytes of c's next request: a pull's carry its cursor, an SSE reconnection's its last event id, a
-  // WebSocket upgrade a key of its own; a target's are its spec's.
-  private byte[] requestOf(MuxConnection c) {
-    if (target != null) return targetRequest(c);
-    if (cfg.type == MuxConfig.Type.PULL) return cfg.request(cfg.body + c.cursor + "}");
-    if (ws()) {
-      c.wsKey = WsFrames.key(random);
-      return cfg.wsRequest(c.wsKey);
-    }
-    if (sse() && c.lastEventId != null && c.lastEventId.length > 0) return cfg.sseRequest(c.lastEventId);
-    return sharedRequest;
-  }
-
-  // A target subscription's request for c: the spec's, with the transport's own headers after the user's.
-  private byte[] targetRequest(MuxConnection c) {
-    switch (target.transport) {
-      case WS:
-        c.wsKey = WsFrames.key(random);
-        return target.subscribeRequest(c.index, MuxConfig.wsHeaders(c.wsKey));
-      case SSE:
-        return target.subscribeRequest(c.index, c.lastEventId == null || c.lastEventId.length == 0 ? ""
-            : "Last-Event-ID: " + new String(c.lastEventId, java.nio.charset.StandardCharsets.ISO_8859_1) + "\r\n");
-      case POLL: case PULL:
-        StringBuilder cursor = new StringBuilder();
-        for (int k = 0; c.cursorValues != null && k < cursorNames.length; k++) {
-          if (c.cursorValues[k] != null) cursor.append(target.cursorTo[k]).append(": ").append(c.cursorValues[k]).append("\r\n");
-        }
-        return target.subscribeRequest(c.index, cursor.toString());
-      default:
-        return target.subscribeRequest(c.index, "");
-    }
-  }
-
-  private void connect(MuxConnection c) {
-    c.state = MuxConnection.CONNECTING;
-    c.since = mono();
-    try {
-      if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
-      SocketChannel ch = SocketChannel.open();
-      c.channel = ch;
-      openChannels++;
-      ch.configureBlocking(false);
-      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      boolean now = ch.connect(address);
-      c.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
-      if (now) connected(c);
-    } catch (IOException e) {
-      failed(c, e);
-    } catch (UnresolvedAddressException e) {
-      failed(c, new UnknownHostException(cfg.host));
-    }
-  }
-
-  private void connected(MuxConnection c) throws IOException {
-    if (!c.channel.finishConnect()) return;
-    iv.opened++;
-    c.key.interestOps(SelectionKey.OP_READ);
-    if (tls != null) {
-      c.tls = new TlsLink(tls.engine(cfg.host, cfg.port), c.channel, tlsScratch);
-      handshake(c);
-      return;
-    }
-    beginSend(c);
-  }
-
-  // TLS: the handshake as far as it goes now; once done, counted and the request sent.
-  private void handshake(MuxConnection c) throws IOException {
-    if (!c.tls.handshake()) {
-      c.key.interestOps(SelectionKey.OP_READ | (c.tls.wantsWrite() ? SelectionKey.OP_WRITE : 0));
-      return;
-    }
-    long us = c.tls.handshakeMicros;
-    iv.tlsHandshakes++;
-    iv.tlsHandshakeMicros += us;
-    iv.tlsHandshakeMaxMicros = Math.max(iv.tlsHandshakeMaxMicros, us);
-    if (c.tls.resumed()) iv.tlsResumed++;
-    c.key.interestOps(SelectionKey.OP_READ);
-    beginSend(c);
-  }
-
-  private void beginSend(MuxConnection c) {
-    c.state = MuxConnection.SENDING;
-    c.since = mono();
-    if (target == null || c.sendMicros == 0) c.sendMicros = PushClient.nowMicros();   // a target poll: its first
-    c.written = 0;
-    try {
-      writeMore(c);
-    } catch (IOException e) {
-      failed(c, e);
-    }
-  }
-
-  private void writeMore(MuxConnection c) throws IOException {
-    ByteBuffer out = ByteBuffer.wrap(c.request, c.written, c.request.length - c.written);
-    int n = c.tls != null ? c.tls.write(out) : c.channel.write(out);
-    c.written += n;
-    iv.sentBytes += n;
-    if (n > 0) c.since = mono();
-    boolean all = c.written == c.request.length && (c.tls == null || c.tls.flushed());
-    if (all && c.state == MuxConnection.SENDING) c.state = MuxConnection.READING;
-    if (all && ws()) {   // each WS request and frame is its connection's own: not kept once written
-      c.request = NOTHING;
-      c.written = 0;
-    }
-    c.key.interestOps(all ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-  }
-
-  // ---- events ------------------------------------------------------------------------------------------------
-
-  private void onKey(SelectionKey k) {
-    MuxConnection c = (MuxConnection) k.attachment();
-    try {
-      if (!k.isValid()) return;
-      int ready = k.readyOps();
-      if ((ready & SelectionKey.OP_CONNECT) != 0) {
-        connected(c);
-        return;
-      }
-      if (c.tls != null && !c.tls.handshaken()) {
-        handshake(c);
-        return;
-      }
-      if ((ready & SelectionKey.OP_WRITE) != 0 && c.request != null
-          && (c.written < c.request.length || (c.tls != null && !c.tls.flushed()))) writeMore(c);
-      if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) readable(c);
-    } catch (CancelledKeyException e) {
-      // closed by an earlier event of this wake-up: nothing left to do
-    } catch (IOException e) {
-      if (c.inFlight()) failed(c, e); else closeChannel(c);
-    }
-  }
-
-  private void readable(MuxConnection c) throws IOException {
-    byte[] b = readBuffer.array();
-    for (int round = 0; round < READS_PER_WAKEUP; round++) {
-      readBuffer.clear();
-      int n = c.tls != null ? c.tls.read(readBuffer) : c.channel.read(readBuffer);
-      if (c.tls != null && c.tls.wantsWrite()) c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);   // a key update's answer
-      if (n == 0) return;
-      if (n < 0) {
-        ended(c);
-        return;
-      }
-      iv.bytes += n;
-      if (!c.inFlight()) {   // an idle connection the server writes to: not ours to guess at
-        closeChannel(c);
-        return;
-      }
-      c.since = mono();
-      long stamp = PushClient.nowMicros();
-      if (c.frames != null) {   // an open WebSocket stream
-        if (!wsBytes(c, b, 0, n, stamp)) return;
-      } else {
-        int used = c.parser.feed(b, 0, n, stamp);
-        if (c.parser.switched()) {   // a 101: the bytes after its head are frames
-          if (!upgraded(c) || (used < n && !wsBytes(c, b, used, n - used, stamp))) return;
-        } else if (c.parser.done()) {
-          answered(c, used < n);
-          return;
-        }
-      }
-      if (n < b.length && (c.tls == null || !c.tls.more())) return;
-    }
-    if (c.tls != null && c.tls.more()) pendingReads.add(c);
-  }
-
-  // The server closed the connection: the end of a body read to the close, a broken answer, or an idle
-  // kept-alive connection's end.
-  private void ended(MuxConnection c) throws IOException {
-    if (!c.inFlight()) {
-      closeChannel(c);
-      return;
-    }
-    if (c.frames != null) {   // RFC 6455 ends a stream with a close frame, never with the connection alone
-      throw new EOFException(c.frames.midFrame() ? "WebSocket stream ended inside a frame"
-          : "WebSocket stream ended without a close frame");
-    }
-    c.parser.endOfInput(c.parser.lastMicros != 0 ? c.parser.lastMicros : PushClient.nowMicros());
-    answered(c, true);
-  }
-
-  void onRecord(MuxConnection c, long micros, byte[] b, int off, int len) {
-    iv.records++;
-    if (batch == null) return;
-    if (target != null && breaksLine(b, off, len)) {   // a target's message may hold them: written as spaces
-      byte[] copy = java.util.Arrays.copyOfRange(b, off, off + len);
-      for (int i = 0; i < len; i++) if (copy[i] == '\t' || copy[i] == '\n' || copy[i] == '\r') copy[i] = ' ';
-      b = copy;
-      off = 0;
-    }
-    batch.record(micros, c.id, b, off, len);
-  }
-
-  private static boolean breaksLine(byte[] b, int off, int len) {
-    for (int i = off; i < off + len; i++) if (b[i] == '\t' || b[i] == '\n' || b[i] == '\r') return true;
-    return false;
-  }
-
-  // ---- WebSocket ---------------------------------------------------------------------------------------------
-
-  // The 101 to c's upgrade was read: its accept checked, the subscription sent. False when the answer ended
-  // here (a bad accept: a failed answer, the connection backs off).
-  private boolean upgraded(MuxConnection c) {
-    String want = WsFrames.acceptOf(c.wsKey);
-    c.wsKey = null;
-    if (!want.equals(c.parser.accept)) {
-      String failure = "WebSocket handshake: Sec-WebSocket-Accept '" + c.parser.accept + "', expected '" + want + "'";
-      writeEnd(c, c.parser.lastMicros, "101", false, failure, failure);
-      closeChannel(c);
-      backOff(c);
-      return false;
-    }
-    c.frames = new WsFrames();
-    try {
-      if (target == null) {
-        wsSend(c, WsFrames.TEXT, cfg.wsSubscription(c.wsCycles));
-      } else {
-        byte[] send = target.sendText(c.index);
-        if (send != null) wsSend(c, WsFrames.TEXT, send);
-      }
-    } catch (IOException e) {
-      failed(c, e);
-      return false;
-    }
-    return true;
-  }
-
-  // Frames of c's open stream, read at stamp: false when the stream ended in them (a close frame).
-  private boolean wsBytes(MuxConnection c, byte[] b, int off, int len, long stamp) throws IOException {
-    c.parser.bodyBytes += len;
-    c.parser.lastMicros = stamp;
-    c.frames.feed(b, off, len, stamp, c);
-    return c.frames != null;
-  }
-
-  /** Sends one masked frame on c (after what is still unsent of the previous one). */
-  void wsSend(MuxConnection c, int opcode, byte[] payload) throws IOException {
-    byte[] f = WsFrames.frame(opcode, payload, random);
-    if (c.request != null && c.written < c.request.length) {
-      byte[] all = new byte[c.request.length - c.written + f.length];
-      System.arraycopy(c.request, c.written, all, 0, c.request.length - c.written);
-      System.arraycopy(f, 0, all, c.request.length - c.written, f.length);
-      f = all;
-    }
-    c.request = f;
-    c.written = 0;
-    writeMore(c);
-  }
-
-  /** The server closed c's stream with this code: the close answered, the answer ended, the next one planned. */
-  void wsClosed(MuxConnection c, int code, String reason) {
-    try {
-      wsSend(c, WsFrames.CLOSE, code == WsFrames.NO_STATUS ? NOTHING : WsFrames.closePayload(code));
-    } catch (IOException ignored) {
-      // the server may be gone already: the answer ends anyway
-    }
-    c.frames = null;
-    int flags = c.digestFlags();
-    boolean normal = code == 1000 || code == 1001;
-    String closeText = "WebSocket close " + code + (reason.isEmpty() ? "" : " " + reason);
-    String failure = (flags & MuxConnection.HAS_ERROR) != 0 ? NOT_ERROR
-        : (flags & MuxConnection.HAS_TIMEOUT) != 0 ? NOT_TIMEOUT : normal ? "" : closeText;
-    writeEnd(c, c.parser.lastMicros, "101", failure.isEmpty(), closeText, failure);
-    closeChannel(c);
-    if (!normal || (flags & MuxConnection.HAS_ERROR) != 0) {
-      backOff(c);
-      return;
-    }
-    c.backoffMs = BACKOFF_FIRST_MS;
-    schedule(c, cfg.wsRetryMs);
-  }
-
-  // ---- ends of answers ---------------------------------------------------------------------------------------
-
-  // The answer was read to its end: its outcome, then the connection's next request.
-  private void answered(MuxConnection c, boolean mustClose) {
-    if (target != null) {
-      targetAnswered(c, mustClose);
-      return;
-    }
-    AnswerParser p = c.parser;
-    boolean httpOk = !ws() && p.status >= 200 && p.status <= 399;   // an upgrade's 101 never ends here
-    int flags = c.digestFlags();
-    String failure;
-    if ((flags & MuxConnection.HAS_ERROR) != 0) failure = NOT_ERROR;
-    else if ((flags & MuxConnection.HAS_TIMEOUT) != 0) failure = NOT_TIMEOUT;
-    else if (!httpOk) failure = "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
-        + (ws() ? " (not 101 Switching Protocols)" : "");
-    else failure = "";
-    boolean ok = failure.isEmpty();
-    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();   // answered mid-request
-    writeEnd(c, p.lastMicros, String.valueOf(p.status), ok, p.reason, failure);
-    if (close) closeChannel(c);
-    if (!httpOk || (flags & MuxConnection.HAS_ERROR) != 0) {   // refused by the server: back off, do not spin
-      backOff(c);
-      return;
-    }
-    c.backoffMs = BACKOFF_FIRST_MS;
-    if (cfg.type == MuxConfig.Type.PULL) {
-      schedule(c, cfg.pullIntervalMs);
-    } else if (sse()) {
-      schedule(c, retryMs(c));
-    } else {
-      c.state = MuxConnection.IDLE;
-      startRequest(c);
-    }
-  }
-
-  // A target's answer read to its end: a poll's or pull's ok answer continues its subscription (no E line;
-  // the next ask at once, or after the interval), any other answer ends its sample; a stream that ended is
-  // requested again after wsRetryMs, an SSE stream after its retry; a refused one after the backoff.
-  private void targetAnswered(MuxConnection c, boolean mustClose) {
-    AnswerParser p = c.parser;
-    boolean httpOk = !ws() && p.status >= 200 && p.status <= 399;
-    boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();
-    boolean polls = cfg.type == MuxConfig.Type.POLL || cfg.type == MuxConfig.Type.PULL;
-    if (httpOk && polls) {
-      c.doneRecords += p.records;
-      c.doneBodyBytes += p.bodyBytes;
-      if (c.firstHeadersMicros == 0) c.firstHeadersMicros = p.headersMicros;
-      c.lastStatus = p.status;
-      if (p.captured != null) {
-        if (c.cursorValues == null) c.cursorValues = new String[cursorNames.length];
-        for (int k = 0; k < cursorNames.length; k++) if (p.captured[k] != null) c.cursorValues[k] = p.captured[k];
-      }
-      active--;
-      c.state = MuxConnection.IDLE;
-      if (close) closeChannel(c);
-      c.backoffMs = BACKOFF_FIRST_MS;
-      if (cfg.type == MuxConfig.Type.PULL) schedule(c, cfg.pullIntervalMs); else startRequest(c);
-      return;
-    }
-    String failure = httpOk ? "" : "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
-        + (ws() ? " (not 101 Switching Protocols)" : "");
-    writeEnd(c, p.lastMicros, String.valueOf(p.status), httpOk, p.reason, failure);
-    if (close) closeChannel(c);
-    if (!httpOk) {
-      backOff(c);
-      return;
-    }
-    c.backoffMs = BACKOFF_FIRST_MS;
-    schedule(c, sse() ? retryMs(c) : cfg.wsRetryMs);
   }
 
   // The duration is over (a target run): every open sample ends ok with END_OF_TEST, every channel closes.
@@ -763,83 +288,27 @@ final class MuxEngine implements Closeable {
       MuxConnection c = conns[j];
       if (c == null) continue;
       if (c.sampleOpen) {
-        if (c.inFlight()) breakOff(c);
+        if (c.inFlight()) states.breakOff(c);
         // a poll waiting on its next answer ends with the status of the last one its subscription got
         int status = c.parser.status >= 0 ? c.parser.status : c.lastStatus;
-        writeEnd(c, now, status >= 0 ? String.valueOf(status) : "", true, END_OF_TEST, "");
+        states.writeEnd(c, now, status >= 0 ? String.valueOf(status) : "", true, END_OF_TEST, "");
       }
-      closeChannel(c);
+      states.closeChannel(c);
     }
     timers.clear();
   }
 
-  // A request failed on the network (or timed out): E line with the exception, the connection closed, the
-  // next attempt after the backoff. A kept-alive connection that failed before any answer byte is replaced
-  // once, under the same sample.
-  private void failed(MuxConnection c, IOException e) {
-    breakOff(c);
-    closeChannel(c);
-    if (c.reused && !c.parser.anyBytes() && !(e instanceof SocketTimeoutException)) {
-      startAnswer(c);
-      c.reused = false;
-      connect(c);
-      return;
-    }
-    String message = "Non HTTP response message: " + e.getMessage();
-    String kind = TlsLink.failureKind(e);
-    if (kind != null) {
-      if (iv.tlsFailures == null) iv.tlsFailures = new java.util.TreeMap<>();
-      iv.tlsFailures.merge(kind, 1, Integer::sum);
-    }
-    writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false, message, kind != null ? kind : e.toString());
-    backOff(c);
+  /** No request starts at this instant (monotonic ms): the duration is over or the test stops. */
+  boolean noNewRequests(long at) {
+    return at >= endAt || stopRequested;
   }
 
-  // The answer broke off: what was read of its last record is cut (a WebSocket stream's: of its last message).
-  private void breakOff(MuxConnection c) {
-    c.parser.abort();
-    if (c.frames != null) {
-      c.parser.cutBytes = c.frames.partialBytes();
-      c.frames = null;
-    }
-  }
-
-  // The connection's next attempt after its backoff, which doubles up to BACKOFF_MAX_MS (counted); a pull
-  // waits at least its pull interval, an SSE stream at least its retry, a WebSocket stream its reconnection time.
-  private void backOff(MuxConnection c) {
-    iv.backoffs++;
-    long floor = cfg.type == MuxConfig.Type.PULL ? cfg.pullIntervalMs : sse() ? retryMs(c)
-        : ws() || (target != null && cfg.type == MuxConfig.Type.COMET) ? cfg.wsRetryMs : 0;
-    schedule(c, Math.max(c.backoffMs, floor));
-    c.backoffMs = Math.min(BACKOFF_MAX_MS, c.backoffMs * 2);
-  }
-
-  // The sample's E line. The parser's counts are the request's in flight; a target poll's sample adds those
-  // of its answers already ended, and its headers µs is its first answer's.
-  private void writeEnd(MuxConnection c, long micros, String code, boolean ok, String message, String failure) {
-    AnswerParser p = c.parser;
-    boolean inFlight = c.inFlight();
-    if (batch != null) {
-      int records = c.doneRecords + (inFlight ? p.records : 0);
-      long bodyBytes = c.doneBodyBytes + (inFlight ? p.bodyBytes : 0);
-      long headers = c.firstHeadersMicros != 0 ? c.firstHeadersMicros : inFlight ? p.headersMicros : 0;
-      batch.end(micros, c.id, code, ok, records, bodyBytes, inFlight ? p.cutBytes : 0, c.sendMicros, message, failure, headers);
-    }
-    c.sampleOpen = false;
-    if (inFlight) active--;
-    iv.answers++;
-    if (!ok) {
-      iv.errors++;
-      if (iv.firstFailure == null) iv.firstFailure = failure;
-    }
-    c.state = MuxConnection.IDLE;
-  }
-
-  private void schedule(MuxConnection c, long delayMs) {
+  /** c's next request after delayMs, unless it would start after the duration (then c closes). */
+  void schedule(MuxConnection c, long delayMs) {
     long at = mono() + delayMs;
-    if (at >= endAt || stopRequested) {   // the next request would start after the duration
+    if (noNewRequests(at)) {   // the next request would start after the duration
       c.state = MuxConnection.IDLE;
-      closeChannel(c);
+      states.closeChannel(c);
       return;
     }
     c.state = MuxConnection.WAITING;
@@ -847,27 +316,9 @@ final class MuxEngine implements Closeable {
     timers.add(c);
   }
 
-  private void closeChannel(MuxConnection c) {
-    if (c.channel == null) return;
-    if (c.key != null) c.key.cancel();
-    if (c.tls != null) {
-      c.tls.close();   // close_notify offered, the channel closed
-      c.tls = null;
-    } else {
-      try {
-        c.channel.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-    c.channel = null;
-    c.key = null;
-    openChannels--;
-  }
-
   private void closeIdle() {
     for (int j = 0; j < nextOpen; j++) {
-      if (conns[j] != null && !conns[j].inFlight()) closeChannel(conns[j]);
+      if (conns[j] != null && !conns[j].inFlight()) states.closeChannel(conns[j]);
     }
   }
 
@@ -879,10 +330,10 @@ final class MuxEngine implements Closeable {
       if (c.inFlight() || c.sampleOpen) {
         c.parser.abort();
         InterruptedIOException e = new InterruptedIOException(why);
-        writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false,
+        states.writeEnd(c, PushClient.nowMicros(), "Non HTTP response code: " + e.getClass().getName(), false,
             "Non HTTP response message: " + why, e.toString());
       }
-      closeChannel(c);
+      states.closeChannel(c);
     }
     timers.clear();
   }
@@ -892,7 +343,7 @@ final class MuxEngine implements Closeable {
   public void close() {
     iv = new Interval();   // the last summary was returned: what ends now is in the log only
     endAll("engine stopped");
-    submitLines();
+    states.submitLines();
     finished = true;
     try {
       selector.close();
@@ -901,7 +352,7 @@ final class MuxEngine implements Closeable {
     }
   }
 
-  private static long mono() {
+  static long mono() {
     return System.nanoTime() / 1_000_000;
   }
 }
