@@ -45,6 +45,8 @@ const DEFAULTS = {
   EMIT_GROWTH: 3,                 // ... or the last third's mean emit duration this many times the first third's (and > 100 ms)
   TAIL_PAUSE_MS: 20,              // the tail (measure/tail.js): a JVM stop this long (ms) in a second can explain its slow records
   TAIL_ENGINE_SHARE: 0.2,         // generator-bound: engine stops explain at least this share of the trip times beyond p99
+  TAIL_MIN_RECORDS: 50,           // ... of a kind with at least this many records beyond p99 (fewer: one stop in one
+                                  //     second can hold the share by coincidence, and the rule does not judge)
 };
 
 // The thresholds in force: the defaults, each replaced by a numeric PB_VALIDITY_<NAME> from env.
@@ -131,14 +133,16 @@ function generatorEvidence(m, t, { unmonitoredServer = false } = {}) {
 }
 
 // The trip times' tail set by the engines: their JVMs stopped (>= TAIL_PAUSE_MS) in the seconds of at least
-// TAIL_ENGINE_SHARE of the records beyond p99 (tail: data/summary.json's, measure/tail.js).
+// TAIL_ENGINE_SHARE of the records beyond p99 (tail: data/summary.json's, measure/tail.js), of a kind with at
+// least TAIL_MIN_RECORDS records beyond p99: with fewer, the few seconds that hold them are few chances, and
+// one stop falling in one of them would decide.
 const TAIL_KINDS = [['tripTime', 'trip times'], ['comet', 'comet trip times']];
 function tailEvidence(tail, t) {
   const out = [];
   for (const [key, words] of TAIL_KINDS) {
     const k = tail?.[key];
     const e = k?.causes?.enginePause;
-    if (!e || e.share === null || !(k.records > 0) || e.share < t.TAIL_ENGINE_SHARE) continue;
+    if (!e || e.share === null || !(k.records > 0) || k.records < t.TAIL_MIN_RECORDS || e.share < t.TAIL_ENGINE_SHARE) continue;
     out.push({ rule: 'tail-engine-pause', text: `an engine JVM stopped >= ${fmt(t.TAIL_PAUSE_MS)} ms in the seconds of ${fmt(e.records)} of the ${fmt(k.records)} ${words} beyond p99 (${fmt(k.beyondMs)} ms): ${pct(e.share)}; longest engine stop ${fmt(tail.longestEnginePauseMs)} ms` });
   }
   return out;

@@ -155,6 +155,11 @@ test('verdict: engine stops explaining TAIL_ENGINE_SHARE of the tail make a run 
   assert.match(v.reasons[0].text, /stopped >= 20 ms in the seconds of 20 of the 100 comet trip times beyond p99 \(40 ms\): 20%; longest engine stop 85 ms/);
   assert.equal(assessValidity(LIGHT, { thresholds: { ...T, TAIL_ENGINE_SHARE: 0.5 }, tail: tailWith(0.4) }).verdict, 'valid');
   assert.equal(assessValidity(LIGHT, { thresholds: T, tail: null }).verdict, 'valid');
+  // a tail of fewer than TAIL_MIN_RECORDS records is not judged: one stop in one second could hold its share
+  assert.equal(T.TAIL_MIN_RECORDS, 50);
+  assert.equal(assessValidity(LIGHT, { thresholds: T, tail: tailWith(1, 49) }).verdict, 'valid');
+  assert.equal(assessValidity(LIGHT, { thresholds: T, tail: tailWith(0.2, 50) }).verdict, 'generator-bound');
+  assert.equal(assessValidity(LIGHT, { thresholds: { ...T, TAIL_MIN_RECORDS: 0 }, tail: tailWith(1, 3) }).verdict, 'generator-bound');
   // a disturbance still comes first; the tail is listed beside it
   const disturbed = { ...LIGHT, hosts: [{ name: 'h', roles: ['sut'], cpu: { seconds: 50 }, steal: { mean: 9, seconds: 50, highSeconds: 0 }, otherCpuMean: 1 }] };
   const d = assessValidity(disturbed, { thresholds: T, tail: tailWith(0.5) });
@@ -165,9 +170,10 @@ test('verdict: engine stops explaining TAIL_ENGINE_SHARE of the tail make a run 
 test('a synthetic run whose engine stopped 250 ms over its slow records: every tail record attributed to it, generator-bound', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-tail-'));
   try {
-    // 40 streams, 20 cycles of 1 s: 2-5 ms each, but three records of cycle 5 took 300 ms (under 1%: the tail)
-    const delayMs = (c, place) => (c === 5 && place <= 3 ? 300 : 2 + (place % 4));
-    await makeStreamRun(dir, 40 * 20, { connections: 40, engines: [{ name: 'gen1', offsetMs: 0 }], server: 'tc7', delayMs });
+    // 400 streams, 20 cycles of 1 s: 2-5 ms each, but 100 records of cycle 5 took 301-400 ms (1.25%: p99
+    // among them, the 80 beyond it the tail, more than TAIL_MIN_RECORDS)
+    const delayMs = (c, place) => (c === 5 && place <= 100 ? 300 + place : 2 + (place % 4));
+    await makeStreamRun(dir, 400 * 20, { connections: 400, engines: [{ name: 'gen1', offsetMs: 0 }], server: 'tc7', delayMs });
     const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
     const start = run.startedAt + 1000;           // stream-run's start; cycle c begins at start + 2000 + c * 1000
     const slowArrival = start + 2000 + 5000 + 300;
@@ -183,10 +189,11 @@ test('a synthetic run whose engine stopped 250 ms over its slow records: every t
     fs.writeFileSync(path.join(dir, 'sut', 'gc.log'), sp(start + 15_500, 30_000_000, 'G1CollectForAllocation') + '\n');
     const { summary, charts } = await analyzeAndWrite(dir);
     const tail = summary.tail;
-    assert.equal(summary.tripTime.comet.records, 800);
-    assert.equal(tail.comet.records, 3);
+    assert.equal(summary.tripTime.comet.records, 8000);
+    assert.equal(tail.comet.records, 80);
+    assert.ok(tail.comet.records >= T.TAIL_MIN_RECORDS);
     assert.equal(tail.comet.beyondMs, summary.tripTime.comet.p99Ms);
-    assert.deepEqual(tail.comet.causes.enginePause, { records: 3, share: 1 });
+    assert.deepEqual(tail.comet.causes.enginePause, { records: 80, share: 1 });
     assert.deepEqual(tail.comet.causes.serverPause, { records: 0, share: 0 });
     assert.deepEqual(tail.comet.causes.unexplained, { records: 0, share: 0 });
     assert.equal(tail.longestEnginePauseMs, 250);
