@@ -10,7 +10,8 @@ package pushbench.jmeter;
 // connection (issue #38) reads its frames with a WsFrames of its own while a stream is open, and keeps the
 // last cycle per subscribed name its streams got (the cursor its next subscription resumes from).
 // In a target run (issue #47) a record is a target's message: no assertion looks at it, and a poll or pull
-// subscription is one sample across its answers (its totals kept here) with the cursor headers echoed.
+// subscription is one sample across its answers (its totals kept here) with the cursor headers echoed and
+// the {{cursor}} taken from its last message kept here.
 
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -59,6 +60,8 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   int lastStatus = -1;
   /** A target poll or pull: the cursor headers' values last received (TargetSpec.cursorFrom order), null: none. */
   String[] cursorValues;
+  /** A target poll or pull: the {{cursor}} its spec's rule took from its last message it matched; null: none yet. */
+  String messageCursor;
   long beginMicros;
   long sendMicros;
   byte[] request;

@@ -41,14 +41,16 @@ package pushbench.jmeter;
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
 // with an E line carrying its outcome and failure (MuxSampler's assertions). The batch is submitted after
-// each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary).
+// each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary), with
+// the p99 of the interval's timed sample of messages (TripSample, MuxStates.onRecord).
 // A target run (cfg.target; issue #47, docs/targets.md, docs/engine.md "Target mode") keeps these rules
 // but for:
 // - requests: connection i subscribes to the spec's channel i mod channels with the spec's URL, headers and
 //   placeholders (TargetSpec); sse adds Last-Event-ID on a reconnection, ws sends the spec's `send` (if any)
 //   after the 101 instead of the protocol's subscription, stream is comet's held GET cut by the spec's
 //   framing, poll and pull echo the spec's cursor headers (a response header's last value as a request
-//   header); a poll's answer's whole body is one message (a 304 or an empty body none);
+//   header) and fill {{cursor}} with what the spec's rule took from the connection's last message;
+//   a poll's answer's whole body is one message (a 304 or an empty body none);
 // - samples: a poll or pull subscription is ONE sample across its answers (B at its first request, E when
 //   it fails or ends), its E line's records and body bytes summed and its headers µs (the 12th field,
 //   "subscribed from") its first answer's head; every other transport's answer is a sample as above;
@@ -105,6 +107,10 @@ final class MuxEngine implements Closeable {
     long tlsHandshakeMicros;
     long tlsHandshakeMaxMicros;
     java.util.TreeMap<String, Integer> tlsFailures;
+    /** The timed sample (TripSample): its trips' p99 (µs), how many were timed (0: none), whose clock. */
+    long tripP99Micros;
+    int tripTimed;
+    String tripBasis;
   }
 
   private final MuxConfig cfg;
@@ -184,6 +190,10 @@ final class MuxEngine implements Closeable {
     states.submitLines();
     iv.open = states.openChannels();
     iv.endMillis = Math.max(iv.startMillis, System.currentTimeMillis());
+    TripSample.Result trip = states.trips().close(iv.endMillis - iv.startMillis);
+    iv.tripP99Micros = trip.p99Micros();
+    iv.tripTimed = trip.timed();
+    iv.tripBasis = states.trips().basis;
     return iv;
   }
 

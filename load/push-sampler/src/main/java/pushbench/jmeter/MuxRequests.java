@@ -3,8 +3,9 @@ package pushbench.jmeter;
 // What a mux connection sends and how its answer is read, per transport (MuxStates drives the connection
 // through its states): the bytes of each request (comet, poll and an SSE stream's first: the same bytes for
 // every request; a pull's carry its cursor, an SSE reconnection its Last-Event-ID, a WebSocket upgrade a key
-// of its own; a target's are its spec's, with a poll's or pull's cursor headers echoed), the parser set up
-// for the answer (an upgrade's, a target's framing and cursor headers) and a WebSocket frame's mask.
+// of its own; a target's are its spec's, with a poll's or pull's cursor headers echoed and {{cursor}}
+// filled), the parser set up for the answer (an upgrade's, a target's framing and cursor headers) and a
+// WebSocket frame's mask.
 
 import java.util.SplittableRandom;
 
@@ -73,7 +74,7 @@ final class MuxRequests {
         for (int k = 0; c.cursorValues != null && k < cursorNames.length; k++) {
           if (c.cursorValues[k] != null) cursor.append(target.cursorTo[k]).append(": ").append(c.cursorValues[k]).append("\r\n");
         }
-        return target.subscribeRequest(c.index, cursor.toString());
+        return target.subscribeRequest(c.index, cursor.toString(), c.messageCursor);
       default:
         return target.subscribeRequest(c.index, "");
     }

@@ -128,7 +128,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
     res.setSuccessful(iv.errors == 0);
     String message = "answers " + iv.answers + ", errors " + iv.errors + ", open " + iv.open + ", records " + iv.records
         + ", opened " + iv.opened + ", backoffs " + iv.backoffs + (iv.churned > 0 ? ", churned " + iv.churned : "")
-        + tlsText(iv)
+        + tlsText(iv) + tripText(iv)
         + (iv.firstFailure == null ? "" : ", first failure: " + iv.firstFailure);
     res.setResponseMessage(message);   // no response data: JMeter would count its length as the bytes
     res.setDataType(SampleResult.TEXT);
@@ -136,6 +136,12 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
         + " " + config.target.subscribeUrl.target().text + ")" : config.type.name().toLowerCase(java.util.Locale.ROOT) + " " + config.method + " " + config.path) + ", connections "
         + config.connections + " (thread " + (shard + 1) + " of " + shards + ")\n\n" + config.body);
     return res;
+  }
+
+  // The interval's timed sample (docs/engine.md "Sampled trip time"; lib/progress.sh reads it): its p99 in µs,
+  // how many it timed and whose clock ("engine clock" or "server clock"); nothing when it timed none.
+  static String tripText(MuxEngine.Interval iv) {
+    return iv.tripTimed == 0 ? "" : ", trip p99 " + iv.tripP99Micros + " us of " + iv.tripTimed + " timed (" + iv.tripBasis + ")";
   }
 
   // The interval's TLS counts (docs/engine.md "TLS"): handshakes, resumed, their mean and longest µs, failures by kind.

@@ -39,6 +39,7 @@ final class MuxStates {
   private final InetSocketAddress address;
   private final MuxRequests requests;  // what each request sends, how its answer is read
   private final TargetSpec target;     // a target run's spec; null: the built-in protocol
+  private final TripSample trips;      // the timed sample of this thread's messages (the summary's trip p99)
   private int active;                  // requests in flight
   private int openChannels;
   private long localIds;
@@ -54,7 +55,11 @@ final class MuxStates {
     this.target = cfg.target;
     this.tls = target != null && target.subscribeUrl.tls() ? target.tls : null;
     this.requests = new MuxRequests(cfg);
+    this.trips = target != null ? TripSample.target(target.sentUsRule, cfg.summaryIntervalMs) : TripSample.builtIn(cfg.summaryIntervalMs);
   }
+
+  /** This thread's timed sample of messages (docs/engine.md "Sampled trip time"). */
+  TripSample trips() { return trips; }
 
   boolean checksTimeout() { return cfg.failOnTimeout; }
   /** A target run's spec; null: the built-in protocol. */
@@ -294,8 +299,15 @@ final class MuxStates {
     answered(c, true);
   }
 
+  // A record (a target's message) arrived at micros: counted, offered to the timed sample, a target poll's
+  // {{cursor}} taken from it (TargetSpec.cursorOf: kept unless the rule matched), logged.
   void onRecord(MuxConnection c, long micros, byte[] b, int off, int len) {
     engine.iv.records++;
+    trips.offer(micros, b, off, len);
+    if (target != null && target.cursorRule != null) {
+      String cursor = target.cursorOf(b, off, len);
+      if (cursor != null) c.messageCursor = cursor;
+    }
     if (batch == null) return;
     if (target != null && breaksLine(b, off, len)) {   // a target's message may hold them: written as spaces
       byte[] copy = java.util.Arrays.copyOfRange(b, off, off + len);

@@ -4,7 +4,8 @@ package pushbench.jmeter;
 // servers scripted byte by byte (ChunkedServer, WsServer): the spec's URL, headers and placeholders on the
 // wire; connections spread over the channels; stream framing (lines, chunks) with messages split across
 // reads; no built-in assertion on a message ("error" in it is a message); a message's line ends written as
-// spaces; a poll subscription as one sample across its answers with the cursor headers echoed; pull's
+// spaces; a poll subscription as one sample across its answers with the cursor headers echoed and the
+// cursor its rule took from the last message filled in (URL and header); pull's
 // interval; ws's `send` after the 101; SSE's Last-Event-ID on a reconnection; a held stream requested again
 // after a refusal; and every open subscription ended by the engine at the duration, ok, "end of test".
 
@@ -185,6 +186,27 @@ class MuxTargetTest {
     assertEquals(String.valueOf(9 + 19), e[6], "body bytes of every answer");
     long headers = Long.parseLong(e[11]);
     assertTrue(headers > 0 && headers <= Long.parseLong(Logs.kind(lines, "R").get(0)[1]), "subscribed from the first answer's head");
+  }
+
+  @Test
+  void aPollCarriesTheCursorItsRuleTookFromItsLastMessageInTheUrlAndAHeader() throws Exception {
+    server.answer(write(answer("200 OK", "", "{\"seq\":1,\"next\":\"c1\"}")));
+    server.answer(write(answer("200 OK", "", "{\"ping\":1}")));
+    server.answer(write(answer("200 OK", "", "{\"seq\":2,\"next\":\"2 x/&\"}")));
+    server.answer(pause(3000));
+    MuxConfig c = config("poll", "{\"url\":\"" + url("/lp/{{channel}}?since={{cursor}}") + "\",\"headers\":[[\"X-Since\",\"{{cursor}}\"]],"
+        + "\"cursorMessage\":{\"rule\":\"/next\",\"initial\":\"0\"}}", 1, 700);
+    runOne(c);
+    assertEquals(4, server.requests.size());
+    String[] want = {"0", "c1", "c1", "2%20x%2F%26"};
+    String[] header = {"0", "c1", "c1", "2 x/&"};
+    for (int k = 0; k < 4; k++) {
+      String r = server.requests.get(k);
+      assertEquals("GET /lp/run1-e1-0?since=" + want[k] + " HTTP/1.1", r.substring(0, r.indexOf("\r\n")),
+          k == 0 ? "the initial value before the first message" : k == 2 ? "a message the rule does not match keeps the cursor" : "the last message's");
+      assertEquals(header[k], header(r, "X-Since"), "in a header as is");
+    }
+    assertEquals(3, Logs.records(Logs.closedLines(dir)).size(), "every answer's body is still a message");
   }
 
   @Test
