@@ -78,10 +78,10 @@ PB_JMETER_HEAP_BASE_MB=${PB_JMETER_HEAP_BASE_MB:-512}            # the JVM and t
 PB_JMETER_HEAP_PER_THREAD_KB=${PB_JMETER_HEAP_PER_THREAD_KB:-512}  # a held poll thread (docs/limits.md)
 PB_JMETER_MUX_HEAP_BASE_MB=${PB_JMETER_MUX_HEAP_BASE_MB:-256}     # the JVM and the plan, mux
 PB_JMETER_MUX_HEAP_PER_CONNECTION_KB=${PB_JMETER_MUX_HEAP_PER_CONNECTION_KB:-16}  # a held mux connection with its garbage (docs/engine.md)
-# The collector of every JMeter JVM (engines, controller, --local), split on spaces. Parallel, not G1:
-# held polls live 10 s, and G1 chasing its pause goal with thousands of thread stacks keeps the young
-# generation small, promotes them and then spends ~30% of the machine marking the old one (docs/limits.md).
-PB_JMETER_GC=${PB_JMETER_GC:--XX:+UseParallelGC}
+# The collector of every JMeter JVM (engines, controller, --local), split on spaces; auto (the default):
+# decided for each JVM's shape in lib/decide-jmeter.js (jvmOptions): ZGC for a mux engine pinned with
+# PB_ENGINE_CPUS (docs/engine.md "Stops under pinning"), else Parallel (docs/limits.md).
+PB_JMETER_GC=${PB_JMETER_GC:-auto}
 PB_JMETER_RMI_PORT=${PB_JMETER_RMI_PORT:-1099}
 PB_JMETER_RMI_LOCALPORT=${PB_JMETER_RMI_LOCALPORT:-4000}
 PB_JMETER_CLIENT_LOCALPORT=${PB_JMETER_CLIENT_LOCALPORT:-4100}

@@ -37,6 +37,55 @@ function heapMb(connections, sampler, s) {
 const muxThreads = (connections, cores, s) =>
   Math.max(1, Math.min(cores, Math.ceil(connections / Number(s.PB_MUX_CONNECTIONS_PER_THREAD))));
 
+// ---------------------------------------------------------------------------------------------------
+// The JVM: how many CPUs an engine has, its collector and the options that go with it.
+
+// The CPUs a taskset list names (0, 0-3, 0,2,5-7), counted; null for an empty list (not pinned) or one
+// that does not read as a list.
+function cpuListCount(list) {
+  const text = String(list ?? '').trim();
+  if (!/^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/.test(text)) return null;
+  const cpus = new Set();
+  for (const part of text.split(',')) {
+    const [from, to = from] = part.split('-').map(Number);
+    if (to < from) return null;
+    for (let c = from; c <= to; c++) cpus.add(c);
+  }
+  return cpus.size;
+}
+
+// The CPUs an engine's JVM may use: those PB_ENGINE_CPUS pins it to (load/engine.sh's taskset), else every
+// core of its host. Its selector threads (muxThreads) and its JVM (jvmOptions) are sized for these.
+const engineCpus = (hostCores, s) => cpuListCount(s.PB_ENGINE_CPUS) ?? hostCores;
+
+// The collector of a mux engine pinned to its CPUs (docs/engine.md "Stops under pinning"). A pinned JVM's
+// stop-the-world collector copies the survivors (~15-20 MB at 15,000 streams: each held stream's recent
+// records) with one thread on the CPUs it shares with whatever else runs there: 20-70 ms of CPU per young
+// collection, stretched to 130-380 ms of stop on a shared machine (Parallel and Serial alike). ZGC does that
+// work concurrently and stops only for its roots, so what the machine takes from the JVM lengthens a stop of
+// well under a millisecond of work. Its heap committed and touched at start (no page faults in a collection),
+// and a metaspace threshold above what JMeter and the plan load (~38 MB), so loading them starts no cycle.
+const PINNED_MUX_COLLECTOR = ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m'];
+// Every other JMeter JVM: Parallel, not G1: held polls live 10 s, and G1 chasing its pause goal with thousands
+// of thread stacks keeps the young generation small, promotes them and then spends ~30% of the machine
+// marking the old one (docs/limits.md).
+const DEFAULT_COLLECTOR = ['-XX:+UseParallelGC'];
+// What every JMeter JVM gets besides: a fixed entropy source and locale.
+const FIXED_JVM_OPTIONS = ['-Djava.security.egd=file:/dev/urandom', '-Duser.language=en', '-Duser.region=EN'];
+
+// The JVM options of a JMeter JVM besides its heap (lib/jmeter-heap.sh jmeter_jvm_options: load/engine.sh,
+// load/controller.sh). role 'engine' or 'controller', an engine's sampler. The collector:
+// PB_JMETER_GC split on spaces when set to anything but auto; auto (the default) decides it here, the
+// pinned mux engine's (PINNED_MUX_COLLECTOR) else Parallel. An engine pinned with PB_ENGINE_CPUS is told how
+// many CPUs it has (-XX:ActiveProcessorCount: its GC and compiler threads sized for them, as the JVM would
+// read from its affinity, stated where the pinning is decided).
+function jvmOptions({ role, sampler = null }, s) {
+  const pinned = role === 'engine' ? cpuListCount(s.PB_ENGINE_CPUS) : null;
+  const collector = (s.PB_JMETER_GC ?? 'auto') !== 'auto' ? String(s.PB_JMETER_GC).split(/\s+/).filter(Boolean)
+    : pinned !== null && sampler === 'mux' ? PINNED_MUX_COLLECTOR : DEFAULT_COLLECTOR;
+  return [...collector, ...(pinned !== null ? [`-XX:ActiveProcessorCount=${pinned}`] : []), ...FIXED_JVM_OPTIONS];
+}
+
 // The order in which JMeter 5.6's controller starts its engines: not the order given with -R but its
 // DistributedRunner's java.util.HashMap iteration order over "<address>:<port>" (its log's "Starting
 // distributed test with remote engines: [...]"), one after the other, a few hundred ms to seconds apart:
@@ -105,14 +154,14 @@ function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount =
 // Each engine's own properties, the ones the controller never sends with -G (a -G value would override them
 // on every engine; load/controller.sh leaves out these names): load/engine.sh gives them to its JVM with -J.
 // threads.num its share of the connections, mux.threads the mux engine's selector threads for that share on
-// its host's cores, log.dir.res where it writes its responses, init.threads and cleanup.threads 1 for the
-// engine that sets the event and the one that clears it (else 0: jmeterStartOrder), target.spec a target
+// the CPUs it may use (engineCpus: those it is pinned to, else its host's cores), log.dir.res where it
+// writes its responses, init.threads and cleanup.threads 1 for the engine that sets the event and the one that clears it (else 0: jmeterStartOrder), target.spec a target
 // run's spec for this engine (lib/target.js engineSpec, base64). A value holding a line break is refused
 // (the properties go to bash one a line).
 const ENGINE_PROPERTY_NAMES = ['threads.num', 'mux.threads', 'log.dir.res', 'init.threads', 'cleanup.threads', 'target.spec'];
 function engineProperties({ connections, cores, responses, init, cleanup, targetSpec = '' }, s) {
   const props = [
-    ['threads.num', connections], ['mux.threads', muxThreads(connections, cores, s)], ['log.dir.res', responses],
+    ['threads.num', connections], ['mux.threads', muxThreads(connections, engineCpus(cores, s), s)], ['log.dir.res', responses],
     ['init.threads', init ? 1 : 0], ['cleanup.threads', cleanup ? 1 : 0],
     ...(targetSpec ? [['target.spec', targetSpec]] : []),
   ];
@@ -131,4 +180,4 @@ function engineProperties({ connections, cores, responses, init, cleanup, target
 const WAIT_RULES = { checkEveryS: 5, startupLimitS: 180, csvUnchangedChecks: 2, crashStopS: 5 };
 const waitRules = (p, engineCount = 1) => ({ ...WAIT_RULES, deadlineS: waitSeconds(p, engineCount) });
 
-module.exports = { CLEAR_MARGIN_MS, ENGINE_PROPERTY_NAMES, WAIT_RULES, engineProperties, waitRules, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };
+module.exports = { DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR, cpuListCount, engineCpus, jvmOptions, CLEAR_MARGIN_MS, ENGINE_PROPERTY_NAMES, WAIT_RULES, engineProperties, waitRules, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };

@@ -57,6 +57,9 @@
 //                                                    one engine's own JMeter properties, name=value a line
 //                                                    (load/engine.sh gives each with -J)
 //   node lib/decide.js --engine-property-names      their names, one a line (load/controller.sh sends none)
+//   node lib/decide.js --jvm-options engine <sampler> | --jvm-options controller
+//                                                    a JMeter JVM's options besides its heap, one a line: the
+//                                                    collector decided for its shape and pinning (jvmOptions)
 //   node lib/decide.js --exit status=<s> runjson_failed=0|1 crashed=0|1 verdict=<v> thresholds_failed=0|1
 //                                                    the exit of a run that ran every step (lib/decide-exit.js):
 //                                                    "<code> <message>" (run.sh prints the message, exits the code)
@@ -74,7 +77,7 @@ const { USAGE_LINE, BOUNDS, SAMPLERS, Refusal, argsFail, parseArguments, serverP
   typeSettings, usage } = require('./decide-args');
 const { readHosts, checkPorts, openFilesFit, openFilesProblem } = require('./decide-hosts');
 const { split, sizeMb, heapMb, muxThreads, jmeterStartOrder, waitSeconds, waitRules, targetDiskRun, jmeterProperties, engineProperties,
-  ENGINE_PROPERTY_NAMES } = require('./decide-jmeter');
+  ENGINE_PROPERTY_NAMES, jvmOptions } = require('./decide-jmeter');
 const { EXIT_CODES, runExit, runExitFromArgs } = require('./decide-exit');
 
 // ---------------------------------------------------------------------------------------------------
@@ -307,7 +310,15 @@ function exitCli(args) {   // run.sh's exit after its last step
   return print(`${code} ${message}\n`), 0;
 }
 
-const HELPERS = { '--heap': heapCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli,
+function jvmOptionsCli(args) {   // lib/jmeter-heap.sh's jmeter_jvm_options <engine <sampler>|controller>
+  const [role, sampler] = args;
+  if (!((role === 'engine' && args.length === 2 && SAMPLERS.includes(sampler)) || (role === 'controller' && args.length === 1))) {
+    return complain('usage: --jvm-options engine <mux|push|http> | --jvm-options controller\n', 2);
+  }
+  return print(jvmOptions({ role, sampler }, settings(process.env)).map((o) => `${o}\n`).join('')), 0;
+}
+
+const HELPERS = { '--heap': heapCli, '--jvm-options': jvmOptionsCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli,
   '--engine-properties': enginePropertiesCli, '--engine-property-names': () => (print(`${ENGINE_PROPERTY_NAMES.join('\n')}\n`), 0),
   '--exit': exitCli };
 

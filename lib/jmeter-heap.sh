@@ -27,9 +27,11 @@
 #       prints the mux engine's threads (one selector each; testplan.jmx mux.threads): one per
 #       PB_MUX_CONNECTIONS_PER_THREAD connections, at least 1, at most one per core of this host.
 #
-#   jmeter_jvm_options
-#       prints, one a line, the options every JMeter JVM (engine, controller, --local) gets besides its
-#       heap: the collector (PB_JMETER_GC, split on spaces) and a fixed entropy source and locale.
+#   jmeter_jvm_options engine <sampler> | jmeter_jvm_options controller
+#       prints, one a line, the options a JMeter JVM (an engine driving <sampler>, or the controller and
+#       --local) gets besides its heap (lib/decide-jmeter.js jvmOptions): the collector (PB_JMETER_GC, or
+#       with auto the one decided for the JVM's shape and PB_ENGINE_CPUS), an engine's CPU count when
+#       PB_ENGINE_CPUS pins it, and a fixed entropy source and locale.
 #
 # Why it matters: an engine out of heap does not fail, it spends its CPU in the garbage collector and
 # sends requests late, so the server sees fewer connections than the run asked for (docs/limits.md).
@@ -45,8 +47,4 @@ jmeter_mux_threads() { node "$PB_ROOT/lib/decide.js" --mux-threads "$1" "$(nproc
 # jmeter_size_mb <size>: a JVM size (512m, 3g, 2048 bytes) in MB; exit 1 on anything else.
 jmeter_size_mb() { node "$PB_ROOT/lib/decide.js" --size-mb "$1"; }
 
-jmeter_jvm_options() {
-  local -a gc
-  read -ra gc <<<"$PB_JMETER_GC"
-  printf '%s\n' "${gc[@]}" -Djava.security.egd=file:/dev/urandom -Duser.language=en -Duser.region=EN
-}
+jmeter_jvm_options() { node "$PB_ROOT/lib/decide.js" --jvm-options "$@"; }   # engine <sampler> | controller

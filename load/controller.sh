@@ -78,7 +78,8 @@ given_value() {
 }
 is_given() { given_value "$1" >/dev/null; }
 
-mapfile -t jvm < <(jmeter_jvm_options)
+jvm_text=$(jmeter_jvm_options controller) || die "no JVM options (above)"
+mapfile -t jvm <<<"$jvm_text"
 read -ra extra <<<"${JVM_ARGS:-}"
 args=(-n -t "$plan" -j "$out_dir/controller.log")
 # No UDP stop port: a non-GUI JMeter listens on UDP 4445-4455 of every interface and ends the test on

@@ -20,7 +20,8 @@
 #        the logs' tails.
 #        Heap: --heap (e.g. 2400m; run.sh sizes it for the run), else lib/jmeter-heap.sh's estimate for
 #        <N> connections driven by --sampler (the plan's request.sampler, default PB_REQUEST_SAMPLER),
-#        committed at start (-Xms too); more JVM options: JVM_ARGS. mux.threads: the mux engine's selector
+#        committed at start (-Xms too); the collector decided for the sampler and PB_ENGINE_CPUS
+#        (lib/jmeter-heap.sh jmeter_jvm_options); more JVM options: JVM_ARGS. mux.threads: the mux engine's selector
 #        threads for <N> on this host's cores (unused by the other samplers).
 #        --gc-log: the JVM logs every collection and every safepoint there (-Xlog:gc,safepoint, epoch-ms
 #        and uptime decorators, one file never rotated), for the run's pause time per second and the
@@ -117,8 +118,10 @@ start() {
   mkdir -p "$PB_STATE" "$pid_dir" "$responses"
   [[ -z $gc_log ]] || mkdir -p "$(dirname "$gc_log")"
   : >"$log"
-  local -a jvm
-  mapfile -t jvm < <(jmeter_jvm_options)
+  local jvm_text; local -a jvm
+  # The collector and the CPU count decided for this engine's sampler and pinning (lib/decide-jmeter.js jvmOptions).
+  jvm_text=$(jmeter_jvm_options engine "$sampler") || die "no JVM options (above)"
+  mapfile -t jvm <<<"$jvm_text"
   jvm=(-Xms"$heap" -Xmx"$heap" "${jvm[@]}")
   [[ -z $gc_log ]] || jvm+=("-Xlog:gc,safepoint:file=$gc_log:timemillis,uptimemillis:filecount=0")
   local -a pin=()

@@ -12,6 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { decide, heapMb, sizeMb, muxThreads, split, shellForm, jmeterStartOrder, USAGE_LINE } = require('../decide');
+const { cpuListCount, engineCpus, engineProperties, jvmOptions, DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR } = require('../decide-jmeter');
 const { settings } = require('../config');
 const { need } = require('../disk-need');
 const { runRecord } = require('../run-schema');
@@ -258,6 +259,47 @@ describe('heaps, sizes and threads', () => {
 
   test('mux threads: one per PB_MUX_CONNECTIONS_PER_THREAD, at least 1, at most one per core', () => {
     assert.deepEqual([1, 19800, 40000, 1000000].map((n) => muxThreads(n, 4, s())), [1, 1, 2, 4]);
+  });
+
+  test('an engine\'s CPUs: those PB_ENGINE_CPUS pins it to (a taskset list, counted), else its host\'s cores', () => {
+    assert.deepEqual(['0', '1', '0-3', '0,2', '0-1,4,6-7', '3,3'].map(cpuListCount), [1, 1, 4, 2, 5, 1]);
+    for (const bad of ['', ' ', 'a', '0-', '3-1', '0;1', '-1']) assert.equal(cpuListCount(bad), null, bad);
+    assert.equal(engineCpus(2, s()), 2);
+    assert.equal(engineCpus(2, s({ PB_ENGINE_CPUS: '0' })), 1);
+    assert.equal(engineCpus(8, s({ PB_ENGINE_CPUS: '0-3' })), 4);
+    // the selector threads follow: pinned to one CPU, 40,000 connections get one, not the host's two
+    const mux = (env) => Number(engineProperties({ connections: 40000, cores: 2, responses: '/r', init: true, cleanup: true }, s(env))
+      .find(([k]) => k === 'mux.threads')[1]);
+    assert.equal(mux({}), 2);
+    assert.equal(mux({ PB_ENGINE_CPUS: '1' }), 1);
+  });
+
+  test('the JVM: a pinned mux engine gets ZGC and its CPU count; every other JMeter JVM Parallel; PB_JMETER_GC overrides', () => {
+    const FIXED = ['-Djava.security.egd=file:/dev/urandom', '-Duser.language=en', '-Duser.region=EN'];
+    assert.equal(s().PB_JMETER_GC, 'auto');   // lib/config.sh's default
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s()), ['-XX:+UseParallelGC', ...FIXED]);
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0' })),
+      ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:ActiveProcessorCount=1', ...FIXED]);
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0-1' })).slice(0, 4),
+      [...PINNED_MUX_COLLECTOR, '-XX:ActiveProcessorCount=2']);
+    // a thread per connection pinned: Parallel (ZGC not measured there), still told its CPUs
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'push' }, s({ PB_ENGINE_CPUS: '1' })), [...DEFAULT_COLLECTOR, '-XX:ActiveProcessorCount=1', ...FIXED]);
+    // the controller is never pinned by PB_ENGINE_CPUS
+    assert.deepEqual(jvmOptions({ role: 'controller' }, s({ PB_ENGINE_CPUS: '0' })), [...DEFAULT_COLLECTOR, ...FIXED]);
+    // a collector given is taken as given, split on spaces, for every JVM
+    const g1 = s({ PB_JMETER_GC: ' -XX:+UseG1GC  -XX:MaxGCPauseMillis=50', PB_ENGINE_CPUS: '0' });
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', '-XX:ActiveProcessorCount=1', ...FIXED]);
+    assert.deepEqual(jvmOptions({ role: 'controller' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', ...FIXED]);
+  });
+
+  test('the JVM options through the CLI (lib/jmeter-heap.sh jmeter_jvm_options): one a line; a bad role refused', () => {
+    const cli = (args, env) => spawnSync(process.execPath, [path.join(__dirname, '..', 'decide.js'), '--jvm-options', ...args],
+      { env: { PATH: process.env.PATH, ...BASE_ENV, ...env }, encoding: 'utf8' });
+    const pinned = cli(['engine', 'mux'], { PB_ENGINE_CPUS: '0' });
+    assert.equal(pinned.status, 0, pinned.stderr);
+    assert.deepEqual(pinned.stdout.trim().split('\n').slice(0, 4), ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:ActiveProcessorCount=1']);
+    assert.equal(cli(['controller'], {}).stdout.split('\n')[0], '-XX:+UseParallelGC');
+    for (const bad of [[], ['engine'], ['engine', 'ws'], ['controller', 'mux'], ['gen']]) assert.equal(cli(bad, {}).status, 2, bad.join(' '));
   });
 
   test('a blocking Tomcat: maxThreads for the level when auto (exported), checked against this machine\'s room', () => {
