@@ -306,12 +306,15 @@ function targetParametersCard(s) {
   return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
 }
 
-// How the engines spoke TLS; insecure (no certificate or name checked) is said, marked as a warning.
+// How the engines spoke TLS and the subscribers' handshakes (count, resumed, mean and longest ms); insecure
+// (no certificate or name checked) is said, marked as a warning.
 function tlsRow(tls) {
   const over = [tls.subscribe ? 'subscribe' : null, tls.publish ? 'publish' : null].filter(Boolean).join(' and ');
-  if (tls.insecure) return [td('TLS'), td(escapeHtml(`${over}; insecure: certificates and names not checked`), 'num bad')];
+  const h = tls.handshakes;
+  const shakes = h ? `; ${fmt(h.count)} subscriber handshakes (${fmt(h.resumed)} resumed), mean ${fmt(h.meanUs / 1000)} ms, max ${fmt(h.maxUs / 1000)} ms` : '';
+  if (tls.insecure) return [td('TLS'), td(escapeHtml(`${over}; insecure: certificates and names not checked${shakes}`), 'num bad')];
   const trust = tls.ca ? `certificates checked against ${tls.ca}` : 'certificates checked against the JDK\'s trust store';
-  return row('TLS', `${over}; ${trust}; name checked: ${tls.serverName ?? 'the URL\'s host'}`);
+  return row('TLS', `${over}; ${trust}; name checked: ${tls.serverName ?? 'the URL\'s host'}${shakes}`);
 }
 
 const slash = (...values) => values.map((v) => fmt(v)).join(' / ');

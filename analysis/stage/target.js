@@ -14,6 +14,7 @@ const crypto = require('node:crypto');
 const { PARAMETERS } = require('../../lib/run-schema');
 const { checkTarget, TargetError, DRAIN_MS } = require('../../lib/target');
 const { readTargetArchive } = require('../read/target-log');
+const { readTlsHandshakes } = require('../read/tls-handshakes');
 const { engineOf } = require('../read/responses');
 const { extractor } = require('../measure/extract');
 const { TargetEngine, PerSecond, targetFigures, RUN_HISTOGRAM } = require('../measure/target');
@@ -71,7 +72,8 @@ function readTarget(runDir, run) {
 }
 
 // How the run spoke TLS (docs/targets.md "TLS"): { subscribe, publish (each over TLS or not), insecure, serverName,
-// ca (the file's name as given) }, or null when no URL of the file is https:// or wss://.
+// ca (the file's name as given) }, or null when no URL of the file is https:// or wss://. (analyzeTargetRun adds
+// the subscribers' handshakes.)
 function tlsOf(json) {
   const secure = (u) => /^(https|wss):\/\//i.test(String(u ?? ''));
   const subscribe = secure(json?.subscribe?.url);
@@ -173,6 +175,8 @@ async function analyzeTargetRun({ runDir, run, archives, missing, runProblem, in
   const results = engines.map((e) => e.result());
   const engineCount = Math.max(engines.length, (run.hosts?.engines ?? []).length);
   const { target: figures, series } = targetFigures({ target, results, engineCount, trips, perSecond, seconds, timedBy });
+  // the subscribers' handshakes, from the engines' summary samples (read/tls-handshakes.js)
+  if (figures.tls) figures.tls = { ...figures.tls, handshakes: figures.tls.subscribe ? await readTlsHandshakes(path.join(runDir, 'jmeter', 'results.csv')) : null };
   const loadStartSecond = firstUs === null || t0 === null ? 0 : Math.max(0, Math.floor((firstUs / 1000 - t0) / 1000));
   // the publishers stop drainMs before the load's end (docs/targets.md): the steady window ends with them
   const publishing = Number.isFinite(run.durationS) && Number.isFinite(target.drainMs) ? run.durationS - Math.ceil(target.drainMs / 1000) : run.durationS;

@@ -232,7 +232,7 @@ test('a target.json changed since the run is named; without one no message is ma
   assert.equal(none.validity.reasons[0].rule, 'nothing-received');
 });
 
-test('a run over TLS: summary.json says how (target.tls), the report marks insecure', async () => {
+test('a run over TLS: summary.json says how (target.tls) with the subscribers\' handshakes summed from the engine\'s summary samples, the report marks insecure', async () => {
   const dir = path.join(scratchDir('pb-target-'), 'run');
   await makeTargetRun(dir, { perEngine: 2, engines: ['gen1'] });
   const file = path.join(dir, 'target.json');
@@ -243,10 +243,19 @@ test('a run over TLS: summary.json says how (target.tls), the report marks insec
   const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
   run.target.sha256 = require('node:crypto').createHash('sha256').update(text).digest('hex');
   fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run));
+  // the engine's summary samples: two intervals with handshakes (3 at a mean of 1,000 µs, 1 at 5,000), one without
+  fs.mkdirSync(path.join(dir, 'jmeter'), { recursive: true });
+  const sample = (message) => `1700000001000,1000,request-summary,200,"${message}",t 1-1,true,,0,0,1,1,0,1,0,0,\n`;
+  fs.writeFileSync(path.join(dir, 'jmeter', 'results.csv'), 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,'
+    + 'bytes,sentBytes,grpThreads,allThreads,Latency,SampleCount,ErrorCount,Connect,"responseFile"\n'
+    + sample('answers 0, errors 0, open 3, records 0, opened 3, backoffs 0, tls handshakes 3 (resumed 1, mean 1000 us, max 2500 us)')
+    + sample('answers 0, errors 0, open 3, records 9, opened 0, backoffs 0')
+    + sample('answers 0, errors 0, open 4, records 9, opened 1, backoffs 0, tls handshakes 1 (resumed 1, mean 5000 us, max 5000 us), TLS: wrong host name: 2'));
   const { summary } = await analyzeAndWrite(dir);
-  assert.deepEqual(summary.target.tls, { subscribe: true, publish: false, insecure: true, serverName: null, ca: null });
+  assert.deepEqual(summary.target.tls, { subscribe: true, publish: false, insecure: true, serverName: null, ca: null,
+    handshakes: { count: 4, resumed: 2, meanUs: 2000, maxUs: 5000 } });
   assert.deepEqual(summary.flags.problems, [], 'the file as the run used it');
   const { writeReport } = require('../../charts/report');
   const html = fs.readFileSync(await writeReport(dir), 'utf8');
-  assert.match(html, /<td>TLS<\/td><td class="num bad">subscribe; insecure: certificates and names not checked<\/td>/);
+  assert.match(html, /<td>TLS<\/td><td class="num bad">subscribe; insecure: certificates and names not checked; 4 subscriber handshakes \(2 resumed\), mean 2 ms, max 5 ms<\/td>/);
 });
