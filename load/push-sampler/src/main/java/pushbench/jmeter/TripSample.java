@@ -22,8 +22,11 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 final class TripSample {
-  /** Messages timed a second per mux thread, about (k is whole: at most this, at least half of it). */
-  static final int PER_SECOND = 200;
+  /**
+   * Messages timed a second per mux thread at most, at a steady rate: 200, or the engine JVM's system property
+   * pushbench.tripSample.perSecond (0: none timed; for measuring what the sample costs, docs/engine.md).
+   */
+  static final int PER_SECOND = Math.max(0, Integer.getInteger("pushbench.tripSample.perSecond", 200));
   /** Trips kept per interval at most. */
   static final int CAPACITY = 2048;
   static final String ENGINE_CLOCK = "engine clock";
@@ -47,7 +50,7 @@ final class TripSample {
   private long messages;
 
   private TripSample(MessageRule rule, boolean millis, String basis, long intervalMs) {
-    this.rule = rule;
+    this.rule = PER_SECOND == 0 ? null : rule;
     this.millis = millis;
     this.basis = basis;
     this.budget = (int) Math.max(1, Math.min(Integer.MAX_VALUE, PER_SECOND * intervalMs / 1000));
