@@ -8,7 +8,11 @@
 // started), a target nobody listens on (exit 1 before any load), a subscribe refused (a 404 for every
 // subscription: the verdict failed, exit 1), a publish refused (every publish answered 404: not valid,
 // named), a target that closes every stream (failed: nothing received). The SSE run also monitors nchan's
-// process (hosts.conf pid=). About 3.5 minutes on 2 busy cores.
+// process (hosts.conf pid=). The long poll also carries a cursor taken from each message's body into a
+// query parameter nchan ignores (nchan's own cursor is its Last-Modified/Etag headers, which the file echoes;
+// no nchan location needs a body's value): nchan's access log shows every poll asking with the seq of the
+// message it got last (subscribe.cursor.fromMessage). Every run's progress line shows the engines' sampled
+// trip-time p99. About 3.5 minutes on 2 busy cores.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -25,6 +29,7 @@ const ARGS = ['2', '8', String(CONNECTIONS)];
 
 const s = scratch('target');
 const nchanDir = path.join(s.dir, 'nchan');
+const accessLog = path.join(s.dir, 'nchan-access.log');
 const env = () => ({ PB_RESULTS: s.results, PB_HOSTS: hostsFile(s.dir, LOCAL_HOSTS) });
 const readJson = (dir, file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
@@ -42,17 +47,20 @@ const MONITORED = 'sse';
 const monitoredDir = () => { const d = path.join(s.dir, 'monitored'); fs.mkdirSync(d, { recursive: true }); return d; };
 const monitoredHosts = () => hostsFile(monitoredDir(), [`sut local 127.0.0.1 local pid=${fs.readFileSync(path.join(nchanDir, 'nginx.pid'), 'utf8').trim()}`,
   'engine local 127.0.0.1 local']);
-before(() => nchan('start', '--port', String(PORT)));
+before(() => nchan('start', '--port', String(PORT), '--access-log', accessLog));
 after(() => { nchan('stop'); s.cleanup(); });
 
 for (const [name, transport] of [['nchan-sse', 'sse'], ['nchan-ws', 'ws'], ['nchan-poll', 'poll'], ['nchan-stream', 'stream']]) {
   test(`${transport} against nchan: valid, every message received once and timed`, { timeout: 300000 }, async () => {
-    const file = targetFile(name);
+    // the long poll's cursor from the message too: the seq of the last message, in a query parameter
+    const file = targetFile(name, transport !== 'poll' ? undefined : (t) => ({ ...t,
+      subscribe: { ...t.subscribe, url: `${t.subscribe.url}?since={{cursor}}`, cursor: { ...t.subscribe.cursor, fromMessage: '/seq', initial: '0' } } }));
     const monitored = transport === MONITORED;
     const r = await runShUndisturbed(['--target', file, '--threshold', 'received>=100', '--threshold', 'trip.p99<=1000', ...ARGS],
       { env: { ...env(), ...(monitored ? { PB_HOSTS: monitoredHosts() } : {}) }, timeoutMs: 240000 });
     assert.equal(r.code, 0, `run.sh --target ${name} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /engines: [0-9]+ connections, [0-9]+ messages\/s/, 'the progress line shows the engines\' load');
+    assert.match(r.stdout, /messages\/s, trip p99 ~-?[0-9.]+ ms \(sampled, engine clock\)/, 'the progress line shows the sampled trip time');
     const run = readJson(r.runDir, 'run.json');
     assert.equal(run.server, 'target');
     assert.equal(run.type, transport);
@@ -88,6 +96,19 @@ for (const [name, transport] of [['nchan-sse', 'sse'], ['nchan-ws', 'ws'], ['nch
     assert.ok(t.tripTime.p50Ms > 0 && t.tripTime.p50Ms <= t.tripTime.p99Ms, JSON.stringify(t.tripTime));
     assert.equal(t.publish.failed, 0, JSON.stringify(t.publish));
     assert.ok(t.publish.share >= 0.9, `the publishers kept their rate: ${JSON.stringify(t.publish)}`);
+    if (transport === 'poll') {
+      // this run's polls in nchan's access log: /lp/<run id>-<engine>-<channel>?since=<cursor>
+      const prefix = `GET /lp/${path.basename(r.runDir)}-`;
+      const since = fs.readFileSync(accessLog, 'utf8').split('\n').filter((l) => l.startsWith(prefix))
+        .map((l) => /\?since=([^ &]*)$/.exec(l)?.[1]);
+      assert.ok(since.every((v) => v !== undefined && /^[0-9]+$/.test(v)), `every poll carried a cursor: ${since.filter((v) => !/^[0-9]+$/.test(v ?? '')).slice(0, 5)}`);
+      const firsts = since.filter((v) => v === '0').length;
+      assert.equal(firsts, CONNECTIONS, 'each subscription\'s first poll carries the initial value');
+      const carried = since.filter((v) => v !== '0').map(Number);
+      assert.ok(carried.length >= t.messages.received + t.messages.early,
+        `each message got is followed by a poll carrying its seq: ${carried.length} polls for ${t.messages.received + t.messages.early} messages`);
+      assert.ok(Math.max(...carried) <= 8, `the cursors are published seqs (1 a second for at most 8 s): ${Math.max(...carried)}`);
+    }
 
     assert.deepEqual(summary.thresholds.results.map((x) => [x.text, x.pass]), [['received>=100', true], ['trip.p99<=1000', true]]);
     const junit = fs.readFileSync(path.join(r.runDir, 'junit.xml'), 'utf8');
