@@ -2,7 +2,8 @@
 // run.sh's progress line (lib/progress.sh) on captured output: a real mux run's results.csv in which every
 // answer failed (lib/test/fixtures/results-all-failed.csv: summary samples counting answers and errors, with
 // the first failure in their message) gives its counts and the last error, read in pieces as run.sh reads
-// a growing file; a plain sample's failure gives its response code.
+// a growing file; a plain sample's failure gives its response code; the engines' sampled trip-time p99 from
+// real summaries (lib/test/fixtures/results-trip-*.csv) and from rows given the summary's trip text.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -122,4 +123,22 @@ test('the sampled trip-time p99 of the mux summaries: the largest of those read,
   assert.deepEqual(trip(header + rows, `${b}\n`, `${timed(b, 3000, 9, 'engine clock')}\n`),
     ['12345|engine clock|, trip p99 ~12 ms (sampled, engine clock)', '12345|engine clock|, trip p99 ~12 ms (sampled, engine clock)',
       '3000|engine clock|, trip p99 ~3.0 ms (sampled, engine clock)'], 'a read without a timed summary keeps the last; the next one replaces it');
+});
+
+test('captured summaries of real runs (10,000 connections): the target\'s engine-clock p99 and the native run\'s server-clock one', () => {
+  // lib/test/fixtures/results-trip-*.csv: results.csv rows of bench/target-cost.sh's runs at 10,000 connections
+  // (nchan SSE and the Node.js server's comet): six target summaries then the one that ended the run, timing
+  // none; three native summaries.
+  const [header, ...rows] = fs.readFileSync(path.join(__dirname, 'fixtures', 'results-trip-target.csv'), 'utf8').trim().split('\n');
+  const p99s = rows.map((r) => /trip p99 ([0-9]+) us/.exec(r)?.[1]).map(Number);
+  assert.deepEqual(p99s.slice(0, 6), [23549, 27859, 24368, 45804, 27656, 31152]);
+  assert.ok(Number.isNaN(p99s[6]), 'the last summary timed nothing');
+  const text = (list) => `${list.join('\n')}\n`;
+  assert.deepEqual(trip(text([header, ...rows.slice(0, 3)]), text(rows.slice(3, 6)), text(rows.slice(6))), [
+    '27859|engine clock|, trip p99 ~28 ms (sampled, engine clock)',
+    '45804|engine clock|, trip p99 ~46 ms (sampled, engine clock)',
+    '45804|engine clock|, trip p99 ~46 ms (sampled, engine clock)',
+  ], 'each read: the largest of its summaries; a read without one keeps the last');
+  const native = fs.readFileSync(path.join(__dirname, 'fixtures', 'results-trip-native.csv'), 'utf8');
+  assert.deepEqual(trip(native), ['131873|server clock|, trip p99 ~132 ms (sampled, server clock, offset not corrected)']);
 });
