@@ -49,7 +49,8 @@ test('engines start, and a second engine on a taken RMI port fails clearly', () 
     const pid = fs.readFileSync(pidFile(e), 'utf8').split(' ')[0];
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     assert.match(cmdline, /ApacheJMeter\.jar\0-s\0/);
-    // The collector comes from PB_JMETER_GC (lib/config.sh): Parallel, and no second collector beside it.
+    // The collector decided for an unpinned engine (lib/decide-jmeter.js jvmOptions, PB_JMETER_GC auto):
+    // Parallel, and no second collector beside it.
     assert.match(cmdline, /\0-XX:\+UseParallelGC\0/);
     assert.doesNotMatch(cmdline, /UseG1GC/);
     // The whole heap from the start: growing it took a full collection of seconds at each step.
