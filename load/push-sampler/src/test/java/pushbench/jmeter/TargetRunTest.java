@@ -12,12 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -44,92 +41,44 @@ import org.junit.jupiter.api.io.TempDir;
 class TargetRunTest {
   private static final Pattern MESSAGE = Pattern.compile("\\{\"ch\":\"run1-e1-(\\d+)\",\"seq\":(\\d+),\"sentUs\":(\\d+)\\}");
 
-  /** Publishes to a channel go out as one line to every stream held on it (chunked); a thread per connection. */
-  static final class PubSubServer implements AutoCloseable {
-    private final ServerSocket server;
+  /** Publishes to a channel go out as one line to every stream held on it (chunked); TestServer: a thread per connection. */
+  static final class PubSubServer extends TestServer {
     private final Map<String, List<OutputStream>> streams = new ConcurrentHashMap<>();
-    final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     PubSubServer() throws IOException {
-      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-      Thread t = new Thread(this::acceptLoop, "pubsub-server");
-      t.setDaemon(true);
-      t.start();
-    }
-
-    int port() { return server.getLocalPort(); }
-
-    private void acceptLoop() {
-      while (!server.isClosed()) {
-        try {
-          Socket s = server.accept();
-          sockets.add(s);
-          Thread t = new Thread(() -> serve(s), "pubsub-conn");
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }
-
-    private void serve(Socket s) {
-      try (s) {
-        InputStream in = s.getInputStream();
-        OutputStream out = s.getOutputStream();
-        for (;;) {
-          String head = readHead(in);
-          if (head == null) return;
-          String[] line = head.substring(0, head.indexOf("\r\n")).split(" ");
-          String path = line[1];
-          if (line[0].equals("GET") && path.startsWith("/sub/")) {
-            synchronized (out) {
-              out.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-              out.flush();
-            }
-            streams.computeIfAbsent(path.substring(5), k -> new CopyOnWriteArrayList<>()).add(out);
-            while (in.read() >= 0) { /* held until the client closes it */ }
-            return;
-          }
-          int length = Integer.parseInt(WsServer.header(head, "Content-Length"));
-          byte[] body = in.readNBytes(length);
-          String channel = path.substring(5, path.indexOf('?') < 0 ? path.length() : path.indexOf('?'));
-          byte[] chunk = (Integer.toHexString(body.length + 1) + "\r\n" + new String(body, StandardCharsets.UTF_8) + "\n\r\n")
-              .getBytes(StandardCharsets.UTF_8);
-          for (OutputStream sub : streams.getOrDefault(channel, List.of())) {
-            try {
-              synchronized (sub) {
-                sub.write(chunk);
-                sub.flush();
-              }
-            } catch (IOException gone) {
-              streams.get(channel).remove(sub);
-            }
-          }
-          out.write("HTTP/1.1 204 No Content\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-          out.flush();
-        }
-      } catch (IOException e) {
-        // the client went away
-      }
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-      ByteArrayOutputStream head = new ByteArrayOutputStream();
-      int matched = 0;
-      while (matched < 4) {
-        int c = in.read();
-        if (c < 0) return null;
-        head.write(c);
-        matched = (c == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (c == '\r' ? 1 : 0);
-      }
-      return head.toString(StandardCharsets.ISO_8859_1);
+      start("pubsub");
     }
 
     @Override
-    public void close() throws IOException {
-      server.close();
-      for (Socket s : sockets) s.close();
+    void serve(Socket s, InputStream in, OutputStream out, int connection) throws IOException {
+      for (;;) {
+        String head = readHead(in);
+        if (head == null) return;
+        String[] line = head.substring(0, head.indexOf("\r\n")).split(" ");
+        String path = line[1];
+        if (line[0].equals("GET") && path.startsWith("/sub/")) {
+          synchronized (out) {
+            send(out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n");
+          }
+          streams.computeIfAbsent(path.substring(5), k -> new CopyOnWriteArrayList<>()).add(out);
+          while (in.read() >= 0) { /* held until the client closes it */ }
+          return;
+        }
+        byte[] body = readBody(in, head);
+        String channel = path.substring(5, path.indexOf('?') < 0 ? path.length() : path.indexOf('?'));
+        byte[] chunk = (Integer.toHexString(body.length + 1) + "\r\n" + new String(body, StandardCharsets.UTF_8) + "\n\r\n")
+            .getBytes(StandardCharsets.UTF_8);
+        for (OutputStream sub : streams.getOrDefault(channel, List.of())) {
+          try {
+            synchronized (sub) {
+              send(sub, chunk);
+            }
+          } catch (IOException gone) {
+            streams.get(channel).remove(sub);
+          }
+        }
+        send(out, "HTTP/1.1 204 No Content\r\n\r\n");
+      }
     }
   }
 

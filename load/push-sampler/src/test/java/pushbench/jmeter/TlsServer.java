@@ -1,14 +1,12 @@
 package pushbench.jmeter;
 
-// A TLS server for the tests (the JDK's SSLServerSocket on 127.0.0.1, a thread per connection): it serves a
-// certificate of targets/tls/make-certs.sh (made once per test JVM into a directory deleted at its exit:
-// Certs) and answers every request it reads (up to its blank line) with a scripted answer: byte arrays
-// written and flushed one by one (so records and TCP segments fall where the script says; an empty one is a
-// pause of 50 ms), then, unless told to hold, the connection closed with close_notify. Every request's head
-// is kept in `requests`.
+// A TLS server for the tests (the JDK's SSLServerSocket on 127.0.0.1; TestServer: a thread per connection,
+// each closed when the server is): it serves a certificate of targets/tls/make-certs.sh (made once per test
+// JVM into a directory deleted at its exit: Certs) and answers every request it reads (up to its blank line)
+// with a scripted answer: byte arrays written and flushed one by one (so records and TCP segments fall where
+// the script says; an empty one is a pause of 50 ms), then, unless told to hold, the connection closed with
+// close_notify. Every request's head is kept in `requests`.
 
-import java.io.ByteArrayOutputStream;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,7 +29,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 
-final class TlsServer implements Closeable {
+final class TlsServer extends TestServer {
   /** The certificates of targets/tls/make-certs.sh, made once into a temporary directory. */
   static final class Certs {
     private static Path dir;
@@ -56,17 +54,19 @@ final class TlsServer implements Closeable {
     }
   }
 
-  private final SSLServerSocket server;
-  private final Thread acceptor;
   private final Function<String, List<byte[]>> script;
   private final boolean hold;
   final List<String> requests = new CopyOnWriteArrayList<>();
-  final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
   /** Serves cert (a .pem of Certs, its key `key`), answering each request's head with script(head). */
   TlsServer(String cert, String key, boolean hold, Function<String, List<byte[]>> script) throws Exception {
+    super(listen(cert, key));
     this.script = script;
     this.hold = hold;
+    start("tls");
+  }
+
+  private static SSLServerSocket listen(String cert, String key) throws Exception {
     CertificateFactory cf = CertificateFactory.getInstance("X.509");
     Certificate[] chain = cf.generateCertificates(Files.newInputStream(Certs.dir().resolve(cert))).toArray(new Certificate[0]);
     String k = Certs.pem(key).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
@@ -78,78 +78,26 @@ final class TlsServer implements Closeable {
     kmf.init(ks, "pw".toCharArray());
     SSLContext ctx = SSLContext.getInstance("TLS");
     ctx.init(kmf.getKeyManagers(), null, null);
-    server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
-    acceptor = new Thread(this::accept, "tls-server");
-    acceptor.setDaemon(true);
-    acceptor.start();
+    return (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
   }
 
-  int port() {
-    return server.getLocalPort();
-  }
-
-  private void accept() {
-    while (!server.isClosed()) {
-      try {
-        Socket s = server.accept();
-        sockets.add(s);
-        Thread t = new Thread(() -> serve(s), "tls-conn");
-        t.setDaemon(true);
-        t.start();
-      } catch (IOException e) {
-        return;
+  @Override
+  void serve(Socket s, InputStream in, OutputStream out, int connection) throws Exception {
+    String head = readHead(in);
+    if (head == null) return;
+    requests.add(head);
+    for (byte[] piece : script.apply(head)) {
+      if (piece.length == 0) {   // an empty piece: a pause of 50 ms
+        Thread.sleep(50);
+        continue;
       }
+      send(out, piece);
     }
-  }
-
-  private void serve(Socket s) {
-    try (s) {
-      InputStream in = s.getInputStream();
-      OutputStream out = s.getOutputStream();
-      String head = readHead(in);
-      if (head == null) return;
-      requests.add(head);
-      for (byte[] piece : script.apply(head)) {
-        if (piece.length == 0) {   // an empty piece: a pause of 50 ms
-          Thread.sleep(50);
-          continue;
-        }
-        out.write(piece);
-        out.flush();
-      }
-      if (hold) while (in.read() >= 0) { /* held until the client closes */ }
-      s.setSoTimeout(100);   // closing: the client's close_notify is not waited for long
-    } catch (IOException | InterruptedException e) {
-      // the client went away (or the handshake failed): nothing to serve
-    }
-  }
-
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    int c;
-    while ((c = in.read()) >= 0) {
-      b.write(c);
-      String t = b.toString(StandardCharsets.ISO_8859_1);
-      if (t.endsWith("\r\n\r\n")) return t;
-    }
-    return null;
+    if (hold) while (in.read() >= 0) { /* held until the client closes */ }
+    s.setSoTimeout(100);   // closing: the client's close_notify is not waited for long
   }
 
   static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
-  }
-
-  @Override
-  public void close() throws IOException {
-    server.close();
-    for (Socket s : sockets) {
-      try {
-        if (s.isClosed()) continue;
-        s.setSoTimeout(100);   // an SSLSocket's close waits for the peer's close_notify: not for long
-        s.close();
-      } catch (IOException ignored) {
-        // closed anyway
-      }
-    }
   }
 }

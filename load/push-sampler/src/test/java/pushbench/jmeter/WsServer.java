@@ -1,8 +1,8 @@
 package pushbench.jmeter;
 
 // A local WebSocket server for the mux engine's WebSocket tests (issue #38 item 3, docs/protocol.md
-// "WebSocket"), in ChunkedServer's style: a thread per connection, each connection playing the next queued
-// script byte for byte. A script opens with its handshake (a 101 with the right Sec-WebSocket-Accept, one
+// "WebSocket"), in ChunkedServer's style (TestServer: a thread per connection), each connection playing
+// the next queued script byte for byte. A script opens with its handshake (a 101 with the right Sec-WebSocket-Accept, one
 // with a wrong one, or any other answer written as given), then, after a 101, reads the client's first
 // frame (the subscription) and plays its steps: frames written whole or in pieces, pauses, the connection
 // closed. Every frame the client sends after the subscription (a pong, a close) is kept with whether it
@@ -13,8 +13,6 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -24,7 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-final class WsServer implements AutoCloseable {
+final class WsServer extends TestServer {
   /** One step after the handshake. */
   interface Step { void play(OutputStream out, Socket s) throws Exception; }
 
@@ -38,7 +36,7 @@ final class WsServer implements AutoCloseable {
   private record Script(Handshake handshake, String raw, List<Step> steps) { }
 
   static Step write(byte[] bytes) {
-    return (out, s) -> { out.write(bytes); out.flush(); };
+    return (out, s) -> send(out, bytes);
   }
 
   /** Bytes written one at a time, a pause of pauseMs after each. */
@@ -92,21 +90,14 @@ final class WsServer implements AutoCloseable {
     return out.toByteArray();
   }
 
-  private final ServerSocket server;
   private final BlockingQueue<Script> scripts = new LinkedBlockingQueue<>();
   final List<String> requests = new CopyOnWriteArrayList<>();
   final List<Frame> subscriptions = new CopyOnWriteArrayList<>();
   final List<Frame> received = new CopyOnWriteArrayList<>();
-  private int accepted;
 
   WsServer() throws IOException {
-    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread t = new Thread(this::acceptLoop, "ws-server");
-    t.setDaemon(true);
-    t.start();
+    start("ws");
   }
-
-  int port() { return server.getLocalPort(); }
 
   /** The next connection gets a 101 with the right accept, then these steps. */
   void accept(Step... steps) { scripts.add(new Script(Handshake.ACCEPT, null, List.of(steps))); }
@@ -117,55 +108,35 @@ final class WsServer implements AutoCloseable {
   /** The next connection gets this answer as written (a refusal), then is closed. */
   void answer(String raw) { scripts.add(new Script(Handshake.RAW, raw, List.of(CLOSE))); }
 
-  private void acceptLoop() {
-    while (!server.isClosed()) {
-      try {
-        Socket s = server.accept();
-        int n = ++accepted;
-        Thread t = new Thread(() -> serve(s, n), "ws-conn-" + n);
-        t.setDaemon(true);
-        t.start();
-      } catch (IOException e) {
-        return;
-      }
+  @Override
+  void serve(Socket s, InputStream raw, OutputStream out, int connection) throws Exception {
+    DataInputStream in = new DataInputStream(raw);
+    String request = readHead(in);
+    if (request == null) return;
+    requests.add(request);
+    Script script = scripts.poll(10, TimeUnit.SECONDS);
+    if (script == null) return;
+    if (script.handshake == Handshake.RAW) {
+      send(out, script.raw);
+      return;
     }
-  }
-
-  private void serve(Socket s, int connection) {
-    try (s) {
-      DataInputStream in = new DataInputStream(s.getInputStream());
-      OutputStream out = s.getOutputStream();
-      String request = readHead(in);
-      if (request == null) return;
-      requests.add(request);
-      Script script = scripts.poll(10, TimeUnit.SECONDS);
-      if (script == null) return;
-      if (script.handshake == Handshake.RAW) {
-        out.write(script.raw.getBytes(StandardCharsets.UTF_8));
-        out.flush();
-        return;
-      }
-      String key = header(request, "Sec-WebSocket-Key");
-      String accept = script.handshake == Handshake.ACCEPT ? WsFrames.acceptOf(key) : WsFrames.acceptOf("x" + key);
-      out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
-          + accept + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-      out.flush();
-      if (script.handshake == Handshake.ACCEPT) {
-        Frame sub = readFrame(in, connection);
-        if (sub == null) return;
-        subscriptions.add(sub);
-        Thread reader = new Thread(() -> readAll(in, connection), "ws-read-" + connection);
-        reader.setDaemon(true);
-        reader.start();
-      }
-      for (Step step : script.steps) {
-        step.play(out, s);
-        if (s.isClosed()) return;
-      }
-      Thread.sleep(300);   // let the client's answer (a close) arrive before the connection ends
-    } catch (Exception e) {
-      // the client went away: nothing to do
+    String key = header(request, "Sec-WebSocket-Key");
+    String accept = script.handshake == Handshake.ACCEPT ? WsFrames.acceptOf(key) : WsFrames.acceptOf("x" + key);
+    send(out, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+        + accept + "\r\n\r\n");
+    if (script.handshake == Handshake.ACCEPT) {
+      Frame sub = readFrame(in, connection);
+      if (sub == null) return;
+      subscriptions.add(sub);
+      Thread reader = new Thread(() -> readAll(in, connection), "ws-read-" + connection);
+      reader.setDaemon(true);
+      reader.start();
     }
+    for (Step step : script.steps) {
+      step.play(out, s);
+      if (s.isClosed()) return;
+    }
+    Thread.sleep(300);   // let the client's answer (a close) arrive before the connection ends
   }
 
   private void readAll(DataInputStream in, int connection) {
@@ -193,31 +164,6 @@ final class WsServer implements AutoCloseable {
     return new Frame(connection, b0 & 0x0F, payload, masked);
   }
 
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int c = in.read();
-      if (c < 0) return null;
-      head.write(c);
-      matched = (c == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (c == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.ISO_8859_1);
-  }
-
-  static String header(String request, String name) {
-    for (String line : request.split("\r\n")) {
-      int colon = line.indexOf(':');
-      if (colon > 0 && line.substring(0, colon).equalsIgnoreCase(name)) return line.substring(colon + 1).trim();
-    }
-    return null;
-  }
-
   /** The bytes of b from..to, for writing a frame in pieces. */
   static byte[] slice(byte[] b, int from, int to) { return Arrays.copyOfRange(b, from, to); }
-
-  @Override
-  public void close() throws IOException {
-    server.close();
-  }
 }
