@@ -77,6 +77,9 @@ RUN_NAME=''          # the run directory's name after its time stamp
 # subscribe and publish URLs; all empty for the built-in servers
 RUN_TARGET_FILE='' RUN_TARGET_JSON='' RUN_TARGET_ADDRESSES=() RUN_TARGET_MONITOR=''   # pid:<n> or process:<name>, or ''
 RUN_THRESHOLDS=()    # the run's thresholds (lib/thresholds.js): the target file's, then --threshold's
+# A built-in run over TLS (--tls): the front's port, run.json's record of it, and the run's CA (base64 of
+# its PEM, the engines' tls.ca); all empty otherwise
+RUN_TLS_PORT='' RUN_TLS_JSON='' RUN_TLS_CA=''
 # What the run does: the run directory (its name is the id), this run's state directory here
 # ($PB_STATE/runs/<id>), the PIDs it started
 RUN_ID='' RUN_DIR='' RUN_WORK_DIR=''
@@ -248,6 +251,24 @@ start_server_under_test() {
   say "  $server running on ${PB_SERVER_ADDRESS}:${RUN_PORT} (pid ${RUN_SERVER_PID})${H_BIND[SUT_IDX]:+; the engines target ${H_ADDR[SUT_IDX]}:${RUN_PORT}}"
 }
 
+# A built-in run over TLS (--tls; docs/engine.md "TLS for the built-in servers"): a CA and a certificate
+# naming the server's address made for this run in its directory on the server's host
+# (targets/tls/make-certs.sh), and nginx terminating TLS on PB_PORT_TLS there, passing every request to the
+# server's plain port (targets/tls/front.sh). Its stop is on the undo list before it starts; the CA's PEM
+# comes here, base64, for the engines (tls.ca in run.properties).
+start_tls_front() {
+  local dir certs upstream=${PB_SERVER_ADDRESS}
+  dir=$(run_pid_dir "$SUT_IDX")/tls-front certs=$(run_pid_dir "$SUT_IDX")/tls-certs
+  [[ $upstream != 0.0.0.0 ]] || upstream=127.0.0.1
+  undo_add server stop_tls_front "$dir" "$certs"
+  quietly "make the run's CA and certificate on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" targets/tls/make-certs.sh "$certs" "${H_ADDR[SUT_IDX]}"
+  quietly "start the TLS front on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" targets/tls/front.sh start --port "${RUN_TLS_PORT}" \
+    --upstream "$upstream:${RUN_PORT}" --tls "$certs/server.pem" "$certs/server.key" --address "${PB_SERVER_ADDRESS}" --dir "$dir"
+  remote_fetch "$SUT_IDX" "$certs/ca.pem" "${RUN_WORK_DIR}/tls-ca.pem" || { RUN_STEP_ERROR="the run's CA could not be copied from ${H_NAME[SUT_IDX]}"; return 1; }
+  RUN_TLS_CA=$(base64 -w0 "${RUN_WORK_DIR}/tls-ca.pem")
+  say "  TLS front (nginx) on ${H_ADDR[SUT_IDX]}:${RUN_TLS_PORT} -> ${RUN_SERVER} on port ${RUN_PORT}; the CA made for this run"
+}
+
 # Each engine's host asks the server for GET /timestamp at the address and port the engines will target
 # (host/probe.sh): a server one of them cannot reach stops the run before the load, naming the host.
 probe_service() {
@@ -399,7 +420,10 @@ run_controller() {
 # The global properties of the plan, the one table where the run's parameters get JMeter's names, as
 # lib/decide.js wrote it (jmeterProperties; load/controller.sh sends them to every engine with -G and sets
 # log.dir.base itself; each engine's own, threads.num among them, load/engine.sh gives: engineProperties).
-write_properties() { printf '%s' "$RUN_JMETER_PROPERTIES"; }
+write_properties() {
+  printf '%s' "$RUN_JMETER_PROPERTIES"
+  [[ -z ${RUN_TLS_CA} ]] || printf 'tls.ca=%s\n' "${RUN_TLS_CA}"   # the run's CA (start_tls_front)
+}
 
 stop_jmeter() { undo_run jmeter; }
 
@@ -560,6 +584,7 @@ main() {
   else
     step stop_all_servers
     step start_server_under_test
+    [[ -z ${RUN_TLS_PORT} ]] || step start_tls_front
     step probe_service
     step start_monitoring
   fi

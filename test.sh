@@ -21,6 +21,7 @@ slot=${PB_TEST_SLOT:-0}
 shift_by=$((slot * 200)) suffix=${slot/#0/}
 export PB_PORT_NODE=$((18080 + shift_by)) PB_PORT_TC6=$((18086 + shift_by)) PB_PORT_TC7=$((18087 + shift_by))
 export PB_PORT_NODE_CLUSTER=$((18081 + shift_by)) PB_PORT_TC6_BIO=$((18096 + shift_by)) PB_PORT_TC7_BIO=$((18097 + shift_by))
+export PB_PORT_TLS=$((18143 + shift_by))
 export PB_STATE=$PB_BUILD/test-state$suffix PB_RESULTS=$PB_BUILD/test-results$suffix
 export PB_JMETER_RMI_PORT=$((11099 + shift_by)) PB_JMETER_RMI_LOCALPORT=$((11000 + shift_by)) \
   PB_JMETER_CLIENT_LOCALPORT=$((11100 + shift_by))

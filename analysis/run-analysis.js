@@ -28,6 +28,7 @@ const { writeOutputs } = require('./outputs');
 const { judgeThresholds, junitFile } = require('./stage/thresholds');
 const { readOutOfMemory, readClassHistogram } = require('./read/server-log');
 const { analyzeTargetRun, isTargetRun } = require('./stage/target');
+const { readTlsHandshakes } = require('./read/tls-handshakes');
 
 // Returns { summary, datasets, charts } (charts: { id: OFC2 JSON }).
 async function analyzeRun(runDir) {
@@ -68,6 +69,8 @@ async function analyzeRun(runDir) {
       : await answerCriterionOfCsv(resultsCsv, run),
     notes: [...start.notes, ...clock.notes, ...sut.notes, ...seriesNotes, ...tail.notes, ...judged.notes],
     problems: [runProblem, samples.problem].filter(Boolean) });
+  // a built-in run over TLS (run.sh --tls): run.json's record and the engines' handshakes (read/tls-handshakes.js)
+  if (run.tls) summary.tls = { ...run.tls, handshakes: resultsCsv ? await readTlsHandshakes(resultsCsv) : null };
   const { charts, skipped } = buildRunCharts(datasets, run);
   summary.charts = { written: Object.keys(charts), skipped };
   return { summary, datasets, charts };

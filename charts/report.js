@@ -129,8 +129,18 @@ function parametersCard(s) {
     row('Engines', engines || null), row('Started', s.startedAt ? new Date(s.startedAt).toISOString() : null),
     [td('Status'), td(escapeHtml(fmt(s.status)), s.flags.incomplete || s.flags.serverCrashed ? 'num bad' : 'num ok')],
     row('Server crashed', s.serverCrashed === null || s.serverCrashed === undefined ? null : s.serverCrashed ? 'yes' : 'no'),
+    ...(s.tls ? [builtInTlsRow(s.tls)] : []),
   ];
   return `<div class="card"><h3>Parameters</h3>${table(rows)}</div>`;
+}
+
+// A built-in run over TLS (run.sh --tls, summary.json tls): the front, what the server's figures exclude,
+// and the engines' handshakes.
+function builtInTlsRow(tls) {
+  const h = tls.handshakes;
+  const shakes = h ? `; ${fmt(h.count)} handshakes (${fmt(h.resumed)} resumed), mean ${fmt(h.meanUs / 1000)} ms, max ${fmt(h.maxUs / 1000)} ms` : '';
+  return row('TLS', `the server sat behind a TLS front (${tls.front} on port ${tls.port}, a CA made for the run, names checked): `
+    + `its CPU excludes ${tls.front}'s, the trip time includes the front's hop${shakes}`);
 }
 
 // What produced the run (run.json's provenance, lib/provenance.js): commit, versions, hosts, settings.

@@ -11,7 +11,7 @@ const USAGE_LINE = `usage: ./run.sh <server-type> <rampup> <duration> <threads> 
        ./run.sh <server-type> <rampup> <duration> <threads> pull <pull-interval> [<event-name> <emit-interval>]
        ./run.sh <server-type> <rampup> <duration> <threads> sse|ws [- [<event-name> <emit-interval>]]
        ./run.sh --target <target file> <rampup> <duration> <connections>
-       (any of them preceded by --threshold <expr>, as often as needed)`;
+       (any of them preceded by --threshold <expr>, as often as needed; a built-in server's by --tls)`;
 
 // Bounds. The protocol allows poll durations of 1..3600000 ms and emit intervals of 10..3600000 ms.
 const BOUNDS = {
@@ -45,7 +45,7 @@ const argsFail = (stage, message) => {
 // Settings: a value that would break a command line, a property
 // file or run.json, or that a server would read wrongly, refused naming the setting.
 
-const SETTINGS_PORTS = ['PB_PORT_NODE', 'PB_PORT_TC6', 'PB_PORT_TC7', 'PB_PORT_NODE_CLUSTER', 'PB_PORT_TC6_BIO', 'PB_PORT_TC7_BIO',
+const SETTINGS_PORTS = ['PB_PORT_NODE', 'PB_PORT_TC6', 'PB_PORT_TC7', 'PB_PORT_NODE_CLUSTER', 'PB_PORT_TC6_BIO', 'PB_PORT_TC7_BIO', 'PB_PORT_TLS',
   'PB_JMETER_RMI_PORT', 'PB_JMETER_RMI_LOCALPORT', 'PB_JMETER_CLIENT_LOCALPORT'];
 const SETTINGS_COUNTS = ['PB_MAX_EMITTERS', 'PB_BODY_DEADLINE_MS', 'PB_STREAM_BACKLOG_BYTES', 'PB_TOMCAT_MAX_THREADS', 'PB_TOMCAT_MAX_CONNECTIONS',
   'PB_TOMCAT_ACCEPT_COUNT', 'PB_TOMCAT_CONNECTION_TIMEOUT', 'PB_TOMCAT_BIO_JVM_THREADS', 'PB_TOMCAT_BIO_THREAD_KB', 'PB_JMETER_HEAP_BASE_MB',
@@ -151,9 +151,20 @@ function thresholdArguments(argv) {
   return { thresholds, rest };
 }
 
+// --tls, wherever it stands (docs/engine.md "TLS for the built-in servers"): { tls: true when given, rest }.
+function tlsArgument(argv) {
+  const rest = argv.filter((a) => a !== '--tls');
+  return { tls: rest.length < argv.length, rest };
+}
+
 function parseArguments(args) {
-  const { thresholds, rest: argv } = thresholdArguments(args);
+  const { thresholds, rest } = thresholdArguments(args);
+  const { tls, rest: argv } = tlsArgument(rest);
+  if (tls && argv[0] === '--target') {
+    argsFail('arguments', '--tls is for the built-in servers: a target run speaks TLS through its file (https:// and wss:// URLs, its tls key; docs/targets.md "TLS")');
+  }
   const p = argv[0] === '--target' ? parseTargetArguments(argv) : parseBuiltinArguments(argv);
+  p.tls = tls;
   // a target file's own thresholds first, then the command line's (docs/thresholds.md)
   const { thresholds: fromFile = [], ...target } = p.target ?? {};
   if (p.target) p.target = target;
@@ -274,6 +285,9 @@ function typeSettings(p, s) {
     if (Number(s.PB_CHURN_PERCENT) > 0) argsFail('arguments', `PB_CHURN_PERCENT=${s.PB_CHURN_PERCENT}: churn is not offered for target runs yet (leave it at 0)`);
     return;
   }
+  if (p.tls && s.PB_REQUEST_SAMPLER !== 'mux') {
+    argsFail('arguments', `--tls needs the mux engine (PB_REQUEST_SAMPLER=mux, the default): the ${s.PB_REQUEST_SAMPLER} sampler speaks no TLS, got PB_REQUEST_SAMPLER=${s.PB_REQUEST_SAMPLER}`);
+  }
   if ((p.type === 'sse' || p.type === 'ws') && s.PB_REQUEST_SAMPLER !== 'mux') {
     argsFail('arguments', `${p.type} needs the mux engine (PB_REQUEST_SAMPLER=mux, the default), got PB_REQUEST_SAMPLER=${s.PB_REQUEST_SAMPLER}`);
   }
@@ -311,6 +325,10 @@ One pushbench test run, from start to report.
   emit-interval  ms between emit cycles (${b.emitIntervalMs.join('..')}); required with an event name.
   pull-interval  pull only, in max-duration's place: ms between one client's pulls (${b.pullIntervalMs.join('..')}).
                  A pull is answered at once, so pull takes no max-duration.
+  --tls          anywhere among them: the engines speak TLS (https, wss) to nginx terminating it in front of
+                 the server (targets/tls/front.sh on the server's host, port PB_PORT_TLS, a CA and
+                 certificate made per run); the server's CPU excludes nginx's. The mux engine only
+                 (PB_REQUEST_SAMPLER=mux). docs/engine.md "TLS for the built-in servers".
 
 Examples:
   ./run.sh tc6 60 900 5000 comet                 15 min comet test, 1 min ramp-up, no events
@@ -320,6 +338,7 @@ Examples:
   ./run.sh node 5 30 500 pull 1000 event1 2000   each client pulls every 1 s, event every 2 s
   ./run.sh node 5 30 500 sse - event1 2000       Server-Sent Events with an event every 2 s
   ./run.sh tc7 5 30 500 ws - event1 2000         WebSocket with an event every 2 s
+  ./run.sh node 5 30 500 sse - event1 2000 --tls the same SSE streams over TLS, through an nginx front
 
 Your own push server: ./run.sh --target <target file> <rampup> <duration> <connections> measures a
 server pushbench did not start (nothing is started, stopped or configured on it): the engines subscribe
@@ -351,4 +370,4 @@ under test crashed, 5 another run holds the state directory, 6 a run killed beyo
 `;
 }
 
-module.exports = { BOUNDS, LOCAL_DEFAULT, Refusal, SAMPLERS, SERVERS, SETTINGS_COUNTS, SETTINGS_PORTS, SETTINGS_ZERO_OK, TYPES, USAGE_LINE, argsFail, eventName, integer, isChurnPercent, isIpv4, isPort, parseArguments, parseBuiltinArguments, parseTargetArguments, pullInterval, serverPort, serverSettings, settingsProblems, shellQuoted, threadProblem, thresholdArguments, typeSettings, usage };
+module.exports = { BOUNDS, LOCAL_DEFAULT, Refusal, SAMPLERS, SERVERS, SETTINGS_COUNTS, SETTINGS_PORTS, SETTINGS_ZERO_OK, TYPES, USAGE_LINE, argsFail, eventName, integer, isChurnPercent, isIpv4, isPort, parseArguments, parseBuiltinArguments, parseTargetArguments, pullInterval, serverPort, serverSettings, settingsProblems, shellQuoted, threadProblem, thresholdArguments, tlsArgument, typeSettings, usage };

@@ -144,6 +144,9 @@ function jmeterProperties(p, address, sampler, churnPercent = '0', engineCount =
     ['request.sampler', sampler], ['clear.margin.ms', clearMarginMs(engineCount)],
     // a target run: no time stamps (the server has no /timestamp; publisher and subscribers share a clock)
     ...(p.target ? [['timestamp.threads', 0]] : []),
+    // a built-in run over TLS: the mux connections go to the TLS front's port (the event set, clear and time
+    // stamps go to server.port, plain, as before); run.sh adds tls.ca, the CA it makes for the run
+    ...(p.tlsPort ? [['tls.port', p.tlsPort]] : []),
     // a target's long poll is held until its channel's next message: the silence allowed covers two
     // publish intervals and a margin (the plan derives the built-in poll's from its max duration)
     ...(p.target && p.type === 'poll' ? [['request.timeout', Math.ceil(2000 / p.target.rate) + 30000]] : []),

@@ -88,6 +88,9 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
   if (bad.length) argsFail('settings', `bad settings (lib/config.sh; nothing was started):\n${bad.join('\n')}`);
   const p = parseArguments(argv.map(String));
   p.port = p.target ? p.target.port : serverPort(p.server, s);
+  // a built-in run over TLS: the front's port on the server's host (lib/config.sh PB_PORT_TLS)
+  p.tlsPort = p.tls ? Number(s.PB_PORT_TLS) : null;
+  if (p.tls && p.tlsPort === p.port) argsFail('settings', `PB_PORT_TLS (${p.tlsPort}) is ${p.server}'s own port: the TLS front needs a port of its own`);
   const { exports, threadFit } = serverSettings(p, s, limits.threadRoom);
   typeSettings(p, s);
 
@@ -144,6 +147,8 @@ function decideOrThrow({ argv, env = process.env, limits = {} }) {
     jmeterProperties: jmeterProperties(p, p.target ? p.target.host : sut.address, sampler, s.PB_CHURN_PERCENT, engines.length),
     ...(p.target ? { target: p.target } : {}),
     ...(p.thresholds.length ? { thresholds: p.thresholds } : {}),
+    // run.json's tls: the engines spoke TLS to nginx in front of the server, with a CA made for the run
+    ...(p.tls ? { tls: { front: 'nginx', port: p.tlsPort, ca: 'per run' } } : {}),
     settings: exports,
     threadFit,
     openFiles,
@@ -223,6 +228,7 @@ function shellForm(d) {
     `DECISIONS_JSON=${sh(JSON.stringify(d))}`,
     // a target run: the file to copy into the run directory and run.json's record of it
     ...(d.thresholds ? [shArray('RUN_THRESHOLDS', d.thresholds)] : []),
+    ...(d.tls ? [`RUN_TLS_PORT=${sh(d.tls.port)}`, `RUN_TLS_JSON=${sh(JSON.stringify(d.tls))}`] : []),
     ...(d.target ? [`RUN_TARGET_FILE=${sh(d.target.source)}`, `RUN_TARGET_JSON=${sh(JSON.stringify(d.target))}`,
       `RUN_TARGET_MONITOR=${sh(d.target.monitor ? `${d.target.monitor.pid ? 'pid' : 'process'}:${d.target.monitor.pid ?? d.target.monitor.process}` : '')}`,
       `RUN_TARGET_ADDRESSES=(${sh(`${d.target.host}:${d.target.port}`)} ${sh(`${d.target.publishHost}:${d.target.publishPort}`)})`] : []),

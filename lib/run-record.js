@@ -15,6 +15,7 @@
 //   note=<text>                                                     one per note, in order
 //   threshold=<text>    one per threshold of the run (lib/thresholds.js), in order; none: no "thresholds"
 //   target=<JSON>       a target run's record (lib/decide.js, docs/targets.md); absent for the built-in servers
+//   tls=<JSON>          a built-in run over TLS (run.sh --tls): { front, port, ca } (lib/decide.js); absent otherwise
 // A number or a string given empty is null. Exit 0 written; 1 not written, the old file kept (a full
 // disk: the message on stderr); 2 a record the run schema refuses (naming the field) or a bad field.
 
@@ -60,6 +61,8 @@ function record(fields) {
       try { scalar.provenance = JSON.parse(value); } catch { scalar.provenance = null; }
     } else if (key === 'threshold') {
       (scalar.thresholds ??= []).push(value);
+    } else if (key === 'tls') {
+      try { scalar.tls = JSON.parse(value); } catch { throw new RunSchemaError(`"tls" must be JSON, got '${value.slice(0, 80)}'`); }
     } else if (key === 'target') {
       try { scalar.target = JSON.parse(value); } catch { throw new RunSchemaError(`"target" must be JSON, got '${value.slice(0, 80)}'`); }
     } else throw new RunSchemaError(`unknown field '${key}'`);
@@ -73,6 +76,7 @@ function record(fields) {
     serverCrashed: scalar.serverCrashed ?? false, steps, notes,
     ...(scalar.target ? { target: scalar.target } : {}),
     ...(scalar.thresholds ? { thresholds: scalar.thresholds } : {}),
+    ...(scalar.tls ? { tls: scalar.tls } : {}),
   };
   runRecord(json);   // the read boundary's check, at the write: a missing or mistyped field refused by name
   return json;

@@ -49,7 +49,8 @@ const PARAMETERS = [
 // target: a target run's record (docs/targets.md: name, file, sha256, transport, channels, rate, drainMs,
 // subscribeUrl, publishUrl, host, port, monitored); absent for the built-in servers.
 // thresholds: the run's thresholds as given (lib/thresholds.js); absent when none.
-const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes', 'target', 'thresholds'];
+// tls: a built-in run over TLS (run.sh --tls): { front: 'nginx', port, ca: 'per run' }; absent otherwise.
+const RECORD_FIELDS = ['id', 'provenance', 'startedAt', 'finishedAt', 'status', 'serverCrashed', 'steps', 'notes', 'target', 'thresholds', 'tls'];
 
 const ENGINE_FIELDS = ['name', 'address', 'access', 'rmi', 'connections', 'heapMb'];
 

@@ -96,6 +96,17 @@ stop_sut_server() {
   fi
 }
 
+# stop_tls_front <dir> <certs dir>: the TLS front this run started before the server (run.sh --tls), by the
+# PID file in its own directory on the server's host (targets/tls/front.sh: only while that PID is an nginx
+# master); once stopped, its error log copied to sut/tls-front.log and its directory, the run's CA and
+# certificate (keys unencrypted) removed. Not stopped: all kept, for ./run.sh --stop-stale.
+stop_tls_front() {
+  quietly "stop the TLS front on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" targets/tls/front.sh stop --dir "$1" || return 0
+  remote_fetch "$SUT_IDX" "$1/logs/error.log" "${RUN_DIR}/sut/tls-front.log" 2>/dev/null || true
+  remote_run "$SUT_IDX" rm -rf -- "$1" "$2" || true
+  rm -f -- "${RUN_WORK_DIR}/tls-ca.pem"
+}
+
 stop_sut_monitors() {
   quietly "stop the monitors on ${H_NAME[SUT_IDX]}" remote_run "$SUT_IDX" host/monitor.sh stop "${RUN_ID}" || true
 }

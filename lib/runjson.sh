@@ -58,6 +58,8 @@ runjson_fields() {
     "status=$(run_get status)" "serverCrashed=$(run_get crashed)"
   k=$(run_get target_json)
   [[ -z $k ]] || printf '%s\0' "target=$k"
+  k=$(run_get tls_json)
+  [[ -z $k ]] || printf '%s\0' "tls=$k"
   while IFS= read -r -d '' k; do printf '%s\0' "threshold=$k"; done < <(run_list thresholds)
   for e in "${ENGINE_IDX[@]}"; do
     printf '%s\0' "engine=$(host_get name "$e"),$(host_get addr "$e"),$(host_get access "$e"),$(host_get rmi "$e"),$(host_get connections "$e"),$(host_get heap_mb "$e")"

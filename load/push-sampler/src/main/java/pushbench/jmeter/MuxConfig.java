@@ -61,6 +61,8 @@ final class MuxConfig {
   double churnShare;
   /** A target run's spec (docs/targets.md "Inside"); null: the built-in protocol. */
   TargetSpec target;
+  /** A built-in run over TLS (the front's CA trusted, the host's name checked); null: plain TCP. */
+  TlsConfig tls;
   private byte[][] wsEvents;
 
   /** The request's bytes (head and body) for a body. */
@@ -198,6 +200,29 @@ final class MuxConfig {
       case POLL: type = Type.POLL; break;
       default: type = Type.PULL; pullIntervalMs = spec.intervalMs;
     }
+  }
+
+  /**
+   * A built-in run over TLS (docs/engine.md "TLS for the built-in servers"): the connections go to the TLS
+   * front's port and speak TLS there, trusting the CA of caBase64 (base64 of PEM text, the JMeter property
+   * tls.ca) and checking the host's name. port empty or 0: plain TCP, as before. A target run takes its TLS
+   * from its spec, so it refuses these.
+   */
+  void builtInTls(String port, String caBase64) {
+    int p = port == null || port.trim().isEmpty() ? 0 : (int) whole("tlsPort", port, 0, 65535);
+    if (p == 0) return;
+    if (target != null) throw new IllegalArgumentException("tlsPort is for the built-in servers: a target run's TLS is its spec's");
+    String pem;
+    try {
+      pem = new String(java.util.Base64.getDecoder().decode(required("tlsCa", caBase64)), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("tlsCa: " + e.getMessage(), e);
+    }
+    if (!pem.contains("-----BEGIN CERTIFICATE-----")) throw new IllegalArgumentException("tlsCa must be base64 of PEM text with a certificate");
+    TlsConfig t = new TlsConfig(pem, false, null);
+    t.context();   // a CA that does not load is refused here
+    this.port = p;
+    this.tls = t;
   }
 
   private static String required(String what, String value) {

@@ -14,6 +14,8 @@ package pushbench.jmeter;
 // normalized spec; empty: the built-in protocol). Its connections subscribe as the spec says, and the
 // first thread to start its engine also starts the engine's one TargetPublisher (the same start instant),
 // which testEnded and interrupt stop.
+// A built-in run over TLS (docs/engine.md "TLS for the built-in servers"): `tlsPort` (the JMeter property
+// tls.port, the TLS front's) and `tlsCa` (tls.ca, base64 of the run's CA PEM); tlsPort 0: plain TCP.
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,6 +47,8 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   private String summaryInterval = "1000";
   private String churn = "0";
   private String target = "";
+  private String tlsPort = "0";
+  private String tlsCa = "";
 
   private transient MuxEngine engine;
   private transient MuxConfig config;
@@ -60,6 +64,7 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
         config = MuxConfig.parse(getName(), host, port, method, path, contentType, body, connectTimeout,
             responseTimeout, connections, rampup, duration, requestType, pullInterval, failOnTimeout, summaryInterval, churn,
             target);
+        config.builtInTls(tlsPort, tlsCa);
         StreamLog log = streamLog();
         resolveShard();
         long start = engineStart();
@@ -238,4 +243,8 @@ public class MuxSampler extends RequestSampler implements TestStateListener, Thr
   public void setChurn(String v) { churn = v; }
   public String getTarget() { return target; }
   public void setTarget(String v) { target = v == null ? "" : v; }
+  public String getTlsPort() { return tlsPort; }
+  public void setTlsPort(String v) { tlsPort = v == null ? "0" : v; }
+  public String getTlsCa() { return tlsCa; }
+  public void setTlsCa(String v) { tlsCa = v == null ? "" : v; }
 }

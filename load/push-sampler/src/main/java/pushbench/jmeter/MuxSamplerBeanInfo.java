@@ -8,7 +8,7 @@ public class MuxSamplerBeanInfo extends RequestSamplerBeanInfo {
     super(MuxSampler.class);
     createPropertyGroup("server", new String[] {"host", "port", "connectTimeout", "responseTimeout"});
     createPropertyGroup("request", new String[] {"requestType", "method", "path", "contentType", "body",
-        "pullInterval", "failOnTimeout", "churn", "target"});
+        "pullInterval", "failOnTimeout", "churn", "target", "tlsPort", "tlsCa"});
     createPropertyGroup("load", new String[] {"connections", "rampup", "duration", "summaryInterval"});
     createPropertyGroup("log", new String[] {"streamDir", "rotateMegabytes"});
     requestProperties();
@@ -17,6 +17,8 @@ public class MuxSamplerBeanInfo extends RequestSamplerBeanInfo {
     text("failOnTimeout", "false");
     text("churn", "0");
     text("target", "");
+    text("tlsPort", "0");
+    text("tlsCa", "");
     text("connections", "1");
     text("rampup", "0");
     text("duration", "60");
