@@ -31,14 +31,21 @@ const LOCAL_HOSTS = ['sut     local  127.0.0.1  local', 'engine  local  127.0.0.
 
 // Runs run.sh; resolves { code, signal, stdout, stderr, runDir }. options.env adds variables;
 // options.onLine(line, child) sees each stdout line as it comes (to interrupt a run mid-way);
-// options.timeoutMs kills it (SIGKILL) if it overruns, which fails the test that awaited it.
+// options.timeoutMs ends it if it overruns, which fails the test that awaited it: TERM first, so run.sh
+// stops what it started (its undo list), then KILL after TERM_GRACE_MS.
+const TERM_GRACE_MS = 30000;
+
 function runSh(args, { env = {}, onLine, timeoutMs = 300000 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(RUN_SH, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let pending = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let killer = null;
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      killer = setTimeout(() => child.kill('SIGKILL'), TERM_GRACE_MS);
+    }, timeoutMs);
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
       pending += chunk;
@@ -52,6 +59,7 @@ function runSh(args, { env = {}, onLine, timeoutMs = 300000 } = {}) {
     child.stderr.on('data', (chunk) => { stderr += chunk; });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(killer);
       const m = /^run directory: (.+)$/m.exec(stdout);
       resolve({ code, signal, stdout, stderr, runDir: m ? m[1] : null });
     });
