@@ -74,7 +74,12 @@ final class TripSample {
   /** A message b[off, off + len) arrived at arrivalMicros: counted, and timed when its turn has come. */
   void offer(long arrivalMicros, byte[] b, int off, int len) {
     messages++;
-    if (rule == null || ++skipped < every) return;
+    if (rule != null && ++skipped >= every) time(arrivalMicros, b, off, len);
+  }
+
+  // The message's turn: its stamp read and its trip added (apart from offer, so the per-message path stays
+  // small enough to be inlined into the engine's record path).
+  private void time(long arrivalMicros, byte[] b, int off, int len) {
     double stamp = rule.number(b, off, len);
     if (Double.isNaN(stamp)) return;   // no stamp: the next message is timed instead
     skipped = 0;
