@@ -10,8 +10,11 @@
 // https:// at 200 connections: valid, nothing missed, every connection's handshake counted; a WebSocket
 // over wss:// through the same front gets a published record; the front's nginx gone once stopped. Then
 // the two failures a user meets first, each named in the analysis by kind: a name the certificate does not
-// carry (tls.serverName) and a certificate no trusted CA signed (no tls.ca: the JDK's trust store). About
-// 2.5 minutes on 2 busy cores.
+// carry (tls.serverName) and a certificate no trusted CA signed (no tls.ca: the JDK's trust store). Last,
+// the built-in runs over TLS (run.sh --tls; docs/engine.md "TLS for the built-in servers"): Node.js comet
+// and ws behind the front run.sh starts itself on PB_PORT_TLS with a CA it makes: valid, none missed, every
+// connection's handshake counted, run.json's tls, the report saying so, the front's nginx gone after the
+// run and its keys with it. About 4 minutes on 2 busy cores.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -215,5 +218,36 @@ for (const [what, tls, kind] of [
     assert.deepEqual(t.publish.failures.map((f) => f.kind), [kind], JSON.stringify(t.publish.failures));
     const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
     assert.ok(html.includes(`Subscription failed: ${kind}`), 'the report names the failure');
+  });
+}
+
+// The built-in servers over TLS (run.sh --tls): the engines' native transports through nginx, which run.sh
+// starts on the server's host (PB_PORT_TLS, test.sh's slot) with a CA and certificate made for the run.
+for (const [type, args, connections] of [
+  ['comet', ['node', '3', '12', '200', 'comet', '-', 'event1', '1000', '--tls'], 200],
+  ['ws', ['--tls', 'node', '2', '10', '100', 'ws', '-', 'event1', '1000'], 100],
+]) {
+  test(`./run.sh ${args.join(' ')}: valid, none missed, every handshake counted, run.json tls, the front gone after the run`, { timeout: 300000 }, async () => {
+    const r = await runShUndisturbed(args, { env: env(), timeoutMs: 240000 });
+    assert.equal(r.code, 0, `run.sh exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    const run = readJson(r.runDir, 'run.json');
+    assert.deepEqual(run.tls, { front: 'nginx', port: Number(process.env.PB_PORT_TLS ?? 8443), ca: 'per run' });
+    const summary = readJson(r.runDir, 'data/summary.json');
+    assert.equal(summary.validity.verdict, 'valid', JSON.stringify(summary.validity));
+    const m = summary.messages[type];
+    assert.equal(m.streams >= connections, true, JSON.stringify(m));
+    assert.ok(m.expected >= connections * 5, JSON.stringify(m));
+    assert.equal(m.missed, 0, JSON.stringify(m));
+    assert.equal(m.duplicates, 0, JSON.stringify(m));
+    const { handshakes, ...how } = summary.tls;
+    assert.deepEqual(how, run.tls);
+    assert.ok(handshakes.count >= connections && handshakes.meanUs > 0 && handshakes.maxUs >= handshakes.meanUs, JSON.stringify(handshakes));
+    const html = fs.readFileSync(path.join(r.runDir, 'report', 'index.html'), 'utf8');
+    assert.match(html, /the server sat behind a TLS front \(nginx on port [0-9]+, a CA made for the run, names checked\): its CPU excludes nginx/);
+    // the front's nginx (its pid as front.sh printed it into run.log) gone, its directory and keys removed
+    const pid = Number(/tls front: running \(pid ([0-9]+),/.exec(fs.readFileSync(path.join(r.runDir, 'run.log'), 'utf8'))?.[1]);
+    assert.ok(pid > 0, 'the front\'s pid in run.log');
+    assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the front\'s nginx is gone after the run');
+    assert.ok(!fs.existsSync(path.join(process.env.PB_STATE || path.join(ROOT, 'build', 'state'), 'runs', run.id)), 'the run\'s state directory (the front\'s, the CA\'s keys) removed');
   });
 }
