@@ -2,7 +2,8 @@
 # A TLS front for a plain-HTTP push server (issue #49, docs/targets.md "TLS in front of a plain server"):
 # nginx (Debian's nginx-light) listening with TLS on ADDRESS:PORT and proxying every request to UPSTREAM
 # (host:port, plain HTTP/1.1), so a server that speaks no TLS itself (pushbench's Node.js server, a Tomcat)
-# is reached at https:// and wss:// URLs. pushbench never starts it in a run; the tests and a user do:
+# is reached at https:// and wss:// URLs. A built-in run with --tls starts and stops it itself (run.sh
+# start_tls_front, lib/run-undo.sh stop_tls_front); for a target run the tests and a user do:
 #
 #   targets/tls/front.sh start --port P --upstream HOST:PORT --tls CERT KEY [--address A] [--dir D]
 #                              [--max-connections N]
