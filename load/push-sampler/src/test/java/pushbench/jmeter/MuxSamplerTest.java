@@ -145,7 +145,7 @@ class MuxSamplerTest {
     }
     assertEquals(new java.util.TreeSet<>(List.of("host", "port", "method", "path", "contentType", "body", "connectTimeout",
         "responseTimeout", "streamDir", "rotateMegabytes", "connections", "rampup", "duration", "requestType",
-        "pullInterval", "failOnTimeout", "churn", "summaryInterval", "target")), names);
+        "pullInterval", "failOnTimeout", "churn", "summaryInterval", "target", "tlsPort", "tlsCa")), names);
     for (String group : List.of("server", "request", "load", "log")) assertFalse(texts.getString(group + ".displayName").isBlank());
   }
 }
