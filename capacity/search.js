@@ -5,9 +5,10 @@
 // rising levels (capacity/steps.js: doubling, then bisecting), each judged by its verdict and thresholds.
 //
 //   ./run.sh --capacity [--max N] [--resolution PCT] [--threshold EXPR]... --target FILE <rampup> <hold> <start>
-//   ./run.sh --capacity [...] <server-type> <rampup> <hold> <start> <test-type> [...]   (the built-in servers)
+//   ./run.sh --capacity [...] <server-type> <rampup> <hold> <start> <test-type> [...] [--tls]   (the built-in servers)
 //
-// <start> stands where a run's connections do; every other argument goes to each run as given. Before each
+// <start> stands where a run's connections do; every other argument goes to each run as given; --tls
+// (anywhere; the built-in servers only, as run.sh) goes to each run and its --plan after the arguments. Before each
 // step `./run.sh --plan` judges the level against the engines' open-file limits: a level that does not fit
 // ends the search, named. Every step is an ordinary run directory; the search's own directory
 // <results>/<stamp>-capacity-<name>/ holds capacity.json (every step: level, run, verdict, figures,
@@ -27,13 +28,14 @@ const RUN_SH = path.join(ROOT, 'run.sh');
 
 function usage(message) {
   process.stderr.write(`run.sh --capacity: ${message}\nusage: ./run.sh --capacity [--max N] [--resolution PCT] [--threshold EXPR]... --target FILE <rampup> <hold> <start>\n`
-    + '       ./run.sh --capacity [--max N] [--resolution PCT] [--threshold EXPR]... <server-type> <rampup> <hold> <start> <test-type> [...]\n');
+    + '       ./run.sh --capacity [--max N] [--resolution PCT] [--threshold EXPR]... <server-type> <rampup> <hold> <start> <test-type> [...] [--tls]\n');
   return 2;
 }
 
-// argv (run.sh's, --capacity taken out) -> { max, resolution, args (a run's, the level at levelAt), start } or { error }.
+// argv (run.sh's, --capacity taken out) -> { max, resolution, tls, args (a run's, the level at levelAt, --tls
+// last when given), start } or { error }.
 function parseArgs(argv) {
-  const out = { max: Infinity, resolution: 0.1, args: [] };
+  const out = { max: Infinity, resolution: 0.1, tls: false, args: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--max' || a === '--resolution') {
@@ -43,6 +45,8 @@ function parseArgs(argv) {
       if (a === '--resolution' && !(out.resolution > 0 && out.resolution <= 1)) return { error: `--resolution is a percentage from 0 to 100, got ${v}` };
     } else if (a === '--threshold') {
       out.args.push(a, argv[++i]);
+    } else if (a === '--tls') {
+      out.tls = true;
     } else {
       out.args.push(a);
     }
@@ -50,12 +54,14 @@ function parseArgs(argv) {
   // the positional arguments, past the --threshold pairs: a target's level is its last, a built-in's the 4th
   const positions = out.args.map((a, i) => i).filter((i) => out.args[i] !== '--threshold' && out.args[i - 1] !== '--threshold');
   const target = out.args[positions[0]] === '--target';
+  if (target && out.tls) return { error: '--tls is for the built-in servers: a target search speaks TLS through its file (https:// and wss:// URLs, its tls key; docs/targets.md "TLS")' };
   if (target && positions.length !== 5) return { error: 'a target search takes --target FILE <rampup> <hold> <start>' };
   if (!target && positions.length < 5) return { error: 'a built-in search takes <server-type> <rampup> <hold> <start> <test-type> [...]' };
   out.levelAt = positions[target ? 4 : 3];
   const start = out.args[out.levelAt];
   if (!/^[1-9][0-9]{0,6}$/.test(start)) return { error: `<start> must be a whole number of connections, got '${start}'` };
   out.start = Number(start);
+  if (out.tls) out.args.push('--tls');
   return out;
 }
 

@@ -42,6 +42,9 @@ Selection (each narrows the full list; the order stays Appendix A's):
                              (--servers, --types, --emit-intervals, --pull-intervals, --study refused)
   --threshold EXPR           a pass/fail on every run (docs/thresholds.md, e.g. 'trip.p99<=250'),
                              given to each run.sh as --threshold EXPR; repeat for several
+  --tls                      every run over TLS: given to each run.sh as --tls (the built-in server
+                             behind an nginx TLS front, docs/engine.md); not with --target (a target
+                             speaks TLS through its file's https:// and wss:// URLs)
 
 Running:
   --lanes A.conf,B.conf      several independent host sets (each a hosts.conf: one sut, its engines;
@@ -145,6 +148,7 @@ function parse(argv) {
       case '--repeat': o.selection.repeat = count(v, a, 1); break;
       case '--budget': o.selection.budget = guard(() => parseBudget(v)); break;
       case '--target': o.selection.target = targetOf(v); break;
+      case '--tls': o.selection.tls = true; break;
       case '--threshold': o.selection.thresholds = [...(o.selection.thresholds ?? []), guard(() => parseThreshold(v)).text]; break;
       case '--lanes': o.lanes = guard(() => parseLanes(v)); break;
       case '--dir': o.dir = v; break;
@@ -162,6 +166,9 @@ function parse(argv) {
     }
   }
   if (o.mode === 'report' && !o.dir) throw new UsageError('--report needs --dir <sweep dir>');
+  if (o.selection.target && o.selection.tls) {
+    throw new UsageError('--tls is for the built-in servers: a target sweep speaks TLS through its file (https:// and wss:// URLs, its tls key; docs/targets.md "TLS")');
+  }
   if (o.selection.target) {
     const grid = Object.keys(GRID_OPTIONS).filter((k) => o.selection[k] !== undefined).map((k) => GRID_OPTIONS[k]);
     if (grid.length) {
@@ -194,6 +201,7 @@ function withDefaults(sel) {
     budget: sel.budget ?? null,
     ...(sel.target ? { target: sel.target } : {}),
     ...(sel.thresholds?.length ? { thresholds: sel.thresholds } : {}),
+    ...(sel.tls ? { tls: true } : {}),
   };
 }
 

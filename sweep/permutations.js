@@ -53,15 +53,18 @@ const thresholdArgs = (thresholds) => thresholds.flatMap((t) => ['--threshold', 
 // A pull's interval takes the max-duration's place on run.sh's command line.
 // connections: the connection count (run.sh's <threads> argument, docs/architecture.md).
 // thresholds: texts (lib/thresholds.js), each given as --threshold before the arguments.
-function permutation(server, type, connections, { maxDurationMs = null, emitIntervalMs = null, pullIntervalMs = null }, rampupS, durationS, thresholds = []) {
+// tls: the run over TLS through an nginx front (run.sh's --tls, after the arguments; docs/engine.md).
+function permutation(server, type, connections, { maxDurationMs = null, emitIntervalMs = null, pullIntervalMs = null }, rampupS, durationS, thresholds = [], tls = false) {
   const args = [...thresholdArgs(thresholds), server, String(rampupS), String(durationS), String(connections), type];
   const sixth = type === 'pull' ? pullIntervalMs : maxDurationMs;
   if (emitIntervalMs !== null) args.push(sixth === null ? '-' : String(sixth), EVENT, String(emitIntervalMs));
   else if (sixth !== null) args.push(String(sixth));
+  if (tls) args.push('--tls');
   return {
     server, type, connections, rampupS, durationS,
     maxDurationMs, pullIntervalMs, event: emitIntervalMs === null ? null : EVENT, emitIntervalMs,
     ...(thresholds.length ? { thresholds } : {}),
+    ...(tls ? { tls } : {}),
     args,
     command: commandLine(args),
   };
@@ -84,7 +87,7 @@ function targetPermutation(target, connections, rampupS, durationS, thresholds =
 // The same permutation with another duration (the time budget's choice, budget.js).
 function withDuration(p, duration) {
   if (p.target) return targetPermutation(p.target, p.connections, p.rampupS, duration, p.thresholds);
-  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitIntervalMs: p.emitIntervalMs, pullIntervalMs: p.pullIntervalMs }, p.rampupS, duration, p.thresholds);
+  return permutation(p.server, p.type, p.connections, { maxDurationMs: p.maxDurationMs, emitIntervalMs: p.emitIntervalMs, pullIntervalMs: p.pullIntervalMs }, p.rampupS, duration, p.thresholds, p.tls);
 }
 
 // The pull intervals (ms) for one emit interval: each of --pull-intervals, EMIT_PULL as the emit interval, ascending, once.
@@ -94,10 +97,10 @@ function pullIntervalsFor(pullIntervals, emitIntervalMs) {
 
 // Every permutation for the given selection, in Appendix A's order; with a target, one per level.
 function permutations({ servers = SERVERS, types = DEFAULT_TYPES, levels = LEVELS, rampup = DEFAULT_RAMPUP,
-  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS, emitIntervalsMs = EMIT_INTERVALS_MS, target = null, thresholds = [] } = {}) {
+  duration = DEFAULT_DURATION, pullIntervals = DEFAULT_PULL_INTERVALS, emitIntervalsMs = EMIT_INTERVALS_MS, target = null, thresholds = [], tls = false } = {}) {
   if (target) return levels.map((n) => targetPermutation(target, n, rampup, duration, thresholds));
   const out = [];
-  const add = (...a) => out.push(permutation(...a, rampup, duration, thresholds));
+  const add = (...a) => out.push(permutation(...a, rampup, duration, thresholds, tls));
   for (const server of STUDIES.extended.filter((s) => servers.includes(s))) {
     const heldStreams = (type) => {
       for (const emit of emitIntervalsMs) for (const n of levels) add(server, type, n, { emitIntervalMs: emit });

@@ -22,6 +22,7 @@ function commandOf(runJson, { fileThresholds = 0 } = {}) {
   const given = (v) => v !== null && v !== undefined && v !== '';
   if (given(run.event) && given(run.emitIntervalMs)) args.push(given(sixth) ? sixth : '-', run.event, run.emitIntervalMs);
   else if (given(sixth)) args.push(sixth);
+  if (runJson.tls) args.push('--tls');   // run.json's tls: the run went through the TLS front (lib/decide.js)
   return commandLine([...thresholds, ...args.map(String)]);
 }
 
