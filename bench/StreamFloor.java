@@ -80,7 +80,7 @@ public final class StreamFloor {
     double floorCpu = ticksToPercent(floor1 - floor0, seconds);
     double serverCpu = ticksToPercent(server1 - server0, seconds);
     double otherTicks = (host1 - host0) - (floor1 - floor0) - (server1 - server0);
-    double otherCpu = ticksToPercent(Math.max(0, otherTicks), seconds) / Runtime.getRuntime().availableProcessors();
+    double otherCpu = ticksToPercent(Math.max(0, otherTicks), seconds) / hostCpus();
     double perSecond = counted / seconds;
     double floorUs = counted == 0 ? Double.NaN : (floor1 - floor0) * 1e6 / TICKS_PER_SECOND / counted;
     double serverUs = counted == 0 ? Double.NaN : (server1 - server0) * 1e6 / TICKS_PER_SECOND / counted;
@@ -177,6 +177,11 @@ public final class StreamFloor {
     String stat = new String(Files.readAllBytes(Paths.get("/proc/" + pid + "/stat")), StandardCharsets.US_ASCII);
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  // The host's CPUs: /proc/stat's "cpu<N>" lines (not availableProcessors(), which a taskset narrows).
+  static int hostCpus() throws IOException {
+    return (int) Files.readAllLines(Paths.get("/proc/stat")).stream().filter((l) -> l.matches("cpu[0-9]+ .*")).count();
   }
 
   // The host's busy time, in clock ticks: /proc/stat's "cpu" line, every field but idle and iowait

@@ -1,0 +1,56 @@
+'use strict';
+// bench/engine-floor-table.js, the closing table of bench/engine-floor.sh: per (level, mode) the median and
+// range over the repeats, on real runs of the bench (bench/test/fixtures/engine-floor-runs.jsonl: 1,000 and
+// 15,000 streams, count and log), and the engine's µs per record from the committed
+// docs/engine/stops-pinned.jsonl against the floor.
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { median, stat, groups, engineFigures, engineOverFloor, table } = require('../engine-floor-table');
+
+const lines = (file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const RUNS = lines(path.join(__dirname, 'fixtures', 'engine-floor-runs.jsonl'));
+const STOPS = lines(path.join(__dirname, '..', '..', 'docs', 'engine', 'stops-pinned.jsonl'));
+
+test('median and stat: odd and even counts, non-numbers left out', () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.equal(median([]), null);
+  assert.deepEqual(stat([5, null, 2, Number.NaN, 9]), { median: 5, min: 2, max: 9, n: 3 });
+  assert.equal(stat([null, undefined]), null);
+});
+
+test('groups: one per (level, mode) in the order first seen, each figure over its repeats', () => {
+  const gs = groups(RUNS);
+  assert.deepEqual(gs.map((g) => `${g.level}/${g.mode}/${g.runs}`), ['1000/count/2', '1000/log/1', '15000/count/3']);
+  const big = gs[2];
+  const floors = RUNS.filter((r) => r.streams === 15000).map((r) => r.floorUsPerRecord).sort((a, b) => a - b);
+  assert.deepEqual(big.floorUsPerRecord, { median: floors[1], min: floors[0], max: floors[2], n: 3 });
+  assert.equal(gs[0].floorUsPerRecord.median, (RUNS[0].floorUsPerRecord + RUNS[3].floorUsPerRecord) / 2);
+});
+
+test('the engine from the committed stop runs: % of a core over 15,000 records/s, and its distance to the floor', () => {
+  const engine = engineFigures(STOPS, 'decided', 15000);
+  const decided = STOPS.filter((r) => r.setting === 'decided');
+  assert.equal(engine.runs, decided.length);
+  assert.ok(engine.runs >= 1);
+  const cpus = decided.map((r) => r.engineCpuPercent);
+  assert.equal(engine.engineUsPerRecord.min, (Math.min(...cpus) / 100) * 1e6 / 15000);
+  assert.equal(engine.engineUsPerRecord.max, (Math.max(...cpus) / 100) * 1e6 / 15000);
+  const floor = groups(RUNS).find((g) => g.level === 15000 && g.mode === 'count');
+  const ratio = engineOverFloor(engine, floor);
+  assert.equal(ratio.median, engine.engineUsPerRecord.median / floor.floorUsPerRecord.median);
+  assert.ok(ratio.min <= ratio.median && ratio.median <= ratio.max);
+  assert.equal(engineOverFloor(engineFigures(STOPS, 'no-such-setting', 15000), floor), null);
+  assert.equal(engineOverFloor(engine, undefined), null);
+});
+
+test('the table: a row per group and the engine line', () => {
+  const text = table(RUNS, engineFigures(STOPS, 'decided', 15000));
+  const rows = text.split('\n').filter((l) => /^\| \d/.test(l));
+  assert.equal(rows.length, 3);
+  assert.match(rows[2], /^\| 15000 \| count \| 3 \| \d+(\.\d+)? \(/);
+  assert.match(text, /engine \(decided, 4 runs at 15000\): .* engine\/floor \d/);
+  assert.doesNotMatch(table(RUNS), /engine \(/);
+});
