@@ -63,6 +63,9 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** A target poll or pull: the {{cursor}} its spec's rule took from its last message it matched; null: none yet. */
   String messageCursor;
   long beginMicros;
+  /** Its first TCP connect has completed (its C line is written); until then, when that connect began (µs). */
+  boolean connectedOnce;
+  long connectMicros;
   long sendMicros;
   byte[] request;
   int written;

@@ -12,7 +12,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
@@ -53,7 +52,7 @@ final class MuxStates {
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
     this.target = cfg.target;
-    this.tls = target == null ? cfg.tls : target.subscribeUrl.tls() ? target.tls : null;   // built-in: run.sh --tls
+    this.tls = target != null && target.subscribeUrl.tls() ? target.tls : null;
     this.requests = new MuxRequests(cfg);
     this.trips = target != null ? TripSample.target(target.sentUsRule, cfg.summaryIntervalMs) : TripSample.builtIn(cfg.summaryIntervalMs);
   }
@@ -154,14 +153,13 @@ final class MuxStates {
   private void connect(MuxConnection c) {
     c.state = MuxConnection.CONNECTING;
     c.since = MuxEngine.mono();
+    if (!c.connectedOnce) c.connectMicros = PushClient.nowMicros();
     try {
       if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
-      SocketChannel ch = SocketChannel.open();
+      SocketChannel ch = Dial.open(address);
       c.channel = ch;
       openChannels++;
-      ch.configureBlocking(false);
-      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      boolean now = ch.connect(address);
+      boolean now = Dial.connect(ch, address);   // on loopback established on return: no OP_CONNECT round trip
       c.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
       if (now) connected(c);
     } catch (IOException e) {
@@ -174,7 +172,12 @@ final class MuxStates {
   private void connected(MuxConnection c) throws IOException {
     if (!c.channel.finishConnect()) return;
     engine.iv.opened++;
-    c.key.interestOps(SelectionKey.OP_READ);
+    if (!c.connectedOnce) {   // the C line: the connection's first connect completed (connections opened per second)
+      c.connectedOnce = true;
+      long micros = PushClient.nowMicros();
+      if (batch != null) batch.connected(micros, c.id, micros - c.connectMicros);
+    }
+    if (c.key.interestOps() != SelectionKey.OP_READ) c.key.interestOps(SelectionKey.OP_READ);
     if (tls != null) {
       c.tls = new TlsLink(tls.engine(cfg.host, cfg.port), c.channel, tlsScratch);
       handshake(c);

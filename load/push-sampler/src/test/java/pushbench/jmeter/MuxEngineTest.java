@@ -127,13 +127,23 @@ class MuxEngineTest {
     assertEquals(answers, ends.size(), "one E line per answer");
     assertEquals(answers, Logs.kind(lines, "B").size());
     assertEquals(answers, Logs.kind(lines, "R").size());
+    List<String[]> connects = Logs.kind(lines, "C");
+    assertEquals(3000, connects.size(), "one C line per connection (its first connect), none per kept-alive answer");
     Map<String, List<String[]>> samples = Logs.bySample(lines);
     assertEquals(answers, samples.size(), "sample ids distinct across both threads");
     Set<String> threads = new HashSet<>();
+    Set<String> connected = new HashSet<>();
     for (List<String[]> s : samples.values()) {
+      int k = s.get(1)[0].equals("C") ? 1 : 0;   // B, then the C line on a connection's first sample
+      if (k == 1) {
+        assertTrue(connected.add(s.get(0)[3]), "one C line per connection: " + s.get(0)[3]);
+        assertTrue(Long.parseLong(s.get(1)[1]) >= Long.parseLong(s.get(0)[1]), "connected after its B line");
+        assertTrue(Long.parseLong(s.get(1)[3]) >= 0, "connect µs");
+      }
+      assertEquals(3 + k, s.size());
       assertEquals("B", s.get(0)[0]);
-      assertEquals("R", s.get(1)[0]);
-      assertEquals("E", s.get(2)[0]);
+      assertEquals("R", s.get(1 + k)[0]);
+      assertEquals("E", s.get(2 + k)[0]);
       threads.add(s.get(0)[3]);
       assertEquals("request", s.get(0)[4]);
     }
@@ -202,8 +212,9 @@ class MuxEngineTest {
     List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.COMET, 1, 100));
     assertEquals(1, sum(ivs, iv -> iv.errors));
     List<String[]> lines = Logs.closedLines(dir);
-    assertEquals(3, lines.size(), "B, R and E: the cut record is counted, not logged");
-    String[] e = lines.get(2);
+    assertEquals(4, lines.size(), "B, C, R and E: the cut record is counted, not logged");
+    assertEquals("C", lines.get(1)[0]);
+    String[] e = lines.get(3);
     assertEquals("Non HTTP response code: java.io.EOFException", e[3]);
     assertEquals("0", e[4]);
     assertEquals("1", e[5]);
@@ -237,8 +248,8 @@ class MuxEngineTest {
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(1, sum(ivs, iv -> iv.errors));
     List<String[]> lines = Logs.closedLines(dir);
-    String[] r = lines.get(1);
-    String[] e = lines.get(2);
+    String[] r = lines.get(2);   // after B and C
+    String[] e = lines.get(3);
     assertEquals("Non HTTP response code: java.net.SocketTimeoutException", e[3]);
     assertEquals("Non HTTP response message: Read timed out", e[9]);
     long silence = (Long.parseLong(e[1]) - Long.parseLong(r[1])) / 1000;
