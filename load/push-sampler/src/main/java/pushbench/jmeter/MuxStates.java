@@ -52,7 +52,7 @@ final class MuxStates {
     this.batch = log == null ? null : log.batch();
     this.address = new InetSocketAddress(cfg.host, cfg.port);
     this.target = cfg.target;
-    this.tls = target != null && target.subscribeUrl.tls() ? target.tls : null;
+    this.tls = target == null ? cfg.tls : target.subscribeUrl.tls() ? target.tls : null;   // built-in: run.sh --tls
     this.requests = new MuxRequests(cfg);
     this.trips = target != null ? TripSample.target(target.sentUsRule, cfg.summaryIntervalMs) : TripSample.builtIn(cfg.summaryIntervalMs);
   }
