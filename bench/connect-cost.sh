@@ -17,22 +17,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-usage() { echo "usage: bench/connect-cost.sh [--connections N] [--seconds S] [--tick MS] [--repeats R] [--server-cpus L] [--client-cpus L] [--out FILE]" >&2; exit 2; }
+# shellcheck source=bench/lib/options.sh
+source "$root/bench/lib/options.sh"
+
+usage="usage: bench/connect-cost.sh [--connections N] [--seconds S] [--tick MS] [--repeats R] [--server-cpus L] [--client-cpus L] [--out FILE]"
 connections=5000 seconds=30 tick=1000 repeats=3 server_cpus=1 client_cpus=0 out=''
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --connections) connections=${2:-}; shift 2 || usage ;;
-    --seconds) seconds=${2:-}; shift 2 || usage ;;
-    --tick) tick=${2:-}; shift 2 || usage ;;
-    --repeats) repeats=${2:-}; shift 2 || usage ;;
-    --server-cpus) server_cpus=${2:-}; shift 2 || usage ;;
-    --client-cpus) client_cpus=${2:-}; shift 2 || usage ;;
-    --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-  esac
-done
-[[ $connections =~ ^[1-9][0-9]*$ && $seconds =~ ^[1-9][0-9]*$ && $tick =~ ^[1-9][0-9]*$ && $repeats =~ ^[1-9]$ ]] || usage
+bench_options "$usage" connections seconds tick repeats server_cpus client_cpus out -- "$@"
+[[ $connections =~ ^[1-9][0-9]*$ && $seconds =~ ^[1-9][0-9]*$ && $tick =~ ^[1-9][0-9]*$ && $repeats =~ ^[1-9]$ ]] || { echo "$usage" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-connect-cost.XXXXXX")
 out=${out:-$work/runs.jsonl}
 server_pid=''
