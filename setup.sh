@@ -46,7 +46,7 @@ check_prerequisites() {
 # command that proves the package is there -> package name
 declare -A TOOL_PACKAGES=(
   [vmstat]=procps [pidstat]=sysstat [ssh]=openssh-client [sshd]=openssh-server
-  [ip]=iproute2 [tar]=tar [curl]=curl [gzip]=gzip [scp]=openssh-client
+  [ip]=iproute2 [tar]=tar [curl]=curl [gzip]=gzip [scp]=openssh-client [openssl]=openssl   # openssl: run.sh --tls makes its CA
 )
 declare -A TEST_PACKAGES=([shellcheck]=shellcheck [chromium]=chromium [nginx]=nginx-light)
 # file that proves the package is there -> package name (the tests' third-party push server, targets/nchan)
