@@ -534,16 +534,8 @@ final class MuxStates {
   void closeChannel(MuxConnection c) {
     if (c.channel == null) return;
     if (c.key != null) c.key.cancel();
-    if (c.tls != null) {
-      c.tls.close();   // close_notify offered, the channel closed
-      c.tls = null;
-    } else {
-      try {
-        c.channel.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
+    TlsLink.close(c.tls, c.channel);
+    c.tls = null;
     c.channel = null;
     c.key = null;
     openChannels--;

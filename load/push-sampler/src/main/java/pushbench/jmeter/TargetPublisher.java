@@ -30,7 +30,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
@@ -243,10 +242,8 @@ final class TargetPublisher implements Closeable {
     p.sinceMs = System.nanoTime() / 1_000_000;
     try {
       if (address.isUnresolved()) throw new UnknownHostException(address.getHostString());
-      SocketChannel ch = SocketChannel.open();
+      SocketChannel ch = Dial.open(address);
       p.ch = ch;
-      ch.configureBlocking(false);
-      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
       boolean now = ch.connect(address);
       p.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, p);
       if (now) connected(p);
@@ -410,16 +407,8 @@ final class TargetPublisher implements Closeable {
   private void closeChannel(Pub p) {
     if (p.ch == null) return;
     if (p.key != null) p.key.cancel();
-    if (p.tls != null) {
-      p.tls.close();   // close_notify offered, the channel closed
-      p.tls = null;
-    } else {
-      try {
-        p.ch.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
+    TlsLink.close(p.tls, p.ch);
+    p.tls = null;
     p.ch = null;
     p.key = null;
   }

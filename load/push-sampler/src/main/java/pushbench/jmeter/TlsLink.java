@@ -299,6 +299,19 @@ final class TlsLink {
     }
   }
 
+  /** Closes a connection's channel: through its link (close_notify offered) when it has one, else directly. */
+  static void close(TlsLink tls, SocketChannel ch) {
+    if (tls != null) {
+      tls.close();
+      return;
+    }
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
   /** The stream log's name of a TLS failure (class comment), or null when e is not one. */
   static String failureKind(Throwable e) {
     boolean tls = false;
