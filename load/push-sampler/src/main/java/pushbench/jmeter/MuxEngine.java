@@ -40,9 +40,10 @@ package pushbench.jmeter;
 //   on, its last record: NOT_ERROR), "not timeout" (`timeout` there, only with failOnTimeout: NOT_TIMEOUT),
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
-// with an E line carrying its outcome and failure (MuxSampler's assertions). The batch is submitted after
-// each wake-up that produced lines. Counters per interval go into an Interval (MuxSampler's summary), with
-// the p99 of the interval's timed sample of messages (TripSample, MuxStates.onRecord).
+// with an E line carrying its outcome and failure (MuxSampler's assertions). The batch goes to the log's
+// writer when due (half full or 100 ms old, StreamLog.Batch.submitIfDue) and at each interval's end.
+// Counters per interval go into an Interval (MuxSampler's summary), with the p99 of the interval's timed
+// sample of messages (TripSample, MuxStates.onRecord).
 // A target run (cfg.target; issue #47, docs/targets.md, docs/engine.md "Target mode") keeps these rules
 // but for:
 // - requests: connection i subscribes to the spec's channel i mod channels with the spec's URL, headers and
@@ -185,7 +186,7 @@ final class MuxEngine implements Closeable {
       }
       select(states.readsPending() ? 0 : Math.min(until, nextEvent(now)) - now);
       states.readPending();
-      states.submitLines();
+      states.submitLinesIfDue(mono());
     }
     states.submitLines();
     iv.open = states.openChannels();

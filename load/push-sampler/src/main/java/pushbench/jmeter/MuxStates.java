@@ -115,6 +115,12 @@ final class MuxStates {
     }
   }
 
+  /** Hands the stream log batch to the writer when due (StreamLog.Batch.submitIfDue); nowMs monotonic. */
+  void submitLinesIfDue(long nowMs) {
+    if (batch != null) batch.submitIfDue(nowMs);
+  }
+
+  /** Hands what the batch holds to the writer now (an interval's or the engine's end). */
   void submitLines() {
     if (batch != null && batch.size() > 0) batch.submit();
   }

@@ -7,6 +7,7 @@ package pushbench.jmeter;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,6 +114,38 @@ class StreamLogTest {
     }
     assertEquals(600, samples);
     assertEquals(600, Logs.bySample(Logs.lines(dir)).size());
+  }
+
+  @Test
+  void aSelectorBatchIsSubmittedWhenHalfFullOrOldAndNeverLoses() throws Exception {
+    StreamLog log = StreamLog.of(dir, 0);
+    StreamLog.Batch batch = log.batch();
+    assertFalse(batch.submitIfDue(1000), "nothing held: nothing to submit");
+    batch.begin(1, 1, "T", "label");
+    assertFalse(batch.submitIfDue(1000), "a few bytes, just seen: held");
+    assertFalse(batch.submitIfDue(1000 + StreamLog.DUE_EVERY_MS - 1), "younger than DUE_EVERY_MS: held");
+    assertTrue(batch.submitIfDue(1000 + StreamLog.DUE_EVERY_MS), "DUE_EVERY_MS old: submitted");
+    assertEquals(0, batch.size());
+    byte[] record = "{\"seq\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int records = 0;
+    while (batch.size() < StreamLog.DUE_BYTES - 64) {
+      batch.record(2, 1, record, 0, record.length);
+      records++;
+    }
+    assertFalse(batch.submitIfDue(5000), "under DUE_BYTES and just seen: held");
+    while (batch.size() < StreamLog.DUE_BYTES) {
+      batch.record(2, 1, record, 0, record.length);
+      records++;
+    }
+    assertTrue(batch.submitIfDue(5000), "DUE_BYTES held: submitted at once");
+    batch.end(3, 1, "200", true, records, 0, 0, 0, "OK");
+    batch.submit();
+    StreamLog.closeAll();
+    assertEquals(0, log.dropped());
+    List<String[]> lines = Logs.lines(dir);
+    assertEquals(records + 2, lines.size(), "every line written once, in order");
+    assertEquals("B", lines.get(0)[0]);
+    assertEquals("E", lines.get(lines.size() - 1)[0]);
   }
 
   @Test
