@@ -15,7 +15,11 @@
 #   H_BIND (the sut only: the address its server listens on, bind=; empty: its address)
 #   SUT_IDX (the index of the sut), ENGINE_IDX (the indexes of the engines, in file order), HOSTS_SOURCE
 # run.sh gets the same tables, with each engine's share, heap and disk, from its one reading of the
-# decisions (lib/decisions.sh).
+# decisions (lib/decisions.sh). This file and lib/decisions.sh are where the tables are set; every other
+# file reads them through lib/run-get.sh (host_get, host_indexes).
+
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 H_ROLE=() H_NAME=() H_ADDR=() H_ACCESS=() H_TARGET=() H_KEY=() H_PORT=() H_DIR=() H_RMI=() H_LOCALPORT=() H_LINE=() H_BIND=()
 SUT_IDX='' ENGINE_IDX=()
@@ -37,10 +41,8 @@ read_hosts_file() { # <file>
 
 # hosts_describe <index>: "name (address, access)" for messages.
 hosts_describe() {
-  local i=$1
-  if [[ ${H_ACCESS[i]} == ssh ]]; then
-    printf '%s %s (%s, ssh:%s)' "${H_ROLE[i]}" "${H_NAME[i]}" "${H_ADDR[i]}" "${H_TARGET[i]}"
-  else
-    printf '%s %s (%s, local)' "${H_ROLE[i]}" "${H_NAME[i]}" "${H_ADDR[i]}"
-  fi
+  local i=$1 access
+  access=$(host_get access "$i")
+  [[ $access != ssh ]] || access=ssh:$(host_get target "$i")
+  printf '%s %s (%s, %s)' "$(host_get role "$i")" "$(host_get name "$i")" "$(host_get addr "$i")" "$access"
 }

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # sets H_STATE (remote_init), read through lib/run-get.sh
 # Run a command on a host from hosts.conf: locally with bash, or over ssh with a key. Sourced by run.sh
 # after lib/hosts.sh.
 #
@@ -18,6 +18,10 @@
 # Host keys: a host whose key is not in known_hosts is refused (PB_SSH_NEW_HOST_KEYS=refuse, the default);
 # accept records it at the first connection (ssh's accept-new; a changed key is refused either way).
 # Nothing started on a host holds run.sh's lock on its state directory (descriptor 9, lib/runlock.sh).
+# A host's fields (access, target, key, port, dir, state) are read through lib/run-get.sh host_get.
+
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 REMOTE_SSH_DIR=''
 REMOTE_OPENED=()      # indexes whose master connection this run opened
@@ -33,13 +37,14 @@ remote_forwarded_settings() {
 # same dir= as here) use ours; another checkout uses its own build/state unless PB_STATE was set
 # explicitly in the environment (then every host uses that path).
 remote_init() { # <pb_state_was_explicit: 0|1>
-  local i
+  local i dir
   H_STATE=()
-  for i in "${!H_NAME[@]}"; do
-    if [[ ${H_ACCESS[i]} == local || ${H_DIR[i]} == "$PB_ROOT" || $1 == 1 ]]; then
+  for i in $(host_indexes); do
+    dir=$(host_get dir "$i")
+    if [[ $(host_get access "$i") == local || $dir == "$PB_ROOT" || $1 == 1 ]]; then
       H_STATE[i]=$PB_STATE
     else
-      H_STATE[i]=${H_DIR[i]}/build/state
+      H_STATE[i]=$dir/build/state
     fi
   done
   # A unix socket path must stay under ~100 bytes; %C (a hash) keeps the name short.
@@ -51,7 +56,7 @@ remote_init() { # <pb_state_was_explicit: 0|1>
 
 # The ssh options of every connection (sweep/hosts.js sshArgs gives its one command per host the same).
 remote_ssh_opts() { # <i> -> REPLY_OPTS array
-  local i=$1
+  local i=$1 key port
   local extra=()
   read -r -a extra <<<"${PB_SSH_OPTS:-}"   # first, so they override the defaults below
   local strict=yes
@@ -59,22 +64,24 @@ remote_ssh_opts() { # <i> -> REPLY_OPTS array
   REPLY_OPTS=("${extra[@]}" -o BatchMode=yes -o StrictHostKeyChecking="$strict" -o ConnectTimeout=5
     -o ServerAliveInterval=15 -o ServerAliveCountMax=4
     -o ControlPath="$REMOTE_SSH_DIR/cm-%C")
-  [[ -z ${H_KEY[i]} ]] || REPLY_OPTS+=(-i "${H_KEY[i]}" -o IdentitiesOnly=yes)
-  [[ -z ${H_PORT[i]} ]] || REPLY_OPTS+=(-p "${H_PORT[i]}")
+  key=$(host_get key "$i") port=$(host_get port "$i")
+  [[ -z $key ]] || REPLY_OPTS+=(-i "$key" -o IdentitiesOnly=yes)
+  [[ -z $port ]] || REPLY_OPTS+=(-p "$port")
 }
 
 # remote_open <i>: start the master connection in the background (-f -N), its output to a file, so no
 # later command substitution waits on a pipe the master holds open. Prints ssh's error on failure.
 remote_open() {
-  local i=$1
-  [[ ${H_ACCESS[i]} == ssh ]] || return 0
+  local i=$1 target
+  [[ $(host_get access "$i") == ssh ]] || return 0
   remote_socket_dir "$REMOTE_SSH_DIR" || return 1
   remote_ssh_opts "$i"
   local err
-  if ssh "${REPLY_OPTS[@]}" -O check "${H_TARGET[i]}" >/dev/null 2>&1; then
+  target=$(host_get target "$i")
+  if ssh "${REPLY_OPTS[@]}" -O check "$target" >/dev/null 2>&1; then
     return 0   # a master for this target is already up (another role of the same host)
   fi
-  if ! err=$(ssh "${REPLY_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=600 -f -N "${H_TARGET[i]}" \
+  if ! err=$(ssh "${REPLY_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=600 -f -N "$target" \
     </dev/null 2>&1 >/dev/null 9>&-); then
     printf '%s\n' "${err:-ssh failed}"
     [[ $err != *'Host key verification failed'* ]] ||
@@ -107,10 +114,11 @@ remote_socket_dir() {
 # The command line the host runs: cd to its directory, export the settings, run the quoted words.
 remote_command_line() { # <i> <cmd> [args...]
   local i=$1; shift
-  local line v
+  local line v dir
+  dir=$(host_get dir "$i")
   printf -v line 'cd %q || { echo "no pushbench checkout at %q on this host (dir= in hosts.conf)" >&2; exit 97; };' \
-    "${H_DIR[i]}" "${H_DIR[i]}"
-  line+=" export PB_STATE=$(printf '%q' "${H_STATE[i]}");"
+    "$dir" "$dir"
+  line+=" export PB_STATE=$(printf '%q' "$(host_get state "$i")");"
   for v in $(remote_forwarded_settings); do
     [[ -z ${!v:-} ]] || line+=" export $v=$(printf '%q' "${!v}");"
   done
@@ -123,22 +131,22 @@ remote_run() { # <i> <cmd> [args...]
   local i=$1; shift
   local line
   line=$(remote_command_line "$i" "$@")
-  if [[ ${H_ACCESS[i]} == local ]]; then
+  if [[ $(host_get access "$i") == local ]]; then
     bash -c "$line" 9>&-
   else
     remote_ssh_opts "$i"
-    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "$line" 9>&-
+    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "$(host_get target "$i")" "$line" 9>&-
   fi
 }
 
 remote_fetch() { # <i> <absolute path on host> <local destination>: nothing is left at <dest> on failure
   local i=$1 src=$2 dest=$3
-  if [[ ${H_ACCESS[i]} == local ]]; then
+  if [[ $(host_get access "$i") == local ]]; then
     cp -- "$src" "$dest.part"
   else
     remote_ssh_opts "$i"
     # cat over the existing master connection: one round trip, no scp protocol differences.
-    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "${H_TARGET[i]}" "cat $(printf '%q' "$src")" >"$dest.part"
+    ssh "${REPLY_OPTS[@]}" -o ControlMaster=no "$(host_get target "$i")" "cat $(printf '%q' "$src")" >"$dest.part"
   fi || { rm -f -- "$dest.part"; return 1; }
   mv -- "$dest.part" "$dest"
 }
@@ -159,7 +167,7 @@ remote_close_all() {
   local i
   for i in "${REMOTE_OPENED[@]}"; do
     remote_ssh_opts "$i"
-    ssh "${REPLY_OPTS[@]}" -O exit "${H_TARGET[i]}" >/dev/null 2>&1 || true
+    ssh "${REPLY_OPTS[@]}" -O exit "$(host_get target "$i")" >/dev/null 2>&1 || true
   done
   REMOTE_OPENED=()
 }

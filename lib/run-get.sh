@@ -7,6 +7,7 @@
 #   run_list <key>            a list's entries (run_list notes: RUN_NOTES), each ended by a NUL, so an entry
 #                             may hold any character; nothing for an empty or unset list
 #   host_get <field> <host>   one host's <field> (host_get name 2: H_NAME[2]); '' when unset
+#   host_indexes              every host's index (those of H_NAME, lib/hosts.sh), space-separated, in order
 # A key or field is lower case: letters and _ (exit 2 otherwise).
 
 run_get() {
@@ -27,4 +28,10 @@ host_get() {
   [[ $1 =~ ^[a-z_]+$ && $2 =~ ^[0-9]+$ ]] || { echo "host_get: bad field or host '$1' '$2'" >&2; return 2; }
   local n="H_${1^^}[$2]"
   printf '%s' "${!n-}"
+}
+
+host_indexes() {
+  local -a v=()
+  declare -p H_NAME >/dev/null 2>&1 && v=("${!H_NAME[@]}")
+  printf '%s' "${v[*]}"
 }

@@ -1,7 +1,7 @@
 'use strict';
 // lib/run-get.sh, the one accessor through which the lib files read run.sh's run state: a value by its key,
 // a list's entries NUL-ended (any character kept), a host's field by its index; '' or nothing for what is
-// unset, exit 2 for a key that is not lower case. Real bash, no run.
+// unset, exit 2 for a key that is not lower case; the hosts' indexes. Real bash, no run.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -29,6 +29,13 @@ test('host_get: a host\'s field by its index; past the table is empty', () => {
     printf '[%s]' "$(host_get name 1)" "$(host_get heap_mb 1)" "$(host_get heap_mb 0)" "$(host_get name 5)"`);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, '[e1][600][][]');
+});
+
+test('host_indexes: every host\'s index in order; none without a hosts table', () => {
+  const r = bash(`H_NAME=(s1 e1 e2)
+    printf '[%s]' "$(host_indexes)"; unset H_NAME; printf '[%s]' "$(host_indexes)"`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, '[0 1 2][]');
 });
 
 test('a key that is not lower case letters and _ is refused (exit 2), never expanded', () => {
