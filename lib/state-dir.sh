@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034  # sets run.sh's run state (RUN_*)
+# shellcheck shell=bash disable=SC2034  # sets run.sh's run state (RUN_*), read through lib/run-get.sh
 # The one run of a state directory (docs/faults.md): what run.sh says when another run holds $PB_STATE
 # (lib/runlock.sh) or a run killed beyond any trap left its state there (lib/runstate.sh), and
 # ./run.sh --stop-stale / --stop <run id>. Sourced by run.sh after lib/runlock.sh, lib/runstate.sh,
@@ -18,7 +18,11 @@
 # checked against its start time) and what it collected is copied into its run directory, or noted
 # where it stays. It is then marked incomplete with a note saying so. A run that ended leaving processes
 # on an engine host ssh did not reach (lib/run-undo.sh engine_host_lost) is stale the same way: its
-# entries for that host are what is left, run once the host answers.
+# entries for that host are what is left, run once the host answers. The run state (the stale run's,
+# once read back) is read through lib/run-get.sh.
+
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 STATEDIR_DONE=0   # 1 once statedir_stop stopped something
 STATEDIR_WHAT=''  # the stop's own command line, for the note
@@ -55,19 +59,21 @@ statedir_refuse_stale() {
 
 # statedir_describe_stale <run-state.sh>: what a stale run was and what it left, in a subshell.
 statedir_describe_stale() (
-  local pid i
+  local pid i id status dir step
   runstate_load "$1"
   read -r pid _ <"${1%/*}/run.pid" 2>/dev/null || pid='?'
+  id=$(run_get id) status=$(run_get status) dir=$(run_get dir) step=$(run_get step)
   if [[ -n $(lost_hosts) ]]; then
     printf 'run.sh: run %s left processes on hosts ssh did not reach: %s; its run.json says "%s" (%s)\n' \
-      "${RUN_ID}" "$(lost_hosts)" "${RUN_STATUS}" "${RUN_DIR}"
+      "$id" "$(lost_hosts)" "$status" "$dir"
   else
     printf 'run.sh: run %s ended without its teardown: its run.sh (pid %s) is gone, killed beyond any trap (SIGKILL, the OOM killer?) during %s; its run.json says "%s" (%s)\n' \
-    "${RUN_ID}" "$pid" "${RUN_STEP:-start-up}" "${RUN_STATUS}" "${RUN_DIR}"
+    "$id" "$pid" "${step:-start-up}" "$status" "$dir"
   fi
   printf '  recorded here: %s\n' "$(runstate_recorded "$1" | paste -sd';' - | sed 's/;/; /g')"
-  for i in "${!H_NAME[@]}"; do
-    if [[ ${H_ACCESS[i]} == ssh ]]; then printf '  recorded on %s (%s): %s/runs/%s\n' "${H_NAME[i]}" "${H_ADDR[i]}" "${H_STATE[i]}" "${RUN_ID}"; fi
+  for i in $(host_indexes); do
+    [[ $(host_get access "$i") != ssh ]] ||
+      printf '  recorded on %s (%s): %s/runs/%s\n' "$(host_get name "$i")" "$(host_get addr "$i")" "$(host_get state "$i")" "$id"
   done
 )
 
@@ -127,18 +133,19 @@ statedir_stop_live() { # <run id> <what takes the lock after it>
 # statedir_stop_stale <run-state.sh>: one stale run, stopped and collected by its own undo entries. Run
 # it in a subshell: it replaces the run state with that run's.
 statedir_stop_stale() {
-  local pid rc=0 lost
+  local pid rc=0 lost id dir step finished
   runstate_load "$1"
   read -r pid _ <"${1%/*}/run.pid" 2>/dev/null || pid='?'
   set +eu   # as in the EXIT trap: every entry runs, whatever fails
   # shellcheck disable=SC2034  # run.sh's: the launches were the dead run.sh's children, not ours
   H_LAUNCH_PID=()
-  if [[ -d ${RUN_DIR} ]]; then log_open "${RUN_DIR}/run.log" append; else log_open /dev/null append; fi
+  id=$(run_get id) dir=$(run_get dir) step=$(run_get step) finished=$(run_get finished)
+  if [[ -d $dir ]]; then log_open "$dir/run.log" append; else log_open /dev/null append; fi
   lost=$(lost_hosts)
   if [[ -n $lost ]]; then
-    say "run ${RUN_ID}: it left processes on hosts ssh did not reach: $lost; stopping what it recorded there"
+    say "run $id: it left processes on hosts ssh did not reach: $lost; stopping what it recorded there"
   else
-    say "run ${RUN_ID}: its run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}; stopping what it recorded"
+    say "run $id: its run.sh (pid $pid) ended without its teardown during ${step:-start-up}; stopping what it recorded"
   fi
   statedir_reopen_ssh
   if [[ -n $lost ]]; then
@@ -147,34 +154,34 @@ statedir_stop_stale() {
     if [[ -z $(lost_hosts) ]]; then
       keep_note "$STATEDIR_WHAT at $(date '+%F %T') stopped and collected what the run had left on $lost"
     else
-      say "run ${RUN_ID}: still not reached: $(lost_hosts); what it left there stays recorded"
+      say "run $id: still not reached: $(lost_hosts); what it left there stays recorded"
       rc=1
     fi
     runjson_write
-    say "run ${RUN_ID}: status ${RUN_STATUS}; what it collected is in ${RUN_DIR}"
+    say "run $id: status $(run_get status); what it collected is in $dir"
     return "$rc"
   fi
-  if ((RUN_FINISHED == 0)); then
-    RUN_NOTES+=("run.sh (pid $pid) ended without its teardown during ${RUN_STEP:-start-up}, killed beyond any trap (SIGKILL, the OOM killer?); $STATEDIR_WHAT at $(date '+%F %T') stopped the processes it had recorded and collected what they wrote")
+  if ((finished == 0)); then
+    RUN_NOTES+=("run.sh (pid $pid) ended without its teardown during ${step:-start-up}, killed beyond any trap (SIGKILL, the OOM killer?); $STATEDIR_WHAT at $(date '+%F %T') stopped the processes it had recorded and collected what they wrote")
     RUN_STATUS=incomplete
     runjson_write
   fi
   undo_run_all || rc=$?
-  ((RUN_FINISHED)) || RUN_FINISHED_AT=$(now_ms)
+  ((finished)) || RUN_FINISHED_AT=$(now_ms)
   runjson_write
-  say "run ${RUN_ID}: stopped, status ${RUN_STATUS}; what it collected is in ${RUN_DIR}"
+  say "run $id: stopped, status $(run_get status); what it collected is in $dir"
   return "$rc"
 }
 
 # The ssh master connections of the stale run's hosts (its undo entries reach them through one).
 statedir_reopen_ssh() {
   local i err=$PB_STATE/stop.$$.err
-  for i in "${!H_NAME[@]}"; do
-    [[ ${H_ACCESS[i]} == ssh ]] || continue
+  for i in $(host_indexes); do
+    [[ $(host_get access "$i") == ssh ]] || continue
     if remote_open "$i" >"$err" 2>&1; then
       unset 'H_LOST[i]' 'H_UNREACHABLE[i]'   # lib/run-undo.sh engine_host_lost: its entries run now
     else
-      say "  ${H_NAME[i]} (${H_ADDR[i]}) does not answer ssh ($(head -n 1 "$err")); what the run left there stays"
+      say "  $(host_get name "$i") ($(host_get addr "$i")) does not answer ssh ($(head -n 1 "$err")); what the run left there stays"
     fi
   done
   rm -f -- "$err"
