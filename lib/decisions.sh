@@ -21,6 +21,9 @@
 #       per hosts.conf line: the sweep's form) or read on each host here, one remote_run of
 #       host/host-check.js limits each (exit 3 naming a host that did not answer).
 
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
+
 DECISION_REFUSED_STAGE='' DECISION_REFUSED_CODE='' DECISION_REFUSED_TEXT='' DECISIONS_JSON=''
 
 decisions_load() {
@@ -46,13 +49,13 @@ decisions_limits_read() {
   DECISIONS_ERR=$(mktemp)
   trap 'remote_close_all; rm -f "$DECISIONS_ERR"' EXIT
   DECISIONS_LIMITS=''
-  for i in "${!H_NAME[@]}"; do
+  for i in $(host_indexes); do
     if ! remote_open "$i" >"$DECISIONS_ERR" 2>&1 || ! out=$(remote_run "$i" node host/host-check.js limits 2>"$DECISIONS_ERR"); then
       printf 'run.sh: cannot read the open-file limits of %s: %s\n' "$(hosts_describe "$i")" "$(<"$DECISIONS_ERR")" >&2
       exit 3
     fi
     { read -r soft; read -r hard; } <<<"$out"
-    DECISIONS_LIMITS+="${DECISIONS_LIMITS:+ }${H_ROLE[i]}:${H_NAME[i]}=$soft/$hard"
+    DECISIONS_LIMITS+="${DECISIONS_LIMITS:+ }$(host_get role "$i"):$(host_get name "$i")=$soft/$hard"
   done
 }
 

@@ -18,7 +18,7 @@ preflight_all() {
 
   # 1. Reachability: one ssh master connection per ssh host (later commands reuse it).
   mkdir -p "$PB_STATE"
-  for i in "${!H_NAME[@]}"; do
+  for i in $(host_indexes); do
     [[ $(host_get access "$i") == ssh ]] || continue
     if ! remote_open "$i" >"$errfile" 2>&1; then
       preflight_report "$(hosts_describe "$i")" "unreachable over ssh (key only, BatchMode): $(<"$errfile")"

@@ -16,13 +16,18 @@
 #                               "<what> pid <pid> (running|gone)"
 #
 # run-state.sh is run.sh's own file in its own state directory, read back only by run.sh: the same trust
-# as the PID files it signals by.
+# as the PID files it signals by. The run state is read through lib/run-get.sh.
+
+# shellcheck source=lib/run-get.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 RUNSTATE_FILE=''
 
 runstate_begin() {
-  RUNSTATE_FILE=${RUN_WORK_DIR}/run-state.sh
-  procs_record "$$" "${RUN_WORK_DIR}/run.pid"
+  local dir
+  dir=$(run_get work_dir)
+  RUNSTATE_FILE=$dir/run-state.sh
+  procs_record "$$" "$dir/run.pid"
   runstate_save
 }
 

@@ -45,3 +45,38 @@ test('a key that is not lower case letters and _ is refused (exit 2), never expa
     assert.match(r.stderr, /bad (key|field)/);
   }
 });
+
+// The direct reads of the run state in a bash file: $RUN_x, ${RUN_x...}, ${#H_x[@]}, ${!H_x[@]}, and a bare
+// name in (( )); comments skipped. Every lib file reads through the accessor; lib/log.sh's own RUN_LOG (it
+// sets it: log_open) is its own.
+function directReads(text) {
+  const found = [];
+  text.split('\n').forEach((line, i) => {
+    const code = line.replace(/^\s*#.*$/, '').replace(/\s#\s.*$/, '');
+    const names = [...code.matchAll(/\$\{?[#!]?((?:RUN|H)_[A-Z_]+)/g)].map((m) => m[1]);
+    for (const [arith] of code.matchAll(/\(\([^)]*\)\)/g)) names.push(...[...arith.matchAll(/(?<![$\w{#!])((?:RUN|H)_[A-Z_]+)/g)].map((m) => m[1]));
+    for (const name of names) found.push({ line: i + 1, name });
+  });
+  return found;
+}
+
+test('no lib file reads RUN_* or H_* but through lib/run-get.sh', () => {
+  const fs = require('node:fs');
+  const lib = path.join(ROOT, 'lib');
+  const own = { 'log.sh': ['RUN_LOG'] };
+  const files = fs.readdirSync(lib).filter((f) => f.endsWith('.sh') && f !== 'run-get.sh');
+  assert.ok(files.length > 10, 'the lib files are found');
+  const reads = files.flatMap((f) => directReads(fs.readFileSync(path.join(lib, f), 'utf8'))
+    .filter((r) => !(own[f] ?? []).includes(r.name)).map((r) => `lib/${f}:${r.line}: ${r.name}`));
+  assert.deepEqual(reads, []);
+});
+
+test('the check finds each form of a direct read, and not a comment, an assignment or a key', () => {
+  const planted = [
+    'x=${RUN_DIR}/a', 'echo "$RUN_ID"', 'for i in "${!H_NAME[@]}"; do :; done', 'n=${#H_NAME[@]}', '((RUN_FINISHED == 0)) || :',
+    '[[ -z ${H_LOST[e]:-} ]]',
+  ].join('\n');
+  assert.deepEqual(directReads(planted).map((r) => `${r.line}:${r.name}`),
+    ['1:RUN_DIR', '2:RUN_ID', '3:H_NAME', '4:H_NAME', '5:RUN_FINISHED', '6:H_LOST']);
+  assert.deepEqual(directReads('# ${RUN_DIR} in a comment\nRUN_STATUS=incomplete H_LOST[e]=1\nunset \'H_LOST[i]\'\nx=$(run_get dir)  # not $RUN_DIR'), []);
+});
