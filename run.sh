@@ -61,6 +61,7 @@ source "$PB_ROOT/lib/run-undo.sh"
 # shellcheck source=lib/run-sut.sh
 source "$PB_ROOT/lib/run-sut.sh"
 cd "$PB_ROOT"
+decisions_exit_codes   # EXIT_*: the exit codes by name (lib/decide-exit.js), before anything can exit
 
 # ---------------------------------------------------------------------------------------------------
 # Run state: the one place it is kept, RUN_* (lib/runstate.sh saves every RUN_* for --stop-stale).
@@ -154,7 +155,7 @@ output_lost() {
   ((RUN_EXITING)) && return 0
   [[ ${RUN_STATUS} == running ]] || return 0
   RUN_INTERRUPTED=${OUTPUT_LOST_BY:-'a lost output (a write to a closed pipe or a vanished terminal failed)'}
-  exit 130
+  exit "$EXIT_INTERRUPTED"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -179,8 +180,8 @@ read_hosts() {
 }
 
 # One run at a time per state directory (lib/runlock.sh): taken before anything is started, held until
-# run.sh exits. Refused at once while another run holds it (exit 5), or while a run killed beyond any
-# trap waits for ./run.sh --stop-stale (exit 6; lib/state-dir.sh names it and what it left).
+# run.sh exits. Refused at once while another run holds it (EXIT_BUSY), or while a run killed beyond any
+# trap waits for ./run.sh --stop-stale (EXIT_STALE; lib/state-dir.sh names it and what it left).
 claim_state_dir() {
   local owned
   local -a stale
@@ -198,7 +199,7 @@ preflight() {
   undo_add ssh remote_close_all
   if ! preflight_all "${RUN_SERVER}" "${RUN_CONNECTIONS}" "${RUN_PORT}" "${RUN_RESULTS_DISK_MB}"; then
     echo "run.sh: preflight failed (problems above); nothing was started" >&2
-    exit 3
+    exit "$EXIT_PREFLIGHT_FAILED"
   fi
   say "preflight: every host reachable, everything fits"
 }
@@ -419,25 +420,25 @@ print_report_path() {
 # First use on this machine: install what is missing (Debian tools, npm packages, JMeter, Tomcats, WARs).
 # Remote hosts are checked by preflight, which names the install command to run there.
 install_missing() {
-  "$PB_ROOT/setup.sh" --quiet || { echo "run.sh: set-up failed (above); nothing was started" >&2; exit 3; }
+  "$PB_ROOT/setup.sh" --quiet || { echo "run.sh: set-up failed (above); nothing was started" >&2; exit "$EXIT_PREFLIGHT_FAILED"; }
 }
 
 # ./run.sh --plan <arguments of a run>: the arguments, settings and hosts file checked as for a run (the
-# same exit 2), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
+# same EXIT_REFUSED), then the run's decisions as one JSON object (lib/decisions.sh); nothing starts, no run directory is made.
 print_decisions() { decisions_print "$@"; }
 
 trap_signals() {
-  trap 'RUN_INTERRUPTED=SIGINT; exit 130' INT
-  trap 'RUN_INTERRUPTED=SIGTERM; exit 130' TERM
-  trap 'RUN_INTERRUPTED=SIGHUP; exit 130' HUP     # the terminal closed
+  trap 'RUN_INTERRUPTED=SIGINT; exit "$EXIT_INTERRUPTED"' INT
+  trap 'RUN_INTERRUPTED=SIGTERM; exit "$EXIT_INTERRUPTED"' TERM
+  trap 'RUN_INTERRUPTED=SIGHUP; exit "$EXIT_INTERRUPTED"' HUP     # the terminal closed
   trap 'OUTPUT_LOST_BY=SIGPIPE; log_output_lost' PIPE   # its output's reader went away (./run.sh ... | head)
   trap on_exit EXIT
 }
 
 # The EXIT trap, however run.sh ends: whatever is left on the undo list is undone. A run that did not
-# get to its end is marked incomplete, with a note saying where it stopped, and exits 130 (interrupted)
-# or 1 (a step failed); before the run directory exists exit codes (2, 3, 5, 6: nothing started) pass
-# through. The state directory's lock goes last, when nothing of the run is left.
+# get to its end is marked incomplete, with a note saying where it stopped, and exits EXIT_INTERRUPTED
+# or EXIT_INCOMPLETE (a step failed); before the run directory exists exit codes (EXIT_REFUSED,
+# EXIT_PREFLIGHT_FAILED, EXIT_BUSY, EXIT_STALE: nothing started) pass through. The state directory's lock goes last, when nothing of the run is left.
 on_exit() {
   local rc=$?
   set +eu                     # the clean-up must run to its end, whatever state the run was in
@@ -447,7 +448,7 @@ on_exit() {
     on_exit_unfinished "$rc"
     rc=$?
   else
-    [[ -z ${RUN_INTERRUPTED} || -n ${RUN_DIR} ]] || rc=130
+    [[ -z ${RUN_INTERRUPTED} || -n ${RUN_DIR} ]] || rc=$EXIT_INTERRUPTED
     undo_run_all
   fi
   runlock_release
@@ -455,7 +456,7 @@ on_exit() {
 }
 
 # on_exit_unfinished <exit code>: the teardown of a run that did not get to its end; status: the exit
-# code (130 interrupted, 1 a step failed). run.json says incomplete before the teardown begins, so a
+# code (EXIT_INTERRUPTED, or EXIT_INCOMPLETE: a step failed). run.json says incomplete before the teardown begins, so a
 # kill during it leaves no run that claims to be running without its state (lib/runstate.sh).
 on_exit_unfinished() {
   local rc
@@ -463,11 +464,11 @@ on_exit_unfinished() {
   if [[ -n ${RUN_INTERRUPTED} ]]; then
     say "interrupted (${RUN_INTERRUPTED}) during ${RUN_STEP:-start-up}: stopping everything this run started"
     RUN_NOTES+=("interrupted by ${RUN_INTERRUPTED} during ${RUN_STEP:-start-up}")
-    rc=130
+    rc=$EXIT_INTERRUPTED
   else
     say "step ${RUN_STEP:-?} failed (exit $1): stopping everything this run started"
     RUN_NOTES+=("step ${RUN_STEP:-?} failed (exit $1)${RUN_STEP_ERROR:+: ${RUN_STEP_ERROR}}")
-    rc=1
+    rc=$EXIT_INCOMPLETE
   fi
   RUN_STATUS=incomplete
   runjson_write
@@ -528,9 +529,9 @@ main() {
 }
 
 # The exit of a run that ran every step, decided in lib/decide-exit.js (runExit; README's exit codes): its
-# line, if any, printed, and its code. 1 if the module gave no code.
+# line, if any, printed, and its code. EXIT_INCOMPLETE if the module gave no code.
 run_exit() {
-  local out code=1 message=''
+  local out code=$EXIT_INCOMPLETE message=''
   out=$(node lib/decide.js --exit "status=${RUN_STATUS}" "runjson_failed=${RUN_RUNJSON_FAILED}" "crashed=${RUN_CRASHED}" \
     "verdict=${RUN_VERDICT}" "thresholds_failed=${RUN_THRESHOLDS_FAILED}") || out=''
   [[ $out =~ ^([0-9]+)\ (.*)$ ]] && code=${BASH_REMATCH[1]} message=${BASH_REMATCH[2]}

@@ -2,9 +2,13 @@
 // run.sh's exit codes decided (lib/decide.js's fourth part): the table of README's "exit | meaning", and
 // which one a run that got to its end exits with. run.sh asks once, after its last step (node lib/decide.js
 // --exit), and exits with the code printed; the EXIT trap's own codes (130 interrupted, 1 a step failed)
-// and the refusals before anything starts (2, 3, 5, 6) are the table's too.
+// and the refusals before anything starts (2, 3, 5, 6) are the table's too, which bash gets by name.
 //
 //   EXIT_CODES                 { outcome: code }, every code README's table lists
+//   exitCodesShell() -> text   the table as bash assignments, one a line: EXIT_<OUTCOME>=<code>, the outcome
+//                              in upper case with _ for - (EXIT_REFUSED=2, EXIT_INTERRUPTED=130); run.sh
+//                              evaluates it once (node lib/decide.js --exit-codes, lib/decisions.sh) and
+//                              exits by these names, never by a bare code of the table
 //   runExit(facts) -> { outcome, code, message }   the exit of a run that ran every step; facts:
 //       status          run.json's status: complete or incomplete
 //       runjsonFailed   true when run.json could not be written
@@ -50,4 +54,10 @@ function runExitFromArgs(args) {
     thresholdsFailed: flag('thresholds_failed') });
 }
 
-module.exports = { EXIT_CODES, runExit, runExitFromArgs };
+const exitCodeName = (outcome) => `EXIT_${outcome.toUpperCase().replace(/-/g, '_')}`;
+
+function exitCodesShell() {
+  return Object.entries(EXIT_CODES).map(([outcome, code]) => `${exitCodeName(outcome)}=${code}\n`).join('');
+}
+
+module.exports = { EXIT_CODES, exitCodeName, exitCodesShell, runExit, runExitFromArgs };

@@ -63,6 +63,7 @@
 //   node lib/decide.js --exit status=<s> runjson_failed=0|1 crashed=0|1 verdict=<v> thresholds_failed=0|1
 //                                                    the exit of a run that ran every step (lib/decide-exit.js):
 //                                                    "<code> <message>" (run.sh prints the message, exits the code)
+//   node lib/decide.js --exit-codes                 the exit codes by name, EXIT_<OUTCOME>=<code> a line (lib/decisions.sh)
 //   node lib/decide.js --heap <connections> [<sampler>] | --size-mb <size> | --mux-threads <connections> <cores>
 //                                                    one engine's heap, a JVM size in MB, its selector threads
 //                                                    (lib/jmeter-heap.sh: load/engine.sh and load/controller.sh
@@ -78,7 +79,7 @@ const { USAGE_LINE, BOUNDS, SAMPLERS, Refusal, argsFail, parseArguments, serverP
 const { readHosts, checkPorts, openFilesFit, openFilesProblem } = require('./decide-hosts');
 const { split, sizeMb, heapMb, muxThreads, jmeterStartOrder, waitSeconds, waitRules, targetDiskRun, jmeterProperties, engineProperties,
   ENGINE_PROPERTY_NAMES, jvmOptions } = require('./decide-jmeter');
-const { EXIT_CODES, runExit, runExitFromArgs } = require('./decide-exit');
+const { EXIT_CODES, exitCodesShell, runExit, runExitFromArgs } = require('./decide-exit');
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -326,7 +327,7 @@ function jvmOptionsCli(args) {   // lib/jmeter-heap.sh's jmeter_jvm_options <eng
 
 const HELPERS = { '--heap': heapCli, '--jvm-options': jvmOptionsCli, '--mux-threads': muxThreadsCli, '--size-mb': sizeMbCli, '--hosts': hostsCli,
   '--engine-properties': enginePropertiesCli, '--engine-property-names': () => (print(`${ENGINE_PROPERTY_NAMES.join('\n')}\n`), 0),
-  '--exit': exitCli };
+  '--exit': exitCli, '--exit-codes': () => (print(exitCodesShell()), 0) };
 
 function main(args) {
   const mode = args.shift();

@@ -5,6 +5,10 @@
 # ports, run.json's parameters); run.sh evaluates its answer once and keeps to what bash is good at.
 # Sourced by run.sh after lib/hosts.sh and lib/remote.sh.
 #
+#   decisions_exit_codes
+#       node lib/decide.js --exit-codes, evaluated: run.sh's exit codes by name (lib/decide-exit.js, README's
+#       table: EXIT_REFUSED EXIT_PREFLIGHT_FAILED EXIT_BUSY EXIT_STALE EXIT_INTERRUPTED ...), read once before
+#       anything else; run.sh and lib/ exit by these names, never by a bare code of the table.
 #   decisions_load <run.sh arguments>
 #       node lib/decide.js --shell, evaluated: the run's parameters (RUN_SERVER RUN_RAMPUP_S RUN_DURATION_S
 #       RUN_CONNECTIONS RUN_TYPE RUN_MAX_DURATION_MS RUN_EVENT RUN_EMIT_INTERVAL_MS RUN_PULL_INTERVAL_MS RUN_PORT
@@ -19,12 +23,18 @@
 #       ./run.sh --plan: the decisions as JSON with the open-file fit (lib/decide.js --json) after
 #       decisions_load; the limits from PB_PLAN_OPEN_FILES ("<role>:<name>=<soft>/<hard> ...", one entry
 #       per hosts.conf line: the sweep's form) or read on each host here, one remote_run of
-#       host/host-check.js limits each (exit 3 naming a host that did not answer).
+#       host/host-check.js limits each (EXIT_PREFLIGHT_FAILED naming a host that did not answer).
 
 # shellcheck source=lib/run-get.sh
 source "$(dirname "${BASH_SOURCE[0]}")/run-get.sh"
 
 DECISION_REFUSED_STAGE='' DECISION_REFUSED_CODE='' DECISION_REFUSED_TEXT='' DECISIONS_JSON=''
+
+decisions_exit_codes() {
+  local out
+  out=$(node "$PB_ROOT/lib/decide.js" --exit-codes) || { echo "run.sh: lib/decide.js --exit-codes failed" >&2; exit 1; }
+  eval "$out"
+}
 
 decisions_load() {
   local out
@@ -41,7 +51,7 @@ decisions_refuse_at() {
   done
 }
 
-# decisions_limits_read: "<role>:<name>=<soft>/<hard> ..." read on each host, or exit 3 naming the host that
+# decisions_limits_read: "<role>:<name>=<soft>/<hard> ..." read on each host, or EXIT_PREFLIGHT_FAILED naming the host that
 # did not answer. remote_open runs here, not in $(...), so remote_close_all knows the connections it opened.
 DECISIONS_ERR='' DECISIONS_LIMITS=''
 decisions_limits_read() {
@@ -52,7 +62,7 @@ decisions_limits_read() {
   for i in $(host_indexes); do
     if ! remote_open "$i" >"$DECISIONS_ERR" 2>&1 || ! out=$(remote_run "$i" node host/host-check.js limits 2>"$DECISIONS_ERR"); then
       printf 'run.sh: cannot read the open-file limits of %s: %s\n' "$(hosts_describe "$i")" "$(<"$DECISIONS_ERR")" >&2
-      exit 3
+      exit "$EXIT_PREFLIGHT_FAILED"
     fi
     { read -r soft; read -r hard; } <<<"$out"
     DECISIONS_LIMITS+="${DECISIONS_LIMITS:+ }$(host_get role "$i"):$(host_get name "$i")=$soft/$hard"

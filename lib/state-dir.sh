@@ -4,13 +4,13 @@
 # ./run.sh --stop-stale / --stop <run id>. Sourced by run.sh after lib/runlock.sh, lib/runstate.sh,
 # lib/remote.sh, lib/runjson.sh, lib/cleanup.sh and lib/log.sh.
 #
-#   statedir_refuse_busy <refused>   exit 5: another run holds the lock; names it, how to wait for it and
+#   statedir_refuse_busy <refused>   EXIT_BUSY: another run holds the lock; names it, how to wait for it and
 #                                    how to stop it; <refused> says what was not done
-#   statedir_refuse_stale [<file>]   exit 6: a run killed beyond any trap (its run-state.sh; none: only the
+#   statedir_refuse_stale [<file>]   EXIT_STALE: a run killed beyond any trap (its run-state.sh; none: only the
 #                                    processes holding its lock are known); names it, what it recorded,
 #                                    and ./run.sh --stop-stale
 #   statedir_stop [<run id>]         ./run.sh --stop-stale (no id) or --stop <run id>: exits 0 once nothing
-#                                    of it is left running, 1 if some of its undo failed, 5 if a live run
+#                                    of it is left running, 1 if some of its undo failed, EXIT_BUSY if a live run
 #                                    holds the state directory (--stop-stale, or --stop of another id)
 #
 # A stale run is stopped by its own undo entries, read back from its run-state.sh: the same functions,
@@ -39,7 +39,7 @@ statedir_refuse_busy() {
     [[ -z $id ]] || printf '  stop it:      ./run.sh --stop %s   (it stops what it started and keeps what it collected)\n' "$id"
     printf '  or run beside it with a state directory and ports of its own (PB_STATE=<dir>, lib/config.sh)\n'
   } >&2
-  exit 5
+  exit "$EXIT_BUSY"
 }
 
 statedir_refuse_stale() {
@@ -54,7 +54,7 @@ statedir_refuse_stale() {
     fi
     printf '  stop it, keeping what it collected: ./run.sh --stop-stale   (nothing was started)\n'
   } >&2
-  exit 6
+  exit "$EXIT_STALE"
 }
 
 # statedir_describe_stale <run-state.sh>: what a stale run was and what it left, in a subshell.

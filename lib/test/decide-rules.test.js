@@ -1,15 +1,15 @@
 'use strict';
 // The decisions run.sh takes as data from lib/decide.js (issue #51 item 3): its exit code for each outcome
-// (lib/decide-exit.js, README's table), the wait's rules (lib/decide-jmeter.js waitRules, handed to
-// lib/run-wait.sh as RUN_WAIT_*), and each engine's own JMeter properties (engineProperties, given by
-// load/engine.sh with -J) per engine of a two-engine plan. Called in this process and through the CLI bash
-// runs; no run is started.
+// (lib/decide-exit.js, README's table; bash gets them by name and exits by no bare code of the table), the
+// wait's rules (lib/decide-jmeter.js waitRules, handed to lib/run-wait.sh as RUN_WAIT_*), and each engine's
+// own JMeter properties (engineProperties, given by load/engine.sh with -J) per engine of a two-engine plan.
+// Called in this process and through the CLI bash runs; no run is started.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { EXIT_CODES, runExit } = require('../decide-exit');
+const { EXIT_CODES, exitCodeName, runExit } = require('../decide-exit');
 const { WAIT_RULES, waitRules, waitSeconds, engineProperties, ENGINE_PROPERTY_NAMES } = require('../decide-jmeter');
 const { decide, shellForm } = require('../decide');
 const { settings } = require('../config');
@@ -57,6 +57,40 @@ test("exit codes: README's table lists exactly the module's codes", () => {
   const rows = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
   assert.ok(rows.length > 0, 'the table is found');
   assert.deepEqual([...new Set(rows)].sort((a, b) => a - b), [...new Set(Object.values(EXIT_CODES))].sort((a, b) => a - b));
+});
+
+test('exit codes by name: --exit-codes, evaluated by bash as run.sh evaluates it, gives every code of the table', () => {
+  const r = spawnSync('bash', ['-c', 'set -euo pipefail; PB_ROOT=$PWD; source lib/decisions.sh; decisions_exit_codes; compgen -v EXIT_ | while read -r n; do echo "$n=${!n}"; done'],
+    { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const got = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('=')).map(([k, v]) => [k, Number(v)]));
+  assert.deepEqual(got, Object.fromEntries(Object.entries(EXIT_CODES).map(([o, c]) => [exitCodeName(o), c])));
+  assert.equal(got.EXIT_REFUSED, 2);
+  assert.equal(got.EXIT_PREFLIGHT_FAILED, 3);
+  assert.equal(got.EXIT_BUSY, 5);
+  assert.equal(got.EXIT_STALE, 6);
+  assert.equal(got.EXIT_INTERRUPTED, 130);
+});
+
+// A bash exit with a bare number that the table names (besides 0 and 1, every shell's success and failure):
+// "exit 5", also inside a trap's quoted command; comments skipped. run.sh and lib/ exit by EXIT_* instead.
+const BARE_EXIT = new RegExp(`\\bexit\\s+(${[...new Set(Object.values(EXIT_CODES))].filter((c) => c > 1).join('|')})\\b`);
+function bareExits(text) {
+  return text.split('\n').flatMap((line, i) => {
+    const m = line.replace(/^\s*#.*$/, '').replace(/\s#\s.*$/, '').match(BARE_EXIT);
+    return m ? [`${i + 1}: exit ${m[1]}`] : [];
+  });
+}
+
+test('exit codes: run.sh and lib/*.sh exit by name, never by a bare code of the table', () => {
+  const files = ['run.sh', ...fs.readdirSync(path.join(ROOT, 'lib')).filter((f) => f.endsWith('.sh')).map((f) => `lib/${f}`)];
+  assert.ok(files.length > 10);
+  const bare = files.flatMap((f) => bareExits(fs.readFileSync(path.join(ROOT, f), 'utf8')).map((e) => `${f}:${e}`));
+  assert.deepEqual(bare, []);
+  // the check itself: each planted form is found, a name, a comment, another code and a return are not
+  assert.deepEqual(bareExits(['  exit 5', "trap 'RUN_INTERRUPTED=SIGINT; exit 130' INT", 'x || { echo no; exit 3; }', 'exit 2'].join('\n')),
+    ['1: exit 5', '2: exit 130', '3: exit 3', '4: exit 2']);
+  assert.deepEqual(bareExits(['exit "$EXIT_BUSY"', '# exit 5 in a comment', 'exit 97', 'exit 1', 'return 3', 'exit 20'].join('\n')), []);
 });
 
 test('the wait rules: the thresholds, the deadline from the run, and the shell form run.sh evaluates', () => {
