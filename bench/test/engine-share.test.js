@@ -1,0 +1,67 @@
+'use strict';
+// bench/engine-share.js: a run's line (its parameters, CPU per answer of engine and server, the ratio) on a run
+// directory written here, and the table on lines of real pinned runs (fixtures/engine-share-runs.jsonl).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
+const { shareLine, table } = require('../engine-share');
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'engine-share-runs.jsonl');
+
+function writeRun(dir, { server, type, connections, engine, serverCpu, perSecond }) {
+  const t0 = 1_795_840_000_000;
+  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'engines', 'local'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'data', 'summary.json'), JSON.stringify({
+    id: path.basename(dir), startedAt: t0, durationSeconds: 60, parameters: { server, type, connections },
+    validity: { verdict: 'valid', reasons: [] },
+    workload: { answers: { achievedPerSecond: perSecond }, engines: [{ jvmCpuMean: engine }], server: { cpuMean: serverCpu } },
+  }));
+  fs.writeFileSync(path.join(dir, 'engines', 'local', 'gc.log'), `[${t0}ms][3ms] Using The Z Garbage Collector\n`);
+}
+
+test('a run: µs per answer of engine and server from % of a core and answers a second; the ratio', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-engine-share-'));
+  try {
+    writeRun(path.join(dir, 'r1'), { server: 'tc7', type: 'sse', connections: 5000, engine: 5, serverCpu: 20, perSecond: 5000 });
+    const l = shareLine(path.join(dir, 'r1'));
+    assert.equal(l.server, 'tc7');
+    assert.equal(l.type, 'sse');
+    assert.equal(l.connections, 5000);
+    assert.equal(l.engineMicrosPerAnswer, 10);   // 5% of a core = 50,000 µs a second over 5,000 answers
+    assert.equal(l.serverMicrosPerAnswer, 40);
+    assert.equal(l.engineOverServer, 0.25);
+    assert.equal(l.verdict, 'valid');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the command: a run without its summary is skipped and named, the others printed, exit 1', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-engine-share-'));
+  try {
+    writeRun(path.join(dir, 'done'), { server: 'node', type: 'comet', connections: 5000, engine: 5, serverCpu: 5, perSecond: 5000 });
+    fs.mkdirSync(path.join(dir, 'running', 'data'), { recursive: true });
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'engine-share.js'), path.join(dir, 'done'), path.join(dir, 'running')], { encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout.trim().split('\n').length, 1);
+    assert.match(r.stderr, /skipped .*running: no data\/summary\.json/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the table: a row per server and transport in a fixed order, a column per level, "not run" where none', () => {
+  const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const t = table(lines).split('\n');
+  assert.match(t[0], /^\| server \| transport \| 5,000 connections \|/);
+  const rows = t.slice(2).map((r) => r.split('|').slice(1, 3).map((c) => c.trim()).join(' '));
+  assert.deepEqual(rows.slice(0, 2), ['node comet', 'node poll']);
+  const comet = t.find((r) => r.startsWith('| node | comet |'));
+  const line = lines.find((l) => l.server === 'node' && l.type === 'comet' && l.connections === 5000);
+  assert.ok(comet.includes(`${line.engineOverServer} (${line.engineMicrosPerAnswer} / ${line.serverMicrosPerAnswer} µs) ${line.verdict}`));
+  assert.equal(execFileSync(process.execPath, [path.join(__dirname, '..', 'engine-share.js'), '--table', FIXTURE], { encoding: 'utf8' }).trim(), table(lines));
+});
