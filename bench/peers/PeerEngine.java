@@ -16,15 +16,23 @@ package pushbench.jmeter;
 // p99 of every event record of the run (arrival µs − the emit cycle's created ms − 0.5, on one clock:
 // docs/trip-time.md with offset 0), failed answers (E lines not ok, less those the stop ended) and
 // reconnections (answers beyond N).
+//
+//   java -cp <push-sampler classes>:<this> pushbench.jmeter.PeerEngine report <log dir> <connections>
+//
+// prints the same JSON line from the stream logs under <log dir> (any depth) that another engine wrote: a
+// JMeter engine's (bench/peers.sh's jmeter generator). A log cut short by the engine's stop (a gzip
+// without its end) counts up to where it ends.
 
 import java.io.BufferedReader;
+import java.io.EOFException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 public final class PeerEngine {
@@ -33,6 +41,10 @@ public final class PeerEngine {
   private PeerEngine() { }
 
   public static void main(String[] a) throws Exception {
+    if (a[0].equals("report")) {
+      report(Path.of(a[1]), Integer.parseInt(a[2]));
+      return;
+    }
     String transport = a[0];
     int port = Integer.parseInt(a[1]);
     int n = Integer.parseInt(a[2]);
@@ -72,25 +84,29 @@ public final class PeerEngine {
     int count = 0;
     long failed = 0;
     long begun = 0;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(logDir, "push-*.tsv.gz")) {
-      for (Path f : files) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(
-            new GZIPInputStream(Files.newInputStream(f), 1 << 16), StandardCharsets.UTF_8), 1 << 16)) {
-          for (String line; (line = r.readLine()) != null; ) {
-            char kind = line.isEmpty() ? ' ' : line.charAt(0);
-            if (kind == 'B') begun++;
-            else if (kind == 'E') {
-              String[] f4 = line.split("\t", 6);
-              // the streams the bench's stop ends ("engine stopped") are no failure
-              if (f4.length > 4 && f4[4].equals("0") && !line.contains("engine stopped")) failed++;
-            } else if (kind == 'R') {
-              double trip = tripMs(line);
-              if (Double.isNaN(trip)) continue;
-              if (count == trips.length) trips = Arrays.copyOf(trips, count * 2);
-              trips[count++] = trip;
-            }
+    List<Path> files;
+    try (Stream<Path> all = Files.walk(logDir)) {
+      files = all.filter(f -> f.getFileName().toString().matches("push-.*\\.tsv\\.gz")).sorted().toList();
+    }
+    for (Path f : files) {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(
+          new GZIPInputStream(Files.newInputStream(f), 1 << 16), StandardCharsets.UTF_8), 1 << 16)) {
+        for (String line; (line = r.readLine()) != null; ) {
+          char kind = line.isEmpty() ? ' ' : line.charAt(0);
+          if (kind == 'B') begun++;
+          else if (kind == 'E') {
+            String[] f4 = line.split("\t", 6);
+            // the streams the bench's stop ends ("engine stopped") are no failure
+            if (f4.length > 4 && f4[4].equals("0") && !line.contains("engine stopped")) failed++;
+          } else if (kind == 'R') {
+            double trip = tripMs(line);
+            if (Double.isNaN(trip)) continue;
+            if (count == trips.length) trips = Arrays.copyOf(trips, count * 2);
+            trips[count++] = trip;
           }
         }
+      } catch (EOFException cut) {
+        // a log its engine did not close: the lines before the cut count
       }
     }
     double[] t = Arrays.copyOf(trips, count);

@@ -1,14 +1,17 @@
 'use strict';
-// The table of bench/peers.sh (issue #38 item 6): its runs (JSON lines, one a run) grouped by level,
-// transport and generator, each figure as the median (min-max) over the repeats, and beside it the ratio
-// to pushbench's engine, taken pair by pair within a repeat (the generator's figure / the engine's at the
-// same level, transport and repeat), then its median (min-max).
+// The table of bench/peers.sh (issues #38 item 6, #48 item 4): its runs (JSON lines, one a run) grouped by
+// level, transport, pinning and generator, each figure as the median (min-max) over the repeats, and beside
+// it the ratio to pushbench's engine, taken pair by pair within a repeat (the generator's figure / the
+// engine's at the same level, transport, pinning and repeat), then its median (min-max). Runs written
+// before the idle baseline have no net CPU ("-"); before the pinning, pinned reads "no".
 //   node bench/peers/table.js [--markdown] <runs.jsonl>
 const fs = require('node:fs');
 
 // [field, heading, with a ratio to the engine's]
 const FIGURES = [
+  ['netUsPerMessage', 'net CPU µs/msg', true],
   ['usPerMessage', 'CPU µs/msg', true],
+  ['idleCpuPercent', 'idle CPU %', false],
   ['heapKbPerConnection', 'heap KB/conn', true],
   ['rssKbPerConnection', 'RSS KB/conn', true],
   ['openedPerSecond', 'opened/s', true],
@@ -39,14 +42,15 @@ function spread(values) {
   return `${fmt(median(v))} (${fmt(v[0])}-${fmt(v[v.length - 1])})`;
 }
 
-const groupKey = (r) => `${r.connections}\t${r.transport}\t${r.generator}`;
+const pinning = (r) => (r.pinned ? 'yes' : 'no');
+const groupKey = (r) => `${r.connections}\t${r.transport}\t${pinning(r)}\t${r.generator}`;
 
 // Per group of runs: the median (min-max) of each figure and, for the figures that have one, of the
 // ratios to the engine's figure in the same repeat (none for the engine itself, "-" when no pair exists).
 function rows(runs) {
   const keys = [...new Set(runs.map(groupKey))];
   return keys.map((key) => {
-    const [connections, transport, generator] = key.split('\t');
+    const [connections, transport, pinned, generator] = key.split('\t');
     const group = runs.filter((r) => groupKey(r) === key);
     const cells = {};
     for (const [field, , withRatio] of FIGURES) {
@@ -55,28 +59,28 @@ function rows(runs) {
       const ratios = [];
       for (const r of group) {
         const base = runs.find((b) => b.generator === BASE && b.repeat === r.repeat
-          && String(b.connections) === connections && b.transport === transport);
+          && String(b.connections) === connections && b.transport === transport && pinning(b) === pinned);
         if (base && typeof r[field] === 'number' && typeof base[field] === 'number' && base[field] !== 0) {
           ratios.push(r[field] / base[field]);
         }
       }
       cells[`${field}Ratio`] = spread(ratios);
     }
-    return { connections: Number(connections), transport, generator, runs: group.length, cells };
+    return { connections: Number(connections), transport, pinned, generator, runs: group.length, cells };
   });
 }
 
 // The table as text (or a Markdown table): one line per group, each figure followed by its ratio to the
 // engine's (×engine).
 function render(runs, { markdown = false } = {}) {
-  const head = ['level', 'transport', 'generator', 'runs'];
+  const head = ['level', 'transport', 'pinned', 'generator', 'runs'];
   for (const [, heading, withRatio] of FIGURES) {
     head.push(heading);
     if (withRatio) head.push('×engine');
   }
   const lines = [head];
   for (const g of rows(runs)) {
-    const line = [String(g.connections), g.transport, g.generator, String(g.runs)];
+    const line = [String(g.connections), g.transport, g.pinned, g.generator, String(g.runs)];
     for (const [field, , withRatio] of FIGURES) {
       line.push(g.cells[field]);
       if (withRatio) line.push(g.generator === BASE ? '1' : g.cells[`${field}Ratio`]);

@@ -49,14 +49,30 @@ test('rows: a figure a generator does not report has no ratio; a repeat without 
   assert.equal(bare.cells.usPerMessage, '25.0 (20.0-30.0)');
 });
 
-test('render: one line per level, transport and generator, each ratio beside its figure', () => {
+test('render: one line per level, transport, pinning and generator, each ratio beside its figure', () => {
   const runs = [run(1, 'engine', 10), run(1, 'gatling', 25), run(1, 'engine', 12, { transport: 'sse' })];
   const lines = render(runs).split('\n');
   assert.equal(lines.length, 4);
-  assert.match(lines[0], /^level +transport +generator +runs +CPU µs\/msg +×engine +heap KB\/conn/);
-  assert.match(lines[1], /^1000 +ws +engine +1 +10\.0 +1 /);
-  assert.match(lines[2], /^1000 +ws +gatling +1 +25\.0 +2\.50 /);
-  assert.match(lines[3], /^1000 +sse +engine/);
+  assert.match(lines[0], /^level +transport +pinned +generator +runs +net CPU µs\/msg +×engine +CPU µs\/msg +×engine +idle CPU % +heap KB\/conn/);
+  // runs written before the idle baseline: no net CPU, no idle; before the pinning: "no"
+  assert.match(lines[1], /^1000 +ws +no +engine +1 +- +1 +10\.0 +1 +- /);
+  assert.match(lines[2], /^1000 +ws +no +gatling +1 +- +- +25\.0 +2\.50 +- /);
+  assert.match(lines[3], /^1000 +sse +no +engine/);
+});
+
+test('rows: pinned and unpinned runs are separate groups, each paired with the engine of its own pinning', () => {
+  const runs = [
+    run(1, 'engine', 10, { pinned: true, netUsPerMessage: 8 }), run(1, 'jmeter', 30, { pinned: true, netUsPerMessage: 20 }),
+    run(1, 'engine', 20, { netUsPerMessage: 16 }), run(1, 'jmeter', 30, { netUsPerMessage: 24 }),
+  ];
+  const groups = rows(runs);
+  assert.equal(groups.length, 4);
+  const pinnedJmeter = groups.find((g) => g.generator === 'jmeter' && g.pinned === 'yes');
+  const freeJmeter = groups.find((g) => g.generator === 'jmeter' && g.pinned === 'no');
+  assert.equal(pinnedJmeter.cells.usPerMessageRatio, '3.00');
+  assert.equal(pinnedJmeter.cells.netUsPerMessageRatio, '2.50');
+  assert.equal(freeJmeter.cells.usPerMessageRatio, '1.50');
+  assert.equal(freeJmeter.cells.netUsPerMessageRatio, '1.50');
 });
 
 // bench/peers/gatling-stats.js: Gatling's figures of one request from its report's page.
@@ -80,7 +96,48 @@ test('gatling-stats: total count OK/KO and the 50th/99th percentiles of all requ
 test('render --markdown: a header, its rule and one row per group, the same cells', () => {
   const md = render([run(1, 'engine', 10), run(1, 'gatling', 25)], { markdown: true }).split('\n');
   assert.equal(md.length, 4);
-  assert.match(md[0], /^\| level \| transport \| generator \| runs \| CPU µs\/msg \| ×engine \|/);
+  assert.match(md[0], /^\| level \| transport \| pinned \| generator \| runs \| net CPU µs\/msg \| ×engine \| CPU µs\/msg \| ×engine \|/);
   assert.match(md[1], /^\| --- \| --- \|/);
-  assert.match(md[3], /^\| 1000 \| ws \| gatling \| 1 \| 25\.0 \| 2\.50 \|/);
+  assert.match(md[3], /^\| 1000 \| ws \| no \| gatling \| 1 \| - \| - \| 25\.0 \| 2\.50 \|/);
+});
+
+// bench/peers/run-line.js: one run's line from what the bench measured.
+const { line, windowMessages } = require('../peers/run-line');
+const fixture = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, 'fixtures', 'peers-measured.json'), 'utf8'));
+
+test('run-line: messages are the emit cycles in the window x the last cycle\'s records', () => {
+  assert.equal(windowMessages(fixture.statusBefore, fixture.statusAfter), 15 * 5000);
+});
+
+test('run-line: raw CPU over the window, idle CPU over its own window, net = raw less idle scaled to the window', () => {
+  const l = line(fixture);
+  // 300 ticks of 100 Hz over 15 s: 3 s CPU = 20% of a core, 40 µs per message of 75,000
+  assert.equal(l.cpuPercent, 20);
+  assert.equal(l.usPerMessage, 40);
+  // idle: 15 ticks over 15 s = 1% of a core; net: 3 s - 0.15 s = 2.85 s, 38 µs/msg, 19% of a core
+  assert.equal(l.idleCpuPercent, 1);
+  assert.equal(l.netUsPerMessage, 38);
+  assert.equal(l.netCpuPercent, 19);
+  // the server: 450 ticks = 4.5 s, 60 µs/msg, 30% of a core
+  assert.equal(l.serverUsPerMessage, 60);
+  assert.equal(l.serverCpuPercent, 30);
+  assert.equal(l.heapKbPerConnection, 2);
+  assert.equal(l.rssKbPerConnection, 4);
+  assert.equal(l.pinned, true);
+  assert.equal(l.generatorCpus, '0');
+  assert.equal(l.processes, 2);
+  assert.equal(l.tripMeasures, 'arrival - created');
+  assert.equal(l.received, 120000);
+});
+
+test('run-line: an idle window of another length is scaled to the window; no JVM, no heap; Gatling\'s p50 is a check wait', () => {
+  const l = line({ ...fixture, generator: 'locust', idleNs: 7.5e9, idleTicks: 15, heap0: null, heap1: null });
+  // 15 ticks over 7.5 s = 2% of a core; over the 15 s window 0.3 s: net 2.7 s = 36 µs/msg
+  assert.equal(l.idleCpuPercent, 2);
+  assert.equal(l.netUsPerMessage, 36);
+  assert.equal(l.heapKbPerConnection, null);
+  assert.equal(l.rssKbPerConnection, 4);
+  assert.equal(line({ ...fixture, generator: 'gatling' }).tripMeasures, 'check wait');
+  assert.equal(line({ ...fixture, generator: 'gatling-bare', report: {} }).tripMeasures, null);
+  assert.equal(line({ ...fixture, generator: 'gatling-bare', report: {} }).received, null);
 });
