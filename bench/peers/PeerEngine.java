@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 public final class PeerEngine {
   private static final String SUBSCRIPTION = "{\"type\":\"ws\",\"events\":[\"event1\"]}";
@@ -105,7 +106,7 @@ public final class PeerEngine {
             trips[count++] = trip;
           }
         }
-      } catch (EOFException cut) {
+      } catch (EOFException | ZipException cut) {
         // a log its engine did not close: the lines before the cut count
       }
     }
