@@ -306,8 +306,8 @@ one_run() {
       watch_limit=120 ;;
     locust)
       jvm=false
-      (cd "$work" && PEERS_PORT=$PB_PORT_NODE PEERS_TRANSPORT=$transport PEERS_CONNECTIONS=$n PEERS_BASELINE=$open_after_s \
-        PEERS_STOP=$work/stop PEERS_REPORT=$work/gen.report exec "${gen_pin[@]}" "$locust_env/bin/locust" \
+      (cd "$work" && exec env PEERS_PORT="$PB_PORT_NODE" PEERS_TRANSPORT="$transport" PEERS_CONNECTIONS="$n" PEERS_BASELINE="$open_after_s" \
+        PEERS_STOP="$work/stop" PEERS_REPORT="$work/gen.report" "${gen_pin[@]}" "$locust_env/bin/locust" \
         -f "$root/bench/peers/locustfile.py" --headless --only-summary --exit-code-on-error 0) >"$work/gen.out" 2>"$work/gen.err" &
       gen_pid=$! ;;
     *)

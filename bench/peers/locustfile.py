@@ -78,6 +78,8 @@ class SseUser(HttpUser):
             with self.client.get('/request?type=sse&events=event1', name='subscribe', stream=True,
                                  timeout=None) as response:
                 for line in response.iter_lines(decode_unicode=True):
+                    if isinstance(line, bytes):   # no charset known: requests leaves the bytes
+                        line = line.decode('utf-8', 'replace')
                     if line.startswith('data: '):
                         report_record(self, 'SSE', line[6:])
             report_broken(self, 'SSE', ConnectionError('the stream ended'))
