@@ -306,7 +306,7 @@ one_run() {
       watch_limit=120 ;;
     locust)
       jvm=false
-      (cd "$work" && exec env PEERS_PORT="$PB_PORT_NODE" PEERS_TRANSPORT="$transport" PEERS_CONNECTIONS="$n" PEERS_BASELINE="$open_after_s" \
+      (cd "$work" && exec env PYTHONDONTWRITEBYTECODE=1 PEERS_PORT="$PB_PORT_NODE" PEERS_TRANSPORT="$transport" PEERS_CONNECTIONS="$n" PEERS_BASELINE="$open_after_s" \
         PEERS_STOP="$work/stop" PEERS_REPORT="$work/gen.report" "${gen_pin[@]}" "$locust_env/bin/locust" \
         -f "$root/bench/peers/locustfile.py" --headless --only-summary --exit-code-on-error 0) >"$work/gen.out" 2>"$work/gen.err" &
       gen_pid=$! ;;
