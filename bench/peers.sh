@@ -62,7 +62,8 @@
 #                  next message, about the interval, not a trip time); none for gatling-bare
 # Ratios (×engine) are the figure over the engine's in the same repeat, level, transport and pinning. Within
 # a repeat every level runs each transport and each generator one after the other; the table gives the
-# median (min-max) over the repeats. Every run's JSON line goes to --out (default under TMPDIR).
+# median (min-max) over the repeats. Every run's JSON line goes to --out (default under TMPDIR), the
+# counters it was derived from (bench/peers/run-line.js) to <out without .jsonl>.measured.jsonl.
 # Exit: 0 done, 1 a run or the install failed, 2 usage.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -176,6 +177,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-peers.XXXXXX")
 [[ -n $out ]] || out=$work/runs.jsonl
 : >>"$out" || bad "cannot write $out"
+measured_out=${out%.jsonl}.measured.jsonl   # what each line was derived from (bench/peers/run-line.js)
 # The server on a port and state of its own, reachable on the loopback only.
 export PB_STATE=$work/state PB_PORT_NODE=${PB_BENCH_PORT:-19991} PB_SERVER_ADDRESS=127.0.0.1
 mkdir -p "$PB_STATE"
@@ -402,6 +404,7 @@ one_run() {
      serverCpus: $serverCpus, generatorCpus: $generatorCpus, processes: $processes, opened: $opened, report: $report,
      statusBefore: $st0, statusAfter: $st1, heap0: $heap0, rss0: $rss0, heap1: $heap1, rss1: $rss1,
      cpuTicks: $c, serverTicks: $s, windowNs: $ns, idleTicks: $idle, idleNs: $idleNs, hz: $hz}' >"$work/gen.measured.json"
+  jq -c . "$work/gen.measured.json" >>"$measured_out"
   line=$(node "$root/bench/peers/run-line.js" "$work/gen.measured.json")
   echo "$line" >>"$out"
   jq -r '"  run \(.repeat) \(.generator) \(.transport) \(.connections): \(.openedPerSecond)/s opened; \(.messages) msgs in \(.windowS) s;" +
