@@ -1,7 +1,9 @@
 'use strict';
-// The table of bench/engine-cost.sh: its runs (JSON lines, one a run) grouped by level, type and sampler,
-// each figure as the median and the range over the repeats, and per group the ratio mux / push of the
-// engine's CPU per answer (repeat by repeat, when both ran in that repeat).
+// The figures and the table of bench/engine-cost.sh: a run's JSON line from its summary.json, gc.log and
+// the bench's own watches (runLine; the script's header defines each figure), and the runs (JSON lines, one
+// a run) grouped by level, type and sampler, each figure as the median and the range over the repeats, and
+// per group the ratio mux / push of the engine's CPU per answer (repeat by repeat, when both ran in that
+// repeat).
 //   node bench/engine-cost-table.js <runs.jsonl>
 const fs = require('node:fs');
 
@@ -14,7 +16,8 @@ const FIGURES = [
   ['serverCpuPercent', 'server CPU %'],
   ['kbPerConnection', 'live KB/conn'],
   ['threads', 'OS threads'],
-  ['openedPerSecond', 'opened/s'],
+  ['openedPerSecond', 'opened/s engine'],
+  ['serverOpenedPerSecond', 'opened/s server'],
   ['maxPauseMs', 'max pause ms'],
 ];
 
@@ -50,6 +53,29 @@ function longestStopMs(gcLogText, fromMs = 0) {
     if (ms !== null && (longest === null || ms > longest)) longest = Math.round(ms * 1000) / 1000;
   }
   return longest;
+}
+
+// One run's JSON line. summary: its data/summary.json (null when the run left none); gcLogText: its engine's
+// gc.log ('' without); figures: the engine watch's key=value figures ({ threads, idle, loaded }: bytes);
+// serverOpened: bench/peers/watch-open.js's line (null without); the run's repeat, level, type, sampler,
+// exit code and results directory. A figure its source lacks is null.
+function runLine({ summary: s, gcLogText = '', figures = {}, serverOpened = null, repeat, level, type, sampler, exit, run }) {
+  const w = s?.workload;
+  const perSecond = w?.answers?.achievedPerSecond ?? null;
+  const micros = (cpuPercent) => (cpuPercent == null || !perSecond ? null : Math.round((cpuPercent / 100) * 1e6 / perSecond * 10) / 10);
+  const engine = micros(w?.engines?.[0]?.jvmCpuMean);
+  const server = micros(w?.server?.cpuMean);
+  const from = s?.steadyWindow ? s.startedAt + s.steadyWindow.fromSecond * 1000 : null;
+  const idle = Number(figures.idle), loaded = Number(figures.loaded);
+  return { repeat, level, type, sampler, exit, run,
+    verdict: s?.validity?.verdict ?? null, answersPerSecond: perSecond, answersShare: w?.answers?.share ?? null,
+    engineCpuPercent: w?.engines?.[0]?.jvmCpuMean ?? null, serverCpuPercent: w?.server?.cpuMean ?? null,
+    engineMicrosPerAnswer: engine, serverMicrosPerAnswer: server, ratio: engine != null && server ? Math.round(engine / server * 100) / 100 : null,
+    kbPerConnection: idle > 0 && loaded > 0 ? Math.round((loaded - idle) / level / 1024 * 100) / 100 : null,
+    threads: Number(figures.threads) || null,
+    openedPerSecond: w?.rampup?.openedPerSecond ?? null,
+    serverOpenedPerSecond: serverOpened?.openedPerSecond ?? null,
+    maxPauseMs: from === null || !gcLogText ? null : longestStopMs(gcLogText, from) };
 }
 
 function table(runs) {
@@ -89,4 +115,4 @@ if (require.main === module) {
   console.log(table(runs));
 }
 
-module.exports = { table, spread, median, longestStopMs };
+module.exports = { table, spread, median, longestStopMs, runLine };

@@ -22,8 +22,16 @@
 #                      in the first repeat only (its full collection stops the engine; the other repeats'
 #                      CPU, pauses and verdicts are undisturbed)
 #   threads            the engine JVM's most OS threads (/proc/<pid>/status, sampled every second)
-#   opened/s           connections / the second the last one started (workload.rampup), so with the
-#                      default 10 s ramp-up at most level / 10 per second is asked
+#   opened/s engine    the run's workload.rampup.openedPerSecond (analysis/measure/workload.js, docs/engine.md
+#                      "Connections opened per second"): connections whose first TCP connect completed (the
+#                      stream log's C lines) / the seconds from the first request to the last of them; none
+#                      from the push sampler, which writes no C line. With the default 10 s ramp-up at most
+#                      level / 10 per second is asked
+#   opened/s server    the server's own count: the Node.js server's GET /status polled every 20 ms from
+#                      before the run's load (bench/peers/watch-open.js): level / the time from the last poll
+#                      that saw no stream open to the first that saw all level (requests.comet, or
+#                      requests.poll: held long polls, so a poll just after an answer can see fewer and end
+#                      the span late), ±40 ms on the span
 #   max pause ms       the engine's longest stop in the steady window: a safepoint or GC pause (its
 #                      gc.log), the bench's own histogram left out
 #   verdict            the run's validity verdict (docs/validity.md)
@@ -47,7 +55,7 @@ while [[ $# -gt 0 ]]; do
     --rampup) rampup=${2:-}; shift 2 || usage ;;
     --duration) duration=${2:-}; shift 2 || usage ;;
     --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -65,8 +73,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pb-engine-cost.XXXXXX")
 [[ -n $out ]] || out=$work/runs.jsonl
 : >"$out"
 echo "engine-cost: work directory $work; runs to $out"
-watcher=''
-cleanup() { [[ -z $watcher ]] || kill "$watcher" 2>/dev/null || true; }
+watcher='' server_watcher=''
+cleanup() {
+  [[ -z $watcher ]] || kill "$watcher" 2>/dev/null || true
+  [[ -z $server_watcher ]] || kill "$server_watcher" 2>/dev/null || true
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
@@ -103,43 +114,34 @@ watch_engine() {
 
 # One run; appends its JSON line to $out.
 one_run() { # <repeat> <level> <type> <sampler>
-  local repeat=$1 level=$2 type=$3 sampler=$4 id=r$1-$2-$3-$4 figures rc=0 dir
+  local repeat=$1 level=$2 type=$3 sampler=$4 id=r$1-$2-$3-$4 figures opened rc=0 dir
   local -a args=(node "$rampup" "$duration" "$level" poll 5000 event1 1000)
   [[ $type == comet ]] && args=(node "$rampup" "$duration" "$level" comet - event1 1000)
-  figures=$work/$id.figures
+  figures=$work/$id.figures opened=$work/$id.opened
   mkdir -p "$work/$id/state"
   watch_engine "$work/$id/state" "$figures" "$((repeat == 1))" & watcher=$!
+  # The server's count of open streams, polled from before its start (refused polls are tried again) until
+  # it holds every connection or the run's length and a minute for its set-up have passed.
+  node "$root/bench/peers/watch-open.js" "$PB_PORT_NODE" "$type" "$level" "$((duration + 60))" >"$opened" 2>"$opened.err" &
+  server_watcher=$!
   PB_REQUEST_SAMPLER=$sampler PB_STATE=$work/$id/state PB_RESULTS=$work/$id/results \
     "$root/run.sh" "${args[@]}" >"$work/$id/run.out" 2>&1 || rc=$?
   kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=''
+  kill "$server_watcher" 2>/dev/null || true; wait "$server_watcher" 2>/dev/null || true; server_watcher=''
   dir=$(find "$work/$id/results" -mindepth 1 -maxdepth 1 -type d | head -n 1)
-  node - "$dir" "$figures" "$repeat" "$level" "$type" "$sampler" "$rc" >>"$out" <<'EOF'
+  node - "$dir" "$figures" "$opened" "$repeat" "$level" "$type" "$sampler" "$rc" >>"$out" <<'EOF'
 const fs = require('node:fs');
 const path = require('node:path');
-const { longestStopMs } = require(process.env.PB_ROOT + '/bench/engine-cost-table.js');
-const [dir, figuresFile, repeat, level, type, sampler, rc] = process.argv.slice(2);
-const figures = Object.fromEntries((fs.existsSync(figuresFile) ? fs.readFileSync(figuresFile, 'utf8') : '')
-  .split('\n').filter(Boolean).map((l) => l.split('=')));
-let s = null;
-try { s = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8')); } catch { /* reported as null */ }
-const w = s?.workload;
-const perSecond = w?.answers?.achievedPerSecond ?? null;
-const micros = (cpuPercent) => (cpuPercent == null || !perSecond ? null : Math.round((cpuPercent / 100) * 1e6 / perSecond * 10) / 10);
-const engine = micros(w?.engines?.[0]?.jvmCpuMean);
-const server = micros(w?.server?.cpuMean);
-let maxPause = null;
-try {
-  maxPause = longestStopMs(fs.readFileSync(path.join(dir, 'engines', 'local', 'gc.log'), 'utf8'), s.startedAt + s.steadyWindow.fromSecond * 1000);
-} catch { /* no gc.log or no steady window: null */ }
-const idle = Number(figures.idle), loaded = Number(figures.loaded);
-const last = w?.rampup?.lastThreadStartSecond;
-console.log(JSON.stringify({ repeat: Number(repeat), level: Number(level), type, sampler, exit: Number(rc), run: dir,
-  verdict: s?.validity?.verdict ?? null, answersPerSecond: perSecond, answersShare: w?.answers?.share ?? null,
-  engineCpuPercent: w?.engines?.[0]?.jvmCpuMean ?? null, serverCpuPercent: w?.server?.cpuMean ?? null,
-  engineMicrosPerAnswer: engine, serverMicrosPerAnswer: server, ratio: engine != null && server ? Math.round(engine / server * 100) / 100 : null,
-  kbPerConnection: idle > 0 && loaded > 0 ? Math.round((loaded - idle) / Number(level) / 1024 * 100) / 100 : null,
-  threads: Number(figures.threads) || null, openedPerSecond: last > 0 ? Math.round(Number(level) / last) : null,
-  maxPauseMs: maxPause }));
+const { runLine } = require(process.env.PB_ROOT + '/bench/engine-cost-table.js');
+const [dir, figuresFile, openedFile, repeat, level, type, sampler, rc] = process.argv.slice(2);
+const read = (file) => { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } };   // missing: ''
+const figures = Object.fromEntries(read(figuresFile).split('\n').filter(Boolean).map((l) => l.split('=')));
+let summary = null;
+try { summary = JSON.parse(read(path.join(dir, 'data', 'summary.json'))); } catch { /* reported as null */ }
+let serverOpened = null;
+try { serverOpened = JSON.parse(read(openedFile)); } catch { /* the watch ended without its line: null */ }
+console.log(JSON.stringify(runLine({ summary, gcLogText: read(path.join(dir, 'engines', 'local', 'gc.log')), figures, serverOpened,
+  repeat: Number(repeat), level: Number(level), type, sampler, exit: Number(rc), run: dir })));
 EOF
   echo "engine-cost: $(tail -n 1 "$out")"
 }
