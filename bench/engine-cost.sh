@@ -31,7 +31,8 @@
 #                      before the run's load (bench/peers/watch-open.js): level / the time from the last poll
 #                      that saw no stream open to the first that saw all level (requests.comet, or
 #                      requests.poll: held long polls, so a poll just after an answer can see fewer and end
-#                      the span late), ±40 ms on the span
+#                      the span late), ±40 ms on the span; none when the server has not held them all by
+#                      the ramp-up's end + 5 s (its polls, ~50 a second, stop then at the latest)
 #   max pause ms       the engine's longest stop in the steady window: a safepoint or GC pause (its
 #                      gc.log), the bench's own histogram left out
 #   verdict            the run's validity verdict (docs/validity.md)
@@ -55,7 +56,7 @@ while [[ $# -gt 0 ]]; do
     --rampup) rampup=${2:-}; shift 2 || usage ;;
     --duration) duration=${2:-}; shift 2 || usage ;;
     --out) out=${2:-}; shift 2 || usage ;;
-    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -83,11 +84,12 @@ trap 'exit 130' INT TERM HUP
 
 live_bytes() { jcmd "$1" GC.class_histogram 2>/dev/null | awk '$1 == "Total" { print $3 }'; }
 
-# watch <state dir> <figures file> <heap 0|1>: while the run lasts, the engine JVM's most threads and, with
-# heap 1, its live heap idle (once bound) and loaded (3/4 into the steady window), written to <figures
-# file> as key=value lines.
+# watch <state dir> <figures file> <heap 0|1> <server watch PID>: while the run lasts, the engine JVM's
+# most threads and, with heap 1, its live heap idle (once bound) and loaded (3/4 into the steady window),
+# written to <figures file> as key=value lines; and the server's watch ended (no figure) when it has not
+# seen every connection open by the ramp-up's end + 5 s, so its polls stay out of most of the window.
 watch_engine() {
-  local state=$1 file=$2 heap=$3 pid='' idle='' loaded='' threads=0 t started='' at pidfile
+  local state=$1 file=$2 heap=$3 server_watch=$4 pid='' idle='' loaded='' threads=0 t started='' at pidfile
   while true; do
     if [[ -z $pid ]]; then
       # run.sh keeps the engine's PID file in the run's work directory, $PB_STATE/runs/<id>.
@@ -102,6 +104,10 @@ watch_engine() {
     fi
     if [[ -z $started ]] && grep -q 'threads for group Request' "$state/engine-local.log" 2>/dev/null; then
       started=$SECONDS
+    fi
+    if [[ -n $started && -n $server_watch ]] && ((SECONDS - started >= rampup + 5)); then
+      kill "$server_watch" 2>/dev/null || true
+      server_watch=''
     fi
     at=$((rampup + (duration - rampup) * 3 / 4))
     if ((heap)) && [[ -n $started && -z $loaded ]] && ((SECONDS - started >= at)); then
@@ -119,11 +125,12 @@ one_run() { # <repeat> <level> <type> <sampler>
   [[ $type == comet ]] && args=(node "$rampup" "$duration" "$level" comet - event1 1000)
   figures=$work/$id.figures opened=$work/$id.opened
   mkdir -p "$work/$id/state"
-  watch_engine "$work/$id/state" "$figures" "$((repeat == 1))" & watcher=$!
-  # The server's count of open streams, polled from before its start (refused polls are tried again) until
-  # it holds every connection or the run's length and a minute for its set-up have passed.
-  node "$root/bench/peers/watch-open.js" "$PB_PORT_NODE" "$type" "$level" "$((duration + 60))" >"$opened" 2>"$opened.err" &
+  # The server's count of open streams, polled from before the server starts (refused polls are tried
+  # again) until it holds every connection; watch_engine ends it at the ramp-up's end + 5 s, this limit
+  # only when the load never starts.
+  node "$root/bench/peers/watch-open.js" "$PB_PORT_NODE" "$type" "$level" "$((duration + 120))" >"$opened" 2>"$opened.err" &
   server_watcher=$!
+  watch_engine "$work/$id/state" "$figures" "$((repeat == 1))" "$server_watcher" & watcher=$!
   PB_REQUEST_SAMPLER=$sampler PB_STATE=$work/$id/state PB_RESULTS=$work/$id/results \
     "$root/run.sh" "${args[@]}" >"$work/$id/run.out" 2>&1 || rc=$?
   kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=''
