@@ -13,7 +13,9 @@
 // Each missing message is placed by where its cycle started in the client's streams:
 //   in-stream     inside one stream's live span (its request received .. its last record): the stream stayed
 //                 open and got later cycles, but not this one; `sinceJoinMs` is how long after its request the
-//                 cycle started (a cycle right after the request is the join's edge);
+//                 cycle started, `first` whether it was the first cycle after the request (the join's edge:
+//                 the server stamped the request before it was on the cycle's list), `serverStopMs` how long
+//                 the server's JVM stood still (sut/gc.log's stops, same clock) between the two;
 //   reconnection  after a stream's last record and before the next stream's request was received: the
 //                 stream ended or broke (its E line says how), and the next one did not get it back (its
 //                 subscription's cursor, its replay and gap records say why);
@@ -26,6 +28,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { readArchive } = require('../read/responses');
 const { isResumedStream } = require('../../lib/test-types');
+const { parseGcLogFile, stopsOf } = require('../read/gc-log');
 
 // ---- reading ---------------------------------------------------------------------------------------------
 
@@ -193,6 +196,10 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
   for (const list of timesByName.values()) list.sort((a, b) => a.created - b.created);
   const cuts = finalCuts(cycles);
   const offsetMs = Number.isFinite(v.minOffsetMs) ? v.minOffsetMs : 0;
+  const gcFile = path.join(runDir, 'sut', 'gc.log');
+  const stops = fs.existsSync(gcFile) ? stopsOf(await parseGcLogFile(gcFile)) : null;
+  const stoppedMs = (from, to) => (stops === null ? null
+    : Math.round(stops.reduce((a, x) => a + Math.max(0, Math.min(to, x.epochMs) - Math.max(from, x.startMs)), 0) * 1000) / 1000);
   const t0 = Math.min(...cycles.map((c) => c.created).filter(Number.isFinite));
   const rel = (ms) => (Number.isFinite(ms) ? Math.round(ms - t0) / 1000 : null);   // s after the first cycle
 
@@ -229,6 +236,8 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
           where: p.where, streams: streams.length, stream: p.stream + 1 };
         if (p.where === 'in-stream') {
           m.sinceJoinMs = c.created - s.loss.created;
+          m.first = !list.some((x) => x.created > s.loss.created && x.created < c.created);
+          m.serverStopMs = stoppedMs(s.loss.created, c.created);
           const next = s.loss.got.find((g) => g.kind === 'event' && g.name === name && g.cycle > c.cycle);
           if (next) m.nextRecordTripMs = Math.round(next.arrivalMs - offsetMs - (timesByName.get(name).find((x) => x.cycle === next.cycle)?.created ?? NaN));
         } else {
@@ -266,12 +275,21 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
   return {
     run: path.basename(path.resolve(runDir)), archives, clients: clients.length, streams: clients.reduce((a, c) => a + c.streams.length, 0),
     expected, missing: missing.length, netMissed, late: late.length, affectedClients: affected.size,
-    inStream: missing.filter((m) => m.where === 'in-stream').length, reconnection: missing.filter((m) => m.where === 'reconnection').length,
+    inStream: missing.filter((m) => m.where === 'in-stream').length, firstAfterJoin: missing.filter((m) => m.first).length,
+    sinceJoinMs: quantiles(missing.filter((m) => m.where === 'in-stream').map((m) => m.sinceJoinMs)),
+    reconnection: missing.filter((m) => m.where === 'reconnection').length,
     failedStreams: [...failures].sort((a, b) => b[1] - a[1]).map(([failure, count]) => ({ count, failure })),
     cycles: [...byCycle.values()].sort((a, b) => a.cycle - b.cycle),
     list: missing,
     server: { log: serverLogFaults(path.join(runDir, 'sut', 'server.log')), status: statusLog(statusFile) },
   };
+}
+
+// min, median and max of a list of numbers; null when empty.
+function quantiles(values) {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  return { min: v[0], median: v[Math.floor(v.length / 2)], max: v[v.length - 1] };
 }
 
 // ---- the report --------------------------------------------------------------------------------------------
@@ -280,7 +298,9 @@ function text(r, listMax) {
   const out = [];
   out.push(`${r.run}: ${r.clients} held-stream clients, ${r.streams} streams (${r.streams - r.clients} reconnections), ${r.expected} messages expected`);
   out.push(`missing: ${r.missing} messages (net of extra cycles, as measure/messages.js counts: ${r.netMissed}) on ${r.affectedClients} clients;`
-    + ` in a live stream ${r.inStream}, across a reconnection ${r.reconnection}; late (only as a replay): ${r.late}`);
+    + ` in a live stream ${r.inStream} (the first cycle after its request: ${r.firstAfterJoin}), across a reconnection ${r.reconnection};`
+    + ` late (only as a replay): ${r.late}`);
+  if (r.sinceJoinMs) out.push(`in a live stream, the cycle began ${r.sinceJoinMs.min} / ${r.sinceJoinMs.median} / ${r.sinceJoinMs.max} ms (min / median / max) after the request's timings.created`);
   if (r.failedStreams.length) out.push('streams that failed (E line): ' + r.failedStreams.map((f) => `${f.count} x ${f.failure}`).join('; '));
   else out.push('streams that failed (E line): none');
   if (r.cycles.length) {

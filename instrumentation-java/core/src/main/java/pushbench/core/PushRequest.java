@@ -20,7 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class PushRequest {
     private final long id;
     private final PushSpec spec;
-    private final long created;
+    /**
+     * When the request manager registered it (ms): stamped once it is on every list it subscribes to, under
+     * this object's lock, before any record is written ({@link RequestManager#open}). An emit cycle stamps its
+     * start under its list's lock, so every cycle that starts after this stamp has it in its snapshot.
+     */
+    private volatile long created;
     private final RequestObserver observer;
     private final RequestManager manager;
     private final AtomicBoolean done = new AtomicBoolean();
@@ -29,10 +34,9 @@ public final class PushRequest {
     /** SSE and WebSocket: per subscribed name, the last cycle this stream got or started after; guarded by this. */
     private final Map<String, Long> cursor = new LinkedHashMap<>();
 
-    PushRequest(long id, PushSpec spec, long created, RequestObserver observer, RequestManager manager) {
+    PushRequest(long id, PushSpec spec, RequestObserver observer, RequestManager manager) {
         this.id = id;
         this.spec = spec;
-        this.created = created;
         this.observer = observer;
         this.manager = manager;
     }
@@ -51,6 +55,11 @@ public final class PushRequest {
 
     int start() {
         return start;
+    }
+
+    /** The request manager, under this object's lock, once the request is on every list: its stamp. */
+    void received(long millis) {
+        this.created = millis;
     }
 
     void registered(int start, ScheduledFuture<?> timeout) {

@@ -50,11 +50,13 @@ public final class RequestManager {
     /**
      * Registers a request: into the pool, onto each event's subscription list, and (poll) onto the timer;
      * a stream that resumes gets what it missed before any live record. All under the request's lock, so
-     * no event, timeout or clear can complete it half-registered.
+     * no event, timeout or clear can complete it half-registered. Its {@code timings.created} is stamped
+     * once it is on every list, not before: a cycle that starts between a stamp taken first and the join
+     * would miss a request that the stamp says was there (a thread descheduled or a JVM stop in between).
      */
     public PushRequest open(PushSpec spec, RequestObserver observer) {
         RequestObserver writer = spec.isQueued() ? streams.outbox(observer) : observer;
-        PushRequest request = new PushRequest(ids.incrementAndGet(), spec, clock.millis(), writer, this);
+        PushRequest request = new PushRequest(ids.incrementAndGet(), spec, writer, this);
         boolean rejected = false;
         boolean gone = false;
         synchronized (request) {
@@ -62,6 +64,7 @@ public final class RequestManager {
             int start = open.incrementAndGet();
             byType.get(spec.type()).incrementAndGet();
             Map<String, PullHistory.Replay> missed = join(request, spec);
+            request.received(clock.millis());
             ScheduledFuture<?> timeout = null;
             if (spec.isPoll()) {
                 try {
