@@ -2,7 +2,8 @@
 // analysis/tools/stream-loss.js on a WebSocket run directory made here in the real formats (the mux engine's
 // stream log in responses/local.tar.gz, a Tomcat sut/server.log, a /status log): four clients over five emit
 // cycles, one whole, one with a hole inside its live stream, one whose stream broke and resumed beyond the
-// replay bound (a gap record, then a replay), and one the final cycle (cut short by the clear) never reached.
+// replay bound (a gap record, then a replay), and one the final cycle (cut short by the clear) never reached;
+// the server's JVM stood still twice (sut/gc.log).
 // The tool places each missing message (in-stream, across the reconnection, with the E line's failure and the
 // resumed cursor), counts the replayed cycle as late, leaves the final cut out, reads the server's warnings
 // and counters, and its net count is the analysis's own (stage/messages.js on the same archive).
@@ -69,6 +70,9 @@ async function runDir() {
     '28-Nov-2026 08:30:12.001 WARNING [pushbench-emitter-1] pushbench.core.EventEmitter delivering event1#3 failed',
     '28-Nov-2026 08:30:13.001 WARNING [pushbench-emitter-1] pushbench.core.EventEmitter delivering event1#3 failed',
   ].join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'sut', 'gc.log'), '[1699999999000ms][3ms] Using Serial\n'
+    + `[${T0 + 2600}ms][2600ms] Safepoint "GenCollectForAllocation", Time since last: 1 ns, Reaching safepoint: 1 ns, Cleanup: 1 ns, At safepoint: 1 ns, Total: 100000000 ns\n`
+    + `[${T0 + 3550}ms][3550ms] Safepoint "Cleanup", Time since last: 1 ns, Reaching safepoint: 1 ns, Cleanup: 1 ns, At safepoint: 1 ns, Total: 100000000 ns\n`);
   const status = (dropped, ws) => JSON.stringify({ requests: { open: ws, comet: 0, poll: 0, sse: 0, ws }, logging: false, events: [],
     bodies: { late: 0, refused: 0 }, streams: { dropped } });
   fs.writeFileSync(path.join(dir, 'status.log'), `${T0} ${status(0, 2)}\n${T0 + 1000} ${status(1, 4)}\n${T0 + 2000} {"cut`);
@@ -87,6 +91,9 @@ test('stream-loss places each missing message and agrees with the analysis\'s co
   const hole = r.list.find((m) => m.where === 'in-stream');
   assert.deepEqual({ client: hole.client, cycle: hole.cycle, stream: hole.stream, sinceJoinMs: hole.sinceJoinMs, startS: hole.startS },
     { client: 'local Request 1-2', cycle: 3, stream: 1, sinceJoinMs: 2500, startS: 2 });
+  assert.equal(hole.first, false, 'cycle 2 reached it after its request: not the join\'s edge');
+  assert.equal(hole.serverStopMs, 100, 'the 100 ms stop ending at 2.6 s lies in its window; the one ending at 3.55 s after it');
+  assert.deepEqual({ firstAfterJoin: r.firstAfterJoin, sinceJoinMs: r.sinceJoinMs }, { firstAfterJoin: 0, sinceJoinMs: { min: 2500, median: 2500, max: 2500 } });
   assert.equal(hole.nextRecordTripMs, 2, 'its next record (cycle 4) 3 ms after the cycle began, less the floor\'s 1 ms of delivery');
 
   const across = r.list.filter((m) => m.where === 'reconnection');
