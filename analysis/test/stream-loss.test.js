@@ -92,6 +92,8 @@ test('stream-loss places each missing message and agrees with the analysis\'s co
   assert.deepEqual({ client: hole.client, cycle: hole.cycle, stream: hole.stream, sinceJoinMs: hole.sinceJoinMs, startS: hole.startS },
     { client: 'local Request 1-2', cycle: 3, stream: 1, sinceJoinMs: 2500, startS: 2 });
   assert.equal(hole.first, false, 'cycle 2 reached it after its request: not the join\'s edge');
+  assert.equal(hole.beforeFirstRecord, false);
+  assert.equal(r.beforeFirstRecord, 0);
   assert.equal(hole.serverStopMs, 100, 'the 100 ms stop ending at 2.6 s lies in its window; the one ending at 3.55 s after it');
   assert.deepEqual({ firstAfterJoin: r.firstAfterJoin, sinceJoinMs: r.sinceJoinMs }, { firstAfterJoin: 0, sinceJoinMs: { min: 2500, median: 2500, max: 2500 } });
   assert.equal(hole.nextRecordTripMs, 2, 'its next record (cycle 4) 3 ms after the cycle began, less the floor\'s 1 ms of delivery');

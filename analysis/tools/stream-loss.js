@@ -14,7 +14,9 @@
 //   in-stream     inside one stream's live span (its request received .. its last record): the stream stayed
 //                 open and got later cycles, but not this one; `sinceJoinMs` is how long after its request the
 //                 cycle started, `first` whether it was the first cycle after the request (the join's edge:
-//                 the server stamped the request before it was on the cycle's list), `serverStopMs` how long
+//                 the server stamped the request before it was on the cycle's list), `beforeFirstRecord` whether
+//                 the stream had got no cycle of that name yet (a run of misses from its request on is the
+//                 join's window, not a hole in a stream that was being served), `serverStopMs` how long
 //                 the server's JVM stood still (sut/gc.log's stops, same clock) between the two;
 //   reconnection  after a stream's last record and before the next stream's request was received: the
 //                 stream ended or broke (its E line says how), and the next one did not get it back (its
@@ -237,6 +239,7 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
         if (p.where === 'in-stream') {
           m.sinceJoinMs = c.created - s.loss.created;
           m.first = !list.some((x) => x.created > s.loss.created && x.created < c.created);
+          m.beforeFirstRecord = !s.loss.got.some((g) => (g.kind === 'event' || g.kind === 'replay') && g.name === name && g.cycle < c.cycle);
           m.serverStopMs = stoppedMs(s.loss.created, c.created);
           const next = s.loss.got.find((g) => g.kind === 'event' && g.name === name && g.cycle > c.cycle);
           if (next) m.nextRecordTripMs = Math.round(next.arrivalMs - offsetMs - (timesByName.get(name).find((x) => x.cycle === next.cycle)?.created ?? NaN));
@@ -276,6 +279,7 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
     run: path.basename(path.resolve(runDir)), archives, clients: clients.length, streams: clients.reduce((a, c) => a + c.streams.length, 0),
     expected, missing: missing.length, netMissed, late: late.length, affectedClients: affected.size,
     inStream: missing.filter((m) => m.where === 'in-stream').length, firstAfterJoin: missing.filter((m) => m.first).length,
+    beforeFirstRecord: missing.filter((m) => m.beforeFirstRecord).length,
     sinceJoinMs: quantiles(missing.filter((m) => m.where === 'in-stream').map((m) => m.sinceJoinMs)),
     reconnection: missing.filter((m) => m.where === 'reconnection').length,
     failedStreams: [...failures].sort((a, b) => b[1] - a[1]).map(([failure, count]) => ({ count, failure })),
@@ -298,7 +302,8 @@ function text(r, listMax) {
   const out = [];
   out.push(`${r.run}: ${r.clients} held-stream clients, ${r.streams} streams (${r.streams - r.clients} reconnections), ${r.expected} messages expected`);
   out.push(`missing: ${r.missing} messages (net of extra cycles, as measure/messages.js counts: ${r.netMissed}) on ${r.affectedClients} clients;`
-    + ` in a live stream ${r.inStream} (the first cycle after its request: ${r.firstAfterJoin}), across a reconnection ${r.reconnection};`
+    + ` in a live stream ${r.inStream} (the first cycle after its request: ${r.firstAfterJoin}; before the stream's first record:`
+    + ` ${r.beforeFirstRecord}), across a reconnection ${r.reconnection};`
     + ` late (only as a replay): ${r.late}`);
   if (r.sinceJoinMs) out.push(`in a live stream, the cycle began ${r.sinceJoinMs.min} / ${r.sinceJoinMs.median} / ${r.sinceJoinMs.max} ms (min / median / max) after the request's timings.created`);
   if (r.failedStreams.length) out.push('streams that failed (E line): ' + r.failedStreams.map((f) => `${f.count} x ${f.failure}`).join('; '));
