@@ -273,7 +273,7 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
     if (m.where === 'in-stream') row.inStream++; else row.reconnection++;
   }
   const failures = new Map();
-  for (const s of v.streams) if (s.loss && s.ok === false) failures.set(s.failure || s.code, (failures.get(s.failure || s.code) ?? 0) + 1);
+  for (const s of v.streams) if (s.ok === false) failures.set(s.failure || s.code, (failures.get(s.failure || s.code) ?? 0) + 1);
   const affected = new Set(missing.map((m) => m.client));
   return {
     run: path.basename(path.resolve(runDir)), archives, clients: clients.length, streams: clients.reduce((a, c) => a + c.streams.length, 0),
@@ -306,7 +306,7 @@ function text(r, listMax) {
     + ` ${r.beforeFirstRecord}), across a reconnection ${r.reconnection};`
     + ` late (only as a replay): ${r.late}`);
   if (r.sinceJoinMs) out.push(`in a live stream, the cycle began ${r.sinceJoinMs.min} / ${r.sinceJoinMs.median} / ${r.sinceJoinMs.max} ms (min / median / max) after the request's timings.created`);
-  if (r.failedStreams.length) out.push('streams that failed (E line): ' + r.failedStreams.map((f) => `${f.count} x ${f.failure}`).join('; '));
+  if (r.failedStreams.length) out.push('streams that failed (E line; with or without records): ' + r.failedStreams.map((f) => `${f.count} x ${f.failure}`).join('; '));
   else out.push('streams that failed (E line): none');
   if (r.cycles.length) {
     out.push('cycle  start s  snapshot  live  missing  in-stream  reconnection');
