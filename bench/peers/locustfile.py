@@ -75,13 +75,16 @@ class SseUser(HttpUser):
     def hold(self):
         opened['streams'] += 1
         try:
-            with self.client.get('/request?type=sse&events=event1', name='subscribe', stream=True,
-                                 timeout=None) as response:
+            # (no with-block: Locust's would report the subscribe only when the stream ends)
+            response = self.client.get('/request?type=sse&events=event1', name='subscribe', stream=True, timeout=None)
+            try:
                 for line in response.iter_lines(decode_unicode=True):
                     if isinstance(line, bytes):   # no charset known: requests leaves the bytes
                         line = line.decode('utf-8', 'replace')
                     if line.startswith('data: '):
                         report_record(self, 'SSE', line[6:])
+            finally:
+                response.close()
             report_broken(self, 'SSE', ConnectionError('the stream ended'))
         except Exception as e:  # a broken stream; Locust's stop ends the greenlet with GreenletExit, not this
             report_broken(self, 'SSE', e)
