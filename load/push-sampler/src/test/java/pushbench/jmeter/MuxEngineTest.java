@@ -319,6 +319,71 @@ class MuxEngineTest {
     assertEquals(Map.of(MuxEngine.NOT_ERROR, 2L, "", 3L), failures(false));
   }
 
+  /**
+   * Answers each poll with Connection: close after 20 ms, then closes holdMs later; counts the connections whose
+   * client closed before the server did (its FIN already there when the server looks, just before closing).
+   */
+  static final class ClosingServer extends TestServer {
+    final java.util.concurrent.atomic.AtomicInteger clientFirst = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger serverFirst = new java.util.concurrent.atomic.AtomicInteger();
+    private final long holdMs;
+
+    ClosingServer(long holdMs) throws IOException {
+      this.holdMs = holdMs;
+      start("closing");
+    }
+
+    @Override
+    void serve(java.net.Socket s, java.io.InputStream in, java.io.OutputStream out, int connection) throws Exception {
+      String head = readHead(in);
+      if (head == null) return;
+      readBody(in, head);
+      Thread.sleep(20);
+      String body = rec(1);
+      send(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
+          + "\r\nConnection: close\r\n\r\n" + body);
+      Thread.sleep(holdMs);
+      s.setSoTimeout(5);
+      try {
+        if (in.read() < 0) {
+          clientFirst.incrementAndGet();
+          return;
+        }
+      } catch (java.net.SocketTimeoutException stillOpen) {
+        // the client waits for this side's close
+      }
+      s.shutdownOutput();
+      s.setSoTimeout(2000);
+      if (in.read() < 0) serverFirst.incrementAndGet();
+    }
+  }
+
+  @Test
+  void anAnswerWithConnectionCloseWaitsForTheServersClose() throws Exception {
+    // The server closes 50 ms after its answer: the engine, which reads on until the server's FIN, closes after
+    // it every time (the TIME_WAIT is the server's); the next poll opens a new connection meanwhile.
+    ClosingServer server = server(new ClosingServer(50));
+    List<MuxEngine.Interval> ivs = runOne(config(server.port(), MuxConfig.Type.POLL, 1, 1500));
+    long answers = sum(ivs, iv -> iv.answers);
+    assertTrue(answers >= 3, "polls answered one after another: " + answers);
+    assertEquals(0, sum(ivs, iv -> iv.errors));
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (server.clientFirst.get() + server.serverFirst.get() < server.connections.get() && System.nanoTime() < deadline) Thread.sleep(10);
+    assertEquals(0, server.clientFirst.get(), "no connection closed by the engine before the server's close");
+    assertEquals(server.connections.get(), server.serverFirst.get(), "every connection closed after the server's");
+  }
+
+  @Test
+  void aServerThatNeverClosesIsClosedAfterTheLinger() throws Exception {
+    // The server holds the answered connection 400 ms: the engine closes it itself once LINGER_MS has passed.
+    ClosingServer server = server(new ClosingServer(400));
+    runOne(config(server.port(), MuxConfig.Type.POLL, 1, 1000));
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (server.clientFirst.get() + server.serverFirst.get() < server.connections.get() && System.nanoTime() < deadline) Thread.sleep(10);
+    assertTrue(server.connections.get() >= 2, "answered connections: " + server.connections.get());
+    assertEquals(server.connections.get(), server.clientFirst.get(), "each closed by the engine within the 400 ms hold");
+  }
+
   @Test
   void pullCarriesEachAnswersCursorToTheNextRequest() throws Exception {
     String head = "{\"type\":\"pull\",\"events\":[\"event1\"],\"cursor\":";
