@@ -3,6 +3,7 @@
 // stream log in responses/local.tar.gz, a Tomcat sut/server.log, a /status log): four clients over five emit
 // cycles, one whole, one with a hole inside its live stream, one whose stream broke and resumed beyond the
 // replay bound (a gap record, then a replay), and one the final cycle (cut short by the clear) never reached;
+// a fifth subscription was refused as late (408, close 1008);
 // the server's JVM stood still twice (sut/gc.log).
 // The tool places each missing message (in-stream, across the reconnection, with the E line's failure and the
 // resumed cursor), counts the replayed cycle as late, leaves the final cut out, reads the server's warnings
@@ -35,6 +36,8 @@ const clear = (at, cursor) => JSON.stringify({ response: { clear: { reason: 'cle
 const ok = (id, atMs, records) => ['E', us(atMs), id, '101', '1', String(records), '900', '0', us(T0), 'WebSocket close 1000 clear', '', us(T0)];
 const broke = (id, atMs, records) => ['E', us(atMs), id, 'Non HTTP response code: java.io.EOFException', '0', String(records), '900', '0', us(T0),
   'Non HTTP response message: WebSocket stream ended without a close frame', 'java.io.EOFException: WebSocket stream ended without a close frame', us(T0)];
+const LATE = JSON.stringify({ error: { status: 408, message: 'subscription not received within 10000 ms (PB_BODY_DEADLINE_MS)' } });
+const NOT_ERROR = 'Test failed: text expected not to contain /error/';
 const R = (id, cycle, at, cursor) => ['R', us(created(cycle) + 3), id, event(cycle, at, cursor)];
 
 // 1-1 whole: 1..5 live. 1-2: 1, 2, 4, 5 live (3 missing inside its stream, 2.5 s after its request).
@@ -56,6 +59,8 @@ function logText() {
     R('1', 5, a), R('2', 5, a), R('5', 5, b, 1),
     ...['1', '2', '4'].map((id) => ['R', us(T0 + 5502), id, clear(a)]), ['R', us(T0 + 5502), '5', clear(b, 1)],
     ok('1', T0 + 5502, 6), ok('2', T0 + 5502, 5), ok('4', T0 + 5502, 5), ok('5', T0 + 5502, 4),
+    ['B', us(T0), '6', 'Request 1-5', 'request'], ['R', us(T0 + 10_001), '6', LATE],
+    ['E', us(T0 + 10_002), '6', '101', '0', '1', '120', '0', us(T0), 'WebSocket close 1008 subscription late', NOT_ERROR, us(T0)],
   ].map((f) => f.join('\t') + '\n').join('');
 }
 
@@ -108,7 +113,8 @@ test('stream-loss places each missing message and agrees with the analysis\'s co
     assert.equal(m.cursor, 1);
     assert.deepEqual(m.gap, [[2, 3]]);
   }
-  assert.deepEqual(r.failedStreams, [{ count: 1, failure: 'java.io.EOFException: WebSocket stream ended without a close frame' }]);
+  assert.deepEqual(r.failedStreams, [{ count: 1, failure: 'java.io.EOFException: WebSocket stream ended without a close frame' },
+    { count: 1, failure: `${NOT_ERROR} (${LATE})` }], 'a refused subscription (no record, so no client) is a failed stream with the server\'s error');
   assert.deepEqual(r.cycles.map((c) => [c.cycle, c.total, c.live, c.missing, c.inStream, c.reconnection]),
     [[2, 4, 3, 1, 0, 1], [3, 3, 2, 2, 1, 1]]);
 

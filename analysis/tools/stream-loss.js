@@ -45,6 +45,8 @@ class StreamLossVisitor {
       event: (f, st) => this.onEvent(f, st),
       record: (obj, type, st) => this.onRecord(obj, type, st),
       endStream: (st) => this.onEnd(st),
+      // the server's error body (JSON) a stream got, e.g. a late subscription's 408; not the engine's words for a network error
+      errorBody: (text, st) => { if (st.lossError === undefined && String(text).startsWith('{')) st.lossError = String(text).slice(0, 160); },
     };
   }
 
@@ -101,7 +103,8 @@ class StreamLossVisitor {
 
   onEnd(st) {
     this.streams.push({ engine: st.engine, thread: st.thread ?? st.name, beganUs: st.beganUs ?? null, endUs: st.endUs ?? null,
-      code: st.responseCode ?? null, ok: st.ok ?? null, failure: st.failure ?? null, cut: Boolean(st.cut), loss: st.loss ?? null });
+      code: st.responseCode ?? null, ok: st.ok ?? null, failure: st.failure ?? null, error: st.lossError ?? null, cut: Boolean(st.cut),
+      loss: st.loss ?? null });
   }
 }
 
@@ -273,7 +276,11 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
     if (m.where === 'in-stream') row.inStream++; else row.reconnection++;
   }
   const failures = new Map();
-  for (const s of v.streams) if (s.ok === false) failures.set(s.failure || s.code, (failures.get(s.failure || s.code) ?? 0) + 1);
+  for (const s of v.streams) {
+    if (s.ok !== false) continue;
+    const what = (s.failure || s.code) + (s.error ? ` (${s.error})` : '');   // the failure, and the error body the server sent
+    failures.set(what, (failures.get(what) ?? 0) + 1);
+  }
   const affected = new Set(missing.map((m) => m.client));
   return {
     run: path.basename(path.resolve(runDir)), archives, clients: clients.length, streams: clients.reduce((a, c) => a + c.streams.length, 0),
