@@ -13,8 +13,9 @@
 // Each missing message is placed by where its cycle started in the client's streams:
 //   in-stream     inside one stream's live span (its request received .. its last record): the stream stayed
 //                 open and got later cycles, but not this one; `sinceJoinMs` is how long after its request the
-//                 cycle started, `first` whether it was the first cycle after the request (the join's edge:
-//                 the server stamped the request before it was on the cycle's list), `beforeFirstRecord` whether
+//                 cycle started, `first` whether it was the first cycle after the request (the join's edge: a
+//                 request stamped before it was on the cycle's list, as the Java core did before issue #48's
+//                 fix, docs/transports/README.md), `beforeFirstRecord` whether
 //                 the stream had got no cycle of that name yet (a run of misses from its request on is the
 //                 join's window, not a hole in a stream that was being served), `serverStopMs` how long
 //                 the server's JVM stood still (sut/gc.log's stops, same clock) between the two;
@@ -34,8 +35,9 @@ const { parseGcLogFile, stopsOf } = require('../read/gc-log');
 
 // ---- reading ---------------------------------------------------------------------------------------------
 
-// One stream's record of interest: { kind: 'event'|'replay'|'gap'|'clear', name, cycle, created (the cycle's
-// start), sent, arrivalMs, total, from, to }.
+// The archive visitor: every stream (sample) with its E line and, from its first record on, `loss`: its request
+// echo, timings.created, last timings.sent and what it got ({ kind: 'event'|'replay'|'gap'|'clear', name, cycle,
+// from, to, sent, arrivalMs }); every emit cycle seen ({ created: its start, total: its snapshot, live: deliveries}).
 class StreamLossVisitor {
   constructor() {
     this.streams = [];                 // every stream (sample) with records or an E line, in end order
