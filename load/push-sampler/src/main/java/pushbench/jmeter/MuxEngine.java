@@ -36,10 +36,6 @@ package pushbench.jmeter;
 //   the next request follows at once;
 // - a request on a kept-alive connection that fails before any byte of its answer (the server closed the
 //   idle connection) is sent once more on a new connection under the same sample, as PushClient does;
-// - an answer whose server announced its close (Connection: close) leaves its channel to wait, reading, for
-//   the server's FIN (MuxStates.LINGER_MS at most) before the engine closes it: the server closes first and
-//   keeps the TIME_WAIT, so the engine's source ports hold only its open connections; the engine's end
-//   waits for those closes too;
 // - an answer read to its end fails on the first of: "not error" (`error` in its first or, from two records
 //   on, its last record: NOT_ERROR), "not timeout" (`timeout` there, only with failOnTimeout: NOT_TIMEOUT),
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
@@ -190,9 +186,7 @@ final class MuxEngine implements Closeable {
       }
       select(states.readsPending() ? 0 : Math.min(until, nextEvent(now)) - now);
       states.readPending();
-      long after = mono();
-      states.sweepLingering(after, false);
-      states.submitLinesIfDue(after);
+      states.submitLinesIfDue(mono());
     }
     states.submitLines();
     iv.open = states.openChannels();
@@ -232,7 +226,7 @@ final class MuxEngine implements Closeable {
       churn();
       nextChurn = now + CHURN_EVERY_MS;
     }
-    if (now >= endAt && states.active() == 0 && states.lingerDeadline() == 0) {   // the servers' closes awaited
+    if (now >= endAt && states.active() == 0) {
       closeIdle();
       timers.clear();
       finished = true;
@@ -287,8 +281,6 @@ final class MuxEngine implements Closeable {
     if (now < endAt) next = Math.min(next, endAt);
     if (nextOpen < conns.length) next = Math.min(next, openAt(nextOpen));
     if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);
-    long linger = states.lingerDeadline();
-    if (linger > 0) next = Math.min(next, linger);
     return next;
   }
 
@@ -362,7 +354,6 @@ final class MuxEngine implements Closeable {
   public void close() {
     iv = new Interval();   // the last summary was returned: what ends now is in the log only
     endAll("engine stopped");
-    states.sweepLingering(0, true);
     states.submitLines();
     finished = true;
     try {

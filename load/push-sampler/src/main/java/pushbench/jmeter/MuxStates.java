@@ -22,10 +22,6 @@ import java.nio.channels.UnresolvedAddressException;
 
 final class MuxStates {
   private static final int READS_PER_WAKEUP = 4;
-  /** How long an answered connection waits for the server's announced close before the engine closes it (ms). */
-  static final long LINGER_MS = 100;
-  /** Connections waiting so at most; beyond it an answered connection is closed at once. */
-  static final int LINGER_MAX = 2048;
   private static final byte[] NOTHING = new byte[0];
 
   private final MuxEngine engine;
@@ -43,8 +39,6 @@ final class MuxStates {
   private final MuxRequests requests;  // what each request sends, how its answer is read
   private final TargetSpec target;     // a target run's spec; null: the built-in protocol
   private final TripSample trips;      // the timed sample of this thread's messages (the summary's trip p99)
-  /** Answered connections waiting for the server's close (closeAfterServer), oldest first. */
-  private final java.util.ArrayDeque<Linger> lingering = new java.util.ArrayDeque<>();
   private int active;                  // requests in flight
   private int openChannels;
   private long localIds;
@@ -77,82 +71,6 @@ final class MuxStates {
   int active() { return active; }
   /** Connections with an open channel. */
   int openChannels() { return openChannels; }
-
-  /** A channel handed over by closeAfterServer: closed at the server's FIN or at its deadline. */
-  private static final class Linger {
-    final SocketChannel channel;
-    final SelectionKey key;
-    final long deadlineMs;
-    boolean closed;
-
-    Linger(SocketChannel channel, SelectionKey key, long deadlineMs) {
-      this.channel = channel;
-      this.key = key;
-      this.deadlineMs = deadlineMs;
-    }
-
-    void close() {
-      if (closed) return;
-      closed = true;
-      key.cancel();
-      try {
-        channel.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-  }
-
-  /**
-   * An answered connection whose server announced it would close (Connection: close): the channel leaves c
-   * and is read until the server's FIN (or LINGER_MS), then closed. The server closes first, so the TIME_WAIT
-   * is the server's and the engine's source ports hold only its open connections; c's next request opens a
-   * new connection meanwhile. Over TLS, or with LINGER_MAX waiting, the channel is closed at once.
-   */
-  void closeAfterServer(MuxConnection c) {
-    if (c.channel == null) return;
-    if (c.tls != null || c.key == null || !c.key.isValid() || lingering.size() >= LINGER_MAX) {
-      closeChannel(c);
-      return;
-    }
-    Linger l = new Linger(c.channel, c.key, MuxEngine.mono() + LINGER_MS);
-    c.key.attach(l);
-    c.key.interestOps(SelectionKey.OP_READ);
-    lingering.addLast(l);
-    c.channel = null;
-    c.key = null;
-    openChannels--;
-  }
-
-  // A lingering channel is readable: the server's FIN (or an error) closes it; stray bytes are dropped.
-  private void lingerRead(Linger l) {
-    try {
-      for (int round = 0; round < READS_PER_WAKEUP; round++) {
-        readBuffer.clear();
-        int n = l.channel.read(readBuffer);
-        if (n == 0) return;
-        if (n < 0) {
-          l.close();
-          return;
-        }
-      }
-    } catch (IOException e) {
-      l.close();
-    }
-  }
-
-  /** The oldest waiting channel's deadline (monotonic ms), 0 when none waits. */
-  long lingerDeadline() {
-    Linger l = lingering.peekFirst();
-    return l == null ? 0 : l.deadlineMs;
-  }
-
-  /** Closes the lingering channels past their deadline (all of them with all = true); nowMs monotonic. */
-  void sweepLingering(long nowMs, boolean all) {
-    for (Linger l; (l = lingering.peekFirst()) != null && (all || l.closed || l.deadlineMs <= nowMs); ) {
-      lingering.pollFirst().close();
-    }
-  }
 
   /** Connection i opened: its first request started. */
   MuxConnection open(int index) {
@@ -319,10 +237,6 @@ final class MuxStates {
   // ---- events ------------------------------------------------------------------------------------------------
 
   void onKey(SelectionKey k) {
-    if (k.attachment() instanceof Linger l) {
-      if (k.isValid()) lingerRead(l);
-      return;
-    }
     MuxConnection c = (MuxConnection) k.attachment();
     try {
       if (!k.isValid()) return;
@@ -511,10 +425,8 @@ final class MuxStates {
     else failure = "";
     boolean ok = failure.isEmpty();
     boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();   // answered mid-request
-    boolean serverCloses = !mustClose && p.closeAfter && c.state == MuxConnection.READING && !ws();
     writeEnd(c, p.lastMicros, String.valueOf(p.status), ok, p.reason, failure);
-    if (serverCloses) closeAfterServer(c);
-    else if (close) closeChannel(c);
+    if (close) closeChannel(c);
     if (!httpOk || (flags & MuxConnection.HAS_ERROR) != 0) {   // refused by the server: back off, do not spin
       backOff(c);
       return;
