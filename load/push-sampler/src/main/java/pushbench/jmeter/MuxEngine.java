@@ -41,7 +41,7 @@ package pushbench.jmeter;
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
 // with an E line carrying its outcome and failure (MuxSampler's assertions). The batch goes to the log's
-// writer when due (half full or 100 ms old, StreamLog.Batch.submitIfDue) and at each interval's end.
+// writer when due (StreamLog.Batch.submitIfDue: at every wake-up by default) and at each interval's end.
 // Counters per interval go into an Interval (MuxSampler's summary), with the p99 of the interval's timed
 // sample of messages (TripSample, MuxStates.onRecord).
 // A target run (cfg.target; issue #47, docs/targets.md, docs/engine.md "Target mode") keeps these rules

@@ -71,11 +71,12 @@ public final class StreamLog {
    */
   static final int DUE_BYTES = BATCH_BYTES / 2;
   /**
-   * ... or once its oldest line waited this long (ms): pushbench.streamLog.submitEveryMs, 0 at every call (every
-   * selector wake-up, for measuring what the batching saves, docs/engine.md). Lines reach the file at the
+   * ... or once its oldest line waited this long (ms): pushbench.streamLog.submitEveryMs; the default 0 submits at
+   * every call (every selector wake-up): with 100 a target run's trip-time p50 rose 3-5 ms against its native
+   * run (tests/target-crosscheck.test.js), not yet explained (docs/engine.md). Lines reach the file at the
    * writer's next flush (FLUSH_EVERY_MS) either way.
    */
-  static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 100));
+  static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 0));
 
   private static final Map<Path, StreamLog> OPEN = new HashMap<>();
   private static final Chunk END = new Chunk(new byte[0], 0, 0);
