@@ -15,6 +15,7 @@ const { NetnsHosts, ROOT } = require('./lib/hosts-netns');
 const facts = require('../lib/host-facts');
 const { settings } = require('../lib/config');
 const { hostFacts, commandLine, FORWARDED } = require('../sweep/hosts');
+const { freePort } = require('./lib/free-port');
 
 const CHECK = path.join(ROOT, 'host', 'host-check.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-host-check-'));
@@ -25,15 +26,6 @@ function hostCheck(args, env = {}, front = []) {
   const [cmd, ...pre] = [...front, process.execPath];
   const r = spawnSync(cmd, [...pre, CHECK, ...args], { cwd: ROOT, env: { ...process.env, PB_STATE: tmp, ...env }, encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-// A port nothing listens on: one the kernel gave a listener, closed again.
-async function freePort() {
-  const srv = net.createServer();
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address();
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 describe('the facts host/host-check.js reads are the ones the system tools show', () => {

@@ -10,6 +10,7 @@ const net = require('node:net');
 const { openSpan, watch } = require('../peers/watch-open');
 const { createApp } = require('../../instrumentation-node/app');
 const { createLog } = require('../../instrumentation-node/log');
+const { freePort } = require('../../tests/lib/free-port');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,15 +25,6 @@ test('the span runs from the last poll that saw none open to the first that saw 
   assert.deepEqual(openSpan(polls, 11), { open: 10, openSeconds: null, openedPerSecond: null });
   assert.deepEqual(openSpan([], 1), { open: 0, openSeconds: null, openedPerSecond: null });
 });
-
-// A port free now (listened on, then closed), for a server that starts after the watch.
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function comet(port) {
   const socket = net.connect(port, '127.0.0.1');
