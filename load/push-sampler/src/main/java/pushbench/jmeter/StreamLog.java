@@ -420,8 +420,9 @@ public final class StreamLog {
 
     /**
      * Submits the lines held when due: DUE_BYTES held, or the oldest seen DUE_EVERY_MS before nowMs (a
-     * monotonic clock in ms). True when it submitted. A thread that calls this after each wake-up hands the
-     * writer a few large chunks a second instead of one small copy per wake-up; it calls submit() at its end.
+     * monotonic clock in ms). True when it submitted. With DUE_EVERY_MS 0 (the default) every call with lines
+     * held submits; above 0, a thread calling this after each wake-up hands the writer a few large chunks a
+     * second instead of one small copy per wake-up. The thread calls submit() at its end.
      */
     public boolean submitIfDue(long nowMs) {
       if (len == 0) {
