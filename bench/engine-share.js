@@ -14,28 +14,26 @@
 //   answersPerSecond            the workload's achieved answers a second in the steady window (a long-poll or
 //                               pull answer, or a held stream's record or message)
 //   engineMicrosPerAnswer       engine CPU (% of a core) / 100 × 10^6 / answersPerSecond; serverMicrosPerAnswer
-//                               the same for the server process
+//                               the same for the server process (bench/engine-cost-table.js runLine's figures)
 // The table has a row per (server, type) and, per level, "engine/server (engine µs, server µs) verdict".
 const fs = require('node:fs');
 const path = require('node:path');
 const { runLine } = require('./engine-stops');
+const costLine = require('./engine-cost-table').runLine;
 
 const SERVERS = ['node', 'tc7', 'tc6'];
 const TYPES = ['comet', 'poll', 'pull', 'sse', 'ws'];
-
-const r1 = (v) => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
 
 function shareLine(dir) {
   const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8'));
   const p = summary.parameters ?? {};
   const base = runLine('share', dir);
-  const perSecond = summary.workload?.answers?.achievedPerSecond ?? null;
-  const micros = (cpu) => (cpu === null || !perSecond ? null : r1((cpu / 100) * 1e6 / perSecond));
+  const cost = costLine({ summary });   // µs per answer as bench/engine-cost.sh computes it
   return {
     run: base.run, server: p.server ?? null, type: p.type ?? null, connections: p.connections ?? null,
-    verdict: base.verdict, rules: base.rules, answersPerSecond: perSecond,
+    verdict: base.verdict, rules: base.rules, answersPerSecond: cost.answersPerSecond,
     engineCpuPercent: base.engineCpuPercent, serverCpuPercent: base.serverCpuPercent,
-    engineMicrosPerAnswer: micros(base.engineCpuPercent), serverMicrosPerAnswer: micros(base.serverCpuPercent),
+    engineMicrosPerAnswer: cost.engineMicrosPerAnswer, serverMicrosPerAnswer: cost.serverMicrosPerAnswer,
     engineOverServer: base.engineOverServer, longestStopMs: base.longestStopMs, otherCpuPercent: base.otherCpuPercent,
   };
 }
