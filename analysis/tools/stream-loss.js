@@ -32,6 +32,7 @@ const path = require('node:path');
 const { readArchive } = require('../read/responses');
 const { isResumedStream } = require('../../lib/test-types');
 const { parseGcLogFile, stopsOf } = require('../read/gc-log');
+const { finalCuts } = require('../measure/messages');
 
 // ---- reading ---------------------------------------------------------------------------------------------
 
@@ -161,14 +162,6 @@ function statusLog(file) {
 
 // ---- the analysis ------------------------------------------------------------------------------------------
 
-// The highest-numbered cycle of each name when it reached fewer streams than its snapshot held (measure/messages.js
-// finalCuts): name -> that cycle.
-function finalCuts(cycles) {
-  const finals = new Map();
-  for (const c of cycles) if (Number.isFinite(c.created) && !(finals.get(c.name)?.cycle >= c.cycle)) finals.set(c.name, c);
-  return new Map([...finals].filter(([, c]) => c.total > 0 && c.live < c.total));
-}
-
 // The clients: a comet stream alone; an SSE or WebSocket client's streams together, in the order they were received.
 function clientsOf(streams) {
   const clients = new Map();
@@ -201,7 +194,7 @@ async function streamLoss(runDir, { statusFile = null } = {}) {
   const timesByName = new Map();
   for (const c of cycles) if (Number.isFinite(c.created)) (timesByName.get(c.name) ?? timesByName.set(c.name, []).get(c.name)).push(c);
   for (const list of timesByName.values()) list.sort((a, b) => a.created - b.created);
-  const cuts = finalCuts(cycles);
+  const cuts = finalCuts(cycles.map((c) => ({ ...c, requests: c.live })));   // the analysis's rule: deliveries < snapshot
   const offsetMs = Number.isFinite(v.minOffsetMs) ? v.minOffsetMs : 0;
   const gcFile = path.join(runDir, 'sut', 'gc.log');
   const stops = fs.existsSync(gcFile) ? stopsOf(await parseGcLogFile(gcFile)) : null;
