@@ -21,7 +21,9 @@
 //                         rule where the target has one, else the publish's sent µs), for each (subscriber,
 //                         seq) once, of messages published after the subscription's request began (for poll
 //                         and pull: the subscriber's first request): a replayed message's delay is its
-//                         subscriber's absence, no delivery's
+//                         subscriber's absence, no delivery's. Each distinct arrival (received + early +
+//                         unpublished) is timed, untimed (no sent µs) or publishedBeforeRequest (a replay, or
+//                         a publish whose sentUs preceded a request it reached the server after)
 // Memory: per subscriber a bit per seq of its channel (seqs are dense from 1) and a few counters; per
 // channel its publishes' sent µs and outcome (9 bytes each); trip times in HdrHistograms (one for the run,
 // one per second); the arrivals whose publish has not ended yet (no sentUs rule) wait, keyed by channel and
@@ -122,6 +124,7 @@ class TargetEngine {
     // failed subscriptions by kind: the E line's failure (a TLS one is named by the engine: 'TLS: wrong host name')
     this.subscriptionFailures = new Map();
     this.untimed = 0;
+    this.publishedBeforeRequest = 0;
   }
 
   channel(c) {
@@ -172,9 +175,11 @@ class TargetEngine {
     if (waiting) waiting.push(us, o.fromUs); else this.pending.set(k, [us, o.fromUs]);
   }
 
-  // A message's trip time, unless it was published before its subscription's request began (a replay).
+  // A message's trip time, unless it has no sent µs (untimed) or was published before its subscription's
+  // request began (publishedBeforeRequest: a replay, or a publish that crossed the subscribe on its way).
   trip(arrivalUs, sentUs, fromUs) {
-    if (!Number.isFinite(sentUs) || sentUs < fromUs) return;
+    if (!Number.isFinite(sentUs)) { this.untimed++; return; }
+    if (sentUs < fromUs) { this.publishedBeforeRequest++; return; }
     this.trips.record(arrivalUs - sentUs);
     this.perSecond.addTrip(arrivalUs, arrivalUs - sentUs);
   }
@@ -222,8 +227,8 @@ class TargetEngine {
   }
 
   // The engine's counts once its archive is read: { subscribers, subscriptions, failed, acknowledged, expected,
-  // received, duplicated, outOfOrder, early, unpublished, unmatched, untimed, publishes, intervals (for the
-  // open-subscriptions series: [from µs, to µs, ...]) }.
+  // received, duplicated, outOfOrder, early, unpublished, unmatched, untimed, publishedBeforeRequest, publishes,
+  // intervals (for the open-subscriptions series: [from µs, to µs, ...]) }.
   result() {
     const c = { subscribers: 0, subscriptions: 0, failed: 0, acknowledged: 0, subscribersAcknowledged: 0, expected: 0, received: 0,
       duplicated: 0, outOfOrder: 0, early: 0, unpublished: 0, unmatched: 0, arrivals: 0 };
@@ -250,7 +255,7 @@ class TargetEngine {
     }
     for (const waiting of this.pending.values()) this.untimed += waiting.length / 2;   // their publish never ended in the log
     this.pending.clear();
-    return { ...c, untimed: this.untimed, intervals, publishes: this.publishes, subscriptionFailures: this.subscriptionFailures,
+    return { ...c, untimed: this.untimed, publishedBeforeRequest: this.publishedBeforeRequest, intervals, publishes: this.publishes, subscriptionFailures: this.subscriptionFailures,
       window: this.publishWindow() };
   }
 
@@ -330,7 +335,7 @@ function targetFigures({ target, results, engineCount, trips, perSecond, seconds
     messages: { expected, received, missed, missedPercent: fmtPct(missed, expected), deliveredPercent: fmtPct(received, expected),
       duplicated: sum('duplicated'), outOfOrder: sum('outOfOrder'), early: sum('early'), unpublished: sum('unpublished'),
       unmatched: sum('unmatched'), arrivals: sum('arrivals') },
-    tripTime: { timedBy, messages: trips.count, untimed: sum('untimed'),
+    tripTime: { timedBy, messages: trips.count, untimed: sum('untimed'), publishedBeforeRequest: sum('publishedBeforeRequest'),
       ...percentilesUpTo(trips, perSecond.maxTripUs === null ? null : r2(perSecond.maxTripUs / 1000)) },
     publish: { count: published, ok: publishedOk, failed: published - publishedOk,
       failures: byCount(failures),

@@ -97,6 +97,10 @@ test('the accounting of a hand-written stream log: every kind of arrival counted
   // seq 9 (no publish: untimed)
   assert.equal(f.tripTime.messages, 7);
   assert.equal(f.tripTime.untimed, 1);
+  assert.equal(f.tripTime.publishedBeforeRequest, 2);
+  const m = f.messages;
+  assert.equal(f.tripTime.messages + f.tripTime.untimed + f.tripTime.publishedBeforeRequest, m.received + m.early + m.unpublished,
+    'each distinct arrival timed, untimed or published before its request');
   assert.equal(f.tripTime.timedBy, 'publish');
   assert.equal(f.tripTime.p50Ms, 5);
   assert.equal(f.tripTime.maxMs, 1006);
