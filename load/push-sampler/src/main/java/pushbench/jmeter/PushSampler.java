@@ -14,17 +14,29 @@ package pushbench.jmeter;
 // MuxEngine's backoff: BACKOFF_FIRST_MS doubling to BACKOFF_MAX_MS, none again after a good answer, so that a
 // failing server is not flooded by threads that spin. The wait is the next sample's idle time (results.csv's
 // IdleTime column: the backoffs are the samples with one).
+// The sample's E line carries its verdict (the 11th field, docs/run-layout.md "Stream logs"), so the stream
+// log is the one record of each answer, as with the mux engine, and no results.csv writer listens to the
+// push requests (testplan.jmx). JMeter runs the sampler, then its post-processors, then its assertions, then
+// notifies the sample listeners in its scope, the sampler itself among them (JMeterThread.executeSamplePackage,
+// TestCompiler.saveSamplerConfigs): so sample() keeps the E line's facts, and sampleOccurred writes the line
+// when JMeter hands back this sampler's own judged sample (ok: the judged success; failure: the first failed
+// assertion's message, else the HTTP or network failure, as the mux engine words them). A sample never
+// judged (the thread stopped before its listeners) gets its E line with the sampler's own verdict at the
+// thread's next sample or its end.
 
 import java.nio.charset.StandardCharsets;
 
+import org.apache.jmeter.assertions.AssertionResult;
 import org.apache.jmeter.samplers.Entry;
+import org.apache.jmeter.samplers.SampleEvent;
+import org.apache.jmeter.samplers.SampleListener;
 import org.apache.jmeter.samplers.SampleResult;
 import org.apache.jmeter.testelement.TestStateListener;
 import org.apache.jmeter.testelement.ThreadListener;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterVariables;
 
-public class PushSampler extends RequestSampler implements TestStateListener, ThreadListener {
+public class PushSampler extends RequestSampler implements SampleListener, TestStateListener, ThreadListener {
   private static final long serialVersionUID = 1L;
   /** JMeter variable naming the sample's place in the stream log (results.csv's responseFile column). */
   public static final String RESPONSE_FILE_VARIABLE = "responseFile";
@@ -32,9 +44,20 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
 
   private transient PushClient client;
   private transient int backoffMs;   // the wait before this thread's next request: 0 after a good answer
+  private transient Ending pending;  // the E line of the sample returned last, until JMeter judged it
+
+  /** An E line's facts, known when sample() returns; its verdict comes with the judged sample. */
+  private record Ending(StreamLog log, SampleResult result, long micros, long id, String code, int records,
+                        long bodyBytes, int cutBytes, long sentMicros, String message, String samplerFailure,
+                        long headersMicros) {
+    void write(boolean ok, String failure) {
+      log.end(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, failure, headersMicros);
+    }
+  }
 
   @Override
   public SampleResult sample(Entry entry) {
+    endUnjudged();
     long idleMs = backOff();
     SampleResult res = new SampleResult();
     res.setIdleTime(idleMs);
@@ -79,6 +102,7 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
     String code;
     boolean ok;
     String message;
+    String samplerFailure;   // as the mux engine words it: the network error, else the HTTP status; '' when ok
     if (o.error != null) {
       byte[] digest = o.digest();
       String text = o.error.toString();
@@ -91,6 +115,7 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
       code = res.getResponseCode();
       ok = false;
       message = res.getResponseMessage();
+      samplerFailure = o.error.toString();
     } else {
       code = String.valueOf(o.status);
       ok = o.status >= 200 && o.status <= 399;
@@ -100,10 +125,51 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
       res.setContentType(o.contentType);
       res.setResponseData(o.digest());
       res.setSuccessful(ok);
+      samplerFailure = ok ? "" : "HTTP status " + o.status + (o.reason == null || o.reason.isEmpty() ? "" : " " + o.reason);
     }
-    if (log != null) log.end(o.endMicros, id, code, ok, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message);
+    if (log != null) {
+      pending = new Ending(log, res, o.endMicros, id, code, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message,
+          samplerFailure, o.headersMicros);
+    }
     backoffMs = ok ? 0 : backoffMs == 0 ? MuxEngine.BACKOFF_FIRST_MS : Math.min(MuxEngine.BACKOFF_MAX_MS, backoffMs * 2);
     return res;
+  }
+
+  // ---- the verdict: JMeter hands back the judged sample ---------------------------------------------------
+
+  /** Writes the E line of this sampler's own sample, judged; samples of other samplers in scope are not its. */
+  @Override
+  public void sampleOccurred(SampleEvent e) {
+    Ending p = pending;
+    if (p == null || e.getResult() != p.result()) return;
+    pending = null;
+    p.write(p.result().isSuccessful(), failureOf(p.result(), p.samplerFailure()));
+  }
+
+  @Override public void sampleStarted(SampleEvent e) { /* the B line is written by sample() */ }
+
+  @Override public void sampleStopped(SampleEvent e) { /* nothing */ }
+
+  /**
+   * The E line's failure field of a judged sample: '' when it succeeded; else the first failed assertion's
+   * message (what results.csv's failureMessage gave); else the sampler's own failure (samplerFailure).
+   */
+  static String failureOf(SampleResult judged, String samplerFailure) {
+    if (judged.isSuccessful()) return "";
+    for (AssertionResult a : judged.getAssertionResults()) {
+      String m = a.getFailureMessage();
+      if ((a.isFailure() || a.isError()) && m != null && !m.isEmpty()) return m;
+    }
+    return samplerFailure.isEmpty() ? "failed" : samplerFailure;
+  }
+
+  // The sample returned last was never judged (the thread stopped before JMeter notified its listeners):
+  // its E line with the sampler's own verdict.
+  private void endUnjudged() {
+    Ending p = pending;
+    if (p == null) return;
+    pending = null;
+    p.write(p.samplerFailure().isEmpty(), p.samplerFailure());
   }
 
   /** Waits this thread's backoff (none after a good answer); returns the ms waited. An interrupt (the test
@@ -152,6 +218,7 @@ public class PushSampler extends RequestSampler implements TestStateListener, Th
 
   @Override
   public void threadFinished() {
+    endUnjudged();
     if (client != null) client.close();
     client = null;
   }

@@ -10,10 +10,11 @@ package pushbench.jmeter;
 //   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message> [<failure> <headers µs>]
 //                                               the sample ended; sent µs: just before its request's first
 //                                               byte was written (0: never sent), for the clock offset;
-//                                               written by the mux engine only: failure (11th field), empty
-//                                               when the answer passed its assertions, else why it failed,
-//                                               and headers µs (12th), when the answer's head was read (0:
-//                                               never), what JMeter calls a sample's latency
+//                                               with the sample's verdict (the mux engine, and the push
+//                                               sampler once JMeter judged its sample): failure (11th field),
+//                                               empty when the answer passed its assertions, else why it
+//                                               failed, and headers µs (12th), when the answer's head was
+//                                               read (0: never), what JMeter calls a sample's latency
 // µs are the engine clock's microseconds since the epoch; a sample id is unique per engine and test. The
 // thread of a record is its sample's (B line).
 //
@@ -161,6 +162,18 @@ public final class StreamLog {
     sharedLock.lock();
     try {
       shared.end(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message);
+      shared.submit();
+    } finally {
+      sharedLock.unlock();
+    }
+  }
+
+  /** E with the verdict (failure, the 11th field) and headers µs (the 12th), as Batch.end gives them. */
+  public void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
+                  long sentMicros, String message, String failure, long headersMicros) {
+    sharedLock.lock();
+    try {
+      shared.end(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, failure, headersMicros);
       shared.submit();
     } finally {
       sharedLock.unlock();
@@ -377,7 +390,7 @@ public final class StreamLog {
       endLine();
     }
 
-    /** E with the ten fields of the per-thread sampler. */
+    /** E with ten fields: no verdict (the lines of older runs, and of tools and tests that write them). */
     public void end(long micros, long id, String code, boolean ok, int records, long bodyBytes, int cutBytes,
                     long sentMicros, String message) {
       endLine(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, null, 0);

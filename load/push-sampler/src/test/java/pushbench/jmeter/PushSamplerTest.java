@@ -3,7 +3,9 @@ package pushbench.jmeter;
 // JUnit of the push sampler as JMeter runs it (real SampleResult, real JMeter variables) against the
 // scripted local server: a comet stream becomes one successful sample whose records are all in the
 // engine's stream log with arrival stamps; a 4xx answer fails as with the HTTP sampler; a broken stream
-// fails with "Non HTTP response code"; the stream log is one gzip file readable line by line.
+// fails with "Non HTTP response code"; the stream log is one gzip file readable line by line. The E line
+// is written when JMeter hands the sampler its judged sample (sampleOccurred, after the assertions), with
+// the verdict as its 11th field; a sample never judged gets its own verdict at the thread's next sample.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,6 +27,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
+import org.apache.jmeter.assertions.AssertionResult;
+import org.apache.jmeter.samplers.SampleEvent;
 import org.apache.jmeter.samplers.SampleResult;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterVariables;
@@ -72,6 +76,24 @@ class PushSamplerTest {
     return out;
   }
 
+  // JMeter's part after sample(): the assertions' results added (a failed one fails the sample, as
+  // JMeterThread.checkAssertion does), then the listeners notified with the judged sample.
+  private SampleResult judged(SampleResult res, AssertionResult... assertions) {
+    for (AssertionResult a : assertions) {
+      res.addAssertionResult(a);
+      res.setSuccessful(res.isSuccessful() && !(a.isFailure() || a.isError()));
+    }
+    sampler.sampleOccurred(new SampleEvent(res, "Request"));
+    return res;
+  }
+
+  private static AssertionResult failedAssertion(String name, String message) {
+    AssertionResult a = new AssertionResult(name);
+    a.setFailure(true);
+    a.setFailureMessage(message);
+    return a;
+  }
+
   @Test
   void cometStreamIsOneSampleWithEveryRecordStampedInTheLog() throws Exception {
     String r1 = "{\"response\":{\"event\":{\"cycle\":1}}}";
@@ -79,7 +101,7 @@ class PushSamplerTest {
     String clear = "{\"response\":{\"clear\":{\"reason\":\"clear\"}}}";
     server.answer(chunkedHead(200, "OK", "application/x-ndjson"), chunk(r1 + "\n"), chunk(r2.substring(0, 5)),
         chunk(r2.substring(5) + "\n" + clear + "\n"), END);
-    SampleResult res = sampler.sample(null);
+    SampleResult res = judged(sampler.sample(null));
     assertTrue(res.isSuccessful());
     assertEquals("200", res.getResponseCode());
     assertEquals(r1 + "\n" + clear, res.getResponseDataAsString(), "first and last record for the assertions");
@@ -104,7 +126,11 @@ class PushSamplerTest {
     }
     String[] e = lines.get(4);
     assertEquals(List.of("E", "1", "200", "1", "3"), List.of(e[0], e[2], e[3], e[4], e[5]));
+    assertEquals(12, e.length, "the verdict and the head's stamp");
+    assertEquals("", e[10], "passed: no failure");
     assertTrue(Long.parseLong(e[8]) >= begin, "send stamp after the sample's start");
+    long head = Long.parseLong(e[11]);
+    assertTrue(head >= Long.parseLong(e[8]) && head <= Long.parseLong(e[1]), "head read between the send and the end");
     assertTrue(res.getTime() >= 0 && res.getLatency() <= res.getTime());
   }
 
@@ -112,7 +138,7 @@ class PushSamplerTest {
   void clientErrorFailsTheSampleAsTheHttpSamplerDoes() throws Exception {
     String error = "{\"error\":{\"status\":400,\"message\":\"unknown type\"}}";
     server.answer(lengthHead(400, "Bad Request", error, false));
-    SampleResult res = sampler.sample(null);
+    SampleResult res = judged(sampler.sample(null));
     assertFalse(res.isSuccessful());
     assertEquals("400", res.getResponseCode());
     assertEquals("Bad Request", res.getResponseMessage());
@@ -121,17 +147,59 @@ class PushSamplerTest {
     assertEquals("R", lines.get(1)[0]);
     assertEquals(error, lines.get(1)[3]);
     assertEquals("0", lines.get(2)[4]);
+    assertEquals("HTTP status 400 Bad Request", lines.get(2)[10], "no assertion failed: the HTTP failure");
   }
 
   @Test
   void brokenStreamFailsWithNonHttpCodeAndCountsTheCutBytes() throws Exception {
     server.answer(chunkedHead(200, "OK", "application/x-ndjson"), chunk("{\"response\":{\"ev"), CLOSE);
-    SampleResult res = sampler.sample(null);
+    SampleResult res = judged(sampler.sample(null));
     assertFalse(res.isSuccessful());
     assertEquals("Non HTTP response code: java.io.EOFException", res.getResponseCode());
     List<String[]> lines = logLines();
     assertEquals(2, lines.size(), "B and E only: the cut record is counted, not logged");
     assertEquals("16", lines.get(1)[7]);
+    assertEquals("java.io.EOFException", lines.get(1)[10].split(":")[0], "the network error");
+  }
+
+  @Test
+  void failedAssertionsGiveTheVerdictAndTheFirstFailedMessage() throws Exception {
+    String timeout = "{\"response\":{\"timeout\":{}}}";
+    String error = "{\"error\":{\"status\":500,\"message\":\"boom\"}}";
+    server.answer(lengthHead(200, "OK", timeout, false));
+    AssertionResult passed = new AssertionResult("not error");
+    judged(sampler.sample(null), passed,
+        failedAssertion("not timeout", "response contains timeout although an event was set"));
+    server.answer(lengthHead(200, "OK", error, false));
+    judged(sampler.sample(null), failedAssertion("not error", "Test failed: text expected not to contain /error/"),
+        failedAssertion("not timeout", "never this one"));
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    judged(sampler.sample(null), new AssertionResult("not error"));
+    List<String[]> ends = logLines().stream().filter((l) -> l[0].equals("E")).collect(Collectors.toList());
+    assertEquals(3, ends.size());
+    assertEquals(List.of("200", "0", "response contains timeout although an event was set"), List.of(ends.get(0)[3], ends.get(0)[4], ends.get(0)[10]));
+    assertEquals(List.of("0", "Test failed: text expected not to contain /error/"), List.of(ends.get(1)[4], ends.get(1)[10]));
+    assertEquals(List.of("1", ""), List.of(ends.get(2)[4], ends.get(2)[10]));
+  }
+
+  @Test
+  void onlyItsOwnSampleEndsItsLineAndAnUnjudgedOneKeepsTheSamplersVerdict() throws Exception {
+    server.answer(lengthHead(404, "Not Found", "{}", false));
+    SampleResult own = sampler.sample(null);
+    SampleResult other = new SampleResult();   // another sampler in the same scope
+    other.setSuccessful(true);
+    sampler.sampleOccurred(new SampleEvent(other, "Request"));
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    judged(sampler.sample(null));   // the first was never judged: its line is written now
+    judged(own);                    // too late: already written
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    sampler.sample(null);
+    sampler.threadFinished();       // the last, never judged, at the thread's end
+    List<String[]> ends = logLines().stream().filter((l) -> l[0].equals("E")).collect(Collectors.toList());
+    assertEquals(List.of("1", "2", "3"), ends.stream().map((l) -> l[2]).collect(Collectors.toList()), "one E line per sample");
+    assertEquals(List.of("404", "0", "HTTP status 404 Not Found"), List.of(ends.get(0)[3], ends.get(0)[4], ends.get(0)[10]));
+    assertEquals(List.of("1", ""), List.of(ends.get(1)[4], ends.get(1)[10]));
+    assertEquals(List.of("1", ""), List.of(ends.get(2)[4], ends.get(2)[10]));
   }
 
   @Test
