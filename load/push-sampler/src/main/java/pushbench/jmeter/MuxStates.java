@@ -12,6 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
@@ -426,7 +427,7 @@ final class MuxStates {
     boolean ok = failure.isEmpty();
     boolean close = mustClose || p.closeAfter || c.state != MuxConnection.READING || ws();   // answered mid-request
     writeEnd(c, p.lastMicros, String.valueOf(p.status), ok, p.reason, failure);
-    if (close) closeChannel(c);
+    if (close) closeAnswered(c);
     if (!httpOk || (flags & MuxConnection.HAS_ERROR) != 0) {   // refused by the server: back off, do not spin
       backOff(c);
       return;
@@ -458,7 +459,7 @@ final class MuxStates {
       requests.keepCursor(c);
       active--;
       c.state = MuxConnection.IDLE;
-      if (close) closeChannel(c);
+      if (close) closeAnswered(c);
       c.backoffMs = MuxEngine.BACKOFF_FIRST_MS;
       if (cfg.type == MuxConfig.Type.PULL) engine.schedule(c, cfg.pullIntervalMs); else startRequest(c);
       return;
@@ -466,7 +467,7 @@ final class MuxStates {
     String failure = httpOk ? "" : "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
         + (ws() ? " (not 101 Switching Protocols)" : "");
     writeEnd(c, p.lastMicros, String.valueOf(p.status), httpOk, p.reason, failure);
-    if (close) closeChannel(c);
+    if (close) closeAnswered(c);
     if (!httpOk) {
       backOff(c);
       return;
@@ -535,6 +536,24 @@ final class MuxStates {
       if (engine.iv.firstFailure == null) engine.iv.firstFailure = failure;
     }
     c.state = MuxConnection.IDLE;
+  }
+
+  // A connection whose answer was read to its end and which is not kept: a plain (non-TLS) one whose server
+  // announced the close (`Connection: close`, or HTTP/1.0) is reset (SO_LINGER 0) rather than closed, so no
+  // TIME_WAIT is left on the engine's side. Every answer of a server that closes after each one (Tomcat 6's
+  // long polls) costs a new connection to the same address and port, and the kernel's search for a free
+  // source port among thousands in TIME_WAIT would otherwise be most of the engine's CPU (docs/engine.md
+  // "Tomcat 6 long polls at 10,000"). The answer is complete before the reset; the server reads an
+  // end of connection either way. TLS connections close with their close_notify.
+  private void closeAnswered(MuxConnection c) {
+    if (c.parser.closeAfter && c.tls == null && c.channel != null) {
+      try {
+        c.channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+      } catch (IOException ignored) {
+        // closed normally then
+      }
+    }
+    closeChannel(c);
   }
 
   void closeChannel(MuxConnection c) {
