@@ -1,11 +1,11 @@
 'use strict';
-// The answers the stream logs alone record (study 3.4.1): with the mux engine no answer is a JMeter sample,
-// and each one is a B ... E pair of label `request` in its engine's stream log whose E line carries the
-// 11th field, the answer's verdict against the plan's assertions (docs/run-layout.md "Stream logs"). Each such
-// answer becomes the sample results.csv would have held and goes through the same folds as results.csv's:
-// measure/sample-fold.js (counts, failures, errors in time, each connection's requests) and
-// measure/answer-criterion.js (reference 003's capacity criterion). An E line of 10 fields (the push sampler)
-// has no verdict: its sample is in results.csv, and it is not taken here.
+// The answers the stream logs alone record (study 3.4.1): with the mux engine or the push sampler no answer
+// is a results.csv row, and each one is a B ... E pair of label `request` in its engine's stream log whose E
+// line carries the 11th field, the answer's verdict against the plan's assertions (docs/run-layout.md
+// "Stream logs"). Each such answer becomes the sample results.csv would have held and goes through the same
+// folds as results.csv's: measure/sample-fold.js (counts, failures, errors in time, each connection's
+// requests) and measure/answer-criterion.js (reference 003's capacity criterion). An E line of 10 fields (an
+// older push run's) has no verdict: its sample is in that run's results.csv, and it is not taken here.
 // One per archive, in its worker (measure/archive-measures.js); partial() / merge() as the collector's.
 const { SampleFold } = require('./sample-fold');
 const { AnswerCriterion } = require('./answer-criterion');

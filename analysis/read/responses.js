@@ -10,8 +10,8 @@
 // An engine's stream log (push-<n>.tsv.gz, the push sampler's; docs/run-layout.md) holds the samples of
 // every thread interleaved, one line per fact: B (a sample began), C (its connection's first connect
 // completed: st.connectedUs), R (one record of its answer, with the
-// engine-clock µs of its arrival), E (it ended; with the mux engine, with the answer's verdict: st.ok,
-// st.failure, taken by measure/stream-answers.js). Each sample becomes one saved response for the visitor,
+// engine-clock µs of its arrival), E (it ended, with the answer's verdict: st.ok, st.failure, taken by
+// measure/stream-answers.js; an older push run's E line has none). Each sample becomes one saved response for the visitor,
 // named <label>_<id>.push, its records carrying arrivalMs on the stream object; a time-stamp sample goes
 // to the visitor at its E line, with the µs its request was sent (sentUs) and its answer arrived (arrivalUs).
 // An R line of the usual form (whole-number µs and sample id) is split on its bytes; any other line is
@@ -223,9 +223,10 @@ class ArchiveVisit {
   }
 
   // E: the sample ended, with the µs its request was sent and whether its answer was cut; the mux engine
-  // adds an 11th field, the answer's failure against the plan's assertions ('' when it passed): then ok is
-  // its verdict (st.ok, st.failure; st.failure stays undefined on a 10-field line, whose verdict is in
-  // results.csv); and a 12th, the µs its head was read (st.headersUs, JMeter's latency).
+  // and the push sampler add an 11th field, the answer's failure against the plan's assertions ('' when it
+  // passed): then ok is its verdict (st.ok, st.failure; st.failure stays undefined on a 10-field line, an
+  // older push run's, whose verdict is in its results.csv); and a 12th, the µs its head was read
+  // (st.headersUs, JMeter's latency).
   sampleEnded(id, micros, e) {
     const st = e !== null ? this.samples.get(id) : null;
     if (!st) { this.stats.badLines++; return; }

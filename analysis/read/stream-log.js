@@ -14,8 +14,12 @@
 //   E <µs> <sample id> <code> <ok> <records> <body bytes> <cut bytes> <sent µs> <message> [<failure> [<headers µs>]]
 //                                                                the sample ended: ok 1/0; sent µs just before
 //                                                                its request's first byte (0: never sent);
-//                                                                failure (mux engine): '' when it passed its
-//                                                                assertions; headers µs: its head read (0: never)
+//                                                                failure (the mux engine; the push sampler once
+//                                                                JMeter judged its sample): '' when it passed
+//                                                                its assertions, else why it failed; headers µs:
+//                                                                its head read (0: never). A 10-field line (no
+//                                                                verdict) is an older push run's, whose verdict
+//                                                                is in its results.csv
 // A text field (thread, label, record, message, failure) never holds a tab or a line end: the writers put
 // a space in their place (formatText), so a record is the rest of its line after the sample id.
 //
@@ -87,8 +91,8 @@ const formatBegin = (us, id, thread, label) => line(['B', us, id, formatText(thr
 const formatConnect = (us, id, tookUs) => line(['C', us, id, tookUs]);
 const formatRecord = (us, id, record) => line(['R', us, id, formatText(record)]);
 
-// e: { code, ok, records, bodyBytes, cutBytes, sentUs, message, failure?, headersUs? }: the mux engine's
-// 12 fields when failure is given (headersUs 0 when absent), the push sampler's 10 without.
+// e: { code, ok, records, bodyBytes, cutBytes, sentUs, message, failure?, headersUs? }: the 12 fields of a
+// line with its verdict when failure is given (headersUs 0 when absent), the 10 of an older push run without.
 function formatEnd(us, id, e) {
   const ten = ['E', us, id, e.code, e.ok ? 1 : 0, e.records, e.bodyBytes ?? 0, e.cutBytes ?? 0, e.sentUs ?? 0, formatText(e.message ?? '')];
   return line(e.failure === undefined ? ten : [...ten, formatText(e.failure), e.headersUs ?? 0]);

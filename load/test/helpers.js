@@ -94,7 +94,7 @@ function byLabel(rows) {
 }
 
 // The push sampler's samples in one engine's responses directory, read from its stream logs
-// (push-<n>.tsv.gz, docs/run-layout.md): sample id -> {thread, label, records: [{micros, record}], end, connectedMicros
+// (push-<n>.tsv.gz, docs/run-layout.md): sample id -> {thread, label, beganMicros (its B line), records: [{micros, record}], end, connectedMicros
 // (the mux engine's C line, on a connection's first connected sample)}.
 function streamSamples(dir) {
   const samples = new Map();
@@ -106,11 +106,11 @@ function streamSamples(dir) {
       if (h === null) continue;
       if (h.tag === 'B') {
         const b = beginOf(line);
-        samples.set(h.id, { thread: b.thread, label: b.label, records: [], end: null });
+        samples.set(h.id, { thread: b.thread, label: b.label, beganMicros: h.us, records: [], end: null });
       } else if (h.tag === 'R') samples.get(h.id).records.push({ micros: h.us, record: line.slice(h.restAt) });
       else if (h.tag === 'C') samples.get(h.id).connectedMicros = h.us;   // the mux engine: its connection's first connect
       else {
-        // the mux engine's E line adds failure (11th field) and headers µs (12th)
+        // an E line with the verdict (the mux engine's, the push sampler's) adds failure (11th field) and headers µs (12th)
         const e = endOf(line);
         samples.get(h.id).end = { micros: h.us, code: e.code, ok: e.ok, records: e.records,
           ...(e.failure !== undefined ? { failure: e.failure, headersMicros: e.headersUs ?? 0 } : {}) };

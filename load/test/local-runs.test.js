@@ -1,12 +1,15 @@
 'use strict';
 // testplan.jmx run for real in one JMeter JVM (load/controller.sh --local) against the real Node server:
 // the thread-per-connection push sampler (request.sampler=push: request and timestamp samples in the
-// engine's stream logs, a JMeter sample per answer), in one test request.sampler=http (a file per sample),
-// and the default mux engine (docs/engine.md: every answer in the stream logs, JMeter gets summaries).
+// engine's stream logs; each answer's one record is its B ... E pair there, the E line with the verdict of
+// the plan's assertions, and results.csv holds no row of it), in one test request.sampler=http (a file and
+// a results.csv row per sample), and the default mux engine (docs/engine.md: every answer in the stream
+// logs, JMeter gets summaries). The push runs are analysed as run.sh would: the answers from the stream logs.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const h = require('./helpers');
 
 const EVENT = 'pbload1';
@@ -44,45 +47,71 @@ function checkResponseFiles(rows, responses) {
   assert.equal(new Set(rows.map((r) => r.responseFile)).size, rows.length, 'response files are not unique');
 }
 
-// The record in a row's file was made during that very sample (so responseFile is not off by one).
-function assertRecordWithinSample(row, record) {
-  const start = Number(row.timeStamp);
-  const end = start + Number(row.elapsed);
-  assert.ok(record.timings.created >= start - 50 && record.timings.sent <= end + 50,
-    `${row.responseFile}: record ${record.timings.created}..${record.timings.sent} outside sample ${start}..${end}`);
+// The answers in one engine's stream logs (the push sampler's and the mux engine's): the request samples
+// (B/E pairs) with their E line's fields (failure, the 11th; headers µs, the 12th) and records.
+function streamAnswers(responses) {
+  return [...h.streamSamples(responses).values()].filter((x) => x.label === 'request');
 }
 
-test('poll with an event: every sample succeeds, responses saved under their labels', async (t) => {
+// A push run's one record per answer: no request row in results.csv, an E line with the verdict for every
+// answer; then the analysis (its archive as host/archive.sh makes it) counts the answers from the stream
+// logs, as many and as many failed as the E lines. Returns the answers and the analysis's summary.
+function checkOneRecordPerAnswer(r) {
+  assert.equal(r.labels.request, undefined, 'results.csv holds no row per answer');
+  const answers = streamAnswers(r.responses);
+  for (const a of answers) assert.equal(typeof a.end?.failure, 'string', `an answer without its verdict: ${JSON.stringify(a.end)}`);
+  execFileSync('tar', ['-czf', path.join(r.runDir, 'responses', 'local.tar.gz'), '-C', r.responses, '.']);
+  execFileSync('node', [path.join(h.ROOT, 'analysis', 'analyze.js'), r.runDir], { encoding: 'utf8' });
+  const summary = JSON.parse(fs.readFileSync(path.join(r.runDir, 'data', 'summary.json'), 'utf8'));
+  assert.equal(summary.totals.answersFrom, 'stream logs');
+  assert.equal(summary.totals.samplesByLabel.request.samples, answers.length, 'the analysis counts each E line once');
+  assert.equal(summary.totals.samplesByLabel.request.failed, answers.filter((a) => !a.end.ok).length);
+  assert.equal(summary.flags.unendedSamples, 0);
+  return { answers, summary };
+}
+
+// The record in an answer was made during that very answer (between its B and E lines).
+function assertRecordWithinAnswer(answer, record) {
+  const start = answer.beganMicros / 1000;
+  const end = answer.end.micros / 1000;
+  assert.ok(record.timings.created >= start - 50 && record.timings.sent <= end + 50,
+    `record ${record.timings.created}..${record.timings.sent} outside answer ${start}..${end}`);
+}
+
+test('poll with an event: every answer succeeds, in the stream log only; other responses saved under their labels', async (t) => {
   const threads = 20;
   const r = await runLocal('poll-event', {
     'threads.num': threads, 'rampup.period': 2, 'test.duration': 8,
     'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
     'request.type': 'poll', 'request.events': EVENT, 'request.duration': 3000,
   });
-  t.diagnostic(`run took ${r.run.ms} ms, ${r.rows.length} samples`);
+  t.diagnostic(`run took ${r.run.ms} ms, ${r.rows.length} results.csv rows`);
   for (const c of h.REQUIRED_COLUMNS) assert.ok(r.header.includes(c), `results.csv lacks column ${c}`);
   for (const label of ['logging', 'setevent', 'clear']) {
     assert.equal(r.labels[label]?.length, 1, `expected one ${label} sample`);
   }
   // A time-stamp exchange every timestamp.interval (5 s) through the 8 s: at 0 and 5 s.
   assert.equal(r.labels.timestamp?.length, Math.ceil(8000 / 5000), 'one timestamp sample per interval');
-  for (const row of [...r.labels.timestamp, ...r.labels.request]) assert.match(row.responseFile, /\.push$/);
-  const requests = r.labels.request;
-  assert.ok(requests.length >= threads, `only ${requests.length} request samples`);
-  assert.equal(new Set(requests.map((x) => x.threadName)).size, threads, 'not every request thread ran');
+  for (const row of r.labels.timestamp) assert.match(row.responseFile, /\.push$/);
   const failed = r.rows.filter((x) => x.success !== 'true');
   assert.deepEqual(failed.map((x) => `${x.label}: ${x.failureMessage}`), []);
   checkResponseFiles(r.rows, r.responses);
-  for (const row of requests) {
-    const recs = h.records(row.responseFile);
-    assert.equal(recs.length, 1, `${row.responseFile}: a poll answers one record`);
+  const { answers, summary } = checkOneRecordPerAnswer(r);
+  assert.ok(answers.length >= threads, `only ${answers.length} answers`);
+  assert.equal(new Set(answers.map((x) => x.thread)).size, threads, 'not every request thread ran');
+  assert.equal(summary.totals.samplesByLabel.request.failed, 0);
+  for (const a of answers) {
+    assert.deepEqual([a.end.ok, a.end.failure], [true, ''], JSON.stringify(a.end));
+    assert.ok(a.end.headersMicros >= a.beganMicros && a.end.headersMicros <= a.end.micros, 'the head between B and E');
+    const recs = a.records.map((x) => JSON.parse(x.record));
+    assert.equal(recs.length, 1, 'a poll answers one record');
     // Answered by the event (or, for a poll open at the very end, by the clear), never by a timeout.
     assert.ok(recs[0].response.event || recs[0].response.clear, JSON.stringify(recs[0]));
     if (recs[0].response.event) assert.equal(recs[0].response.event.name, EVENT);
     assert.deepEqual(recs[0].request, { type: 'poll', events: [EVENT], duration: 3000 });
-    assertRecordWithinSample(row, recs[0]);
+    assertRecordWithinAnswer(a, recs[0]);
   }
-  assert.ok(requests.filter((x) => h.records(x.responseFile)[0].response.event).length >= threads);
+  assert.ok(answers.filter((a) => JSON.parse(a.records[0].record).response.event).length >= threads);
   const stamp = h.records(r.labels.timestamp[0].responseFile)[0].timestamp;
   const t0 = Number(r.labels.timestamp[0].timeStamp);
   assert.ok(stamp.client >= t0 - 1000 && stamp.client <= t0 + Number(r.labels.timestamp[0].elapsed) + 1000,
@@ -119,15 +148,31 @@ test('poll whose event never comes although one was set: timeouts are failures',
     'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
     'request.type': 'poll', 'request.events': 'pbother', 'request.duration': 1000,
   });
-  const timedOut = r.labels.request.filter((x) => h.records(x.responseFile)[0].response.timeout);
+  const { answers, summary } = checkOneRecordPerAnswer(r);
+  const timedOut = answers.filter((a) => JSON.parse(a.records[0].record).response.timeout);
   assert.ok(timedOut.length >= 5, `only ${timedOut.length} polls timed out`);
-  for (const row of timedOut) {
-    assert.equal(row.success, 'false');
-    assert.match(row.failureMessage, /timeout/);
+  for (const a of timedOut) {
+    // The plan's not-timeout assertion judged it (its message, as the mux engine's): a timeout, not an error.
+    assert.deepEqual([a.end.ok, a.end.failure], [false, 'response contains timeout although an event was set']);
   }
+  assert.equal(summary.totals.timeoutFailures, timedOut.length);
   for (const label of ['logging', 'setevent', 'timestamp', 'clear']) {
     assert.ok(r.labels[label].every((x) => x.success === 'true'), label);
   }
+});
+
+test('a request the server refuses: the not-error assertion fails it, in its E line', async () => {
+  const r = await runLocal('poll-refused', {
+    'threads.num': 2, 'rampup.period': 0, 'test.duration': 2, 'event.enabled': false,
+    'request.type': 'poll', 'request.events': EVENT, 'request.duration': 999999999,
+  });
+  const { answers, summary } = checkOneRecordPerAnswer(r);
+  assert.ok(answers.length >= 2, `${answers.length} answers`);
+  for (const a of answers) {
+    assert.deepEqual([a.end.code, a.end.ok, a.end.failure], ['400', false, 'Test failed: text expected not to contain /error/']);
+  }
+  assert.equal(summary.totals.errors, answers.length, 'each an error, not a timeout');
+  assert.equal(summary.totals.timeoutFailures, 0);
 });
 
 test('comet with an event: one stream per thread, many records, ended by the clear', async (t) => {
@@ -138,15 +183,15 @@ test('comet with an event: one stream per thread, many records, ended by the cle
     'request.type': 'comet', 'request.events': EVENT, 'request.duration': 0,
   });
   t.diagnostic(`run took ${r.run.ms} ms`);
-  const requests = r.labels.request;
+  const { answers } = checkOneRecordPerAnswer(r);
   // A thread's stream lasts past the test's end, so no thread starts a second one.
-  assert.equal(requests.length, threads);
+  assert.equal(answers.length, threads);
   assert.deepEqual(r.rows.filter((x) => x.success !== 'true').map((x) => x.failureMessage), []);
   checkResponseFiles(r.rows, r.responses);
-  for (const row of requests) {
-    assert.ok(row.responseFile.endsWith('.push'), row.responseFile);
-    const recs = h.records(row.responseFile);
-    assert.ok(recs.length >= 5, `${row.responseFile}: only ${recs.length} records`);
+  for (const a of answers) {
+    assert.deepEqual([a.end.ok, a.end.failure], [true, ''], JSON.stringify(a.end));
+    const recs = a.records.map((x) => JSON.parse(x.record));
+    assert.ok(recs.length >= 5, `only ${recs.length} records`);
     const events = recs.slice(0, -1);
     for (const rec of events) {
       assert.equal(rec.response.event.name, EVENT);
@@ -155,20 +200,14 @@ test('comet with an event: one stream per thread, many records, ended by the cle
     const cycles = events.map((rec) => rec.response.event.cycle);
     assert.deepEqual(cycles, [...cycles].sort((a, b) => a - b), 'cycles out of order');
     assert.deepEqual(recs.at(-1).response, { clear: { reason: 'clear' } }, 'the stream ends with the clear');
-    assertRecordWithinSample(row, recs[0]);
+    assertRecordWithinAnswer(a, recs[0]);
   }
   // The clear came after the test's duration plus one emit interval (from the first request's start).
-  const first = Math.min(...requests.map((x) => Number(x.timeStamp)));
+  const first = Math.min(...answers.map((x) => x.beganMicros / 1000));
   const clear = r.labels.clear[0];
   assert.ok(Number(clear.timeStamp) + Number(clear.elapsed) >= first + 8000,
     `clear at ${clear.timeStamp}, first request at ${first}`);
 });
-
-// The mux engine's answers in one engine's stream logs: the request samples (B/E pairs) with their E
-// line's fields (failure, the 11th; headers µs, the 12th) and records.
-function muxAnswers(responses) {
-  return [...h.streamSamples(responses).values()].filter((x) => x.label === 'request');
-}
 
 test('mux: poll with an event, one engine thread for all connections, summaries count every answer', async () => {
   const threads = 40;
@@ -183,7 +222,7 @@ test('mux: poll with an event, one engine thread for all connections, summaries 
   const names = [...new Set(summaries.map((x) => x.threadName))];
   assert.equal(names.length, 1, `one engine thread: ${names}`);
   assert.match(names[0], /^Request \(mux\) \d+-1$/);   // JMeter's "<group> <group number>-<thread>"
-  const answers = muxAnswers(r.responses);
+  const answers = streamAnswers(r.responses);
   assert.equal(summaries.reduce((n, x) => n + Number(x.SampleCount), 0), answers.length, 'the summaries count every answer');
   assert.equal(summaries.reduce((n, x) => n + Number(x.ErrorCount), 0), 0);
   assert.equal(new Set(answers.map((x) => x.thread)).size, threads, 'a connection per client, named like a JMeter thread');
@@ -201,7 +240,7 @@ test('mux: polls that time out although an event was set fail the built-in not-t
     'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
     'request.type': 'poll', 'request.events': 'pbother', 'request.duration': 1000,
   });
-  const answers = muxAnswers(r.responses);
+  const answers = streamAnswers(r.responses);
   assert.ok(answers.length >= 10, `${answers.length} answers`);
   for (const a of answers) {
     assert.equal(a.end.ok, false);
@@ -218,7 +257,7 @@ test('mux: comet with an event, one stream per connection ended by the clear, ev
     'event.enabled': true, 'event.name': EVENT, 'event.frequency': 1000,
     'request.type': 'comet', 'request.events': EVENT, 'request.duration': 0,
   });
-  const answers = muxAnswers(r.responses);
+  const answers = streamAnswers(r.responses);
   assert.equal(answers.length, threads, 'a stream per connection lasts past the test\'s end');
   for (const a of answers) {
     assert.ok(a.end.ok, JSON.stringify(a.end));

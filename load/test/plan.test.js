@@ -88,6 +88,13 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
   assert.deepEqual(elements.filter((l) => l.startsWith('element ResponseAssertion AssertionGui not error\t')).map(where),
     ['With Event (push)', 'Without Event (push)', 'Pull', 'With Event (HTTP)', 'Without Event (HTTP)']
       .map((b) => `pushbench/Request/${b}/request`));
+  // results.csv's writer: a copy in every group and HTTP branch, none whose scope holds a push request (its
+  // answers' one record is the stream log: a listener's scope is every node on a sampler's path).
+  const writers = elements.filter((l) => l.startsWith('element ResultCollector SimpleDataWriter Request Data Writer\t')).map(where);
+  assert.deepEqual(writers, ['pushbench/Init', 'pushbench/Timestamp', 'pushbench/Request/With Event (HTTP)',
+    'pushbench/Request/Without Event (HTTP)', 'pushbench/Request (mux)', 'pushbench/Clean Up']);
+  const pushRequests = elements.filter((l) => l.startsWith('element PushSampler TestBeanGUI request\t')).map(where);
+  for (const w of writers) for (const p of pushRequests) assert.ok(!`${p}/`.startsWith(`${w}/`), `${w} hears ${p}`);
 });
 
 // Evaluates the plan's BRANCH_* derived variables (their __groovy code, with `vars` holding the given
@@ -125,7 +132,12 @@ test('the Request group\'s five branches exclude each other; the same request in
   const xml = fs.readFileSync(PLAN, 'utf8');
   // The GUI-only Summary Report is off: enabled, every engine would send each sample to the controller twice.
   assert.match(xml, /testclass="ResultCollector" testname="Summary Report" enabled="false"/);
-  assert.match(xml, /testclass="ResultCollector" testname="Request Data Writer" enabled="true"/);
+  // The CSV writer's copies are one writer: the same file, the same columns (JMeter writes the header once).
+  const writers = [...xml.matchAll(/<ResultCollector [^>]*testname="Request Data Writer" enabled="true">([\s\S]*?)<\/ResultCollector>/g)]
+    .map((m) => m[1].replace(/\s+/g, ' ').replace(/<stringProp name="TestPlan.comments">[^<]*<\/stringProp>/, ''));
+  assert.equal(writers.length, 6);
+  assert.equal(new Set(writers).size, 1, 'the copies differ');
+  assert.match(writers[0], /<stringProp name="filename">\$\{__P\(log.dir.base,build\/gui-run\)\}\/results.csv<\/stringProp>/);
   const requests = (tag) => [...xml.matchAll(new RegExp(`<${tag} [^>]*testname="request"[^>]*>[\\s\\S]*?</${tag}>`, 'g'))]
     .map((m) => m[0].replace(/\s+/g, ' ').replace(/ testname="request"[^>]*>/, '>').replace(/<stringProp name="TestPlan.comments">[^<]*<\/stringProp>/, ''));
   const push = requests('pushbench.jmeter.PushSampler');
