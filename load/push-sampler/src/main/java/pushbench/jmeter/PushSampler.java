@@ -23,8 +23,16 @@ package pushbench.jmeter;
 // assertion's message, else the HTTP or network failure, as the mux engine words them). A sample never
 // judged (the thread stopped before its listeners) gets its E line with the sampler's own verdict at the
 // thread's next sample or its end.
+// Each E line is also counted in the engine's Tally of the sample's label (answers, failed ones, records,
+// bytes; the samples open and the threads running), which PushSummarySampler gives JMeter as one summary
+// sample a second, as the mux engine does: what run.sh's progress line and the analysis's check of the
+// answers' totals read.
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.jmeter.assertions.AssertionResult;
 import org.apache.jmeter.samplers.Entry;
@@ -45,14 +53,55 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
   private transient PushClient client;
   private transient int backoffMs;   // the wait before this thread's next request: 0 after a good answer
   private transient Ending pending;  // the E line of the sample returned last, until JMeter judged it
+  private static final ConcurrentHashMap<String, Tally> TALLIES = new ConcurrentHashMap<>();
 
   /** An E line's facts, known when sample() returns; its verdict comes with the judged sample. */
-  private record Ending(StreamLog log, SampleResult result, long micros, long id, String code, int records,
+  private record Ending(StreamLog log, Tally tally, SampleResult result, long micros, long id, String code, int records,
                         long bodyBytes, int cutBytes, long sentMicros, String message, String samplerFailure,
                         long headersMicros) {
     void write(boolean ok, String failure) {
       log.end(micros, id, code, ok, records, bodyBytes, cutBytes, sentMicros, message, failure, headersMicros);
+      tally.ended(ok, failure, records, result.getBytesAsLong());
     }
+  }
+
+  /**
+   * The engine's samples of one label (every push sampler of that name, all threads) since the last summary
+   * took them (take()): answers ended (E lines written), failed ones and the first failure, records, bytes
+   * received; and now: samples open (B written, E not yet) and threads running (ThreadListener).
+   */
+  static final class Tally {
+    final AtomicInteger open = new AtomicInteger();
+    final AtomicInteger threads = new AtomicInteger();
+    private final AtomicLong answers = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong records = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicReference<String> firstFailure = new AtomicReference<>();
+
+    void ended(boolean ok, String failure, int n, long received) {
+      records.addAndGet(n);
+      bytes.addAndGet(received);
+      if (!ok) {
+        firstFailure.compareAndSet(null, failure);
+        errors.incrementAndGet();
+      }
+      answers.incrementAndGet();   // last: a summary never counts an answer without its error
+      open.decrementAndGet();
+    }
+
+    /** { answers, errors, records, bytes } since the last take, and the interval's first failure (or null). */
+    long[] take(String[] failure) {
+      long a = answers.getAndSet(0);
+      long e = errors.getAndSet(0);
+      failure[0] = firstFailure.getAndSet(null);
+      return new long[] {a, e, records.getAndSet(0), bytes.getAndSet(0)};
+    }
+  }
+
+  /** The engine's tally of the push samples labelled label (created on first use). */
+  static Tally tally(String label) {
+    return TALLIES.computeIfAbsent(label, k -> new Tally());
   }
 
   @Override
@@ -88,7 +137,10 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     res.setSamplerData(method + " " + path + "\n\n" + body);
     long startMicros = PushClient.nowMicros();
-    if (log != null) log.begin(startMicros, id, thread, getName());
+    if (log != null) {
+      log.begin(startMicros, id, thread, getName());
+      tally(getName()).open.incrementAndGet();
+    }
     res.sampleStart();
     PushClient.Outcome o = client.exchange(host, portNumber, method, path, bytes, contentType, connectMs, readMs,
         log == null ? null : (micros, b, off, len) -> log.record(micros, id, b, off, len));
@@ -128,7 +180,7 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
       samplerFailure = ok ? "" : "HTTP status " + o.status + (o.reason == null || o.reason.isEmpty() ? "" : " " + o.reason);
     }
     if (log != null) {
-      pending = new Ending(log, res, o.endMicros, id, code, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message,
+      pending = new Ending(log, tally(getName()), res, o.endMicros, id, code, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message,
           samplerFailure, o.headersMicros);
     }
     backoffMs = ok ? 0 : backoffMs == 0 ? MuxEngine.BACKOFF_FIRST_MS : Math.min(MuxEngine.BACKOFF_MAX_MS, backoffMs * 2);
@@ -206,7 +258,8 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
 
   // ---- test and thread life ----------------------------------------------------------------------------
 
-  @Override public void testStarted() { /* logs open on first use */ }
+  /** A new test counts from zero (logs open on first use). */
+  @Override public void testStarted() { TALLIES.clear(); }
 
   @Override public void testStarted(String host) { testStarted(); }
 
@@ -214,11 +267,13 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
 
   @Override public void testEnded(String host) { testEnded(); }
 
-  @Override public void threadStarted() { /* the connection opens with the first sample */ }
+  /** The connection opens with the first sample; the thread counts as running (Tally.threads). */
+  @Override public void threadStarted() { tally(getName()).threads.incrementAndGet(); }
 
   @Override
   public void threadFinished() {
     endUnjudged();
+    tally(getName()).threads.decrementAndGet();
     if (client != null) client.close();
     client = null;
   }

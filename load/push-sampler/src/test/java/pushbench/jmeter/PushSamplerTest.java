@@ -228,6 +228,52 @@ class PushSamplerTest {
   }
 
   @Test
+  void summariesCountTheEndedAnswersAndStopOnceNoThreadRuns() throws Exception {
+    sampler.testStarted();   // a new test: the engine's tallies from zero
+    sampler.threadStarted();
+    PushSummarySampler summary = new PushSummarySampler();
+    summary.setName("request");
+    summary.setInterval("200");
+    summary.setWindow("0");
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    judged(sampler.sample(null));
+    server.answer(lengthHead(200, "OK", "{\"response\":{\"timeout\":{}}}", false));
+    judged(sampler.sample(null), failedAssertion("not timeout", "response contains timeout although an event was set"));
+    server.answer(lengthHead(200, "OK", "{\"response\":{}}", false));
+    sampler.sample(null);   // ended, not yet judged: open, not counted
+    long before = System.currentTimeMillis();
+    SampleResult first = summary.sample(null);
+    assertEquals("request-summary", first.getSampleLabel());
+    assertEquals(List.of(2, 1), List.of(first.getSampleCount(), first.getErrorCount()));
+    assertEquals("answers 2, errors 1, open 1, records 2, first failure: response contains timeout although an event was set",
+        first.getResponseMessage());
+    assertFalse(first.isSuccessful());
+    assertFalse(first.isStopThread(), "a push thread still runs");
+    // results.csv's timeStamp (JMeter's stamp) is the interval's start, elapsed its length, as the mux engine's
+    assertTrue(first.getTime() >= 150 && first.getTimeStamp() >= before - 5, "one interval: " + first.getTime() + " ms");
+    sampler.threadFinished();   // writes the unjudged one's E line: counted in the next summary, the last
+    SampleResult last = summary.sample(null);
+    assertEquals(List.of(1, 0), List.of(last.getSampleCount(), last.getErrorCount()));
+    assertEquals("answers 1, errors 0, open 0, records 1", last.getResponseMessage());
+    assertTrue(last.isStopThread(), "the window is over and no push thread runs");
+    assertEquals(first.getTimeStamp() + first.getTime(), last.getTimeStamp(), "intervals follow each other");
+    List<String[]> lines = logLines();
+    assertEquals(3, lines.stream().filter((l) -> l[0].equals("E")).count(), "as many E lines as the summaries count");
+  }
+
+  @Test
+  void aSummaryStopsAtOnceWhenTheTestStops() {
+    PushSummarySampler summary = new PushSummarySampler();
+    summary.setName("other");
+    summary.setInterval("60000");
+    summary.setWindow("3600");
+    summary.interrupt();
+    SampleResult res = summary.sample(null);
+    assertTrue(res.isStopThread());
+    assertTrue(res.getTime() < 1000, res.getTime() + " ms");
+  }
+
+  @Test
   void badPortFailsWithoutANetworkAttempt() {
     sampler.setPort("eighty");
     SampleResult res = sampler.sample(null);
