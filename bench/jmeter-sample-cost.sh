@@ -5,7 +5,8 @@
 # JMeter's HTTP sampler (request.sampler=http, a file per sample), at the same load, one after the other in
 # each repeat; distributed (one engine and the controller on this machine, as run.sh's local default does)
 # and/or in one JVM (non-GUI, no engines). The CPU time of the JMeter JVMs is divided by the request
-# samples. On a machine that also runs the server under test this is what decides how many samples per
+# samples (the answers; with the push sampler counted by its engine's summary samples, as no push answer
+# reaches results.csv or the controller since issue #51: figures from before include sending each one). On a machine that also runs the server under test this is what decides how many samples per
 # second fit: the study's headline at 15,000 connections asks for 1,500 a second.
 #
 #   bench/jmeter-sample-cost.sh [--threads <n>] [--duration <s>] [--warmup <s>] [--repeats <n>]
@@ -83,8 +84,28 @@ props() { # <sampler>
     "test.duration=$duration" "logging.enabled=false" "event.enabled=false" "request.type=poll" "request.duration=1000" \
     "request.sampler=$1"
 }
-# request samples in a run directory's results.csv so far
-samples() { grep -c ',request,' "$1/jmeter/results.csv" 2>/dev/null || true; }
+# The answers in a run directory's results.csv so far: its request rows (the HTTP sampler's) and the
+# SampleCount of its request-summary rows (the push sampler's answers are recorded in the stream logs only
+# and counted by these; docs/run-layout.md "Stream logs"). A quoted field (a summary's message) holds commas.
+samples() {
+  # shellcheck disable=SC2016  # an awk program
+  LC_ALL=C awk -F, '
+    function unquoted(line,    out, q, i, c) {   # the row, quotes dropped, a comma inside them a space
+      out = ""; q = 0
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (c == "\"") { q = !q; continue }
+        if (c == "," && q) c = " "
+        out = out c
+      }
+      return out
+    }
+    index($0, "\"") { $0 = unquoted($0) }
+    NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "label") l = i; if ($i == "SampleCount") c = i }; next }
+    $l == "request" { n++ }
+    $l == "request-summary" && c { n += $c }
+    END { print n + 0 }' "$1/jmeter/results.csv" 2>/dev/null || echo 0
+}
 us_per() { echo "1000000 * $1 / $ticks / $2" | bc -l; }   # <ticks> <samples>
 
 # one_run <plan> <mode> <sampler> <dir>: writes "<samples> <steady/s> <engine µs> <all µs> <whole-run µs>" to <dir>/figures

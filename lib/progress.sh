@@ -4,13 +4,15 @@
 #
 #   progress_reset                 before a run
 #   progress_update <csv>          sets PROGRESS[size] (bytes read), PROGRESS[samples] and PROGRESS[errors]
-#                                  (success == false); a row with a SampleCount column (the mux engine's
-#                                  summaries) counts SampleCount answers and ErrorCount errors;
-#                                  PROGRESS[last_error]: the latest failed row's response code (the mux
-#                                  engine's: its summary's first failure), at most 80 characters
-#                                  PROGRESS[open], PROGRESS[per_s]: with the mux engine, the connections its
-#                                  threads held at their latest summary and the records (messages) a second
-#                                  they received over the summaries read this time ('' without summaries)
+#                                  (success == false); a row with a SampleCount column (the summaries of
+#                                  the mux engine and of the push sampler, whose answers have no row of
+#                                  their own) counts SampleCount answers and ErrorCount errors;
+#                                  PROGRESS[last_error]: the latest failed row's response code (a summary's:
+#                                  its first failure), at most 80 characters
+#                                  PROGRESS[open], PROGRESS[per_s]: with summaries, the connections their
+#                                  threads held at their latest summary (the push sampler's: its requests
+#                                  open) and the records (messages) a second they received over the
+#                                  summaries read this time ('' without summaries)
 #                                  PROGRESS[p99_us], PROGRESS[p99_basis]: the largest trip-time p99 (µs) of
 #                                  the summaries read this time that timed a message, and whose clock its
 #                                  stamps were ("engine clock": a target's sentUs; "server clock": a built-in

@@ -3,7 +3,9 @@
 // answer failed (lib/test/fixtures/results-all-failed.csv: summary samples counting answers and errors, with
 // the first failure in their message) gives its counts and the last error, read in pieces as run.sh reads
 // a growing file; a plain sample's failure gives its response code; the engines' sampled trip-time p99 from
-// real summaries (lib/test/fixtures/results-trip-*.csv) and from rows given the summary's trip text.
+// real summaries (lib/test/fixtures/results-trip-*.csv) and from rows given the summary's trip text; a real
+// push run's results.csv (lib/test/fixtures/results-push-missed.csv: 5 long polls that all timed out although
+// an event was set, its answers counted by the push sampler's summary samples) as a mux run's.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -53,6 +55,25 @@ test('a mux run in which every answer failed: its counts, and the last error in 
     const got = progress(FIXTURE, cuts);
     assert.deepEqual({ samples: got.samples, errors: got.errors }, want, `read in pieces ${cuts}`);
     assert.equal(got.line, `${want.errors} errors (last: Test failed: text expected not to contain /error/)`);
+  }
+});
+
+test('a push run: its answers and errors from the push sampler\'s summaries, the last error, the requests open', () => {
+  const file = path.join(__dirname, 'fixtures', 'results-push-missed.csv');
+  const want = totals(file);
+  assert.deepEqual(want, { samples: 4 + 19, errors: 19 });   // logging, setevent, timestamp, clear; 19 answers, all failed
+  const size = fs.statSync(file).size;
+  for (const cuts of [[size], [700, 1400, size]]) {
+    const got = progress(file, cuts);
+    assert.deepEqual(got, { ...want, line: '19 errors (last: response contains timeout although an event was set)' }, `read in pieces ${cuts}`);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-progress-'));
+  try {
+    const open = execFileSync('bash', ['-c', 'source lib/progress.sh; progress_reset; head -n 6 "$1" > "$2"; progress_update "$2"; printf "%s\\n" "${PROGRESS[open]}"',
+      'progress', file, path.join(dir, 'results.csv')], { cwd: ROOT, encoding: 'utf8' }).trim();
+    assert.equal(open, '5', 'the requests open at the latest summary read');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

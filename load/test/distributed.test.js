@@ -103,22 +103,26 @@ test('a distributed run splits the threads between both engines', async (t) => {
     for (const [label, want] of [['logging', e.init], ['setevent', e.init], ['clear', e.cleanup]]) {
       assert.equal(labels[label]?.length ?? 0, want, `${e.name} (--init ${e.init} --cleanup ${e.cleanup}): ${label}`);
     }
-    // Its answers' one record is its stream log (no results.csv row), each with its verdict.
+    // Its answers' one record is its stream log (no results.csv row), each with its verdict, counted by its
+    // summary samples (their responseFile is no saved response).
     assert.equal(labels.request, undefined, `${e.name}: a results.csv row per answer`);
     const samples = h.streamSamples(e.responses);
     const answers = [...samples.values()].filter((x) => x.label === 'request');
     const threads = new Set(answers.map((x) => x.thread));
     assert.equal(threads.size, e.threads, `${e.name} ran ${threads.size} request threads`);
     assert.deepEqual(answers.filter((x) => !x.end?.ok || x.end.failure !== '').map((x) => x.end), [], `${e.name}: failed answers`);
+    const summaries = labels['request-summary'] ?? [];
+    assert.equal(summaries.reduce((n, x) => n + Number(x.SampleCount), 0), answers.length, `${e.name}: the summaries count every answer`);
+    const saved = mine.filter((r) => r.label !== 'request-summary');
     // Its responses are in its own directory, named after the label: the push samples (request,
     // timestamp) in its stream logs, each other response in a file of its own.
-    for (const r of mine) {
+    for (const r of saved) {
       assert.equal(path.dirname(r.responseFile), e.responses);
       assert.ok(path.basename(r.responseFile).startsWith(`${r.label}_`));
       assert.ok(h.savedSample(r.responseFile), `${r.responseFile} missing`);
     }
     const files = fs.readdirSync(e.responses).filter((f) => !f.startsWith('push-'));
-    assert.equal(mine.length + answers.length, samples.size + files.length, `${e.name}: every other saved response has its row`);
+    assert.equal(saved.length + answers.length, samples.size + files.length, `${e.name}: every other saved response has its row`);
     assert.ok([...samples.values()].every((x) => x.end), `${e.name}: every push sample ended in the log`);
   }
 });

@@ -35,9 +35,11 @@ async function runLocal(name, props) {
   return { runDir, responses, run, header, rows, labels: h.byLabel(rows) };
 }
 
-// Every row names its own saved response: under the engine's directory, starting with its label; a file
-// of its own, or for a push sample its place in the stream logs (<label>_<sample id>.push).
-function checkResponseFiles(rows, responses) {
+// Every row but a summary names its own saved response: under the engine's directory, starting with its
+// label; a file of its own, or for a push sample its place in the stream logs (<label>_<sample id>.push).
+// (A summary sample's responseFile is the name the plan chose before it, never saved.)
+function checkResponseFiles(all, responses) {
+  const rows = all.filter((r) => r.label !== 'request-summary');
   for (const r of rows) {
     assert.ok(r.responseFile, `row without responseFile: ${JSON.stringify(r)}`);
     assert.equal(path.dirname(r.responseFile), responses);
@@ -54,12 +56,18 @@ function streamAnswers(responses) {
 }
 
 // A push run's one record per answer: no request row in results.csv, an E line with the verdict for every
-// answer; then the analysis (its archive as host/archive.sh makes it) counts the answers from the stream
-// logs, as many and as many failed as the E lines. Returns the answers and the analysis's summary.
+// answer, counted by the engine's summary samples (one thread, as the mux engine's); then the analysis (its
+// archive as host/archive.sh makes it) counts the answers from the stream logs, as many and as many failed
+// as the E lines, and finds the summaries agree. Returns the answers and the analysis's summary.
 function checkOneRecordPerAnswer(r) {
   assert.equal(r.labels.request, undefined, 'results.csv holds no row per answer');
   const answers = streamAnswers(r.responses);
   for (const a of answers) assert.equal(typeof a.end?.failure, 'string', `an answer without its verdict: ${JSON.stringify(a.end)}`);
+  const summaries = r.labels['request-summary'] ?? [];
+  assert.equal(new Set(summaries.map((x) => x.threadName)).size, 1, 'one summary thread');
+  assert.match(summaries[0].threadName, /^Request summary \(push\) \d+-1$/);
+  assert.equal(summaries.reduce((n, x) => n + Number(x.SampleCount), 0), answers.length, 'the summaries count every answer');
+  assert.equal(summaries.reduce((n, x) => n + Number(x.ErrorCount), 0), answers.filter((a) => !a.end.ok).length);
   execFileSync('tar', ['-czf', path.join(r.runDir, 'responses', 'local.tar.gz'), '-C', r.responses, '.']);
   execFileSync('node', [path.join(h.ROOT, 'analysis', 'analyze.js'), r.runDir], { encoding: 'utf8' });
   const summary = JSON.parse(fs.readFileSync(path.join(r.runDir, 'data', 'summary.json'), 'utf8'));
@@ -67,6 +75,7 @@ function checkOneRecordPerAnswer(r) {
   assert.equal(summary.totals.samplesByLabel.request.samples, answers.length, 'the analysis counts each E line once');
   assert.equal(summary.totals.samplesByLabel.request.failed, answers.filter((a) => !a.end.ok).length);
   assert.equal(summary.flags.unendedSamples, 0);
+  assert.equal(summary.flags.lostAnswers, false);
   return { answers, summary };
 }
 
@@ -125,6 +134,7 @@ test('poll without an event: timed-out polls are not failures (request.sampler=h
     'request.type': 'poll', 'request.events': EVENT, 'request.duration': 1500, 'request.sampler': 'http',
   });
   assert.equal(r.labels.setevent, undefined, 'no event may be set');
+  assert.equal(r.labels['request-summary'], undefined, 'no summaries: every answer is a row');
   // JMeter's HTTP sampler: one time-stamp exchange at the start, every response in a file of its own.
   assert.equal(r.labels.timestamp?.length, 1, 'one timestamp sample');
   for (const row of r.rows) assert.ok(fs.existsSync(row.responseFile), `${row.responseFile} is no file`);

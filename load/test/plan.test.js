@@ -59,6 +59,7 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     'ThreadGroup ThreadGroupGui Request', 'PushSampler TestBeanGUI request', 'HTTPSamplerProxy HttpTestSampleGui request',
     'UserParameters UserParametersGui Response File Name',
     'ResponseAssertion AssertionGui not error', 'ResponseAssertion AssertionGui not timeout',
+    'ThreadGroup ThreadGroupGui Request summary (push)', 'PushSummarySampler TestBeanGUI request',
     'ThreadGroup ThreadGroupGui Request (mux)', 'MuxSampler TestBeanGUI request',
     'ResultCollector SimpleDataWriter Request Data Writer', 'ResultCollector SummaryReport Summary Report',
     'ThreadGroup ThreadGroupGui Clean Up', 'HTTPSamplerProxy HttpTestSampleGui clear',
@@ -89,10 +90,13 @@ test('the plan opens with JMeter\'s GUI classes and survives a save', () => {
     ['With Event (push)', 'Without Event (push)', 'Pull', 'With Event (HTTP)', 'Without Event (HTTP)']
       .map((b) => `pushbench/Request/${b}/request`));
   // results.csv's writer: a copy in every group and HTTP branch, none whose scope holds a push request (its
-  // answers' one record is the stream log: a listener's scope is every node on a sampler's path).
+  // answers' one record is the stream log: a listener's scope is every node on a sampler's path); the push
+  // answers' summaries have theirs.
   const writers = elements.filter((l) => l.startsWith('element ResultCollector SimpleDataWriter Request Data Writer\t')).map(where);
   assert.deepEqual(writers, ['pushbench/Init', 'pushbench/Timestamp', 'pushbench/Request/With Event (HTTP)',
-    'pushbench/Request/Without Event (HTTP)', 'pushbench/Request (mux)', 'pushbench/Clean Up']);
+    'pushbench/Request/Without Event (HTTP)', 'pushbench/Request summary (push)', 'pushbench/Request (mux)', 'pushbench/Clean Up']);
+  assert.deepEqual(elements.filter((l) => l.startsWith('element PushSummarySampler TestBeanGUI request\t')).map(where),
+    ['pushbench/Request summary (push)']);
   const pushRequests = elements.filter((l) => l.startsWith('element PushSampler TestBeanGUI request\t')).map(where);
   for (const w of writers) for (const p of pushRequests) assert.ok(!`${p}/`.startsWith(`${w}/`), `${w} hears ${p}`);
 });
@@ -103,7 +107,7 @@ const BRANCH_CHECK = `
 def xml = new groovy.xml.XmlSlurper().parse(new File(args[0]))
 def branches = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text().startsWith('BRANCH_') }
   .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
-def derived = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text() in ['REQUEST_THREADS', 'MUX_THREADS', 'MUX_BODY', 'MUX_METHOD', 'MUX_PATH', 'REQUEST_BODY', 'CLEAR_DELAY'] }
+def derived = xml.'**'.findAll { it.name() == 'elementProp' && it.@name.text() in ['REQUEST_THREADS', 'MUX_THREADS', 'PUSH_SUMMARY_THREADS', 'MUX_BODY', 'MUX_METHOD', 'MUX_PATH', 'REQUEST_BODY', 'CLEAR_DELAY'] }
   .collectEntries { e -> [(e.@name.text()): e.stringProp.find { it.@name == 'Argument.value' }.text()] }
 def run = { value, bindings -> new GroovyShell(new Binding(bindings)).evaluate(value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')) }
 for (sampler in ['mux', 'push', 'http', 'HTTP', 'other']) for (mt in ['3', '']) {
@@ -125,7 +129,8 @@ for (sampler in ['mux', 'push', 'http', 'HTTP']) for (event in ['true', 'false']
     def code = value.replaceAll(/^[$][{]__groovy[(]/, '').replaceAll(/[)][}]$/, '').replace('\\\\,', ',')
     new GroovyShell(new Binding([vars: [REQUEST_SAMPLER: sampler, EVENT_SET_ENABLED: event, REQUEST_TYPE: type]])).evaluate(code) == 'true'
   }.keySet()
-  println "\${sampler} \${event} \${type}: \${on.sort().join(' ')}"
+  def summary = run(derived.PUSH_SUMMARY_THREADS, [vars: [REQUEST_SAMPLER: sampler, REQUEST_TYPE: type]])
+  println "\${sampler} \${event} \${type}: \${on.sort().join(' ')} | summary \${summary}"
 }`;
 
 test('the Request group\'s five branches exclude each other; the same request in each; only the CSV writer listens', () => {
@@ -135,7 +140,7 @@ test('the Request group\'s five branches exclude each other; the same request in
   // The CSV writer's copies are one writer: the same file, the same columns (JMeter writes the header once).
   const writers = [...xml.matchAll(/<ResultCollector [^>]*testname="Request Data Writer" enabled="true">([\s\S]*?)<\/ResultCollector>/g)]
     .map((m) => m[1].replace(/\s+/g, ' ').replace(/<stringProp name="TestPlan.comments">[^<]*<\/stringProp>/, ''));
-  assert.equal(writers.length, 6);
+  assert.equal(writers.length, 7);
   assert.equal(new Set(writers).size, 1, 'the copies differ');
   assert.match(writers[0], /<stringProp name="filename">\$\{__P\(log.dir.base,build\/gui-run\)\}\/results.csv<\/stringProp>/);
   const requests = (tag) => [...xml.matchAll(new RegExp(`<${tag} [^>]*testname="request"[^>]*>[\\s\\S]*?</${tag}>`, 'g'))]
@@ -174,11 +179,13 @@ test('the Request group\'s five branches exclude each other; the same request in
   want.push('clear true 5000: 19000', 'clear true -: 14000', 'clear false 5000: 18000', 'clear false -: 13000');
   // Exactly one branch for every thread-per-connection setting, pull always the push sampler's Pull
   // branch; none with mux (its own group).
-  for (const event of ['true', 'false']) for (const type of ['comet', 'poll', 'pull']) want.push(`mux ${event} ${type}: `);
+  // The push answers' summary thread runs exactly when a push branch does (the push sampler's Pull with http too).
+  for (const event of ['true', 'false']) for (const type of ['comet', 'poll', 'pull']) want.push(`mux ${event} ${type}:  | summary 0`);
   for (const [sampler, s] of [['push', 'PUSH'], ['http', 'HTTP'], ['HTTP', 'HTTP']]) {
     for (const event of ['true', 'false']) {
       for (const type of ['comet', 'poll', 'pull']) {
-        want.push(`${sampler} ${event} ${type}: ${type === 'pull' ? 'BRANCH_PULL' : `BRANCH_${s}_${event === 'true' ? 'EVENT' : 'NO_EVENT'}`}`);
+        const branch = type === 'pull' ? 'BRANCH_PULL' : `BRANCH_${s}_${event === 'true' ? 'EVENT' : 'NO_EVENT'}`;
+        want.push(`${sampler} ${event} ${type}: ${branch} | summary ${/PUSH|PULL/.test(branch) ? 1 : 0}`);
       }
     }
   }

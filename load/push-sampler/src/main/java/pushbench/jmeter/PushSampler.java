@@ -8,12 +8,12 @@ package pushbench.jmeter;
 // appended to the engine's stream log (StreamLog) as it comes; the sample keeps only the first and the
 // last record as its response data, which is what the plan's assertions read. The response timeout is
 // the longest silence accepted on the connection (the safety timeout): a stalled stream ends there, failed.
-// The variable responseFile is set to <stream dir>/<label>_<sample id>.push, the name results.csv's
-// responseFile column gives the sample (docs/run-layout.md).
+// The variable responseFile is set to <stream dir>/<label>_<sample id>.push, the sample's place in the
+// stream log (a time-stamp sample's results.csv row names it in its responseFile column; docs/run-layout.md).
 // After a failed request (a network error, a status outside 2xx/3xx) the thread waits before its next one,
 // MuxEngine's backoff: BACKOFF_FIRST_MS doubling to BACKOFF_MAX_MS, none again after a good answer, so that a
-// failing server is not flooded by threads that spin. The wait is the next sample's idle time (results.csv's
-// IdleTime column: the backoffs are the samples with one).
+// failing server is not flooded by threads that spin. The wait is the next sample's idle time (JMeter's
+// IdleTime: the backoffs are the samples with one).
 // The sample's E line carries its verdict (the 11th field, docs/run-layout.md "Stream logs"), so the stream
 // log is the one record of each answer, as with the mux engine, and no results.csv writer listens to the
 // push requests (testplan.jmx). JMeter runs the sampler, then its post-processors, then its assertions, then
