@@ -11,8 +11,10 @@
 // (JMeter's ramp-up), each holding its connection (comet) or polling again at once (poll), then <hold> s
 // at <max>. While it runs, every second it reads the server's GET /status (open requests; an answer
 // slower than T s is a timeout), whether the server process is alive (servers/control.sh status), the
-// server's log (out of memory) and the request samples JMeter has written so far (refused connections,
-// reference 003's criterion over the last WINDOW_S seconds: analysis/measure/answer-criterion.js). At the first
+// server's log (out of memory) and the answers so far (refused connections, reference 003's criterion over
+// the last WINDOW_S seconds: analysis/measure/answer-criterion.js): results.csv's request samples (JMeter's
+// HTTP sampler) and the B ... E pairs with their verdict of the stream logs of the run's engines on this host
+// (the push sampler and the mux engine, whose answers have no results.csv row). At the first
 // failure it stops the run (SIGINT to run.sh, which stops everything and keeps what was collected; a
 // crashed server ends the run by itself), has the run analysed, and writes <run>/capacity.json, prints
 // one line and adds a card to the run's report. docs/capacity.md describes the output and the causes.
@@ -22,9 +24,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
+const zlib = require('node:zlib');
+const { StringDecoder } = require('node:string_decoder');
 const { spawn, spawnSync } = require('node:child_process');
 const { AnswerCriterion, withinSeconds } = require('../analysis/measure/answer-criterion');
 const { splitRow, toSample } = require('../analysis/read/jmeter-csv');
+const { lineHead, beginOf, endOf } = require('../analysis/read/stream-log');
+const { answerSample } = require('../analysis/measure/stream-answers');
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVERS = ['node', 'node-cluster', 'tc6', 'tc7', 'tc6-bio', 'tc7-bio'];
@@ -135,30 +141,101 @@ function openRequests(address, port, ms) {
 const serverAlive = (server, state, runDir) => spawnSync(path.join(ROOT, 'servers/control.sh'),
   ['--pid-dir', path.join(state, 'runs', path.basename(runDir)), 'status', server], { stdio: 'ignore' }).status === 0;
 
-// New complete lines of a growing file since the last call.
+// New bytes (bytes()) or complete lines (lines()) of a growing file since the last call.
 class FileTail {
   constructor(file) { this.file = file; this.offset = 0; this.rest = ''; }
-  lines() {
+  bytes() {
     let fd;
-    try { fd = fs.openSync(this.file, 'r'); } catch { return []; }
+    try { fd = fs.openSync(this.file, 'r'); } catch { return Buffer.alloc(0); }
     try {
       const size = fs.fstatSync(fd).size;
-      if (size <= this.offset) return [];
+      if (size <= this.offset) return Buffer.alloc(0);
       const buf = Buffer.alloc(size - this.offset);
       fs.readSync(fd, buf, 0, buf.length, this.offset);
       this.offset = size;
-      const parts = (this.rest + buf.toString('utf8')).split('\n');
-      this.rest = parts.pop();
-      return parts;
+      return buf;
     } finally { fs.closeSync(fd); }
+  }
+  lines() {
+    const buf = this.bytes();
+    if (buf.length === 0) return [];
+    const parts = (this.rest + buf.toString('utf8')).split('\n');
+    this.rest = parts.pop();
+    return parts;
   }
 }
 
-// The request samples JMeter has written so far, as they come: refused connections and the answers of
-// the last WINDOW_S seconds (by the time each sample ended).
+// The answers in the growing stream logs of the run's engines on this host ($PB_STATE/runs/<run id>/<engine>/
+// responses/push-<n>.tsv.gz, docs/run-layout.md "Stream logs"): each B ... E pair of label request whose E
+// line carries the verdict becomes the sample the analysis makes of it (measure/stream-answers.js
+// answerSample), handed to onAnswer. An engine sync-flushes its log once a second: each log's new bytes go
+// into a gunzip stream of its own, whose lines come in the event loop. A log that is no gzip (damaged) is
+// read up to the damage.
+class StreamLogWatch {
+  constructor(runsDir, onAnswer) {
+    this.runsDir = runsDir;
+    this.onAnswer = onAnswer;
+    this.logs = new Map();    // file -> { tail, gunzip, decoder, rest }
+    this.began = new Map();   // engine + tab + sample id -> { thread, beganUs } of a request's B line
+  }
+
+  poll() {
+    let engines;
+    try { engines = fs.readdirSync(this.runsDir); } catch { return; }
+    for (const engine of engines) {
+      const dir = path.join(this.runsDir, engine, 'responses');
+      let files;
+      try { files = fs.readdirSync(dir).filter((f) => /^push-\d+\.tsv\.gz$/.test(f)); } catch { continue; }
+      files.sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));   // a rotated log's E lines may follow in the next
+      for (const f of files) {
+        const file = path.join(dir, f);
+        if (!this.logs.has(file)) this.logs.set(file, this.open(engine, file));
+        const log = this.logs.get(file);
+        const buf = log.tail.bytes();
+        if (buf.length > 0 && !log.failed) log.gunzip.write(buf);
+      }
+    }
+  }
+
+  open(engine, file) {
+    const log = { tail: new FileTail(file), gunzip: zlib.createGunzip(), decoder: new StringDecoder('utf8'), rest: '', failed: false };
+    log.gunzip.on('data', (chunk) => {
+      const parts = (log.rest + log.decoder.write(chunk)).split('\n');
+      log.rest = parts.pop();
+      for (const line of parts) this.line(engine, line);
+    });
+    log.gunzip.on('error', () => { log.failed = true; });
+    return log;
+  }
+
+  line(engine, line) {
+    const h = lineHead(line);
+    if (h === null) return;
+    const key = `${engine}\t${h.id}`;
+    if (h.tag === 'B') {
+      const b = beginOf(line);
+      if (b?.label === 'request') this.began.set(key, { thread: b.thread, beganUs: h.us });
+    } else if (h.tag === 'E' && this.began.has(key)) {
+      const b = this.began.get(key);
+      this.began.delete(key);
+      const e = endOf(line);
+      if (e === null || e.failure === undefined) return;   // no verdict: an older push run's, in its results.csv
+      this.onAnswer(answerSample({ engine, thread: b.thread, beganUs: b.beganUs, endUs: h.us, ok: e.ok, failure: e.failure,
+        responseCode: e.code, headersUs: e.headersUs }));
+    }
+  }
+
+  close() {
+    for (const log of this.logs.values()) log.gunzip.destroy();
+  }
+}
+
+// The answers so far, as they come: results.csv's request samples and the stream logs' answers; refused
+// connections and the answers of the last WINDOW_S seconds (by the time each ended).
 class SampleWatch {
-  constructor(file, run, seconds) {
+  constructor(file, runsDir, run, seconds) {
     this.tail = new FileTail(file);
+    this.streams = new StreamLogWatch(runsDir, (s) => this.add(s));
     this.run = run;
     this.seconds = seconds;
     this.header = null;
@@ -177,16 +254,23 @@ class SampleWatch {
       if (fields.length !== this.header.length) continue;
       const s = toSample(Object.fromEntries(this.header.map((h, k) => [h, fields[k]])));
       if (s.label !== 'request' || !Number.isFinite(s.timeStamp)) continue;
-      this.samples++;
-      if (!s.success && REFUSED.test(s.failureMessage)) {
-        this.refused++;
-        this.firstRefusal ??= { at: s.timeStamp + s.elapsed, message: s.failureMessage };
-      }
-      this.recent.push({ end: s.timeStamp + s.elapsed, sample: s });
+      this.add(s);
     }
+    this.streams.poll();
     const newest = this.recent.reduce((m, r) => Math.max(m, r.end), 0);
     this.recent = this.recent.filter((r) => r.end > newest - WINDOW_S * 1000);
   }
+
+  add(s) {
+    this.samples++;
+    if (!s.success && REFUSED.test(s.failureMessage)) {
+      this.refused++;
+      this.firstRefusal ??= { at: s.timeStamp + s.elapsed, message: s.failureMessage };
+    }
+    this.recent.push({ end: s.timeStamp + s.elapsed, sample: s });
+  }
+
+  close() { this.streams.close(); }
 
   // Reference 003's criterion over the window, or null when too few answers are in it to judge.
   criterion() {
@@ -257,8 +341,8 @@ async function measure(o) {
   const port = cfg.port[o.server];
   const { seconds } = withinSeconds();
   const runDirFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-capacity-')), 'run-dir');
-  // The live watch reads each answer's sample from results.csv as it is written, so the run has a JMeter
-  // sample per answer: the thread-per-connection push sampler, unless PB_REQUEST_SAMPLER says otherwise
+  // The live watch reads each answer as it is recorded (results.csv's rows, the stream logs' B ... E pairs);
+  // the run uses the thread-per-connection push sampler, unless PB_REQUEST_SAMPLER says otherwise
   // (docs/capacity.md).
   const env = { PB_REQUEST_SAMPLER: 'push', ...process.env, PB_RUN_DIR_FILE: runDirFile };
   const args = runArgs(o);
@@ -282,7 +366,7 @@ async function measure(o) {
     if (exitCode !== null) break;
     if (!runDir && fs.existsSync(runDirFile)) {
       runDir = fs.readFileSync(runDirFile, 'utf8').trim();
-      samples = new SampleWatch(path.join(runDir, 'jmeter', 'results.csv'), run, seconds);
+      samples = new SampleWatch(path.join(runDir, 'jmeter', 'results.csv'), path.join(cfg.state, 'runs', path.basename(runDir)), run, seconds);
     }
     if (Date.now() - started > o.timeout * 1000) {
       failure ??= { cause: 'none', detail: `the bench's bound of ${o.timeout} s was reached`, at: Date.now(), bound: true };
@@ -315,6 +399,7 @@ async function measure(o) {
       break;
     }
   }
+  samples?.close();
   if (exitCode === null) {
     // A dead server ends the run by itself within seconds; anything else is stopped here.
     if (failure?.cause !== 'crashed' && failure?.cause !== 'out of memory') child.kill('SIGINT');
@@ -379,4 +464,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { parseArgs, runArgs, failureNow, causeFromRun, describe, UsageError, OUT_OF_MEMORY, REFUSED };
+module.exports = { parseArgs, runArgs, failureNow, causeFromRun, describe, UsageError, OUT_OF_MEMORY, REFUSED, SampleWatch };
