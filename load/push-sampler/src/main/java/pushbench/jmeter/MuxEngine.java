@@ -281,7 +281,7 @@ final class MuxEngine implements Closeable {
     if (now < endAt) next = Math.min(next, endAt);
     if (nextOpen < conns.length) next = Math.min(next, openAt(nextOpen));
     if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);
-    return next;
+    return Math.min(next, states.linesDueAtMs());
   }
 
   private void select(long waitMs) {

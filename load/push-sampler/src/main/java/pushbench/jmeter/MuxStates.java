@@ -121,6 +121,11 @@ final class MuxStates {
     if (batch != null) batch.submitIfDue(nowMs);
   }
 
+  /** When the batch falls due by age (StreamLog.Batch.dueAtMs), monotonic ms; Long.MAX_VALUE: not by age. */
+  long linesDueAtMs() {
+    return batch != null ? batch.dueAtMs() : Long.MAX_VALUE;
+  }
+
   /** Hands what the batch holds to the writer now (an interval's or the engine's end). */
   void submitLines() {
     if (batch != null && batch.size() > 0) batch.submit();

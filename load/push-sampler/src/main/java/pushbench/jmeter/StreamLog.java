@@ -448,6 +448,16 @@ public final class StreamLog {
       return true;
     }
 
+    /**
+     * When the lines held fall due by age (submitIfDue), on nowMs's clock: Long.MAX_VALUE when none is held
+     * or every call submits (DUE_EVERY_MS 0). A thread that sleeps between its calls wakes by then, so a
+     * batch is handed over DUE_EVERY_MS after it was first seen, not at the thread's next wake-up for
+     * another reason.
+     */
+    public long dueAtMs() {
+      return len == 0 || heldSinceMs < 0 || DUE_EVERY_MS == 0 ? Long.MAX_VALUE : heldSinceMs + DUE_EVERY_MS;
+    }
+
     /** Hands the lines held to the log's writer (waits while its queue is full) and starts empty. */
     public void submit() {
       heldSinceMs = -1;

@@ -125,9 +125,13 @@ class StreamLogTest {
     if (StreamLog.DUE_EVERY_MS > 0) {
       assertFalse(batch.submitIfDue(1000), "a few bytes, just seen: held");
       assertFalse(batch.submitIfDue(1000 + StreamLog.DUE_EVERY_MS - 1), "younger than DUE_EVERY_MS: held");
+      assertEquals(1000 + StreamLog.DUE_EVERY_MS, batch.dueAtMs(), "due DUE_EVERY_MS after first seen: the selector wakes by then");
+    } else {
+      assertEquals(Long.MAX_VALUE, batch.dueAtMs(), "every call submits: never due by age");
     }
     assertTrue(batch.submitIfDue(1000 + StreamLog.DUE_EVERY_MS), "DUE_EVERY_MS old: submitted");
     assertEquals(0, batch.size());
+    assertEquals(Long.MAX_VALUE, batch.dueAtMs(), "nothing held: never due");
     byte[] record = "{\"seq\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     int records = 0;
     while (batch.size() < StreamLog.DUE_BYTES - 64) {
