@@ -2,11 +2,13 @@
 // read/stream-log.js, the stream log's one reader and writer in JavaScript (issue #51 item 1): every line
 // of a fixture the Java writer produced (analysis/test/fixtures/java-stream-log.tsv: real engine output, a
 // built-in mux run's time stamps, comet streams and their 12-field E lines, and a target run's publishes and
-// WebSocket messages) read and written again gives the same line; a bad line is no line.
+// WebSocket messages; and a push run's, bench/test/fixtures/push-poll-missed.tsv.gz) read and written again
+// gives the same line; a bad line is no line.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { lineHead, recordHeadBytes, beginOf, connectOf, endOf, formatBegin, formatConnect, formatRecord, formatEnd } = require('../read/stream-log');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'java-stream-log.tsv');
@@ -25,6 +27,15 @@ test('every line the Java writer wrote reads and writes back the same', () => {
   const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean);
   const tags = new Set(lines.map((l) => `${l[0]}${l.split('\t').length}`));
   assert.deepEqual([...tags].sort(), ['B5', 'E10', 'E12', 'R4'], 'the fixture covers each kind of line');
+  for (const line of lines) assert.equal(rewrite(line), `${line}\n`);
+});
+
+test('the push sampler\'s lines (a real push run\'s log: 12-field E lines with its judged verdict) read and write back the same', () => {
+  const file = path.join(__dirname, '..', '..', 'bench', 'test', 'fixtures', 'push-poll-missed.tsv.gz');
+  const lines = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8').split('\n').filter(Boolean);
+  const ends = lines.filter((l) => l[0] === 'E');
+  assert.ok(ends.length > 0 && ends.every((l) => l.split('\t').length === 12), 'every E line has the verdict and headers µs');
+  assert.ok(ends.some((l) => endOf(l).failure === 'response contains timeout although an event was set'), 'a judged timeout');
   for (const line of lines) assert.equal(rewrite(line), `${line}\n`);
 });
 
