@@ -1,10 +1,14 @@
 'use strict';
-// The table of bench/engine-floor.sh: its runs (JSON lines, one a run) grouped by level and mode, each
-// figure the median and the range over the repeats; with --engine, the engine's µs per record from
-// bench/engine-stops.js's lines (docs/engine/stops-pinned.jsonl: the engine JVM's and the server's CPU in
-// % of a core over a run's steady window at --engine-level streams, a record a second each) and the
-// engine / floor ratio against the count mode's median at that level.
+// The table of bench/engine-floor.sh: its runs (JSON lines, one a run) grouped by server, level and mode
+// (a line without a server is Node.js's: the comet modes ran on it only), each figure the median and the
+// range over the repeats; with --engine, the engine's µs per record from bench/engine-stops.js's lines
+// (docs/engine/stops-pinned.jsonl: the engine JVM's and the server's CPU in % of a core over a run's steady
+// window at --engine-level streams, a record a second each) and the engine / floor ratio against the count
+// mode's median at that level; with --share, per pull group the engine's µs per answer in the pinned share
+// runs (bench/engine-share.js's lines, docs/engine/share.jsonl: type pull, same server and connections)
+// against the floor's median: engine − floor (µs per answer) and engine / floor.
 //   node bench/engine-floor-table.js <runs.jsonl> [--engine <stops.jsonl> --setting decided --engine-level 15000]
+//                                    [--share <share.jsonl>]
 const fs = require('node:fs');
 
 function median(values) {
@@ -26,16 +30,20 @@ function stat(values) {
 const FIGURES = ['floorUsPerRecord', 'serverUsPerRecord', 'floorOverServer', 'floorCpuPercent', 'serverCpuPercent',
   'recordsPerSecond', 'otherCpuPercent'];
 
-// Runs grouped by (level, mode) in first-seen order: { level, mode, runs, <figure>: stat }.
+// A run's level: its streams (count, log) or connections (pull); its server, node when not named.
+const levelOf = (r) => r.streams ?? r.connections;
+const serverOf = (r) => r.server ?? 'node';
+
+// Runs grouped by (server, level, mode) in first-seen order: { server, level, mode, runs, <figure>: stat }.
 function groups(runs) {
   const out = new Map();
   for (const r of runs) {
-    const key = `${r.streams}/${r.mode}`;
-    if (!out.has(key)) out.set(key, { level: r.streams, mode: r.mode, rows: [] });
+    const key = `${serverOf(r)}/${levelOf(r)}/${r.mode}`;
+    if (!out.has(key)) out.set(key, { server: serverOf(r), level: levelOf(r), mode: r.mode, rows: [] });
     out.get(key).rows.push(r);
   }
-  return [...out.values()].map(({ level, mode, rows }) => {
-    const g = { level, mode, runs: rows.length };
+  return [...out.values()].map(({ server, level, mode, rows }) => {
+    const g = { server, level, mode, runs: rows.length };
     for (const f of FIGURES) g[f] = stat(rows.map((r) => r[f]));
     return g;
   });
@@ -61,14 +69,36 @@ function engineOverFloor(engine, floorGroup) {
   return { median: engine.engineUsPerRecord.median / f, min: engine.engineUsPerRecord.min / f, max: engine.engineUsPerRecord.max / f };
 }
 
+// Per pull group with share runs of its server at its level: the engine's µs per answer (each share run's
+// engineMicrosPerAnswer, a stat), the floor's median, engine − floor and engine / floor (of the engine's
+// median and range), and the floor's and the engine's share of the server.
+function pullDistance(shareRows, floorGroups) {
+  const out = [];
+  for (const g of floorGroups) {
+    if (g.mode !== 'pull' || !g.floorUsPerRecord) continue;
+    const rows = shareRows.filter((r) => r.type === 'pull' && r.server === g.server && r.connections === g.level);
+    const engine = stat(rows.map((r) => r.engineMicrosPerAnswer));
+    if (!engine) continue;
+    const f = g.floorUsPerRecord.median;
+    out.push({
+      server: g.server, level: g.level, runs: engine.n, engineUsPerAnswer: engine, floorUsPerAnswer: f,
+      engineMinusFloor: { median: engine.median - f, min: engine.min - f, max: engine.max - f },
+      engineOverFloor: { median: engine.median / f, min: engine.min / f, max: engine.max / f },
+      engineOverServer: stat(rows.map((r) => r.engineOverServer)),
+      floorOverServer: g.floorOverServer,
+    });
+  }
+  return out;
+}
+
 const cell = (s, places) => (s ? `${round(s.median, places)} (${round(s.min, places)}–${round(s.max, places)})` : '-');
 
-function table(runs, engine) {
+function table(runs, engine, shareRows) {
   const gs = groups(runs);
-  const lines = ['| level | mode | runs | floor µs/record | server µs/record | floor/server | floor CPU % | server CPU % | records/s | other processes % |',
-    '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = ['| server | level | mode | runs | floor µs/record | server µs/record | floor/server | floor CPU % | server CPU % | records/s | other processes % |',
+    '|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const g of gs) {
-    lines.push(`| ${g.level} | ${g.mode} | ${g.runs} | ${cell(g.floorUsPerRecord, 2)} | ${cell(g.serverUsPerRecord, 2)} | ` +
+    lines.push(`| ${g.server} | ${g.level} | ${g.mode} | ${g.runs} | ${cell(g.floorUsPerRecord, 2)} | ${cell(g.serverUsPerRecord, 2)} | ` +
       `${cell(g.floorOverServer, 2)} | ${cell(g.floorCpuPercent, 1)} | ${cell(g.serverCpuPercent, 1)} | ` +
       `${cell(g.recordsPerSecond, 0)} | ${cell(g.otherCpuPercent, 0)} |`);
   }
@@ -77,6 +107,17 @@ function table(runs, engine) {
     lines.push('', `engine (${engine.setting}, ${engine.runs} runs at ${engine.level}): ${cell(engine.engineUsPerRecord, 2)} µs/record, ` +
       `server ${cell(engine.serverUsPerRecord, 2)} µs/record, engine/server ${cell(engine.engineOverServer, 2)}, ` +
       `engine/floor ${cell(ratio, 2)}`);
+  }
+  if (shareRows) {
+    const ds = pullDistance(shareRows, gs);
+    if (ds.length > 0) {
+      lines.push('', '| server | connections | share runs | engine µs/answer | floor µs/answer | engine − floor µs | engine/floor | engine/server | floor/server |',
+        '|---|---|---|---|---|---|---|---|---|');
+      for (const d of ds) {
+        lines.push(`| ${d.server} | ${d.level} | ${d.runs} | ${cell(d.engineUsPerAnswer, 1)} | ${round(d.floorUsPerAnswer, 1)} | ` +
+          `${cell(d.engineMinusFloor, 1)} | ${cell(d.engineOverFloor, 2)} | ${cell(d.engineOverServer, 2)} | ${cell(d.floorOverServer, 2)} |`);
+      }
+    }
   }
   return lines.join('\n');
 }
@@ -87,12 +128,13 @@ if (require.main === module) {
   const args = process.argv.slice(2);
   const opt = (name, fallback) => { const i = args.indexOf(name); return i < 0 ? fallback : args[i + 1]; };
   if (!args[0] || args[0].startsWith('--')) {
-    console.error('usage: node bench/engine-floor-table.js <runs.jsonl> [--engine <stops.jsonl> --setting decided --engine-level 15000]');
+    console.error('usage: node bench/engine-floor-table.js <runs.jsonl> [--engine <stops.jsonl> --setting decided --engine-level 15000] [--share <share.jsonl>]');
     process.exit(2);
   }
   const enginePath = opt('--engine', null);
   const engine = enginePath ? engineFigures(readLines(enginePath), opt('--setting', 'decided'), Number(opt('--engine-level', 15000))) : null;
-  console.log(table(readLines(args[0]), engine));
+  const sharePath = opt('--share', null);
+  console.log(table(readLines(args[0]), engine, sharePath ? readLines(sharePath) : null));
 }
 
-module.exports = { median, stat, groups, engineFigures, engineOverFloor, table };
+module.exports = { median, stat, groups, engineFigures, engineOverFloor, pullDistance, table };

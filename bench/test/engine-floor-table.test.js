@@ -21,9 +21,9 @@ test('median and stat: odd and even counts, non-numbers left out', () => {
   assert.equal(stat([null, undefined]), null);
 });
 
-test('groups: one per (level, mode) in the order first seen, each figure over its repeats', () => {
+test('groups: one per (server, level, mode) in the order first seen, each figure over its repeats', () => {
   const gs = groups(RUNS);
-  assert.deepEqual(gs.map((g) => `${g.level}/${g.mode}/${g.runs}`), ['1000/count/2', '1000/log/1', '15000/count/3']);
+  assert.deepEqual(gs.map((g) => `${g.server}/${g.level}/${g.mode}/${g.runs}`), ['node/1000/count/2', 'node/1000/log/1', 'node/15000/count/3']);
   const big = gs[2];
   const floors = RUNS.filter((r) => r.streams === 15000).map((r) => r.floorUsPerRecord).sort((a, b) => a - b);
   assert.deepEqual(big.floorUsPerRecord, { median: floors[1], min: floors[0], max: floors[2], n: 3 });
@@ -48,9 +48,9 @@ test('the engine from the committed stop runs: % of a core over 15,000 records/s
 
 test('the table: a row per group and the engine line', () => {
   const text = table(RUNS, engineFigures(STOPS, 'decided', 15000));
-  const rows = text.split('\n').filter((l) => /^\| \d/.test(l));
+  const rows = text.split('\n').filter((l) => /^\| node \| \d/.test(l));
   assert.equal(rows.length, 3);
-  assert.match(rows[2], /^\| 15000 \| count \| 3 \| \d+(\.\d+)? \(/);
+  assert.match(rows[2], /^\| node \| 15000 \| count \| 3 \| \d+(\.\d+)? \(/);
   assert.match(text, /engine \(decided, 4 runs at 15000\): .* engine\/floor \d/);
   assert.doesNotMatch(table(RUNS), /engine \(/);
 });
