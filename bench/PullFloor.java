@@ -16,9 +16,11 @@
 // server's from /proc/<pid>/stat, the host's from /proc/stat) and prints one JSON line on stdout:
 //   {"mode":"pull","connections","intervalMs","open","failed","windowS","records","recordsPerSecond",
 //    "floorCpuPercent","serverCpuPercent","otherCpuPercent","floorUsPerRecord","serverUsPerRecord",
-//    "floorOverServer","bytesPerAnswer","connects","noCursor"}
+//    "floorOverServer","bytesPerAnswer","connects","noCursor","errors"}
 // A record is one pull answer (the engine's one record per answer); bytesPerAnswer: head and body, mean over
-// the window; connects: connections opened in the window; noCursor: answers in the window without a cursor.
+// the window; connects: connections opened in the window; noCursor: answers in the window without a cursor;
+// errors: pulls in the window that failed after their connection's first answer (each pulls again after
+// the interval on a new connection). `failed`: connections that never answered 200.
 // Exit 0 when no connection failed, 1 otherwise (the line is printed either way).
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -43,7 +45,7 @@ public final class PullFloor {
   private static final int CURSOR_MAX = 256;   // a cursor's bytes, {"event1":n}: far below
 
   // Written by the selector thread, read by the main thread at the window's ends.
-  private static volatile long answers, answerBytes, connects, noCursor;
+  private static volatile long answers, answerBytes, connects, noCursor, errors;
   private static volatile int open, failed;
 
   public static void main(String[] args) throws Exception {
@@ -75,11 +77,11 @@ public final class PullFloor {
     Thread.sleep(warmup * 1000L);
     long self = ProcessHandle.current().pid();
     long floor0 = StreamFloor.cpuTicks(self), server0 = StreamFloor.cpuTicks(serverPid), host0 = StreamFloor.hostBusyTicks();
-    long answers0 = answers, bytes0 = answerBytes, connects0 = connects, noCursor0 = noCursor;
+    long answers0 = answers, bytes0 = answerBytes, connects0 = connects, noCursor0 = noCursor, errors0 = errors;
     long t0 = System.nanoTime();
     Thread.sleep(window * 1000L);
     long floor1 = StreamFloor.cpuTicks(self), server1 = StreamFloor.cpuTicks(serverPid), host1 = StreamFloor.hostBusyTicks();
-    long answers1 = answers, bytes1 = answerBytes, connects1 = connects, noCursor1 = noCursor;
+    long answers1 = answers, bytes1 = answerBytes, connects1 = connects, noCursor1 = noCursor, errors1 = errors;
     double seconds = (System.nanoTime() - t0) / 1e9;
     long counted = answers1 - answers0;
     double floorCpu = percent(floor1 - floor0, seconds);
@@ -95,7 +97,8 @@ public final class PullFloor {
         + ",\"floorUsPerRecord\":" + round(floorUs, 2) + ",\"serverUsPerRecord\":" + round(serverUs, 2)
         + ",\"floorOverServer\":" + round(floorUs / serverUs, 3)
         + ",\"bytesPerAnswer\":" + round(counted == 0 ? Double.NaN : (double) (bytes1 - bytes0) / counted, 1)
-        + ",\"connects\":" + (connects1 - connects0) + ",\"noCursor\":" + (noCursor1 - noCursor0) + "}");
+        + ",\"connects\":" + (connects1 - connects0) + ",\"noCursor\":" + (noCursor1 - noCursor0)
+        + ",\"errors\":" + (errors1 - errors0) + "}");
     System.out.flush();
     System.exit(failed == 0 ? 0 : 1);
   }
@@ -122,7 +125,7 @@ public final class PullFloor {
     private final long[] dueAt;
     private int queueHead, queueSize;
     private int pending;                 // connects not yet finished
-    private long answersSeen, bytesSeen, connectsMade, cursorsMissing;
+    private long answersSeen, bytesSeen, connectsMade, cursorsMissing, errorsSeen;
 
     Puller(InetSocketAddress address, int connections, String event, int intervalMs, long rampMs) throws IOException {
       this.address = address;
@@ -188,6 +191,7 @@ public final class PullFloor {
         answerBytes = bytesSeen;
         connects = connectsMade;
         noCursor = cursorsMissing;
+        errors = errorsSeen;
       }
     }
 
@@ -277,6 +281,8 @@ public final class PullFloor {
       channels[id] = null;
     }
 
+    // A connection that never answered has failed for good; one that did counts an error and pulls again
+    // after the interval on a new connection (the engine's backoff waits at least the pull interval).
     private void fail(int id) {
       try {
         SocketChannel channel = channels[id];
@@ -289,8 +295,13 @@ public final class PullFloor {
         // closing a failed connection: nothing more to do
       }
       channels[id] = null;
-      if (answeredOnce[id]) open--;
-      failed++;
+      answerLength[id] = 0;
+      if (answeredOnce[id]) {
+        errorsSeen++;
+        enqueue(id, nowMs() + intervalMs);
+      } else {
+        failed++;
+      }
     }
 
     private void enqueue(int id, long at) {

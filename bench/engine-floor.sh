@@ -83,8 +83,13 @@ for ((rep = 1; rep <= repeats; rep++)); do
       taskset -c "$reader_cpus" java -XX:+UseSerialGC -Xms128m -Xmx128m -cp "$work/classes" "${client[@]}" \
         >"$work/run.out" 2>"$work/run.err" &
       reader=$!
-      wait "$reader" || { echo "engine-floor: $mode $n failed:" >&2; tail -5 "$work/run.err" "$work/run.out" >&2; exit 1; }
+      status=0
+      wait "$reader" || status=$?
       reader=''
+      # A run whose connections failed still prints its line (its "failed" says how many): kept, and said.
+      [[ $status -eq 0 || $(tail -1 "$work/run.out") == '{'*'}' ]] ||
+        { echo "engine-floor: $mode $n failed:" >&2; tail -5 "$work/run.err" "$work/run.out" >&2; exit 1; }
+      [[ $status -eq 0 ]] || echo "engine-floor: $mode $n: some connections failed (its line's \"failed\")" >&2
       rm -f "$work/stream.log"
       line=$(sed 's/}$/,"server":"'"$server"'","repeat":'"$rep"'}/' "$work/run.out")
       echo "$line" >>"$out"
