@@ -4,8 +4,13 @@
 // name getting one message a second: once as a third-party server from targets/pushbench-node-sse.json (the
 // engine publishes each message with POST /event/publish and times it from its own send stamp), once natively
 // (run.sh node ... sse, the server's emitter firing every 1,000 ms, timed from the cycle's start). Both must
-// be valid with nothing missed, their trip-time p50s within 2 ms, and the messages each subscriber got per
-// second within 0.1% (the definition below). About 60 s on 2 busy cores.
+// be valid with nothing missed, the messages each subscriber got per second within 0.1% (the definition
+// below), and their trip-time p50s apart by no more than the definitions allow: the target's trip starts
+// at the publisher's send stamp, so it includes the publish's way in (the POST written, the server woken,
+// its read and parse) that the native one, starting at the cycle, does not; that way in is part of the
+// publish's own round trip (the server answers the POST once the cycle has started). So, with the native
+// figure's clock error bound e: -e <= target p50 - native p50 <= publish latency p50 + e. About 60 s on 2
+// busy cores.
 const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -17,7 +22,6 @@ const ROOT = path.resolve(__dirname, '..');
 const CONTROL = path.join(ROOT, 'servers', 'control.sh');
 const PORT = Number(process.env.PB_PORT_NODE ?? 18080);   // test.sh's port for the Node.js server
 const ARGS = ['2', '10', '100'];
-const TRIP_P50_MS = 2;          // the largest difference of the two p50s allowed, ms
 const RATE_SHARE = 0.001;       // the largest relative difference of the two rates allowed
 
 const s = scratch('crosscheck');
@@ -75,6 +79,9 @@ test('pushbench\'s Node.js server through its target file agrees with its native
     + `${t.messages.received}/${t.messages.expected}, native ${ns.messages.sse.received}/${ns.messages.sse.expected}; publish latency p50 `
     + `${t.publish.latencyP50Ms} ms; native window arrivals per client per second `
     + `${(ns.workload.answers.achievedPerSecond / ns.workload.connections.mean).toFixed(4)}\n`);
-  assert.ok(Math.abs(tripT - tripN) <= TRIP_P50_MS, `trip-time p50: target ${tripT} ms, native ${tripN} ms`);
+  const e = ns.clockOffset.errorBoundMs ?? 1;
+  const wayIn = t.publish.latencyP50Ms;
+  assert.ok(tripT - tripN >= -e && tripT - tripN <= wayIn + e,
+    `trip-time p50: target ${tripT} ms, native ${tripN} ms: the difference outside [-${e}, ${wayIn} + ${e}] ms (publish latency p50 + the clock's error bound)`);
   assert.ok(Math.abs(rateT - rateN) <= RATE_SHARE * rateN, `messages per subscriber per second: target ${rateT}, native ${rateN}`);
 });

@@ -22,7 +22,8 @@ package pushbench.jmeter;
 // its own Batch (a byte buffer) and submits it whole (a line is never split across submits) to the log's
 // bounded queue; one writer thread per log takes the chunks in order, deflates them (gzip, BEST_SPEED),
 // rotates between chunks only, and sync-flushes once a second, so a killed engine leaves a file readable up
-// to its last second. A full queue (QUEUE_CHUNKS chunks: the disk or the deflater cannot keep up) blocks the
+// to its last second. A buffer handed over whole goes back to the producers once written (SPARE_BUFFERS),
+// so a batch's buffers are reused rather than allocated per hand-off. A full queue (QUEUE_CHUNKS chunks: the disk or the deflater cannot keep up) blocks the
 // submitting producer until the writer has room: the load slows rather than the heap growing without bound.
 // begin/record/end on the log itself format into one shared batch under a short lock (the per-thread
 // PushSampler); that batch is submitted at each E line or once it holds SHARED_SUBMIT_BYTES, and the writer
@@ -58,6 +59,11 @@ public final class StreamLog {
   static final int QUEUE_CHUNKS = 1024;
   /** A batch's buffer; a longer line gets a buffer of its own size. */
   static final int BATCH_BYTES = 1 << 16;
+  /**
+   * Written batch buffers kept for the producers' next ones: a batch handed over whole takes a spare instead
+   * of a new buffer, so a selector thread allocates nothing per record for its log.
+   */
+  static final int SPARE_BUFFERS = 64;
   /** The shared batch (begin/record/end) is submitted once it holds this much, and at each E line. */
   static final int SHARED_SUBMIT_BYTES = 16384;
   /**
@@ -66,12 +72,12 @@ public final class StreamLog {
    */
   static final int DUE_BYTES = BATCH_BYTES / 2;
   /**
-   * ... or once its oldest line waited this long (ms): pushbench.streamLog.submitEveryMs; the default 0 submits at
-   * every call (every selector wake-up): with 100 a target run's trip-time p50 rose 3-5 ms against its native
-   * run (tests/target-crosscheck.test.js), not yet explained (docs/engine.md). Lines reach the file at the
-   * writer's next flush (FLUSH_EVERY_MS) either way.
+   * ... or once its oldest line waited this long (ms; the selector wakes by then: dueAtMs):
+   * pushbench.streamLog.submitEveryMs, 100 by default (0 submits at every call, every selector wake-up, at
+   * 6-22% more engine CPU per record at 15,000 comet streams: docs/engine.md "The log hand-off batched").
+   * Lines reach the file at the writer's next flush (FLUSH_EVERY_MS) either way.
    */
-  static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 0));
+  static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 100));
 
   private static final Map<Path, StreamLog> OPEN = new HashMap<>();
   private static final Chunk END = new Chunk(new byte[0], 0, 0);
@@ -80,6 +86,8 @@ public final class StreamLog {
   private final long rotateBytes;
   private final AtomicLong sampleIds = new AtomicLong();
   private final BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(QUEUE_CHUNKS);
+  private final BlockingQueue<byte[]> spares = new ArrayBlockingQueue<>(SPARE_BUFFERS);
+  private final AtomicLong newBuffers = new AtomicLong();
   private final ReentrantLock sharedLock = new ReentrantLock();
   private final Batch shared = new Batch(BATCH_BYTES);
   private final AtomicLong dropped = new AtomicLong();
@@ -187,6 +195,11 @@ public final class StreamLog {
 
   public Path directory() { return dir; }
 
+  /** Written buffers waiting for a producer, and the buffers made new for hand-offs so far (for tests). */
+  int spareBuffers() { return spares.size(); }
+
+  long newBuffers() { return newBuffers.get(); }
+
   // ---- producers' side ------------------------------------------------------------------------------------
 
   // Hands a chunk to the writer; waits while the queue is full (the documented back-pressure).
@@ -277,6 +290,7 @@ public final class StreamLog {
       if (out == null) openFile();
       out.write(c.bytes, 0, c.length);
       unflushed = true;
+      if (c.bytes.length == BATCH_BYTES) spares.offer(c.bytes);   // written: a producer may fill it again
       if (counting.count >= rotateBytes) finishFile();   // the next chunk opens push-<n+1>
     } catch (IOException e) {
       failed(e);
@@ -433,7 +447,7 @@ public final class StreamLog {
 
     /**
      * Submits the lines held when due: DUE_BYTES held, or the oldest seen DUE_EVERY_MS before nowMs (a
-     * monotonic clock in ms). True when it submitted. With DUE_EVERY_MS 0 (the default) every call with lines
+     * monotonic clock in ms). True when it submitted. With DUE_EVERY_MS 0 every call with lines
      * held submits; above 0, a thread calling this after each wake-up hands the writer a few large chunks a
      * second instead of one small copy per wake-up. The thread calls submit() at its end.
      */
@@ -471,7 +485,7 @@ public final class StreamLog {
       Chunk c;
       if (len >= buf.length / 2) {
         c = new Chunk(buf, len, lines);
-        buf = new byte[capacity];
+        buf = buffer();
       } else {
         c = new Chunk(Arrays.copyOf(buf, len), len, lines);
         if (buf.length > capacity) buf = new byte[capacity];
@@ -479,6 +493,14 @@ public final class StreamLog {
       len = 0;
       lines = 0;
       return c;
+    }
+
+    // An empty buffer of the batch's capacity: a written one when the writer has one spare, else a new one.
+    private byte[] buffer() {
+      byte[] b = capacity == BATCH_BYTES ? spares.poll() : null;
+      if (b != null) return b;
+      newBuffers.incrementAndGet();
+      return new byte[capacity];
     }
 
     // Room for a line of at most n bytes: what is held goes first when it would not fit.

@@ -155,6 +155,29 @@ class StreamLogTest {
   }
 
   @Test
+  void aBufferHandedOverWholeIsReusedOnceWritten() throws Exception {
+    StreamLog log = StreamLog.of(dir, 0);
+    StreamLog.Batch batch = log.batch();
+    byte[] record = new byte[200];
+    java.util.Arrays.fill(record, (byte) 'x');
+    int records = 0;
+    for (int chunk = 0; chunk < 20; chunk++) {
+      while (batch.size() < StreamLog.DUE_BYTES) {
+        batch.record(1, 1, record, 0, record.length);
+        records++;
+      }
+      assertTrue(batch.submitIfDue(0), "half full: handed over whole");
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (log.spareBuffers() == 0 && System.nanoTime() < deadline) Thread.sleep(1);   // the writer wrote it
+      assertEquals(1, log.spareBuffers(), "the written buffer kept for reuse");
+    }
+    assertEquals(1, log.newBuffers(), "one buffer made new (the first hand-off's); the 19 others reused it");
+    StreamLog.closeAll();
+    assertEquals(0, log.dropped());
+    assertEquals(records, Logs.lines(dir).size(), "every line written once: a reused buffer loses nothing");
+  }
+
+  @Test
   void aConnectCompletionIsOneCLineOfItsSample() throws Exception {
     StreamLog log = StreamLog.of(dir, 0);
     StreamLog.Batch batch = log.batch();
