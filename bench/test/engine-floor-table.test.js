@@ -1,13 +1,14 @@
 'use strict';
-// bench/engine-floor-table.js, the closing table of bench/engine-floor.sh: per (level, mode) the median and
-// range over the repeats, on real runs of the bench (bench/test/fixtures/engine-floor-runs.jsonl: 1,000 and
-// 15,000 streams, count and log), and the engine's µs per record from the committed
-// docs/engine/stops-pinned.jsonl against the floor.
+// bench/engine-floor-table.js, the closing table of bench/engine-floor.sh: per (server, level, mode) the
+// median and range over the repeats, on real runs of the bench (bench/test/fixtures/engine-floor-runs.jsonl:
+// 1,000 and 15,000 streams, count and log; the committed pull runs, docs/engine/floor-pull.jsonl), the
+// engine's µs per record from the committed docs/engine/stops-pinned.jsonl against the comet floor, and the
+// share runs' engine µs per pull answer (docs/engine/share.jsonl) against the pull floor.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { median, stat, groups, engineFigures, engineOverFloor, table } = require('../engine-floor-table');
+const { median, stat, groups, engineFigures, engineOverFloor, pullDistance, table } = require('../engine-floor-table');
 
 const lines = (file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const RUNS = lines(path.join(__dirname, 'fixtures', 'engine-floor-runs.jsonl'));
@@ -53,4 +54,31 @@ test('the table: a row per group and the engine line', () => {
   assert.match(rows[2], /^\| node \| 15000 \| count \| 3 \| \d+(\.\d+)? \(/);
   assert.match(text, /engine \(decided, 4 runs at 15000\): .* engine\/floor \d/);
   assert.doesNotMatch(table(RUNS), /engine \(/);
+});
+
+test('pull: the committed floor runs grouped by server and connections, the share runs\' engine against them', () => {
+  const pulls = lines(path.join(__dirname, '..', '..', 'docs', 'engine', 'floor-pull.jsonl'));
+  const share = lines(path.join(__dirname, '..', '..', 'docs', 'engine', 'share.jsonl'));
+  const gs = groups(pulls);
+  assert.ok(gs.length >= 2);
+  for (const g of gs) {
+    assert.equal(g.mode, 'pull');
+    assert.equal(g.runs, pulls.filter((r) => r.server === g.server && r.connections === g.level).length);
+  }
+  const ds = pullDistance(share, gs);
+  assert.ok(ds.length >= 2);
+  for (const d of ds) {
+    const g = gs.find((x) => x.server === d.server && x.level === d.level);
+    const engine = share.filter((r) => r.type === 'pull' && r.server === d.server && r.connections === d.level)
+      .map((r) => r.engineMicrosPerAnswer);
+    assert.equal(d.runs, engine.length);
+    assert.equal(d.floorUsPerAnswer, g.floorUsPerRecord.median);
+    assert.equal(d.engineMinusFloor.median, median(engine) - g.floorUsPerRecord.median);
+    assert.equal(d.engineOverFloor.max, Math.max(...engine) / g.floorUsPerRecord.median);
+  }
+  assert.deepEqual(pullDistance(share, groups(RUNS)), []);   // comet groups: no pull distance
+  const text = table(pulls, null, share);
+  assert.match(text, /\| engine − floor µs \|/);
+  assert.equal(text.split('\n').filter((l) => /^\| (node|tc6|tc7) \| \d+ \| \d+ \| /.test(l)).length, ds.length);
+  assert.doesNotMatch(table(pulls), /engine − floor/);
 });
