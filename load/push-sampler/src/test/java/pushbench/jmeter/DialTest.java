@@ -3,8 +3,7 @@ package pushbench.jmeter;
 // JUnit of the mux engine's connect path (Dial) against real sockets on 127.0.0.1: an IPv4 address gets an
 // IPv4 socket; a loopback connect is established when Dial.connect returns (no OP_CONNECT round trip), every
 // time; a refused one throws there, as at OP_CONNECT; a connect that cannot complete at once (a server whose
-// accept queue is full drops its SYN) is pending, not an error; the source port is the next of the range
-// (Dial.SourcePorts), a port in use skipped.
+// accept queue is full drops its SYN) is pending, not an error.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -78,47 +77,6 @@ class DialTest {
         assertTrue(pending, "a connect the full accept queue drops is pending, not an error");
       } finally {
         for (SocketChannel ch : opened) ch.close();
-      }
-    }
-  }
-
-  @Test
-  void aFreePortOfTheRangeIsBoundAndAPortInUseIsLeftToTheKernel() throws Exception {
-    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.INET);
-        ServerSocketChannel holder = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
-      server.bind(new InetSocketAddress("127.0.0.1", 0), 64);
-      InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.socket().getLocalPort());
-      holder.bind(new InetSocketAddress("127.0.0.1", 0));
-      int held = holder.socket().getLocalPort();
-      int free;
-      try (ServerSocketChannel probe = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
-        probe.bind(new InetSocketAddress("127.0.0.1", 0));
-        free = probe.socket().getLocalPort();
-      }
-      try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.INET)) {
-        new Dial.SourcePorts(free, free).bind(ch, true);
-        assertEquals(free, ((InetSocketAddress) ch.getLocalAddress()).getPort(), "the range's free port");
-        assertTrue(ch.connect(address), "a bound socket connects");
-      }
-      try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.INET)) {
-        new Dial.SourcePorts(held, held).bind(ch, true);   // its only port in use: skipped SKIPS_AT_MOST times
-        assertEquals(null, ch.getLocalAddress(), "left unbound");
-        assertTrue(ch.connect(address), "the kernel picks its port");
-        assertTrue(((InetSocketAddress) ch.getLocalAddress()).getPort() != held);
-      }
-    }
-  }
-
-  @Test
-  void dialBindsASourcePortOfTheKernelsRange() throws Exception {
-    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
-      server.bind(new InetSocketAddress("127.0.0.1", 0), 64);
-      InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.socket().getLocalPort());
-      try (SocketChannel ch = Dial.open(address)) {
-        int port = ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        assertTrue(port >= Dial.PORTS.low && port <= Dial.PORTS.high, port + " in " + Dial.PORTS.low + "-" + Dial.PORTS.high);
-        assertTrue(Dial.connect(ch, address));
-        assertEquals(port, ((InetSocketAddress) ch.getLocalAddress()).getPort(), "connect keeps the bound port");
       }
     }
   }
