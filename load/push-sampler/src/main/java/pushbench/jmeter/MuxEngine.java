@@ -41,7 +41,8 @@ package pushbench.jmeter;
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
 // with an E line carrying its outcome and failure (MuxSampler's assertions). The batch goes to the log's
-// writer when due (StreamLog.Batch.submitIfDue: at every wake-up by default) and at each interval's end.
+// writer when due (StreamLog.Batch.submitIfDue: half full, or submitEveryMs old, the selector waking by
+// then) and at each interval's end.
 // Counters per interval go into an Interval (MuxSampler's summary), with the p99 of the interval's timed
 // sample of messages (TripSample, MuxStates.onRecord).
 // A target run (cfg.target; issue #47, docs/targets.md, docs/engine.md "Target mode") keeps these rules
@@ -84,6 +85,11 @@ final class MuxEngine implements Closeable {
   static final String NOT_ERROR = "Test failed: text expected not to contain /error/";
   static final String NOT_TIMEOUT = "response contains timeout although an event was set";
   static final String CHURNED = "churn: dropped by the client";
+
+  /** The failure of an answer with a status outside 2xx/3xx: "HTTP status <code>[ <reason>]". */
+  static String httpStatusFailure(int status, String reason) {
+    return "HTTP status " + status + (reason == null || reason.isEmpty() ? "" : " " + reason);
+  }
   /** A target run's subscription the engine closed at the duration's end (docs/targets.md). */
   static final String END_OF_TEST = "end of test";
   static final long CHURN_EVERY_MS = 1000;

@@ -426,7 +426,7 @@ final class MuxStates {
     String failure;
     if ((flags & MuxConnection.HAS_ERROR) != 0) failure = MuxEngine.NOT_ERROR;
     else if ((flags & MuxConnection.HAS_TIMEOUT) != 0) failure = MuxEngine.NOT_TIMEOUT;
-    else if (!httpOk) failure = "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
+    else if (!httpOk) failure = MuxEngine.httpStatusFailure(p.status, p.reason)
         + (ws() ? " (not 101 Switching Protocols)" : "");
     else failure = "";
     boolean ok = failure.isEmpty();
@@ -469,7 +469,7 @@ final class MuxStates {
       if (cfg.type == MuxConfig.Type.PULL) engine.schedule(c, cfg.pullIntervalMs); else startRequest(c);
       return;
     }
-    String failure = httpOk ? "" : "HTTP status " + p.status + (p.reason.isEmpty() ? "" : " " + p.reason)
+    String failure = httpOk ? "" : MuxEngine.httpStatusFailure(p.status, p.reason)
         + (ws() ? " (not 101 Switching Protocols)" : "");
     writeEnd(c, p.lastMicros, String.valueOf(p.status), httpOk, p.reason, failure);
     if (close) closeAnswered(c);
@@ -548,7 +548,7 @@ final class MuxStates {
   // TIME_WAIT is left on the engine's side. Every answer of a server that closes after each one (Tomcat 6's
   // long polls) costs a new connection to the same address and port, and the kernel's search for a free
   // source port among thousands in TIME_WAIT would otherwise be most of the engine's CPU (docs/engine.md
-  // "Tomcat 6 long polls at 10,000"). The answer is complete before the reset; the server reads an
+  // "Tomcat 6 long polls at 10,000 and 15,000"). The answer is complete before the reset; the server reads an
   // end of connection either way. TLS connections close with their close_notify.
   private void closeAnswered(MuxConnection c) {
     if (c.parser.closeAfter && c.tls == null && c.channel != null) {

@@ -177,7 +177,7 @@ public class PushSampler extends RequestSampler implements SampleListener, TestS
       res.setContentType(o.contentType);
       res.setResponseData(o.digest());
       res.setSuccessful(ok);
-      samplerFailure = ok ? "" : "HTTP status " + o.status + (o.reason == null || o.reason.isEmpty() ? "" : " " + o.reason);
+      samplerFailure = ok ? "" : MuxEngine.httpStatusFailure(o.status, o.reason);
     }
     if (log != null) {
       pending = new Ending(log, tally(getName()), res, o.endMicros, id, code, o.records, o.bodyBytes, o.cutBytes, o.sendMicros, message,

@@ -73,8 +73,9 @@ public final class StreamLog {
   static final int DUE_BYTES = BATCH_BYTES / 2;
   /**
    * ... or once its oldest line waited this long (ms; the selector wakes by then: dueAtMs):
-   * pushbench.streamLog.submitEveryMs, 100 by default (0 submits at every call, every selector wake-up, at
-   * 6-22% more engine CPU per record at 15,000 comet streams: docs/engine.md "The log hand-off batched").
+   * pushbench.streamLog.submitEveryMs, 100 by default (0 submits at every call, every selector wake-up; the
+   * batched hand-off cost 0.78-0.94 of that one's engine CPU per record at 15,000 comet streams, three pairs:
+   * docs/engine.md "The log hand-off batched").
    * Lines reach the file at the writer's next flush (FLUSH_EVERY_MS) either way.
    */
   static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 100));

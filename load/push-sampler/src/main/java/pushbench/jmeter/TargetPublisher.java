@@ -353,7 +353,7 @@ final class TargetPublisher implements Closeable {
   private void answered(Pub p, boolean mustClose) {
     AnswerParser a = p.parser;
     boolean ok = a.status >= 200 && a.status <= 299;
-    String failure = ok ? "" : "HTTP status " + a.status + (a.reason.isEmpty() ? "" : " " + a.reason);
+    String failure = ok ? "" : MuxEngine.httpStatusFailure(a.status, a.reason);
     end(p, a.lastMicros, String.valueOf(a.status), ok, a.reason, failure);
     if (mustClose || a.closeAfter || p.state != READING) closeChannel(p);
     idle(p);
