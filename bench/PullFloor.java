@@ -34,7 +34,6 @@ import java.util.Iterator;
 
 public final class PullFloor {
   private static final int MAX_PENDING_CONNECTS = 256;
-  private static final int TICKS_PER_SECOND = 100;
   private static final byte[] STATUS_OK = ascii("HTTP/1.1 200");
   private static final byte[] CURSOR = ascii("\"cursor\":{");
   private static final byte[] HEAD_END = ascii("\r\n\r\n");
@@ -75,28 +74,17 @@ public final class PullFloor {
 
     while (open + failed < connections) Thread.sleep(100);
     Thread.sleep(warmup * 1000L);
-    long self = ProcessHandle.current().pid();
-    long floor0 = StreamFloor.cpuTicks(self), server0 = StreamFloor.cpuTicks(serverPid), host0 = StreamFloor.hostBusyTicks();
+    StreamFloor.Ticks from = StreamFloor.Ticks.now(serverPid);
     long answers0 = answers, bytes0 = answerBytes, connects0 = connects, noCursor0 = noCursor, errors0 = errors;
     long t0 = System.nanoTime();
     Thread.sleep(window * 1000L);
-    long floor1 = StreamFloor.cpuTicks(self), server1 = StreamFloor.cpuTicks(serverPid), host1 = StreamFloor.hostBusyTicks();
+    StreamFloor.Ticks to = StreamFloor.Ticks.now(serverPid);
     long answers1 = answers, bytes1 = answerBytes, connects1 = connects, noCursor1 = noCursor, errors1 = errors;
     double seconds = (System.nanoTime() - t0) / 1e9;
     long counted = answers1 - answers0;
-    double floorCpu = percent(floor1 - floor0, seconds);
-    double serverCpu = percent(server1 - server0, seconds);
-    double otherTicks = (host1 - host0) - (floor1 - floor0) - (server1 - server0);
-    double otherCpu = percent(Math.max(0, otherTicks), seconds) / StreamFloor.hostCpus();
-    double floorUs = counted == 0 ? Double.NaN : (floor1 - floor0) * 1e6 / TICKS_PER_SECOND / counted;
-    double serverUs = counted == 0 ? Double.NaN : (server1 - server0) * 1e6 / TICKS_PER_SECOND / counted;
     System.out.println("{\"mode\":\"pull\",\"connections\":" + connections + ",\"intervalMs\":" + intervalMs
-        + ",\"open\":" + open + ",\"failed\":" + failed + ",\"windowS\":" + round(seconds, 2) + ",\"records\":" + counted
-        + ",\"recordsPerSecond\":" + round(counted / seconds, 1) + ",\"floorCpuPercent\":" + round(floorCpu, 2)
-        + ",\"serverCpuPercent\":" + round(serverCpu, 2) + ",\"otherCpuPercent\":" + round(otherCpu, 1)
-        + ",\"floorUsPerRecord\":" + round(floorUs, 2) + ",\"serverUsPerRecord\":" + round(serverUs, 2)
-        + ",\"floorOverServer\":" + round(floorUs / serverUs, 3)
-        + ",\"bytesPerAnswer\":" + round(counted == 0 ? Double.NaN : (double) (bytes1 - bytes0) / counted, 1)
+        + ",\"open\":" + open + ",\"failed\":" + failed + "," + StreamFloor.windowFields(from, to, seconds, counted)
+        + ",\"bytesPerAnswer\":" + StreamFloor.round(counted == 0 ? Double.NaN : (double) (bytes1 - bytes0) / counted, 1)
         + ",\"connects\":" + (connects1 - connects0) + ",\"noCursor\":" + (noCursor1 - noCursor0)
         + ",\"errors\":" + (errors1 - errors0) + "}");
     System.out.flush();
@@ -391,14 +379,5 @@ public final class PullFloor {
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static double percent(double ticks, double seconds) {
-    return ticks * 100.0 / TICKS_PER_SECOND / seconds;
-  }
-
-  private static double round(double value, int places) {
-    double scale = Math.pow(10, places);
-    return Math.round(value * scale) / scale;
   }
 }

@@ -70,25 +70,15 @@ public final class StreamFloor {
 
     while (open + failed < streams) Thread.sleep(100);
     Thread.sleep(warmup * 1000L);
-    long self = ProcessHandle.current().pid();
-    long floor0 = cpuTicks(self), server0 = cpuTicks(serverPid), host0 = hostBusyTicks(), records0 = records;
+    Ticks from = Ticks.now(serverPid);
+    long records0 = records;
     long t0 = System.nanoTime();
     Thread.sleep(window * 1000L);
-    long floor1 = cpuTicks(self), server1 = cpuTicks(serverPid), host1 = hostBusyTicks(), records1 = records;
+    Ticks to = Ticks.now(serverPid);
+    long records1 = records;
     double seconds = (System.nanoTime() - t0) / 1e9;
-    long counted = records1 - records0;
-    double floorCpu = ticksToPercent(floor1 - floor0, seconds);
-    double serverCpu = ticksToPercent(server1 - server0, seconds);
-    double otherTicks = (host1 - host0) - (floor1 - floor0) - (server1 - server0);
-    double otherCpu = ticksToPercent(Math.max(0, otherTicks), seconds) / hostCpus();
-    double perSecond = counted / seconds;
-    double floorUs = counted == 0 ? Double.NaN : (floor1 - floor0) * 1e6 / TICKS_PER_SECOND / counted;
-    double serverUs = counted == 0 ? Double.NaN : (server1 - server0) * 1e6 / TICKS_PER_SECOND / counted;
     System.out.println("{\"mode\":\"" + mode + "\",\"streams\":" + streams + ",\"open\":" + open + ",\"failed\":" + failed
-        + ",\"windowS\":" + round(seconds, 2) + ",\"records\":" + counted + ",\"recordsPerSecond\":" + round(perSecond, 1)
-        + ",\"floorCpuPercent\":" + round(floorCpu, 2) + ",\"serverCpuPercent\":" + round(serverCpu, 2)
-        + ",\"otherCpuPercent\":" + round(otherCpu, 1) + ",\"floorUsPerRecord\":" + round(floorUs, 2)
-        + ",\"serverUsPerRecord\":" + round(serverUs, 2) + ",\"floorOverServer\":" + round(floorUs / serverUs, 3) + "}");
+        + "," + windowFields(from, to, seconds, records1 - records0) + "}");
     System.out.flush();
     System.exit(failed == 0 ? 0 : 1);
   }
@@ -163,11 +153,37 @@ public final class StreamFloor {
     }
   }
 
+  /** CPU time so far, in clock ticks: this JVM's, the server process's and the host's busy time. */
+  record Ticks(long floor, long server, long host) {
+    static Ticks now(long serverPid) throws IOException {
+      return new Ticks(cpuTicks(ProcessHandle.current().pid()), cpuTicks(serverPid), hostBusyTicks());
+    }
+  }
+
+  /**
+   * The window's figures every floor prints (engine-floor.sh's opening comment), as JSON fields: windowS,
+   * records (counted in it), recordsPerSecond, floorCpuPercent, serverCpuPercent (% of a core),
+   * otherCpuPercent (the host's busy time neither took, % of the host), floorUsPerRecord, serverUsPerRecord
+   * (CPU µs / records) and floorOverServer.
+   */
+  static String windowFields(Ticks from, Ticks to, double seconds, long counted) throws IOException {
+    long floor = to.floor() - from.floor();
+    long server = to.server() - from.server();
+    double otherTicks = (to.host() - from.host()) - floor - server;
+    double otherCpu = ticksToPercent(Math.max(0, otherTicks), seconds) / hostCpus();
+    double floorUs = counted == 0 ? Double.NaN : floor * 1e6 / TICKS_PER_SECOND / counted;
+    double serverUs = counted == 0 ? Double.NaN : server * 1e6 / TICKS_PER_SECOND / counted;
+    return "\"windowS\":" + round(seconds, 2) + ",\"records\":" + counted + ",\"recordsPerSecond\":" + round(counted / seconds, 1)
+        + ",\"floorCpuPercent\":" + round(ticksToPercent(floor, seconds), 2) + ",\"serverCpuPercent\":" + round(ticksToPercent(server, seconds), 2)
+        + ",\"otherCpuPercent\":" + round(otherCpu, 1) + ",\"floorUsPerRecord\":" + round(floorUs, 2)
+        + ",\"serverUsPerRecord\":" + round(serverUs, 2) + ",\"floorOverServer\":" + round(floorUs / serverUs, 3);
+  }
+
   private static double ticksToPercent(double ticks, double seconds) {
     return ticks * 100.0 / TICKS_PER_SECOND / seconds;
   }
 
-  private static double round(double value, int places) {
+  static double round(double value, int places) {
     double scale = Math.pow(10, places);
     return Math.round(value * scale) / scale;
   }
