@@ -280,7 +280,7 @@ final class AnswerParser extends RecordCutter {
 
   private int dataBytes(byte[] b, int pos, int limit, long stamp) throws IOException {
     int take = (int) Math.min(remaining, limit - pos);
-    body(b, pos, take, stamp);
+    if (!chunked && take == remaining) lastBody(b, pos, take, stamp); else body(b, pos, take, stamp);
     if (remaining != Long.MAX_VALUE) remaining -= take;
     if (remaining == 0) {
       if (chunked) {

@@ -75,6 +75,37 @@ final class MuxConfig {
     return all;
   }
 
+  /**
+   * A pull's request: the body `body` + cursor + "}" with request()'s head, assembled into one array from
+   * the head's and the body's fixed parts (made at the first pull), so a pull builds no strings.
+   */
+  byte[] pullRequest(String cursor) {
+    if (pullHead == null) {
+      pullHead = PushClient.headUpToLength(host, port, method, path, contentType).getBytes(StandardCharsets.ISO_8859_1);
+      pullBodyHead = body.getBytes(StandardCharsets.UTF_8);
+    }
+    byte[] c = cursor.getBytes(StandardCharsets.UTF_8);
+    int bodyLength = pullBodyHead.length + c.length + 1;
+    int digits = Integer.toString(bodyLength).length();
+    byte[] all = new byte[pullHead.length + digits + HEAD_AFTER_LENGTH.length + bodyLength];
+    int at = put(all, 0, pullHead);
+    for (int i = digits - 1, v = bodyLength; i >= 0; i--, v /= 10) all[at + i] = (byte) ('0' + v % 10);
+    at = put(all, at + digits, HEAD_AFTER_LENGTH);
+    at = put(all, at, pullBodyHead);
+    at = put(all, at, c);
+    all[at] = '}';
+    return all;
+  }
+
+  private static final byte[] HEAD_AFTER_LENGTH = PushClient.HEAD_AFTER_LENGTH.getBytes(StandardCharsets.ISO_8859_1);
+  private byte[] pullHead;       // pullRequest's: the head up to its Content-Length value
+  private byte[] pullBodyHead;   // and the body up to the cursor
+
+  private static int put(byte[] to, int at, byte[] from) {
+    System.arraycopy(from, 0, to, at, from.length);
+    return at + from.length;
+  }
+
   /** An SSE request's bytes: lastEventId, when not null or empty, as its Last-Event-ID (ASCII bytes). */
   byte[] sseRequest(byte[] lastEventId) {
     // ISO-8859-1 maps each byte to one char and back, so the id's bytes go out as they came

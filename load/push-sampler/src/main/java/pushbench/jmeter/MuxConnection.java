@@ -113,9 +113,7 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
       states.onRecord(this, micros, b, off, len);
       return;
     }
-    int scan = off + Math.min(len, PushClient.KEEP_LINE);
-    int flags = (AnswerParser.containsWord(b, off, scan, ERROR) ? HAS_ERROR : 0)
-        | (states.checksTimeout() && AnswerParser.containsWord(b, off, scan, TIMEOUT) ? HAS_TIMEOUT : 0);
+    int flags = flags(b, off, off + Math.min(len, PushClient.KEEP_LINE), states.checksTimeout());
     if (parser.records == 1) firstFlags = flags; else lastFlags = flags;
     if (cursor != null && !cursorSeen) {
       String c = cursorOf(b, off, off + len);
@@ -163,6 +161,31 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   @Override
   public void close(int code, String reason) {
     states.wsClosed(this, code, reason);
+  }
+
+  /**
+   * A record's flags, as the plan's assertions would judge b[from, to): HAS_ERROR when it contains "error",
+   * HAS_TIMEOUT when it contains "timeout" and timeout is asked; both words sought in one pass.
+   */
+  static int flags(byte[] b, int from, int to, boolean timeout) {
+    int flags = 0;
+    int all = timeout ? HAS_ERROR | HAS_TIMEOUT : HAS_ERROR;
+    for (int i = from; i < to && flags != all; i++) {
+      byte x = b[i];
+      if (x == 'e') {
+        if (at(b, i, to, ERROR)) flags |= HAS_ERROR;
+      } else if (x == 't' && timeout && at(b, i, to, TIMEOUT)) {
+        flags |= HAS_TIMEOUT;
+      }
+    }
+    return flags;
+  }
+
+  // b[i, to) starts with word.
+  private static boolean at(byte[] b, int i, int to, byte[] word) {
+    if (to - i < word.length) return false;
+    for (int j = 1; j < word.length; j++) if (b[i + j] != word[j]) return false;
+    return true;
   }
 
   /** The first match of "cursor":(\{[^}]*\}) in b[from, to): the group, or null. */

@@ -75,7 +75,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.Selector;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 final class MuxEngine implements Closeable {
@@ -133,8 +132,7 @@ final class MuxEngine implements Closeable {
   private final MuxConnection[] conns; // this thread's connections, by j (i = shard + j * shards)
   private final SplittableRandom random = new SplittableRandom();   // churn's draws
   private final boolean target;        // a target run (cfg.target)
-  private final PriorityQueue<MuxConnection> timers =
-      new PriorityQueue<>((a, b) -> Long.compare(a.wakeAt, b.wakeAt));
+  private final MuxTimers<MuxConnection> timers = new MuxTimers<>(c -> c.wakeAt);
   private int nextOpen;                // j of the next connection to open
   private long nextSweep;
   private long nextChurn;

@@ -51,7 +51,7 @@ final class MuxRequests {
   // WebSocket upgrade a key of its own; a target's are its spec's.
   byte[] next(MuxConnection c) {
     if (target != null) return targetRequest(c);
-    if (cfg.type == MuxConfig.Type.PULL) return cfg.request(cfg.body + c.cursor + "}");
+    if (cfg.type == MuxConfig.Type.PULL) return cfg.pullRequest(c.cursor);
     if (cfg.type == MuxConfig.Type.WS) {
       c.wsKey = WsFrames.key(random);
       return cfg.wsRequest(c.wsKey);

@@ -132,15 +132,25 @@ public final class PushClient implements Closeable {
   }
 
   static byte[] requestHead(String host, int port, String method, String path, int bodyLength, String contentType) {
-    StringBuilder b = new StringBuilder(160);
-    b.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
-    b.append("Host: ").append(host).append(':').append(port).append("\r\n");
     if (bodyLength > 0 || !"GET".equals(method)) {
-      if (contentType != null && !contentType.isEmpty()) b.append("Content-Type: ").append(contentType).append("\r\n");
-      b.append("Content-Length: ").append(bodyLength).append("\r\n");
+      return (headUpToLength(host, port, method, path, contentType) + bodyLength + HEAD_AFTER_LENGTH)
+          .getBytes(StandardCharsets.ISO_8859_1);
     }
-    b.append("Connection: keep-alive\r\n\r\n");
-    return b.toString().getBytes(StandardCharsets.ISO_8859_1);
+    return (requestLine(host, port, method, path) + "Connection: keep-alive\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /** What follows a request head's Content-Length value (headUpToLength): the head's last line and its end. */
+  static final String HEAD_AFTER_LENGTH = "\r\nConnection: keep-alive\r\n\r\n";
+
+  /** A request head with a body, up to its Content-Length value ("...Content-Length: "). */
+  static String headUpToLength(String host, int port, String method, String path, String contentType) {
+    StringBuilder b = new StringBuilder(160).append(requestLine(host, port, method, path));
+    if (contentType != null && !contentType.isEmpty()) b.append("Content-Type: ").append(contentType).append("\r\n");
+    return b.append("Content-Length: ").toString();
+  }
+
+  private static String requestLine(String host, int port, String method, String path) {
+    return method + ' ' + path + " HTTP/1.1\r\nHost: " + host + ':' + port + "\r\n";
   }
 
   // ---- the answer ----------------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ class RecordCutter {
 
   private PushClient.RecordSink sink;
   private Line pending;              // a record (an event) spanning reads
+  private byte[] tail;               // lastBody's last record (a WHOLE body) in the caller's bytes, for endBody
+  private int tailOff;
+  private int tailLen;
   private final boolean keepBuffers;
   private EventSink events;          // non-null: the caller asked for an event stream
   private boolean eventStream;       // the answer is one (its head said text/event-stream)
@@ -78,6 +81,7 @@ class RecordCutter {
     records = 0;
     cutBytes = 0;
     pending = kept(pending);
+    tail = null;
   }
 
   /** After start: the body is cut by this framing (LINES, CHUNK, DELIMITER at delimiter's bytes, WHOLE). */
@@ -126,6 +130,35 @@ class RecordCutter {
     }
   }
 
+  // The body's last bytes, its length known (Content-Length), endBody to follow within the same feed: as
+  // body(), but what follows the last "\n" (a LINES record without one; a WHOLE body), when it lies whole
+  // in these bytes, is kept as a reference to them (tail) for endBody instead of a copy in pending (a
+  // pull's or a poll's answer, read in one piece, is not copied at all), so it still reaches the sink after
+  // the answer ended, as a held one does.
+  void lastBody(byte[] b, int off, int len, long stamp) throws IOException {
+    boolean nothingHeld = pending == null || pending.len == 0;
+    if (eventStream || framing != LINES && !(framing == WHOLE && nothingHeld)) {
+      body(b, off, len, stamp);
+      return;
+    }
+    bodyBytes += len;
+    int end = off + len;
+    int p = off;
+    if (framing == LINES) {
+      for (int nl; (nl = indexOf(b, p, end, (byte) '\n')) >= 0; p = nl + 1) cut(b, p, nl, stamp);
+      if (p == end) return;
+      if (pending != null && pending.len > 0) {
+        hold(b, p, end);
+        return;
+      }
+    } else if (len > MAX_LINE) {
+      throw new IOException("message longer than " + MAX_LINE + " bytes");
+    }
+    tail = b;
+    tailOff = p;
+    tailLen = end - p;
+  }
+
   // A record (an event) ends at b[to]: read from the caller's bytes when it lies whole in them, else joined
   // to its start, held in pending.
   private void cut(byte[] b, int from, int to, long stamp) throws IOException {
@@ -151,6 +184,17 @@ class RecordCutter {
   // The body ended cleanly at stamp: a last record without "\n" is complete; an event without its blank
   // line is not.
   void endBody(long stamp) {
+    if (tail != null) {
+      byte[] b = tail;
+      tail = null;
+      if (framing == LINES) {
+        deliver(b, tailOff, tailLen, stamp);
+      } else if (tailLen > 0) {
+        records++;
+        if (sink != null) sink.record(stamp, b, tailOff, tailLen);
+      }
+      return;
+    }
     if (!eventStream && framing != LINES) {
       piece(stamp);
       return;
@@ -350,19 +394,6 @@ class RecordCutter {
   static int indexOf(byte[] b, int from, int to, byte v) {
     for (int i = from; i < to; i++) if (b[i] == v) return i;
     return -1;
-  }
-
-  /** Whether b[from, to) contains the ASCII word (as found in a record, case-sensitive). */
-  static boolean containsWord(byte[] b, int from, int to, byte[] word) {
-    byte first = word[0];
-    int last = to - word.length;
-    outer:
-    for (int i = from; i <= last; i++) {
-      if (b[i] != first) continue;
-      for (int j = 1; j < word.length; j++) if (b[i + j] != word[j]) continue outer;
-      return true;
-    }
-    return false;
   }
 
   // A non-negative decimal of at most 18 digits; -1 when b[from, to) is not one.

@@ -4,9 +4,9 @@ package pushbench.jmeter;
 // docs/engine.md "Sampled trip time"). The engine does not extract a stamp from every message (the analysis
 // does, after the run: the engine's cost per message stays its framing and its log line); it times every
 // k-th message of its thread, k chosen at each summary from the last interval's messages a second so that
-// at most PER_SECOND a second are timed at a steady rate; within an interval k doubles each time another
-// PER_SECOND x the interval's seconds were timed (a run's first interval, a burst: the timed messages of
-// one interval stay within that budget times the doublings, log2 of the burst over it). It keeps at most
+// at most PER_SECOND a second have their stamp read at a steady rate; within an interval k doubles each time
+// another PER_SECOND x the interval's seconds were read (a run's first interval, a burst: the reads of one
+// interval stay within that budget times the doublings, log2 of the burst over it). It keeps at most
 // CAPACITY trips an interval (beyond them a timed trip replaces a kept one with the chance CAPACITY /
 // timed). The sample is the progress line's, not a measurement: the analysis times every message.
 // A timed message's trip, µs, is its arrival (the engine's read, PushClient.nowMicros) minus its stamp:
@@ -15,7 +15,9 @@ package pushbench.jmeter;
 //   a built-in run: the record's response.event.timings.created (ms, the server's clock; the clock offset
 //     is not corrected here, the analysis corrects it): basis SERVER_CLOCK; records of no emit cycle
 //     (replays, pulls, timeouts) are not timed.
-// A message whose stamp is missing or not a number is not timed (the next one is). close() gives the
+// A message whose stamp is missing or not a number is not timed, and it used its turn: a stream whose
+// messages carry no stamp (pulls, timeouts) is read at the same bounded rate, not message by message (a
+// read is a JSON parse, 1-3 µs, against the engine's 10-30 µs per message). close() gives the
 // interval's p99 (nearest rank: the ceil(0.99 n)-th smallest of the n kept) and n, and starts the next.
 
 import java.util.Arrays;
@@ -44,6 +46,7 @@ final class TripSample {
   private final SplittableRandom random = new SplittableRandom(1);
   private int kept;
   private int timed;
+  private int read;                  // messages whose stamp was read this interval, stamped or not
   private final int budget;          // timed a summary interval before k doubles
   private long every = 1;
   private long skipped;
@@ -80,16 +83,16 @@ final class TripSample {
   // The message's turn: its stamp read and its trip added (apart from offer, so the per-message path stays
   // small enough to be inlined into the engine's record path).
   private void time(long arrivalMicros, byte[] b, int off, int len) {
-    double stamp = rule.number(b, off, len);
-    if (Double.isNaN(stamp)) return;   // no stamp: the next message is timed instead
     skipped = 0;
+    if (++read % budget == 0) every *= 2;
+    double stamp = rule.number(b, off, len);
+    if (Double.isNaN(stamp)) return;   // no stamp: not timed, its turn used
     add(arrivalMicros - (millis ? Math.round(stamp * 1000) : Math.round(stamp)));
   }
 
   /** Adds one trip (µs). */
   void add(long tripMicros) {
     timed++;
-    if (timed % budget == 0) every *= 2;
     if (kept < CAPACITY) {
       trips[kept++] = tripMicros;
       return;
@@ -105,6 +108,7 @@ final class TripSample {
     if (intervalMs > 0) every = Math.max(1, (messages + perInterval - 1) / perInterval);
     kept = 0;
     timed = 0;
+    read = 0;
     messages = 0;
     return r;
   }
@@ -112,6 +116,11 @@ final class TripSample {
   /** Every k-th message is timed (for tests and the summary). */
   long every() {
     return every;
+  }
+
+  /** Messages whose stamp was read in the current interval, stamped or not (for tests). */
+  int read() {
+    return read;
   }
 
   // Nearest rank: the ceil(0.99 n)-th smallest of a[0, n); 0 when n is 0.

@@ -2,7 +2,8 @@ package pushbench.jmeter;
 
 // JUnit of the push-style answer parser: the same records whatever the slicing of the bytes (every split
 // into two and three pieces, byte by byte), for chunked answers with an interim 100, chunk extensions and
-// trailers, Content-Length and read-to-close bodies; bytes beyond an answer are left; a premature end
+// trailers, Content-Length and read-to-close bodies (the last record of a Content-Length body cut from the
+// read that ends it, not copied); bytes beyond an answer are left; a premature end
 // counts the cut bytes; a parser waiting between reads holds no buffer once a spanning record ended.
 // An event stream (SSE) gives the same events, ids and retry whatever the slicing (every split into three
 // pieces, chunk boundaries inside an event and inside its blank line), and an event cut at the end is none.
@@ -75,6 +76,35 @@ class AnswerParserTest {
     assertEquals(8, feed(p, all));
     assertEquals(List.of("{\"a\":1}"), records, "a last record without \\n is complete at the body's end");
     assertTrue(!p.closeAfter);
+  }
+
+  @Test
+  void aContentLengthBodysLastRecordIsCutFromTheReadThatEndsItWhateverTheSlicing() throws IOException {
+    // a pull's answer: the last record has no "\n"; read in one piece it goes to the sink from the read's own
+    // bytes (no copy), with that read's stamp; split anywhere it is joined as before; a WHOLE body likewise
+    byte[] all = "HTTP/1.1 200 OK\r\nContent-Length: 17\r\n\r\n{\"a\":1}\r\n{\"b\":22}".getBytes(StandardCharsets.ISO_8859_1);
+    for (int framing : new int[] {RecordCutter.LINES, RecordCutter.WHOLE}) {
+      List<String> expected = framing == RecordCutter.LINES ? List.of("{\"a\":1}", "{\"b\":22}") : List.of("{\"a\":1}\r\n{\"b\":22}");
+      for (int cut = 1; cut < all.length; cut++) {
+        AnswerParser p = new AnswerParser(false);
+        List<String> got = new ArrayList<>();
+        List<Long> stamps = new ArrayList<>();
+        List<Boolean> ownBytes = new ArrayList<>();
+        p.start((micros, b, off, len) -> {
+          got.add(new String(b, off, len, StandardCharsets.UTF_8));
+          stamps.add(micros);
+          ownBytes.add(b == all);
+        }, false);
+        p.frame(framing, null);
+        assertEquals(0, feed(p, all, cut));
+        assertTrue(p.done());
+        assertEquals(expected, got, "framing " + framing + ", split at " + cut);
+        assertEquals(1L, stamps.get(stamps.size() - 1), "the last record's stamp is the read that ended it");
+        int lastStarts = framing == RecordCutter.LINES ? all.length - 8 : all.length - 17;   // {"b":22}, or the whole body
+        assertEquals(cut <= lastStarts, ownBytes.get(ownBytes.size() - 1),
+            "the last record is passed from the read's own bytes exactly when it lies whole in it (split at " + cut + ")");
+      }
+    }
   }
 
   @Test

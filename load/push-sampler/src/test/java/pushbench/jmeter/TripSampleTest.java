@@ -3,7 +3,7 @@ package pushbench.jmeter;
 // JUnit of the engine's sampled trip time (TripSample; docs/engine.md "Sampled trip time"): the nearest-rank
 // p99, every k-th message timed with k from the last interval's rate, a burst's timed messages bounded, a
 // target's sentUs (engine clock) and a built-in record's created (server clock, ms) as stamps, messages
-// without a stamp skipped, and nothing timed without a rule.
+// without a stamp not timed but using their turn (their reads bounded too), and nothing timed without a rule.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -81,6 +81,19 @@ class TripSampleTest {
     for (int i = 0; i < 250; i++) t.offer(2000, m, 0, m.length);
     assertEquals(125, t.close(1000).timed());
     assertEquals(2, t.every());
+  }
+
+  @Test
+  void messagesWithoutAStampUseTheirTurnSoTheirReadsStayWithinTheBudget() {
+    TripSample t = TripSample.builtIn(1000);
+    byte[] pull = bytes("{\"response\":{\"events\":[]},\"request\":{\"type\":\"pull\",\"cursor\":{}}}");
+    for (int i = 0; i < 100_000; i++) t.offer(2000, pull, 0, pull.length);   // a first interval, k = 1 at its start
+    assertTrue(t.read() > 200 && t.read() <= 200 * 10, "100,000 without a stamp: read within the budget x log2(500), got " + t.read());
+    assertEquals(0, t.close(1000).timed());
+    assertEquals(500, t.every(), "100,000 a second: every 500th read, 200 a second");
+    for (int i = 0; i < 100_000; i++) t.offer(2000, pull, 0, pull.length);
+    assertEquals(200, t.read(), "a steady rate: 200 reads a second, none timed");
+    assertEquals(0, t.close(1000).timed());
   }
 
   @Test
