@@ -11,17 +11,56 @@ package pushbench.jmeter;
 //   finishConnect() right after it finds that out, so such a connection is registered for reading and its
 //   request written at once, without an OP_CONNECT registration, a selector wake-up and an interest change.
 //   A connect still pending after it goes the usual way (OP_CONNECT); a refused one throws here as it would
-//   at OP_CONNECT.
+//   at OP_CONNECT;
+// - a plain connection's reconnects (it was connected once and opens a new TCP connection: after an
+//   announced close, a dropped stream, a failure) name their source port by bind() (reconnect()); its first
+//   connect and every TLS connection keep the kernel's choice (open()). connect() left to pick searches
+//   ip_local_port_range for a free four-tuple, candidate after candidate against the connections already
+//   held to the same server address and port; at 15,000 Tomcat 6 long polls that search was most of the
+//   engine's CPU (docs/engine.md "Tomcat 6 long polls at 10,000 and 15,000"). A named port is one lookup.
+//   Ports are taken in turn from the kernel's range (SourcePorts, one counter per JVM from a random start);
+//   a port bind() finds in use is skipped; a port whose four-tuple connect() finds taken (EADDRNOTAVAIL, a
+//   BindException in Java) is given up with its socket and the next one tried; after PORTS_TRIED_AT_MOST
+//   ports the kernel picks, as for a first connect;
+// - a bound socket is opened with SO_LINGER 0, so every close of it, on whichever path (an answer's end, a
+//   timeout, the end of the run, the JVM's exit), is a reset and leaves no TIME_WAIT. This is what makes
+//   binding safe for the runs after: a port claimed by bind() gets a bind bucket that connect()'s own search
+//   skips while any socket holds it (Linux __inet_hash_connect skips buckets with fastreuse >= 0), a
+//   TIME_WAIT included, for its 60 s; bound sockets that left TIME_WAITs took 15,000 ports from the next
+//   run's kernel-picked connects (commit a9234a1, reverted). A reset leaves none, so the bucket is freed with
+//   the socket. TLS connections are not bound because they close with their close_notify, which a reset
+//   could cut off; first connects are not bound so that held streams (closed with a FIN at the run's end)
+//   keep the kernel's TIME_WAIT reuse;
+// - SO_REUSEADDR is set on bound sockets. On Linux (inet_bind_conflict) it lets bind() share a port only
+//   with owners that set it too and are not listening, TIME_WAITs included: here only other bound
+//   reconnects, none of which leaves a TIME_WAIT; a port held by a kernel-picked or another program's
+//   socket is still refused at bind() (EADDRINUSE). Sharing is harmless where the destinations differ
+//   (another engine on the host to another server); where they are the same, connect() finds the
+//   four-tuple taken and says so (EADDRNOTAVAIL), the case the retry on the next port is for. Without it
+//   bind() would be exclusive (the retry never needed, the port skipped one step earlier), and a bound
+//   socket's TIME_WAIT, were one ever left, would keep its port from the next reconnects for 60 s.
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 final class Dial {
   private Dial() {}
+
+  /** Ports a reconnect tries (in use at bind(), or its four-tuple taken at connect()) before the kernel picks. */
+  static final int PORTS_TRIED_AT_MOST = 8;
+
+  /** The source ports of reconnects, shared by every selector of the engine's JVM. */
+  static final SourcePorts PORTS = SourcePorts.fromKernel();
 
   /** A non-blocking socket of the address's family with TCP_NODELAY, not yet connected. */
   static SocketChannel open(InetSocketAddress address) throws IOException {
@@ -43,5 +82,93 @@ final class Dial {
    */
   static boolean connect(SocketChannel ch, InetSocketAddress address) throws IOException {
     return ch.connect(address) || ch.finishConnect();
+  }
+
+  /**
+   * A reconnect's socket (the header): bound to the next usable port of ports, SO_REUSEADDR and SO_LINGER 0,
+   * its connect to address started; after PORTS_TRIED_AT_MOST ports, open(address) with the kernel's port.
+   * Established on return when isConnected(), else pending (OP_CONNECT); a refused connect throws.
+   */
+  static SocketChannel reconnect(InetSocketAddress address, SourcePorts ports) throws IOException {
+    boolean v4 = address.getAddress() instanceof Inet4Address;
+    SocketChannel ch = null;
+    try {
+      for (int tried = 0; tried < PORTS_TRIED_AT_MOST; tried++) {
+        if (ch == null) {
+          ch = open(address);
+          ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+          ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+        }
+        try {
+          ch.bind(ports.address(v4, ports.take()));
+        } catch (BindException inUse) {
+          continue;   // unbound still: the next port on the same socket
+        }
+        try {
+          connect(ch, address);
+          return ch;
+        } catch (BindException taken) {   // EADDRNOTAVAIL: the four-tuple is taken; Java closed the socket
+          ch = null;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      if (ch != null) ch.close();
+      throw e;
+    }
+    if (ch != null) ch.close();
+    ch = open(address);   // the kernel's choice
+    connect(ch, address);
+    return ch;
+  }
+
+  /** A port range taken in turn from a start (the kernel's: a random one, so engines on one host seldom meet). */
+  static final class SourcePorts {
+    private static final InetAddress ANY4 = anyIpv4();
+    final int low;
+    final int high;
+    private final AtomicInteger next;
+
+    /** Ports low..high, the first taken low + start (mod the range's size). */
+    SourcePorts(int low, int high, int start) {
+      this.low = low;
+      this.high = high;
+      this.next = new AtomicInteger(start);
+    }
+
+    /** The kernel's range (ip_local_port_range), or Linux's default 32768-60999 when it cannot be read. */
+    static SourcePorts fromKernel() {
+      int low = 32768;
+      int high = 60999;
+      try {
+        String[] f = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+        int l = Integer.parseInt(f[0]);
+        int h = Integer.parseInt(f[1]);
+        if (l >= 1024 && h > l && h <= 65535) {
+          low = l;
+          high = h;
+        }
+      } catch (IOException | RuntimeException e) {
+        // the default
+      }
+      return new SourcePorts(low, high, ThreadLocalRandom.current().nextInt(high - low + 1));
+    }
+
+    /** The next port, in turn. */
+    int take() {
+      return low + Math.floorMod(next.getAndIncrement(), high - low + 1);
+    }
+
+    /** port on any local address of the family. */
+    InetSocketAddress address(boolean v4, int port) {
+      return v4 ? new InetSocketAddress(ANY4, port) : new InetSocketAddress(port);
+    }
+
+    private static InetAddress anyIpv4() {
+      try {
+        return InetAddress.getByAddress(new byte[4]);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
   }
 }

@@ -168,11 +168,19 @@ final class MuxStates {
     if (!c.connectedOnce) c.connectMicros = PushClient.nowMicros();
     try {
       if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
-      SocketChannel ch = Dial.open(address);
-      c.channel = ch;
-      openChannels++;
-      boolean now = Dial.connect(ch, address);   // on loopback established on return: no OP_CONNECT round trip
-      c.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
+      boolean now;   // on loopback established on return: no OP_CONNECT round trip
+      if (c.connectedOnce && tls == null) {   // a plain reconnect: a port of Dial's, reset on every close
+        SocketChannel ch = Dial.reconnect(address, Dial.PORTS);
+        c.channel = ch;
+        openChannels++;
+        now = ch.isConnected();
+      } else {
+        SocketChannel ch = Dial.open(address);
+        c.channel = ch;
+        openChannels++;
+        now = Dial.connect(ch, address);
+      }
+      c.key = c.channel.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
       if (now) connected(c);
     } catch (IOException e) {
       failed(c, e);
@@ -549,7 +557,8 @@ final class MuxStates {
   // long polls) costs a new connection to the same address and port, and the kernel's search for a free
   // source port among thousands in TIME_WAIT would otherwise be most of the engine's CPU (docs/engine.md
   // "Tomcat 6 long polls at 10,000 and 15,000"). The answer is complete before the reset; the server reads an
-  // end of connection either way. TLS connections close with their close_notify.
+  // end of connection either way. TLS connections close with their close_notify. (A plain reconnect's socket
+  // has SO_LINGER 0 from its open: Dial.reconnect.)
   private void closeAnswered(MuxConnection c) {
     if (c.parser.closeAfter && c.tls == null && c.channel != null) {
       try {

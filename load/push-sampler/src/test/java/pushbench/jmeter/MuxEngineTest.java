@@ -3,7 +3,8 @@ package pushbench.jmeter;
 // JUnit of the multiplexing engine on real sockets (127.0.0.1): thousands of polls on two engine threads
 // all counted and logged; byte-level framing (records split across reads, several in one read, a stream
 // broken mid-record, reset, stalled); 4xx answers and the plan's two assertions; pull cursors; ramp-up
-// pacing; the end after the duration and the hard deadline; refused and reset connections with backoff.
+// pacing; the end after the duration and the hard deadline; refused and reset connections with backoff;
+// reconnects the engine closes leave no socket of its own behind (Dial.reconnect's reset close).
 // Every test is bounded in time, its load on the loopback only.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -351,6 +352,35 @@ class MuxEngineTest {
     assertTrue(answers >= 3 * 5, "polled on: " + answers);
     assertEquals(answers, server.accepted.get(), "a new connection for each poll");
     assertEquals(answers, sum(ivs, iv -> iv.opened));
+  }
+
+  @Test
+  void reconnectsTheEngineClosesLeaveNoSocketBehind() throws Exception {
+    // Each connection's first poll is answered with Connection: close, so its next goes on a reconnect (a
+    // port of Dial's, SO_LINGER 0), which the server holds past the read timeout: the engine closes it. A FIN
+    // close would leave it in FIN_WAIT2 (then TIME_WAIT) on the engine's side; a reset leaves nothing.
+    String answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+        + rec(1).length() + "\r\n\r\n" + rec(1);
+    NioServer server = server(new NioServer((body, conn, n) -> List.of(NioServer.after(conn < 3 ? 30 : 5_000, answer))));
+    MuxConfig c = config(server.port(), MuxConfig.Type.POLL, 3, 400);
+    c.responseTimeoutMs = 300;
+    List<MuxEngine.Interval> ivs = runOne(c);
+    int reconnects = server.accepted.get() - 3;
+    assertTrue(reconnects >= 3, "reconnected: " + reconnects);
+    assertEquals(reconnects, sum(ivs, iv -> iv.errors), "each reconnect's poll timed out, closed by the engine");
+    Thread.sleep(50);
+    assertEquals(List.of(), enginesSockets(server.port()), "the engine's sockets to the server, by state (hex)");
+  }
+
+  // The states (hex, /proc/net/tcp) of the IPv4 sockets whose remote port is port: the engine's side.
+  private static List<String> enginesSockets(int port) throws IOException {
+    String hex = String.format(":%04X", port);
+    List<String> states = new ArrayList<>();
+    for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/net/tcp"))) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length > 3 && f[2].endsWith(hex)) states.add(f[3]);
+    }
+    return states;
   }
 
   @Test
