@@ -16,7 +16,7 @@ package pushbench.jmeter;
 //   announced close, a dropped stream, a failure) name their source port by bind() (reconnect()); its first
 //   connect and every TLS connection keep the kernel's choice (open()). connect() left to pick searches
 //   ip_local_port_range for a free four-tuple, candidate after candidate against the connections already
-//   held to the same server address and port; at 15,000 Tomcat 6 long polls that search was most of the
+//   held to the same server address and port; with thousands held that search becomes most of the
 //   engine's CPU (docs/engine.md "Tomcat 6 long polls at 10,000 and 15,000"). A named port is one lookup.
 //   Ports are taken in turn from the kernel's range (SourcePorts, one counter per JVM from a random start);
 //   a port bind() finds in use is skipped; a port whose four-tuple connect() finds taken (EADDRNOTAVAIL, a
@@ -26,8 +26,8 @@ package pushbench.jmeter;
 //   timeout, the end of the run, the JVM's exit), is a reset and leaves no TIME_WAIT. This is what makes
 //   binding safe for the runs after: a port claimed by bind() gets a bind bucket that connect()'s own search
 //   skips while any socket holds it (Linux __inet_hash_connect skips buckets with fastreuse >= 0), a
-//   TIME_WAIT included, for its 60 s; bound sockets that left TIME_WAITs took 15,000 ports from the next
-//   run's kernel-picked connects (commit a9234a1, reverted). A reset leaves none, so the bucket is freed with
+//   TIME_WAIT included, for its 60 s: bound sockets closed with a FIN would take their ports from the
+//   kernel-picked connects of whatever runs next. A reset leaves no TIME_WAIT, so the bucket is freed with
 //   the socket. TLS connections are not bound because they close with their close_notify, which a reset
 //   could cut off; first connects are not bound so that held streams (closed with a FIN at the run's end)
 //   keep the kernel's TIME_WAIT reuse;
