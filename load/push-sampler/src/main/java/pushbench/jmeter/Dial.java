@@ -12,9 +12,10 @@ package pushbench.jmeter;
 //   request written at once, without an OP_CONNECT registration, a selector wake-up and an interest change.
 //   A connect still pending after it goes the usual way (OP_CONNECT); a refused one throws here as it would
 //   at OP_CONNECT;
-// - a plain connection's reconnects (it was connected once and opens a new TCP connection: after an
-//   announced close, a dropped stream, a failure) name their source port by bind() (reconnect()); its first
-//   connect and every TLS connection keep the kernel's choice (open()). connect() left to pick searches
+// - a plain connection's reconnects after its server announced the close (Connection: close, HTTP/1.0: a
+//   server that ends the connection after each answer) name their source port by bind() (reconnect()); its
+//   first connect, its reconnects after anything else (a dropped stream, a failure: closed with a FIN, as a
+//   browser closes) and every TLS connection keep the kernel's choice (open()). connect() left to pick searches
 //   ip_local_port_range for a free four-tuple, candidate after candidate against the connections already
 //   held to the same server address and port; with thousands held that search becomes most of the
 //   engine's CPU (docs/engine.md "Tomcat 6 long polls at 10,000 and 15,000"). A named port is one lookup.

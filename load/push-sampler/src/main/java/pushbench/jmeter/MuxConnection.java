@@ -63,6 +63,8 @@ final class MuxConnection implements AnswerParser.EventSink, WsFrames.Listener {
   /** A target poll or pull: the {{cursor}} its spec's rule took from its last message it matched; null: none yet. */
   String messageCursor;
   long beginMicros;
+  /** Its last TCP connection ended as its server announced (Connection: close): the next one binds its port (Dial). */
+  boolean closeAnnounced;
   /** Its first TCP connect has completed (its C line is written); until then, when that connect began (µs). */
   boolean connectedOnce;
   long connectMicros;

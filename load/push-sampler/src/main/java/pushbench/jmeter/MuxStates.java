@@ -169,7 +169,9 @@ final class MuxStates {
     try {
       if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
       boolean now;   // on loopback established on return: no OP_CONNECT round trip
-      if (c.connectedOnce && tls == null) {   // a plain reconnect: a port of Dial's, reset on every close
+      boolean afterAnnouncedClose = c.closeAnnounced;
+      c.closeAnnounced = false;
+      if (afterAnnouncedClose && tls == null) {   // a plain reconnect after an announced close: a port of Dial's, reset on every close
         SocketChannel ch = Dial.reconnect(address, Dial.PORTS);
         c.channel = ch;
         openChannels++;
@@ -560,6 +562,7 @@ final class MuxStates {
   // end of connection either way. TLS connections close with their close_notify. (A plain reconnect's socket
   // has SO_LINGER 0 from its open: Dial.reconnect.)
   private void closeAnswered(MuxConnection c) {
+    c.closeAnnounced = c.parser.closeAfter;
     if (c.parser.closeAfter && c.tls == null && c.channel != null) {
       try {
         c.channel.setOption(StandardSocketOptions.SO_LINGER, 0);

@@ -96,23 +96,20 @@ class DialTest {
     return ((InetSocketAddress) ch.getLocalAddress()).getPort();
   }
 
-  /** A port p with p and p + 1 free now (bind() without SO_REUSEADDR succeeds on both). */
+  /**
+   * A port p of the kernel's range with p and p + 1 free now (bind() without SO_REUSEADDR succeeds on both),
+   * sought from a random start over the whole range: after a run of thousands of connections one half of
+   * the range may be all TIME_WAITs (connect() takes even ports, bind(0) odd ones).
+   */
   private static int twoFreePorts() throws Exception {
-    for (int i = 0; i < 50; i++) {
-      try (ServerSocketChannel a = ServerSocketChannel.open(StandardProtocolFamily.INET);
-          ServerSocketChannel b = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
-        a.bind(new InetSocketAddress(0));
-        int p = a.socket().getLocalPort();
-        if (p >= 65535) continue;
-        try {
-          b.bind(new InetSocketAddress(p + 1));
-        } catch (BindException inUse) {
-          continue;
-        }
-        return p;
-      }
+    Dial.SourcePorts range = Dial.SourcePorts.fromKernel();
+    int span = range.high - range.low;
+    int from = java.util.concurrent.ThreadLocalRandom.current().nextInt(span);
+    for (int i = 0; i < span; i++) {
+      int p = range.low + (from + i) % span;
+      if (free(p) && free(p + 1)) return p;
     }
-    throw new IllegalStateException("no two free ports in a row");
+    throw new IllegalStateException("no two free ports in a row in " + range.low + "-" + range.high);
   }
 
   /** bind() of port on any address without SO_REUSEADDR: true when no socket holds it, a TIME_WAIT included. */

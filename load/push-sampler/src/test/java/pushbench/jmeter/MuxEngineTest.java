@@ -4,7 +4,8 @@ package pushbench.jmeter;
 // all counted and logged; byte-level framing (records split across reads, several in one read, a stream
 // broken mid-record, reset, stalled); 4xx answers and the plan's two assertions; pull cursors; ramp-up
 // pacing; the end after the duration and the hard deadline; refused and reset connections with backoff;
-// reconnects the engine closes leave no socket of its own behind (Dial.reconnect's reset close).
+// reconnects after an announced close leave no socket of the engine's behind when it closes them
+// (Dial.reconnect's reset close), reconnects after an unannounced one close with a FIN.
 // Every test is bounded in time, its load on the loopback only.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -299,11 +300,13 @@ class MuxEngineTest {
         NioServer.chunkedHead() + NioServer.chunk(rec(1) + "\n" + error + "\n" + rec(3) + "\n") + "0\r\n\r\n",
         NioServer.chunkedHead() + NioServer.chunk(error + "\n" + rec(2) + "\n") + "0\r\n\r\n",
         NioServer.lengthAnswer(200, "OK", rec(1)));
-    return server(new NioServer((body, conn, n) -> List.of(NioServer.after(150, bodies.get(n)))));
+    return server(new NioServer((body, conn, n) -> List.of(NioServer.after(450, bodies.get(n)))));
   }
 
+  // Each connection's one request is answered after the duration (no second one), which is long enough for
+  // the engine's first step to come before its end on a loaded machine.
   private Map<String, Long> failures(boolean failOnTimeout) throws Exception {
-    MuxConfig c = config(assertionServer().port(), MuxConfig.Type.POLL, 5, 100);
+    MuxConfig c = config(assertionServer().port(), MuxConfig.Type.POLL, 5, 400);
     c.failOnTimeout = failOnTimeout;
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(5, sum(ivs, iv -> iv.answers));
@@ -370,6 +373,25 @@ class MuxEngineTest {
     assertEquals(reconnects, sum(ivs, iv -> iv.errors), "each reconnect's poll timed out, closed by the engine");
     Thread.sleep(50);
     assertEquals(List.of(), enginesSockets(server.port()), "the engine's sockets to the server, by state (hex)");
+  }
+
+  @Test
+  void aReconnectAfterAnUnannouncedCloseKeepsTheKernelsPortAndItsFinClose() throws Exception {
+    // Each connection's first answer keeps it alive, then the server closes it (no Connection: close): the
+    // next poll goes on a reconnect with the kernel's port, which the server holds past the read timeout.
+    // The engine closes it as a browser would, with a FIN: its side stays (FIN_WAIT2 or TIME_WAIT).
+    NioServer server = server(new NioServer((body, conn, n) -> conn < 3
+        ? List.of(NioServer.after(30, NioServer.lengthAnswer(200, "OK", rec(1))), NioServer.closeAfter(20))
+        : List.of(NioServer.after(5_000, NioServer.lengthAnswer(200, "OK", rec(1))))));
+    MuxConfig c = config(server.port(), MuxConfig.Type.POLL, 3, 400);
+    c.responseTimeoutMs = 300;
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertTrue(server.accepted.get() - 3 >= 3, "reconnected: " + (server.accepted.get() - 3));
+    assertTrue(sum(ivs, iv -> iv.errors) >= 3, "the reconnects' polls timed out, closed by the engine");
+    Thread.sleep(50);
+    List<String> states = enginesSockets(server.port());
+    assertTrue(states.size() >= 3 && states.stream().allMatch(st -> st.equals("05") || st.equals("06")),
+        "the engine's FIN-closed sockets stay, FIN_WAIT2 (05) or TIME_WAIT (06): " + states);
   }
 
   // The states (hex, /proc/net/tcp) of the IPv4 sockets whose remote port is port: the engine's side.
