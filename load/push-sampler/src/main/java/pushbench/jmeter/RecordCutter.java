@@ -21,7 +21,8 @@ package pushbench.jmeter;
 //   cuts a chunked body into one message per HTTP chunk (any other body is one message), DELIMITER at each
 //   occurrence of the caller's bytes (a delimiter split across reads is found; empty pieces are skipped; a
 //   last piece is complete when the body ends cleanly), WHOLE makes the body one message (a poll's answer;
-//   an empty body is none). These messages are held whole (up to MAX_LINE) and copied once, and keep their
+//   an empty body is none). These messages are held whole (up to MAX_LINE) and copied once (but for a WHOLE
+//   Content-Length body read in one piece, which goes to the sink from the read's bytes), and keep their
 //   bytes as they came (no "\r" stripped); LINES, the default, is the "\n" cut above.
 
 import java.io.IOException;
