@@ -5,9 +5,11 @@
 //     run.sh's own time (set-up, teardown, collection, analysis) from run.json's "steps", against the
 //     test's duration; and the time JMeter itself took beyond the test duration inside the wait.
 //   node bench/run-figures.js poll <run-dir>
-//     long-poll throughput with every connection open, from jmeter/results.csv (see pollRate), against
-//     the workload's limit: threads / max-duration; whether JMeter kept up (see generator); and the CPU
-//     the hypervisor took meanwhile (steal).
+//     long-poll throughput with every connection open, from the run's request samples (see pollRate):
+//     jmeter/results.csv's request rows (the per-thread http sampler), else the engines' stream logs
+//     (responses/<engine>.tar.gz: the mux and push samplers write their samples there, not to results.csv),
+//     against the workload's limit: connections / max-duration; whether JMeter kept up (see generator);
+//     and the CPU the hypervisor took meanwhile (steal).
 // Prints one JSON object.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -15,6 +17,8 @@ const { parse } = require('csv-parse/sync');
 const { parseVmstatText } = require('../analysis/read/vmstat');
 const { percentile } = require('../analysis/measure/trip-time');   // nearest rank
 const { runRecord } = require('../lib/run-schema');
+const { ArchiveReader } = require('../analysis/read/archive-reader');
+const { beginOf, endOf } = require('../analysis/read/stream-log');
 
 const PHASES = {
   setup: ['validate_arguments', 'read_hosts', 'preflight', 'create_log_directories', 'launch_engines', 'stop_all_servers',
@@ -44,7 +48,8 @@ function overhead(runJson) {
 // Its rate is the polls it completed over the time from its first request to its last answer; the sum
 // over every connection is the steady-state rate with all of them open, free of the ramp-up and of
 // where a fixed window would cut the 10 s cycles.
-function pollRate(runJson, runDir) {
+// samples: the run's request samples, { thread, start, end (ms), success }; rows: results.csv's rows.
+function pollRate(runJson, runDir, samples = requestRows(runDir)) {
   const run = runRecord(runJson);
   if (run.type !== 'poll' || !run.maxDurationMs) throw new Error(`${run.id} is not a poll run`);
   const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
@@ -53,16 +58,13 @@ function pollRate(runJson, runDir) {
   const clearAt = clears.length ? Math.min(...clears) : Infinity;
   const threads = new Map();
   let failed = 0;
-  for (const r of rows) {
-    if (r.label !== 'request') continue;
-    if (Number(r.timeStamp) + Number(r.elapsed) >= clearAt) continue;
-    if (r.success !== 'true') { failed++; continue; }
-    const start = Number(r.timeStamp);
-    const end = start + Number(r.elapsed);
-    if (!threads.has(r.threadName)) threads.set(r.threadName, { samples: [] });
-    threads.get(r.threadName).samples.push([start, end]);
+  for (const r of samples) {
+    if (r.end >= clearAt) continue;
+    if (!r.success) { failed++; continue; }
+    if (!threads.has(r.thread)) threads.set(r.thread, { samples: [] });
+    threads.get(r.thread).samples.push([r.start, r.end]);
   }
-  if (threads.size === 0) throw new Error('no successful request samples in results.csv');
+  if (threads.size === 0) throw new Error('no successful request samples (results.csv, stream logs)');
   let rate = 0;
   let responses = 0;
   for (const t of threads.values()) {
@@ -75,6 +77,50 @@ function pollRate(runJson, runDir) {
   return { id: run.id, server: run.server, connections: run.connections, connectionsSeen: threads.size, status: run.status,
     serverCrashed: run.serverCrashed, responses, failed, responsesPerSecond: rate, limitPerSecond: limit,
     fraction: rate / limit, ...generator(threads), ...steal(runDir) };
+}
+
+// results.csv's request rows as samples (the per-thread http sampler writes one per poll).
+function requestRows(runDir) {
+  const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+  return rows.filter((r) => r.label === 'request').map((r) => ({ thread: r.threadName, start: Number(r.timeStamp),
+    end: Number(r.timeStamp) + Number(r.elapsed), success: r.success === 'true' }));
+}
+
+// The request samples of the engines' stream logs (each archive's push-<n>.tsv.gz): a B line's start and
+// thread (a mux connection's own name) with its E line's end, in ms; successful when the sampler's ok is 1
+// and no assertion failed (the E line's failure field, empty when it passed).
+async function streamLogSamples(runDir) {
+  const dir = path.join(runDir, 'responses');
+  const archives = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.tar.gz')).sort() : [];
+  const samples = [];
+  for (const archive of archives) {
+    const begun = new Map();
+    let rest = '';
+    let stream = false;
+    const onLine = (line) => {
+      const id = line.split('\t', 3)[2];
+      if (line.startsWith('B\t')) {
+        const b = beginOf(line);
+        if (b && b.label === 'request') begun.set(id, { thread: b.thread, start: Number(line.split('\t', 2)[1]) / 1000 });
+      } else if (line.startsWith('E\t') && begun.has(id)) {
+        const e = endOf(line);
+        const b = begun.get(id);
+        begun.delete(id);
+        if (e) samples.push({ thread: `${archive}:${b.thread}`, start: b.start, end: Number(line.split('\t', 2)[1]) / 1000, success: e.ok && !e.failure });
+      }
+    };
+    await new ArchiveReader(path.join(dir, archive), {
+      open(name, kind) { stream = kind === 'stream'; rest = ''; },
+      data(chunk) {
+        if (!stream) return;
+        const lines = (rest + chunk.toString('utf8')).split('\n');
+        rest = lines.pop();
+        for (const l of lines) onLine(l);
+      },
+      close() { if (stream && rest) onLine(rest); stream = false; },
+    }).read();
+  }
+  return samples;
 }
 
 // Did the load generator keep up? A poll's connection gives no rate while its thread has not started or
@@ -122,16 +168,27 @@ function steal(runDir) {
   return { stealPercent: values.reduce((a, b) => a + b, 0) / values.length, stealSeconds: values.filter((v) => v > 10).length };
 }
 
-function main() {
+// The run's request samples: results.csv's request rows, else (the mux and push samplers) the stream logs'.
+async function pollSamples(runDir) {
+  const rows = requestRows(runDir);
+  return rows.length ? rows : streamLogSamples(runDir);
+}
+
+async function main() {
   const [what, runDir] = process.argv.slice(2);
   if (!['overhead', 'poll'].includes(what) || !runDir) {
     console.error('usage: node bench/run-figures.js {overhead|poll} <run-dir>');
     process.exit(2);
   }
   const run = JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8'));
-  const out = what === 'overhead' ? overhead(run) : pollRate(run, runDir);
+  const out = what === 'overhead' ? overhead(run) : pollRate(run, runDir, await pollSamples(runDir));
   console.log(JSON.stringify(out));
 }
 
-if (require.main === module) main();
-module.exports = { overhead, pollRate, steal, generator };
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(`run-figures: ${e.message}`);
+    process.exit(1);
+  });
+}
+module.exports = { overhead, pollRate, pollSamples, steal, generator };

@@ -1,11 +1,13 @@
 'use strict';
-// bench/run-figures.js: the poll headline's rate per connection and the steal figure beside it.
+// bench/run-figures.js: the poll headline's rate per connection and the steal figure beside it; a mux run's
+// polls read from its stream logs (fixtures/mux-poll-run: a real `./run.sh node 2 25 60 poll 10000`, its
+// run.json, results.csv and response archive).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { pollRate, steal, generator } = require('../run-figures');
+const { pollRate, pollSamples, steal, generator } = require('../run-figures');
 
 const HEADER = 'timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,Connect,"responseFile"';
 const row = (start, elapsed, label, thread, success = true) =>
@@ -130,3 +132,19 @@ test('inode-churn: creates, deletes and creates again in a scratch dir, prints b
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('poll rate of a mux run: its polls come from the stream logs (results.csv holds none), one connection each', async () => {
+  const dir = path.join(__dirname, 'fixtures', 'mux-poll-run');
+  const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  const samples = await pollSamples(dir);
+  assert.equal(samples.length, 180, 'every request sample of the stream log (185 B ... E pairs, 5 of them the timestamp group\'s)');
+  assert.equal(new Set(samples.map((x) => x.thread)).size, 60, 'one thread per mux connection');
+  assert.ok(samples.every((x) => x.success && x.end >= x.start));
+  const r = pollRate(run, dir, samples);
+  assert.equal(r.connectionsSeen, 60);
+  assert.equal(r.responses, 120, 'the polls ended before the clear: two 10 s cycles per connection in 25 s');
+  assert.equal(r.limitPerSecond, 6);
+  assert.ok(r.fraction > 0.99 && r.fraction <= 1.001, String(r.fraction));
+  assert.throws(() => pollRate(run, dir), /no successful request samples/, 'results.csv alone has none');
+});
+
