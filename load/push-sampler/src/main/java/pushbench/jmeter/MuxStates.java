@@ -168,21 +168,13 @@ final class MuxStates {
     if (!c.connectedOnce) c.connectMicros = PushClient.nowMicros();
     try {
       if (address.isUnresolved()) throw new UnknownHostException(cfg.host);
-      boolean now;   // on loopback established on return: no OP_CONNECT round trip
-      boolean afterAnnouncedClose = c.closeAnnounced;
+      boolean bound = c.closeAnnounced && tls == null;   // a plain reconnect after an announced close: a port of Dial's, reset on every close
       c.closeAnnounced = false;
-      if (afterAnnouncedClose && tls == null) {   // a plain reconnect after an announced close: a port of Dial's, reset on every close
-        SocketChannel ch = Dial.reconnect(address, Dial.PORTS);
-        c.channel = ch;
-        openChannels++;
-        now = ch.isConnected();
-      } else {
-        SocketChannel ch = Dial.open(address);
-        c.channel = ch;
-        openChannels++;
-        now = Dial.connect(ch, address);
-      }
-      c.key = c.channel.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
+      SocketChannel ch = bound ? Dial.reconnect(address, Dial.PORTS) : Dial.open(address);
+      c.channel = ch;
+      openChannels++;
+      boolean now = bound ? ch.isConnected() : Dial.connect(ch, address);   // on loopback established on return: no OP_CONNECT round trip
+      c.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c);
       if (now) connected(c);
     } catch (IOException e) {
       failed(c, e);

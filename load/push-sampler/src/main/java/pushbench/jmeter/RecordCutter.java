@@ -45,7 +45,7 @@ class RecordCutter {
 
   private PushClient.RecordSink sink;
   private Line pending;              // a record (an event) spanning reads
-  private byte[] tail;               // lastBody's last record (a WHOLE body) in the caller's bytes, for endBody
+  private byte[] tail;               // lastBody's last record (a LINES record without "\n", a WHOLE body) in the caller's bytes, for endBody
   private int tailOff;
   private int tailLen;
   private final boolean keepBuffers;
