@@ -48,11 +48,13 @@ function overhead(runJson) {
 // Its rate is the polls it completed over the time from its first request to its last answer; the sum
 // over every connection is the steady-state rate with all of them open, free of the ramp-up and of
 // where a fixed window would cut the 10 s cycles.
-// samples: the run's request samples, { thread, start, end (ms), success }; rows: results.csv's rows.
-function pollRate(runJson, runDir, samples = requestRows(runDir)) {
+// samples: the run's request samples, { thread, start, end (ms), success } (pollSamples); results.csv's
+// request rows when not given.
+function pollRate(runJson, runDir, samples = null) {
   const run = runRecord(runJson);
   if (run.type !== 'poll' || !run.maxDurationMs) throw new Error(`${run.id} is not a poll run`);
-  const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+  const rows = resultRows(runDir);
+  samples ??= requestRows(rows);
   // Polls still open at the Clean Up's clear end early with a clear record: not a full cycle.
   const clears = rows.filter((r) => r.label === 'clear').map((r) => Number(r.timeStamp));
   const clearAt = clears.length ? Math.min(...clears) : Infinity;
@@ -79,9 +81,11 @@ function pollRate(runJson, runDir, samples = requestRows(runDir)) {
     fraction: rate / limit, ...generator(threads), ...steal(runDir) };
 }
 
+const resultRows = (runDir) =>
+  parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+
 // results.csv's request rows as samples (the per-thread http sampler writes one per poll).
-function requestRows(runDir) {
-  const rows = parse(fs.readFileSync(path.join(runDir, 'jmeter', 'results.csv')), { columns: true, skip_empty_lines: true });
+function requestRows(rows) {
   return rows.filter((r) => r.label === 'request').map((r) => ({ thread: r.threadName, start: Number(r.timeStamp),
     end: Number(r.timeStamp) + Number(r.elapsed), success: r.success === 'true' }));
 }
@@ -98,15 +102,15 @@ async function streamLogSamples(runDir) {
     let rest = '';
     let stream = false;
     const onLine = (line) => {
-      const id = line.split('\t', 3)[2];
-      if (line.startsWith('B\t')) {
+      const [kind, us, id] = line.split('\t', 3);
+      if (kind === 'B') {
         const b = beginOf(line);
-        if (b && b.label === 'request') begun.set(id, { thread: b.thread, start: Number(line.split('\t', 2)[1]) / 1000 });
-      } else if (line.startsWith('E\t') && begun.has(id)) {
+        if (b && b.label === 'request') begun.set(id, { thread: b.thread, start: Number(us) / 1000 });
+      } else if (kind === 'E' && begun.has(id)) {
         const e = endOf(line);
         const b = begun.get(id);
         begun.delete(id);
-        if (e) samples.push({ thread: `${archive}:${b.thread}`, start: b.start, end: Number(line.split('\t', 2)[1]) / 1000, success: e.ok && !e.failure });
+        if (e) samples.push({ thread: `${archive}:${b.thread}`, start: b.start, end: Number(us) / 1000, success: e.ok && !e.failure });
       }
     };
     await new ArchiveReader(path.join(dir, archive), {
@@ -170,7 +174,7 @@ function steal(runDir) {
 
 // The run's request samples: results.csv's request rows, else (the mux and push samplers) the stream logs'.
 async function pollSamples(runDir) {
-  const rows = requestRows(runDir);
+  const rows = requestRows(resultRows(runDir));
   return rows.length ? rows : streamLogSamples(runDir);
 }
 
