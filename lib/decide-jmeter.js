@@ -65,7 +65,10 @@ const engineCpus = (hostCores, s) => cpuListCount(s.PB_ENGINE_CPUS) ?? hostCores
 // work concurrently and stops only for its roots, so what the machine takes from the JVM lengthens a stop of
 // well under a millisecond of work. Its heap committed and touched at start (no page faults in a collection),
 // and a metaspace threshold above what JMeter and the plan load (~38 MB), so loading them starts no cycle.
-const PINNED_MUX_COLLECTOR = ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m'];
+// No proactive cycles (-ZProactive): ZGC's timer otherwise collects every 25-30 s although the heap is
+// mostly free (the engine allocates ~1.6 MB/s at 15,000 streams), each cycle marking the held connections
+// again; cycles still start when the allocation rate would fill the heap (docs/engine.md "Stops under pinning").
+const PINNED_MUX_COLLECTOR = ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive'];
 // Every other JMeter JVM: Parallel, not G1: held polls live 10 s, and G1 chasing its pause goal with thousands
 // of thread stacks keeps the young generation small, promotes them and then spends ~30% of the machine
 // marking the old one (docs/limits.md).

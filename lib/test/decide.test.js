@@ -279,8 +279,8 @@ describe('heaps, sizes and threads', () => {
     assert.equal(s().PB_JMETER_GC, 'auto');   // lib/config.sh's default
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s()), ['-XX:+UseParallelGC', ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0' })),
-      ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:ActiveProcessorCount=1', ...FIXED]);
-    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0-1' })).slice(0, 4),
+      ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive', '-XX:ActiveProcessorCount=1', ...FIXED]);
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0-1' })).slice(0, 5),
       [...PINNED_MUX_COLLECTOR, '-XX:ActiveProcessorCount=2']);
     // a thread per connection pinned: Parallel (ZGC not measured there), still told its CPUs
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'push' }, s({ PB_ENGINE_CPUS: '1' })), [...DEFAULT_COLLECTOR, '-XX:ActiveProcessorCount=1', ...FIXED]);
@@ -297,7 +297,7 @@ describe('heaps, sizes and threads', () => {
       { env: { PATH: process.env.PATH, ...BASE_ENV, ...env }, encoding: 'utf8' });
     const pinned = cli(['engine', 'mux'], { PB_ENGINE_CPUS: '0' });
     assert.equal(pinned.status, 0, pinned.stderr);
-    assert.deepEqual(pinned.stdout.trim().split('\n').slice(0, 4), ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:ActiveProcessorCount=1']);
+    assert.deepEqual(pinned.stdout.trim().split('\n').slice(0, 5), ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive', '-XX:ActiveProcessorCount=1']);
     assert.equal(cli(['controller'], {}).stdout.split('\n')[0], '-XX:+UseParallelGC');
     for (const bad of [[], ['engine'], ['engine', 'ws'], ['controller', 'mux'], ['gen']]) assert.equal(cli(bad, {}).status, 2, bad.join(' '));
   });
