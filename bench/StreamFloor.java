@@ -15,6 +15,9 @@
 //    "serverCpuPercent","otherCpuPercent","floorUsPerRecord","serverUsPerRecord","floorOverServer"}
 // CPU % is of one core; otherCpuPercent is the host's busy time taken by neither process, in % of the host
 // (all its CPUs). Exit 0 when every stream opened, 1 otherwise (the line is printed either way).
+// With -Dfloor.coalesceMicros=<µs> (> 0) the reader coalesces its reads as the engine does (MuxEngine
+// COALESCE_NANOS): a select starts at least that long after the previous one started, the thread parked
+// until then; the line then carries "coalesceMicros".
 import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -28,10 +31,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.Iterator;
+import java.util.concurrent.locks.LockSupport;
 
 public final class StreamFloor {
   private static final int MAX_PENDING_CONNECTS = 256;
   private static final int TICKS_PER_SECOND = 100;
+  private static final long COALESCE_MICROS = Math.max(0, Long.getLong("floor.coalesceMicros", 0));
 
   // Written by the selector thread, read by the main thread at the window's ends.
   private static volatile long records;
@@ -78,6 +83,7 @@ public final class StreamFloor {
     long records1 = records;
     double seconds = (System.nanoTime() - t0) / 1e9;
     System.out.println("{\"mode\":\"" + mode + "\",\"streams\":" + streams + ",\"open\":" + open + ",\"failed\":" + failed
+        + (COALESCE_MICROS > 0 ? ",\"coalesceMicros\":" + COALESCE_MICROS : "")
         + "," + windowFields(from, to, seconds, records1 - records0) + "}");
     System.out.flush();
     System.exit(failed == 0 ? 0 : 1);
@@ -94,6 +100,7 @@ public final class StreamFloor {
     byte[] status = "HTTP/1.1 200".getBytes(StandardCharsets.US_ASCII);
     int started = 0, pending = 0;
     long counted = 0;
+    long lastSelect = 0;
     while (true) {
       while (started < streams && pending < MAX_PENDING_CONNECTS) {
         SocketChannel channel = SocketChannel.open();
@@ -106,6 +113,11 @@ public final class StreamFloor {
           channel.register(selector, SelectionKey.OP_CONNECT, id);
           pending++;
         }
+      }
+      if (COALESCE_MICROS > 0) {
+        long pause = lastSelect + COALESCE_MICROS * 1000 - System.nanoTime();
+        if (pause > 0) LockSupport.parkNanos(pause);
+        lastSelect = System.nanoTime();
       }
       selector.select();
       Iterator<SelectionKey> keys = selector.selectedKeys().iterator();

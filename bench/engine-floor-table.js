@@ -30,16 +30,18 @@ function stat(values) {
 const FIGURES = ['floorUsPerRecord', 'serverUsPerRecord', 'floorOverServer', 'floorCpuPercent', 'serverCpuPercent',
   'recordsPerSecond', 'otherCpuPercent'];
 
-// A run's level: its streams (count, log) or connections (pull); its server, node when not named.
+// A run's level: its streams (count, log) or connections (pull); its server, node when not named; its mode
+// as the table names it: a coalescing reader's (coalesceMicros > 0) is "<mode> coalesced <µs> µs".
 const levelOf = (r) => r.streams ?? r.connections;
 const serverOf = (r) => r.server ?? 'node';
+const modeOf = (r) => (r.coalesceMicros > 0 ? `${r.mode} coalesced ${r.coalesceMicros} µs` : r.mode);
 
 // Runs grouped by (server, level, mode) in first-seen order: { server, level, mode, runs, <figure>: stat }.
 function groups(runs) {
   const out = new Map();
   for (const r of runs) {
-    const key = `${serverOf(r)}/${levelOf(r)}/${r.mode}`;
-    if (!out.has(key)) out.set(key, { server: serverOf(r), level: levelOf(r), mode: r.mode, rows: [] });
+    const key = `${serverOf(r)}/${levelOf(r)}/${modeOf(r)}`;
+    if (!out.has(key)) out.set(key, { server: serverOf(r), level: levelOf(r), mode: modeOf(r), rows: [] });
     out.get(key).rows.push(r);
   }
   return [...out.values()].map(({ server, level, mode, rows }) => {

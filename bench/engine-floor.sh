@@ -9,7 +9,7 @@
 #
 #   bench/engine-floor.sh [--server node] [--levels 1000,5000,15000] [--modes count] [--repeats 3]
 #                         [--warmup 5] [--window 20] [--interval 1000] [--ramp 5] [--reader-cpus 0]
-#                         [--server-cpus 1] [--out <file>]
+#                         [--server-cpus 1] [--coalesce 0] [--out <file>]
 #
 # Modes:
 #   count  bench/StreamFloor.java holding N comet streams, counting their "}\n"-ended records and nothing
@@ -19,6 +19,9 @@
 #   pull   bench/PullFloor.java: N keep-alive connections, each sending the engine's built-in pull with the
 #          last answer's cursor, reading the answer to its end, waiting --interval ms and pulling again,
 #          the connections opened over --ramp s, as `... pull <interval> event1 1000` (any server).
+# --coalesce <µs>[,<µs>...]: count and log runs once per value, the reader coalescing its reads as the engine
+# does (StreamFloor's floor.coalesceMicros; 0 reads at each wake-up), side by side within a repeat; a
+# coalesced run's line carries "coalesceMicros" and the table a row of its own.
 # Within a repeat every level runs each mode one after the other, one client JVM per run, the server kept.
 # Per run, over a steady window (--window s, after every stream or connection answered 200 and --warmup s
 # more); a record is a comet record or one pull answer:
@@ -37,18 +40,20 @@ source "$root/lib/config.sh"
 # shellcheck source=bench/lib/options.sh
 source "$root/bench/lib/options.sh"
 
-usage="usage: bench/engine-floor.sh [--server node|tc6|tc7] [--levels 1000,5000,15000] [--modes count,log,pull] [--repeats 3] [--warmup 5] [--window 20] [--interval 1000] [--ramp 5] [--reader-cpus 0] [--server-cpus 1] [--out <file>]"
+usage="usage: bench/engine-floor.sh [--server node|tc6|tc7] [--levels 1000,5000,15000] [--modes count,log,pull] [--repeats 3] [--warmup 5] [--window 20] [--interval 1000] [--ramp 5] [--reader-cpus 0] [--server-cpus 1] [--coalesce 0] [--out <file>]"
 server=node levels=1000,5000,15000 modes=count repeats=3 warmup=5 window=20 interval=1000 ramp=5 reader_cpus=0
-server_cpus=1 out=''
-bench_options "$usage" server levels modes repeats warmup window interval ramp reader_cpus server_cpus out -- "$@"
+server_cpus=1 coalesce=0 out=''
+bench_options "$usage" server levels modes repeats warmup window interval ramp reader_cpus server_cpus coalesce out -- "$@"
 [[ $server =~ ^(node|tc6|tc7)$ && $levels =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ &&
   $modes =~ ^(count|log|pull)(,(count|log|pull))*$ && $repeats =~ ^[1-9]$ && $warmup =~ ^[0-9]+$ &&
   $window =~ ^[1-9][0-9]*$ && $interval =~ ^[1-9][0-9]*$ && $ramp =~ ^[0-9]+$ &&
-  $reader_cpus =~ ^[0-9]+([,-][0-9]+)*$ && $server_cpus =~ ^[0-9]+([,-][0-9]+)*$ ]] || { echo "$usage" >&2; exit 2; }
+  $reader_cpus =~ ^[0-9]+([,-][0-9]+)*$ && $server_cpus =~ ^[0-9]+([,-][0-9]+)*$ && $coalesce =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+  { echo "$usage" >&2; exit 2; }
 # The comet modes count Node.js's records only (their "}\n" end).
 [[ $server == node || ! $modes =~ (count|log) ]] || { echo "engine-floor: modes count and log are for --server node only" >&2; exit 2; }
 IFS=, read -ra level_list <<<"$levels"
 IFS=, read -ra mode_list <<<"$modes"
+IFS=, read -ra coalesce_list <<<"$coalesce"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-engine-floor.XXXXXX")
 [[ -n $out ]] || out=$work/runs.jsonl
 : >"$out"
@@ -75,26 +80,29 @@ echo "engine-floor: $server on port $port, levels $levels, modes $modes, $repeat
 for ((rep = 1; rep <= repeats; rep++)); do
   for n in "${level_list[@]}"; do
     for mode in "${mode_list[@]}"; do
-      if [[ $mode == pull ]]; then
-        client=(PullFloor "$PB_SERVER_ADDRESS" "$port" "$n" event1 "$interval" "$ramp" "$server_pid" "$warmup" "$window")
-      else
-        client=(StreamFloor "$mode" "$PB_SERVER_ADDRESS" "$port" "$n" event1 "$server_pid" "$warmup" "$window" "$work/stream.log")
-      fi
-      taskset -c "$reader_cpus" java -XX:+UseSerialGC -Xms128m -Xmx128m -cp "$work/classes" "${client[@]}" \
-        >"$work/run.out" 2>"$work/run.err" &
-      reader=$!
-      status=0
-      wait "$reader" || status=$?
-      reader=''
-      # A run whose connections failed still prints its line (its "failed" says how many): kept, and said.
-      [[ $status -eq 0 || $(tail -1 "$work/run.out") == '{'*'}' ]] ||
-        { echo "engine-floor: $mode $n failed:" >&2; tail -5 "$work/run.err" "$work/run.out" >&2; exit 1; }
-      [[ $status -eq 0 ]] || echo "engine-floor: $mode $n: some connections failed (its line's \"failed\")" >&2
-      rm -f "$work/stream.log"
-      line=$(sed 's/}$/,"server":"'"$server"'","repeat":'"$rep"'}/' "$work/run.out")
-      echo "$line" >>"$out"
-      echo "  $line"
-      sleep 2   # the server drops the closed connections before the next run opens its own
+      for c in "${coalesce_list[@]}"; do
+        if [[ $mode == pull ]]; then
+          [[ $c == "${coalesce_list[0]}" ]] || continue   # a puller is not coalesced: one run per level
+          client=(PullFloor "$PB_SERVER_ADDRESS" "$port" "$n" event1 "$interval" "$ramp" "$server_pid" "$warmup" "$window")
+        else
+          client=(StreamFloor "$mode" "$PB_SERVER_ADDRESS" "$port" "$n" event1 "$server_pid" "$warmup" "$window" "$work/stream.log")
+        fi
+        taskset -c "$reader_cpus" java -XX:+UseSerialGC -Xms128m -Xmx128m "-Dfloor.coalesceMicros=$c" -cp "$work/classes" \
+          "${client[@]}" >"$work/run.out" 2>"$work/run.err" &
+        reader=$!
+        status=0
+        wait "$reader" || status=$?
+        reader=''
+        # A run whose connections failed still prints its line (its "failed" says how many): kept, and said.
+        [[ $status -eq 0 || $(tail -1 "$work/run.out") == '{'*'}' ]] ||
+          { echo "engine-floor: $mode $n failed:" >&2; tail -5 "$work/run.err" "$work/run.out" >&2; exit 1; }
+        [[ $status -eq 0 ]] || echo "engine-floor: $mode $n: some connections failed (its line's \"failed\")" >&2
+        rm -f "$work/stream.log"
+        line=$(sed 's/}$/,"server":"'"$server"'","repeat":'"$rep"'}/' "$work/run.out")
+        echo "$line" >>"$out"
+        echo "  $line"
+        sleep 2   # the server drops the closed connections before the next run opens its own
+      done
     done
   done
 done

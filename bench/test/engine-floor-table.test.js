@@ -82,3 +82,16 @@ test('pull: the committed floor runs grouped by server and connections, the shar
   assert.equal(text.split('\n').filter((l) => /^\| (node|tc6|tc7) \| \d+ \| \d+ \| /.test(l)).length, ds.length);
   assert.doesNotMatch(table(pulls), /engine − floor/);
 });
+
+test('coalesced reads: a coalescing reader\'s runs are a row of their own beside the plain count (docs/engine/floor-coalesce.jsonl)', () => {
+  const runs = lines(path.join(__dirname, '..', '..', 'docs', 'engine', 'floor-coalesce.jsonl'));
+  const gs = groups(runs);
+  assert.deepEqual(gs.map((g) => `${g.level}/${g.mode}/${g.runs}`), ['15000/count/3', '15000/count coalesced 250 µs/3']);
+  const coalesced = runs.filter((r) => r.coalesceMicros === 250).map((r) => r.floorUsPerRecord).sort((a, b) => a - b);
+  assert.deepEqual(gs[1].floorUsPerRecord, { median: coalesced[1], min: coalesced[0], max: coalesced[2], n: 3 });
+  // the engine line's floor stays the plain count's
+  const text = table(runs, engineFigures(STOPS, 'decided', 15000));
+  assert.match(text, /^\| node \| 15000 \| count coalesced 250 µs \| 3 \| /m);
+  const ratio = engineOverFloor(engineFigures(STOPS, 'decided', 15000), gs[0]);
+  assert.ok(text.includes(`engine/floor ${Math.round(ratio.median * 100) / 100} (`));
+});

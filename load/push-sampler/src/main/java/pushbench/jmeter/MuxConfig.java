@@ -57,6 +57,13 @@ final class MuxConfig {
    * SSE's default).
    */
   int wsRetryMs = SSE_RETRY_MS;
+  /**
+   * Read coalescing (MuxEngine): a select that would wait starts at least this many µs after the previous
+   * one started; 0 selects at once. The JVM's system property pushbench.mux.coalesceMicros, 250 by default
+   * (docs/engine.md "Read coalescing").
+   */
+  long coalesceMicros = COALESCE_MICROS;
+  static final long COALESCE_MICROS = Math.max(0, Long.getLong("pushbench.mux.coalesceMicros", 250));
   /** SSE and WS: the share (0..1) of open streams the client drops each second (MuxEngine's churn); 0: none. */
   double churnShare;
   /** A target run's spec (docs/targets.md "Inside"); null: the built-in protocol. */

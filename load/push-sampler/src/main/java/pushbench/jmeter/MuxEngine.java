@@ -39,6 +39,10 @@ package pushbench.jmeter;
 // - an answer read to its end fails on the first of: "not error" (`error` in its first or, from two records
 //   on, its last record: NOT_ERROR), "not timeout" (`timeout` there, only with failOnTimeout: NOT_TIMEOUT),
 //   a status outside 2xx/3xx ("HTTP status <code> <reason>"); a network error's failure is the exception.
+// - read coalescing (cfg.coalesceMicros > 0): a select that would wait starts at least coalesceMicros after
+//   the previous select started, the thread parked until then (never past its next timer), so one wake-up
+//   reads every stream that became ready meanwhile; a record's read, its R stamp and its trip come at most
+//   that much later (docs/engine.md "Read coalescing");
 // Every record goes to this thread's stream log batch as an R line stamped at its read; each answer ends
 // with an E line carrying its outcome and failure (MuxSampler's assertions). The batch goes to the log's
 // writer when due (StreamLog.Batch.submitIfDue: half full, or submitEveryMs old, the selector waking by
@@ -76,6 +80,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.Selector;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 
 final class MuxEngine implements Closeable {
   static final int READ_BUFFER = 1 << 16;
@@ -106,6 +111,8 @@ final class MuxEngine implements Closeable {
     int backoffs;
     int churned;
     int open;
+    /** Selects made (the selector's wake-ups, waiting or not). */
+    long selects;
     String firstFailure;
     /** TLS: handshakes done, of them resumed sessions, their µs summed and the longest; failures by kind. */
     int tlsHandshakes;
@@ -136,6 +143,7 @@ final class MuxEngine implements Closeable {
   private int nextOpen;                // j of the next connection to open
   private long nextSweep;
   private long nextChurn;
+  private long lastSelectNanos;        // when the last select started (System.nanoTime)
   private boolean finished;
   private volatile boolean stopRequested;
   /** The current interval's counters, which MuxStates counts into. */
@@ -289,6 +297,15 @@ final class MuxEngine implements Closeable {
   }
 
   private void select(long waitMs) {
+    if (waitMs > 0 && cfg.coalesceMicros > 0) {
+      long pause = Math.min(lastSelectNanos + cfg.coalesceMicros * 1000 - System.nanoTime(), waitMs * 1_000_000);
+      if (pause > 0) {
+        LockSupport.parkNanos(pause);
+        waitMs -= pause / 1_000_000;
+      }
+    }
+    lastSelectNanos = System.nanoTime();
+    iv.selects++;
     try {
       if (waitMs <= 0) selector.selectNow(states::onKey); else selector.select(states::onKey, waitMs);
     } catch (IOException e) {
