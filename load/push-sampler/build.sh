@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the push sampler plugin (load/push-sampler, issue #22) and installs its jar into
-# $JMETER_HOME/lib/ext, where JMeter finds plugins. Idempotent: Maven runs only when the pom or a source
-# changed since the last build (a hash in target/build.sha256) or the installed jar is missing, so a second
-# call takes a second. Offline first, as instrumentation-java/build.sh. Tests are not run here (test.sh
+# $JMETER_HOME/lib/ext, where JMeter finds plugins, with its runtime dependencies beside it (target/lib, the
+# pom's copy-dependencies: lz4-java); an installed jar of another version of such a dependency is removed.
+# Idempotent: Maven runs only when the pom or a source changed since the last build (a hash in
+# target/build.sha256) or an installed jar is missing or differs, so a second call takes a second. Offline first, as instrumentation-java/build.sh. Tests are not run here (test.sh
 # runs them); PB_JAVA_BUILD_TESTS=1 runs them as well. Prints one line.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -11,12 +12,28 @@ source "$here/../../lib/config.sh"
 cd "$here"
 
 jar=target/pushbench-push-sampler.jar
-installed=$JMETER_HOME/lib/ext/pushbench-push-sampler.jar
+ext=$JMETER_HOME/lib/ext
+installed=$ext/pushbench-push-sampler.jar
 stamp=target/build.sha256
-[[ -d $JMETER_HOME/lib/ext ]] || { echo "push-sampler: no JMeter home at $JMETER_HOME (run load/install-jmeter.sh first)" >&2; exit 1; }
+[[ -d $ext ]] || { echo "push-sampler: no JMeter home at $JMETER_HOME (run load/install-jmeter.sh first)" >&2; exit 1; }
+
+# installed_all: the plugin's jar and each dependency of target/lib installed as built, none of another
+# version beside it (a dependency's name is its file name less -<version>.jar).
+installed_all() {
+  cmp -s "$jar" "$installed" || return 1
+  compgen -G 'target/lib/*.jar' >/dev/null || return 1
+  local dep name other
+  for dep in target/lib/*.jar; do
+    cmp -s "$dep" "$ext/${dep##*/}" || return 1
+    name=${dep##*/}; name=${name%-[0-9]*.jar}
+    for other in "$ext/$name"-[0-9]*.jar; do
+      [[ ! -e $other || ${other##*/} == "${dep##*/}" ]] || return 1
+    done
+  done
+}
 
 hash=$(find pom.xml src -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-if [[ -f $jar && -f $stamp && $(cat "$stamp") == "$hash" ]] && cmp -s "$jar" "$installed"; then
+if [[ -f $jar && -f $stamp && $(cat "$stamp") == "$hash" ]] && installed_all; then
   echo "push-sampler: up to date: $installed"
   exit 0
 fi
@@ -31,7 +48,16 @@ if ! mvn -o "${maven_args[@]}" >"$log" 2>&1 && ! mvn "${maven_args[@]}" >"$log" 
   exit 1
 fi
 [[ -f $jar ]] || { echo "push-sampler: build produced no $jar" >&2; exit 1; }
+compgen -G 'target/lib/*.jar' >/dev/null || { echo "push-sampler: build produced no target/lib/*.jar (lz4-java)" >&2; exit 1; }
+for dep in target/lib/*.jar; do
+  name=${dep##*/}; name=${name%-[0-9]*.jar}
+  for other in "$ext/$name"-[0-9]*.jar; do
+    [[ ! -e $other || ${other##*/} == "${dep##*/}" ]] || rm -f -- "$other"
+  done
+  cp "$dep" "$ext/${dep##*/}.part"
+  mv "$ext/${dep##*/}.part" "$ext/${dep##*/}"
+done
 cp "$jar" "$installed.part"
 mv "$installed.part" "$installed"
 echo "$hash" >"$stamp"
-echo "push-sampler: built and installed: $installed"
+echo "push-sampler: built and installed: $installed (with $(cd target/lib && echo *.jar))"
