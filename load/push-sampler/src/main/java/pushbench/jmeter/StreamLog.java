@@ -1,8 +1,8 @@
 package pushbench.jmeter;
 
 // The engine's response log (issue #22, docs/run-layout.md "Stream logs"): every record of every push
-// sample, appended as it arrives to one gzip file per engine (push-<n>.tsv.gz, a new one after
-// PB rotate size), instead of one file per sample. One line per fact, tab-separated, UTF-8:
+// sample, appended as it arrives to one compressed file per engine (a new one after PB rotate size),
+// instead of one file per sample; at rest each is push-<n>.tsv.gz. One line per fact, tab-separated, UTF-8:
 //   B <µs> <sample id> <thread> <label>         a sample began (µs: its start, before any connect)
 //   C <µs> <sample id> <connect µs>             the mux engine: its connection's first TCP connect completed
 //                                               (µs), connect µs after the connect call; once per connection
@@ -18,11 +18,19 @@ package pushbench.jmeter;
 // µs are the engine clock's microseconds since the epoch; a sample id is unique per engine and test. The
 // thread of a record is its sample's (B line).
 //
+// Codec (Codec, the system property pushbench.streamLog.codec): lz4, the default, writes each file as an LZ4
+// frame (push-<n>.tsv.lz4: 64 KB blocks, the native fast compressor, a fifth of deflate's CPU per byte) and,
+// when the log closes (the test ended, the load over), recodes each to push-<n>.tsv.gz (StreamLogRecode:
+// gzip BEST_SPEED, through a .part) and deletes it; a file that cannot be recoded stays .lz4 and the JMeter
+// log says so. gzip writes push-<n>.tsv.gz (BEST_SPEED) during the load, for a reader that follows the
+// growing file. Either way a killed engine's log is readable up to its last second (an .lz4 left by one is
+// recoded by StreamLogRecode's main: host/archive.sh tar).
+//
 // Mechanism: producers never compress and never wait for the file. Each producer thread formats lines into
 // its own Batch (a byte buffer) and submits it whole (a line is never split across submits) to the log's
-// bounded queue; one writer thread per log takes the chunks in order, deflates them (gzip, BEST_SPEED),
-// rotates between chunks only, and sync-flushes once a second, so a killed engine leaves a file readable up
-// to its last second. A buffer handed over whole goes back to the producers once written (SPARE_BUFFERS),
+// bounded queue; one writer thread per log takes the chunks in order, compresses them (the codec), rotates
+// between chunks only (on the compressed bytes written), and flushes once a second (gzip: a sync flush;
+// lz4: the block ends), so a killed engine leaves a file readable up to its last second. A buffer handed over whole goes back to the producers once written (SPARE_BUFFERS),
 // so a batch's buffers are reused rather than allocated per hand-off. A full queue (QUEUE_CHUNKS chunks: the disk or the deflater cannot keep up) blocks the
 // submitting producer until the writer has room: the load slows rather than the heap growing without bound.
 // begin/record/end on the log itself format into one shared batch under a short lock (the per-thread
@@ -48,8 +56,12 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
+
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4FrameOutputStream;
+import net.jpountz.xxhash.XXHashFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 public final class StreamLog {
   /** Compressed bytes after which the next file begins. */
@@ -79,12 +91,32 @@ public final class StreamLog {
    * Lines reach the file at the writer's next flush (FLUSH_EVERY_MS) either way.
    */
   static final long DUE_EVERY_MS = Math.max(0, Long.getLong("pushbench.streamLog.submitEveryMs", 100));
+  /** The system property naming the codec of the logs an engine opens (Codec.configured). */
+  public static final String CODEC_PROPERTY = "pushbench.streamLog.codec";
 
+  /** How the writer compresses during the load. */
+  public enum Codec {
+    /** An LZ4 frame (push-<n>.tsv.lz4), recoded to push-<n>.tsv.gz when the log closes. */
+    LZ4,
+    /** gzip, BEST_SPEED (push-<n>.tsv.gz) from the start: a reader may follow the growing file. */
+    GZIP;
+
+    /** The codec CODEC_PROPERTY names, lz4 or gzip (lz4 when unset); IllegalArgumentException on another. */
+    public static Codec configured() {
+      String v = System.getProperty(CODEC_PROPERTY, "lz4").trim();
+      if (v.equalsIgnoreCase("lz4")) return LZ4;
+      if (v.equalsIgnoreCase("gzip")) return GZIP;
+      throw new IllegalArgumentException(CODEC_PROPERTY + "=" + v + ": lz4 or gzip");
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamLog.class);
   private static final Map<Path, StreamLog> OPEN = new HashMap<>();
   private static final Chunk END = new Chunk(new byte[0], 0, 0);
 
   private final Path dir;
   private final long rotateBytes;
+  private final Codec codec;
   private final AtomicLong sampleIds = new AtomicLong();
   private final BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(QUEUE_CHUNKS);
   private final BlockingQueue<byte[]> spares = new ArrayBlockingQueue<>(SPARE_BUFFERS);
@@ -101,32 +133,43 @@ public final class StreamLog {
   private OutputStream out;
   private int fileIndex;
   private boolean unflushed;
+  private final List<Path> lz4Files = new ArrayList<>();   // to recode at the close (read after the writer's join)
 
   /** Bytes of whole lines, as one producer submitted them. */
   private record Chunk(byte[] bytes, int length, int lines) { }
 
-  private StreamLog(Path dir, long rotateBytes) {
+  private StreamLog(Path dir, long rotateBytes, Codec codec) {
     this.dir = dir;
     this.rotateBytes = rotateBytes;
+    this.codec = codec;
     writer = new Thread(this::writeLoop, "pushbench-stream-log " + dir.getFileName());
     writer.setDaemon(true);
     writer.start();
   }
 
-  /** The log of this directory (created on first use), shared by every thread of the engine. */
-  public static synchronized StreamLog of(Path dir, long rotateBytes) {
+  /** The log of this directory with the configured codec (Codec.configured). */
+  public static StreamLog of(Path dir, long rotateBytes) {
+    return of(dir, rotateBytes, Codec.configured());
+  }
+
+  /**
+   * The log of this directory (created on first use, with codec), shared by every thread of the engine; a
+   * log already open keeps its own codec.
+   */
+  public static synchronized StreamLog of(Path dir, long rotateBytes, Codec codec) {
     Path key = dir.toAbsolutePath().normalize();
     StreamLog log = OPEN.get(key);
     if (log == null) {
-      log = new StreamLog(key, rotateBytes > 0 ? rotateBytes : DEFAULT_ROTATE_BYTES);
+      log = new StreamLog(key, rotateBytes > 0 ? rotateBytes : DEFAULT_ROTATE_BYTES, codec);
       OPEN.put(key, log);
     }
     return log;
   }
 
   /**
-   * Ends every open log (the test ended): each writer drains its queue, writes the gzip trailer and is
-   * joined; the next test starts new files. Lines submitted to a closed log are dropped and counted.
+   * Ends every open log (the test ended): each writer drains its queue, ends its file (the gzip trailer,
+   * the LZ4 end mark) and is joined, then its LZ4 files are recoded to gzip; the next test starts new files.
+   * Lines submitted to a closed log are dropped and counted.
    */
   public static void closeAll() {
     List<StreamLog> logs;
@@ -196,6 +239,8 @@ public final class StreamLog {
 
   public Path directory() { return dir; }
 
+  public Codec codec() { return codec; }
+
   /** Written buffers waiting for a producer, and the buffers made new for hand-offs so far (for tests). */
   int spareBuffers() { return spares.size(); }
 
@@ -233,6 +278,21 @@ public final class StreamLog {
       Thread.currentThread().interrupt();
     }
     for (Chunk c; (c = queue.poll()) != null; ) dropped.addAndGet(c.lines);
+    recodeAll();
+  }
+
+  // The LZ4 files of this log recoded to gzip, one after the other, on the closing thread; one that cannot
+  // be recoded stays .lz4, and the JMeter log says why and how to recode it later.
+  private void recodeAll() {
+    for (Path f : lz4Files) {
+      try {
+        LOG.info("stream log: {}", StreamLogRecode.recode(f).line());
+      } catch (IOException e) {
+        LOG.error("stream log: {} not recoded to gzip, kept as it is ({}); recode it with: java -cp \"$JMETER_HOME/lib/ext/*\" "
+            + "{} {}", f, e.getMessage(), StreamLogRecode.class.getName(), f);
+      }
+    }
+    lz4Files.clear();
   }
 
   // ---- the writer thread ----------------------------------------------------------------------------------
@@ -299,19 +359,33 @@ public final class StreamLog {
     }
   }
 
+  // The next push-<n> that is neither a .gz nor an .lz4 yet (an earlier test's files stay).
   private void openFile() throws IOException {
     Files.createDirectories(dir);
-    Path file;
-    do { file = dir.resolve("push-" + (++fileIndex) + ".tsv.gz"); } while (Files.exists(file));
+    Path gz;
+    Path lz4;
+    do {
+      fileIndex++;
+      gz = dir.resolve("push-" + fileIndex + ".tsv.gz");
+      lz4 = dir.resolve("push-" + fileIndex + ".tsv.lz4");
+    } while (Files.exists(gz) || Files.exists(lz4));
+    Path file = codec == Codec.LZ4 ? lz4 : gz;
     counting = new Counting(new BufferedOutputStream(new FileOutputStream(file.toFile()), 1 << 16));
-    out = new FastGzip(counting);
+    if (codec == Codec.LZ4) {
+      lz4Files.add(file);
+      out = new LZ4FrameOutputStream(counting, LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB, -1L,
+          LZ4Factory.fastestInstance().fastCompressor(), XXHashFactory.fastestInstance().hash32(),
+          LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE);
+    } else {
+      out = new FastGzip(counting, true);
+    }
     unflushed = false;
   }
 
   private void flush() {
     if (out == null || !unflushed) return;
     try {
-      out.flush();   // a gzip sync point: everything written so far can be read back
+      out.flush();   // a gzip sync point, or the LZ4 block ends: everything written so far can be read back
       unflushed = false;
     } catch (IOException e) {
       failed(e);
@@ -321,7 +395,7 @@ public final class StreamLog {
   private void finishFile() {
     if (out == null) return;
     try {
-      out.close();   // the gzip trailer
+      out.close();   // the gzip trailer, or the LZ4 end mark
     } catch (IOException e) {
       if (failure == null) failure = e;
     }
@@ -557,14 +631,6 @@ public final class StreamLog {
   // The most bytes a text field of s can take (UTF-8: three per char at most).
   private static int maxText(String s) {
     return s == null ? 1 : 1 + 3 * s.length();
-  }
-
-  /** gzip at the fastest level (the engine's CPU belongs to the load), sync-flushed on flush(). */
-  private static final class FastGzip extends GZIPOutputStream {
-    FastGzip(OutputStream out) throws IOException {
-      super(out, 1 << 16, true);
-      def.setLevel(Deflater.BEST_SPEED);
-    }
   }
 
   /** Counts the compressed bytes written, for the rotation. */

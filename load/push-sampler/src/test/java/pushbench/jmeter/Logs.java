@@ -1,7 +1,8 @@
 package pushbench.jmeter;
 
 // Reading stream logs back in tests: every push-<n>.tsv.gz of a directory in file order, gunzipped and
-// split into tab-separated fields, and the B/R/E lines grouped by sample id.
+// split into tab-separated fields, and the B/R/E lines grouped by sample id; an LZ4 log still being written
+// (push-<n>.tsv.lz4) read as a killed engine leaves it, through a copy recoded by StreamLogRecode.
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -67,6 +68,20 @@ final class Logs {
     if (end < 0) return out;
     for (String line : text.substring(0, end).split("\n", -1)) out.add(line.split("\t", -1));
     return out;
+  }
+
+  /** The .lz4 files of dir (an LZ4 log's, before its close recodes them). */
+  static List<Path> lz4Files(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().endsWith(".lz4")).sorted().collect(Collectors.toList());
+    }
+  }
+
+  /** The whole lines of an LZ4 log file as it is now (a copy of it recoded in copyDir, which must exist). */
+  static List<String[]> lz4Lines(Path file, Path copyDir) throws IOException {
+    Path copy = copyDir.resolve(file.getFileName());
+    Files.copy(file, copy);
+    return lines(StreamLogRecode.recode(copy).to(), false);
   }
 
   /** The lines of each sample id, in log order. */

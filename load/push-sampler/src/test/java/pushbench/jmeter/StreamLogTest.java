@@ -1,9 +1,10 @@
 package pushbench.jmeter;
 
-// JUnit of the stream log's queue and writer: lines of many producer threads (own batches and the shared
-// one, oversize lines among them) all present and whole after closeAll; rotation between chunks only, each
-// file a whole gzip; a log never closed (a killed engine) readable up to its last sync-flush; a write
-// failure kept, later lines dropped and counted.
+// JUnit of the stream log's queue and writer, with either codec where the codec matters: lines of many
+// producer threads (own batches and the shared one, oversize lines among them) all present and whole after
+// closeAll, as push-<n>.tsv.gz and no .lz4 left; rotation between chunks only, each file a whole gzip; a
+// gzip log never closed (a killed engine) readable up to its last sync-flush; a write failure kept, later
+// lines dropped and counted. The LZ4 codec's own cases: StreamLogLz4Test.
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StreamLogTest {
@@ -63,9 +66,10 @@ class StreamLogTest {
     if (!shared) batch.submit();
   }
 
-  @Test
-  void linesOfManyThreadsAreAllPresentAndWholeAfterCloseAll() throws Exception {
-    StreamLog log = StreamLog.of(dir, 0);
+  @ParameterizedTest
+  @EnumSource(StreamLog.Codec.class)
+  void linesOfManyThreadsAreAllPresentAndWholeAfterCloseAll(StreamLog.Codec codec) throws Exception {
+    StreamLog log = StreamLog.of(dir, 0, codec);
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       int thread = t;
@@ -75,6 +79,7 @@ class StreamLogTest {
     for (Thread t : threads) t.join();
     StreamLog.closeAll();
     assertEquals(0, log.dropped());
+    assertEquals(List.of(), Logs.lz4Files(dir), "every .lz4 recoded at the close");
     List<String[]> lines = Logs.lines(dir);
     Map<String, List<String[]>> samples = Logs.bySample(lines);
     assertEquals(8 * 3000, samples.size());
@@ -96,11 +101,13 @@ class StreamLogTest {
     }
   }
 
-  @Test
-  void rotationHappensBetweenChunksAndEachFileIsWhole() throws Exception {
-    StreamLog log = StreamLog.of(dir, 32 * 1024);
+  @ParameterizedTest
+  @EnumSource(StreamLog.Codec.class)
+  void rotationHappensBetweenChunksAndEachFileIsWhole(StreamLog.Codec codec) throws Exception {
+    StreamLog log = StreamLog.of(dir, 32 * 1024, codec);
     produce(log, 1, 600, false);
     StreamLog.closeAll();
+    assertEquals(List.of(), Logs.lz4Files(dir), "every .lz4 recoded at the close");
     List<Path> files = Logs.files(dir);
     assertTrue(files.size() >= 3, "rotated: " + files);
     int samples = 0;
@@ -192,8 +199,8 @@ class StreamLogTest {
   }
 
   @Test
-  void aLogNeverClosedIsReadableUpToItsLastFlush() throws Exception {
-    StreamLog log = StreamLog.of(dir, 0);
+  void aGzipLogNeverClosedIsReadableUpToItsLastFlush() throws Exception {
+    StreamLog log = StreamLog.of(dir, 0, StreamLog.Codec.GZIP);
     StreamLog.Batch batch = log.batch();
     for (int i = 1; i <= 100; i++) {
       batch.begin(i, i, "Request 1-", 1, "request");
