@@ -343,8 +343,9 @@ async function measure(o) {
   const runDirFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-capacity-')), 'run-dir');
   // The live watch reads each answer as it is recorded (results.csv's rows, the stream logs' B ... E pairs);
   // the run uses the thread-per-connection push sampler, unless PB_REQUEST_SAMPLER says otherwise
-  // (docs/capacity.md).
-  const env = { PB_REQUEST_SAMPLER: 'push', ...process.env, PB_RUN_DIR_FILE: runDirFile };
+  // (docs/capacity.md). It gunzips the growing logs: the engines write them as gzip during the load
+  // (PB_JMETER_STREAM_LOG_CODEC, lib/config.sh), whatever the environment says.
+  const env = { PB_REQUEST_SAMPLER: 'push', ...process.env, PB_JMETER_STREAM_LOG_CODEC: 'gzip', PB_RUN_DIR_FILE: runDirFile };
   const args = runArgs(o);
   console.log(`capacity: ./run.sh ${args.join(' ')}  (${o.rate} connections/s up to ${o.max}, T = ${seconds} s)`);
   const child = spawn(path.join(ROOT, 'run.sh'), args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });

@@ -91,6 +91,9 @@ function settingsProblems(s) {
   if (!isChurnPercent(s.PB_CHURN_PERCENT)) {
     out.push(`PB_CHURN_PERCENT must be a percentage from 0 to 100 (up to 3 decimals), got ${shellQuoted(s.PB_CHURN_PERCENT)}`);
   }
+  if (!['lz4', 'gzip'].includes(s.PB_JMETER_STREAM_LOG_CODEC)) {
+    out.push(`PB_JMETER_STREAM_LOG_CODEC must be lz4 or gzip, got ${shellQuoted(s.PB_JMETER_STREAM_LOG_CODEC)}`);
+  }
   if (!/^[01]$/.test(s.PB_JMETER_RMI_SSL)) out.push(`PB_JMETER_RMI_SSL must be 1 (SSL) or 0 (plain RMI), got ${shellQuoted(s.PB_JMETER_RMI_SSL)}`);
   if (!['refuse', 'accept'].includes(s.PB_SSH_NEW_HOST_KEYS)) out.push(`PB_SSH_NEW_HOST_KEYS must be refuse or accept, got ${shellQuoted(s.PB_SSH_NEW_HOST_KEYS)}`);
   return out;

@@ -81,12 +81,16 @@ const FIXED_JVM_OPTIONS = ['-Djava.security.egd=file:/dev/urandom', '-Duser.lang
 // PB_JMETER_GC split on spaces when set to anything but auto; auto (the default) decides it here, the
 // pinned mux engine's (PINNED_MUX_COLLECTOR) else Parallel. An engine pinned with PB_ENGINE_CPUS is told how
 // many CPUs it has (-XX:ActiveProcessorCount: its GC and compiler threads sized for them, as the JVM would
-// read from its affinity, stated where the pinning is decided).
+// read from its affinity, stated where the pinning is decided). The stream logs' codec during the load,
+// PB_JMETER_STREAM_LOG_CODEC (lz4 or gzip; lib/decide-args.js refuses another), as the plugin's
+// pushbench.streamLog.codec: every JMeter JVM gets it, the one that runs the plan (an engine, or the
+// controller with --local) writes the logs.
 function jvmOptions({ role, sampler = null }, s) {
   const pinned = role === 'engine' ? cpuListCount(s.PB_ENGINE_CPUS) : null;
   const collector = (s.PB_JMETER_GC ?? 'auto') !== 'auto' ? String(s.PB_JMETER_GC).split(/\s+/).filter(Boolean)
     : pinned !== null && sampler === 'mux' ? PINNED_MUX_COLLECTOR : DEFAULT_COLLECTOR;
-  return [...collector, ...(pinned !== null ? [`-XX:ActiveProcessorCount=${pinned}`] : []), ...FIXED_JVM_OPTIONS];
+  return [...collector, ...(pinned !== null ? [`-XX:ActiveProcessorCount=${pinned}`] : []), ...FIXED_JVM_OPTIONS,
+    `-Dpushbench.streamLog.codec=${s.PB_JMETER_STREAM_LOG_CODEC ?? 'lz4'}`];
 }
 
 // The order in which JMeter 5.6's controller starts its engines: not the order given with -R but its

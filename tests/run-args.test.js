@@ -176,6 +176,7 @@ describe('run.sh hosts files', () => {
     ['PB_STREAM_BACKLOG_BYTES 0', { PB_STREAM_BACKLOG_BYTES: '0' }, /PB_STREAM_BACKLOG_BYTES must be a whole number >= 1, got 0/],
     ['PB_SERVER_ADDRESS a host name', { PB_SERVER_ADDRESS: 'localhost' }, /PB_SERVER_ADDRESS must be an IPv4 address/],
     ['PB_JMETER_RMI_SSL neither 0 nor 1', { PB_JMETER_RMI_SSL: 'yes' }, /PB_JMETER_RMI_SSL must be 1 \(SSL\) or 0/],
+    ['PB_JMETER_STREAM_LOG_CODEC neither lz4 nor gzip', { PB_JMETER_STREAM_LOG_CODEC: 'zstd' }, /PB_JMETER_STREAM_LOG_CODEC must be lz4 or gzip, got zstd/],
     ['PB_CHURN_PERCENT over 100', { PB_CHURN_PERCENT: '100.5' }, /PB_CHURN_PERCENT must be a percentage from 0 to 100 \(up to 3 decimals\), got 100\.5/],
   ];
   for (const [name, env, message] of badSettings) {

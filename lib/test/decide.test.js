@@ -275,7 +275,7 @@ describe('heaps, sizes and threads', () => {
   });
 
   test('the JVM: a pinned mux engine gets ZGC and its CPU count; every other JMeter JVM Parallel; PB_JMETER_GC overrides', () => {
-    const FIXED = ['-Djava.security.egd=file:/dev/urandom', '-Duser.language=en', '-Duser.region=EN'];
+    const FIXED = ['-Djava.security.egd=file:/dev/urandom', '-Duser.language=en', '-Duser.region=EN', '-Dpushbench.streamLog.codec=lz4'];
     assert.equal(s().PB_JMETER_GC, 'auto');   // lib/config.sh's default
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s()), ['-XX:+UseParallelGC', ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0' })),
@@ -290,6 +290,17 @@ describe('heaps, sizes and threads', () => {
     const g1 = s({ PB_JMETER_GC: ' -XX:+UseG1GC  -XX:MaxGCPauseMillis=50', PB_ENGINE_CPUS: '0' });
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', '-XX:ActiveProcessorCount=1', ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'controller' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', ...FIXED]);
+  });
+
+  test('the JVM: the stream logs\' codec, lz4 by default, gzip when PB_JMETER_STREAM_LOG_CODEC says so, for every JMeter JVM', () => {
+    assert.equal(s().PB_JMETER_STREAM_LOG_CODEC, 'lz4');   // lib/config.sh's default
+    const codec = (role, env) => jvmOptions({ role, sampler: role === 'engine' ? 'push' : null }, s(env))
+      .filter((o) => o.startsWith('-Dpushbench.streamLog.codec='));
+    assert.deepEqual(codec('engine', {}), ['-Dpushbench.streamLog.codec=lz4']);
+    assert.deepEqual(codec('engine', { PB_JMETER_STREAM_LOG_CODEC: 'gzip' }), ['-Dpushbench.streamLog.codec=gzip']);
+    assert.deepEqual(codec('controller', { PB_JMETER_STREAM_LOG_CODEC: 'gzip' }), ['-Dpushbench.streamLog.codec=gzip'], 'with --local the controller writes the logs');
+    assert.match(refusal(['node', '5', '30', '10', 'comet'], { env: { PB_JMETER_STREAM_LOG_CODEC: 'zstd' } }).text,
+      /PB_JMETER_STREAM_LOG_CODEC must be lz4 or gzip, got zstd/);
   });
 
   test('the JVM options through the CLI (lib/jmeter-heap.sh jmeter_jvm_options): one a line; a bad role refused', () => {
