@@ -69,6 +69,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
 source "$root/lib/config.sh"
+# shellcheck source=bench/lib/plugin-classpath.sh
+source "$root/bench/lib/plugin-classpath.sh"
 
 usage() {
   echo "usage: bench/peers.sh [--levels 1000,2000] [--repeats 3] [--interval 1000] [--transports sse,ws]" \
@@ -209,9 +211,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# the push sampler's sources need JMeter's jars (Jackson among them) to compile and to run
-engine_cp="$work/classes:$JMETER_HOME/lib/*"
-javac -nowarn -d "$work/classes" -cp "$JMETER_HOME/lib/*" -sourcepath "$root/load/push-sampler/src/main/java" "$root/bench/peers/PeerEngine.java"
+# the push sampler's sources need JMeter's jars (Jackson among them) and their own (lz4-java) to compile and to run
+plugin_cp=$(plugin_classpath)
+engine_cp="$work/classes:$JMETER_HOME/lib/*:$plugin_cp"
+javac -nowarn -d "$work/classes" -cp "$JMETER_HOME/lib/*:$plugin_cp" -sourcepath "$root/load/push-sampler/src/main/java" "$root/bench/peers/PeerEngine.java"
 
 base="http://127.0.0.1:$PB_PORT_NODE"
 post() { curl -fsS -m 10 -H 'Content-Type: application/json' -d "$2" "$base$1" >/dev/null; }

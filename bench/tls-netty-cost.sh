@@ -22,6 +22,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/lib/config.sh"
 # shellcheck source=bench/lib/options.sh
 source "$root/bench/lib/options.sh"
+# shellcheck source=bench/lib/plugin-classpath.sh
+source "$root/bench/lib/plugin-classpath.sh"
 
 usage="usage: bench/tls-netty-cost.sh [--levels 1000,10000] [--repeats 3] [--warmup 5] [--window 20] [--out <file>]"
 levels=1000,10000 repeats=3 warmup=5 window=20 out=''
@@ -52,6 +54,7 @@ POM
 (cd "$work" && { mvn -o -q -B dependency:copy-dependencies -DoutputDirectory="$work/lib" >/dev/null 2>&1 ||
   mvn -q -B dependency:copy-dependencies -DoutputDirectory="$work/lib"; })
 cp=$(find "$work/lib" "$JMETER_HOME/lib" -maxdepth 1 -name '*.jar' \( -name 'netty-*' -o -name 'jackson-*' \) | paste -sd:)
+cp=$cp:$(plugin_classpath)   # the push sampler's own jars (lz4-java, slf4j-api)
 javac -nowarn -d "$work/classes" -cp "$cp" -sourcepath "$root/load/push-sampler/src/main/java" \
   "$root/bench/TlsClientCost.java" "$root/bench/WsClientCost.java"
 

@@ -29,6 +29,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/lib/config.sh"
 # shellcheck source=bench/lib/options.sh
 source "$root/bench/lib/options.sh"
+# shellcheck source=bench/lib/plugin-classpath.sh
+source "$root/bench/lib/plugin-classpath.sh"
 
 usage="usage: bench/ws-client-cost.sh [--levels 2000,5000] [--repeats 3] [--interval 1000] [--warmup 5] [--window 20] [--clients jdk,mux[,mux-nolog]] [--out <file>]"
 levels=2000,5000 repeats=3 interval=1000 warmup=5 window=20 clients=jdk,mux out='' table=''
@@ -100,7 +102,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-javac -nowarn -d "$work/classes" -sourcepath "$root/load/push-sampler/src/main/java" "$root/bench/WsClientCost.java"
+plugin_cp=$(plugin_classpath)   # the push sampler's own jars (lz4-java, slf4j-api)
+javac -nowarn -d "$work/classes" -cp "$plugin_cp" -sourcepath "$root/load/push-sampler/src/main/java" "$root/bench/WsClientCost.java"
 
 base="http://127.0.0.1:$PB_PORT_NODE"
 post() { curl -fsS -m 10 -H 'Content-Type: application/json' -d "$2" "$base$1" >/dev/null; }
@@ -115,7 +118,7 @@ echo "ws-client-cost: Node.js (pid $server_pid, port $PB_PORT_NODE), event1 ever
 one_run() {
   local kind=$1 n=$2 rep=$3 line deadline
   post /event/set "{\"name\":\"event1\",\"frequency\":$interval}"
-  java -Xms1g -Xmx1g -XX:+UseParallelGC -cp "$work/classes" pushbench.jmeter.WsClientCost \
+  java -Xms1g -Xmx1g -XX:+UseParallelGC -cp "$work/classes:$plugin_cp" pushbench.jmeter.WsClientCost \
     "$kind" "$PB_PORT_NODE" "$n" "$server_pid" "$warmup" "$window" "$work/log-$kind-$n-$rep" >"$work/out" 2>"$work/err" &
   client=$!
   wait "$client" || { echo "ws-client-cost: $kind $n failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
