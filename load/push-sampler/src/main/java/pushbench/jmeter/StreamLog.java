@@ -286,7 +286,9 @@ public final class StreamLog {
   private void recodeAll() {
     for (Path f : lz4Files) {
       try {
-        LOG.info("stream log: {}", StreamLogRecode.recode(f).line());
+        long t0 = System.nanoTime();
+        String done = StreamLogRecode.recode(f).line();
+        LOG.info("stream log: {} ({} ms)", done, (System.nanoTime() - t0) / 1_000_000);
       } catch (IOException e) {
         LOG.error("stream log: {} not recoded to gzip, kept as it is ({}); recode it with: java -cp \"$JMETER_HOME/lib/ext/*\" "
             + "{} {}", f, e.getMessage(), StreamLogRecode.class.getName(), f);
