@@ -20,23 +20,24 @@ package pushbench.jmeter;
 //
 // Codec (Codec, the system property pushbench.streamLog.codec): lz4, the default, writes each file as an LZ4
 // frame (push-<n>.tsv.lz4: 64 KB blocks, the native fast compressor, a fifth of deflate's CPU per byte) and,
-// when the log closes (the test ended, the load over), recodes each to push-<n>.tsv.gz (StreamLogRecode:
-// gzip BEST_SPEED, through a .part) and deletes it; a file that cannot be recoded stays .lz4 and the JMeter
-// log says so. gzip writes push-<n>.tsv.gz (BEST_SPEED) during the load, for a reader that follows the
-// growing file. Either way a killed engine's log is readable up to its last second (an .lz4 left by one is
-// recoded by StreamLogRecode's main: host/archive.sh tar).
+// when the log closes (the test ended: after the load, on the closing thread, never a producer's), recodes
+// each to push-<n>.tsv.gz (StreamLogRecode: gzip BEST_SPEED, through a .part) and deletes it; a file that
+// cannot be recoded stays .lz4 and the JMeter log says so. gzip writes push-<n>.tsv.gz (BEST_SPEED) during
+// the load, for a reader that follows the growing file. An .lz4 left by a killed engine is recoded by
+// StreamLogRecode's main (host/archive.sh tar).
 //
 // Mechanism: producers never compress and never wait for the file. Each producer thread formats lines into
 // its own Batch (a byte buffer) and submits it whole (a line is never split across submits) to the log's
 // bounded queue; one writer thread per log takes the chunks in order, compresses them (the codec), rotates
-// between chunks only (on the compressed bytes written), and flushes once a second (gzip: a sync flush;
-// lz4: the block ends), so a killed engine leaves a file readable up to its last second. A buffer handed over whole goes back to the producers once written (SPARE_BUFFERS),
-// so a batch's buffers are reused rather than allocated per hand-off. A full queue (QUEUE_CHUNKS chunks: the disk or the deflater cannot keep up) blocks the
-// submitting producer until the writer has room: the load slows rather than the heap growing without bound.
-// begin/record/end on the log itself format into one shared batch under a short lock (the per-thread
-// PushSampler); that batch is submitted at each E line or once it holds SHARED_SUBMIT_BYTES, and the writer
-// takes what it holds at each flush. A write failure (a full disk) is kept: later lines are dropped and
-// counted, the load goes on.
+// between chunks only (on the compressed bytes written), and flushes once a second (gzip: a sync flush; lz4:
+// the block ends), so a killed engine leaves a file readable up to its last second. A buffer handed over
+// whole goes back to the producers once written (SPARE_BUFFERS), so a batch's buffers are reused rather than
+// allocated per hand-off. A full queue (QUEUE_CHUNKS chunks: the disk or the compressor cannot keep up)
+// blocks the submitting producer until the writer has room: the load slows rather than the heap growing
+// without bound. begin/record/end on the log itself format into one shared batch under a short lock (the
+// per-thread PushSampler); that batch is submitted at each E line or once it holds SHARED_SUBMIT_BYTES, and
+// the writer takes what it holds at each flush. A write failure (a full disk) is kept: later lines are
+// dropped and counted, the load goes on.
 
 import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;
