@@ -58,9 +58,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
-import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4FrameOutputStream;
-import net.jpountz.xxhash.XXHashFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -377,7 +375,7 @@ public final class StreamLog {
     if (codec == Codec.LZ4) {
       lz4Files.add(file);
       out = new LZ4FrameOutputStream(counting, LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB, -1L,
-          LZ4Factory.fastestInstance().fastCompressor(), XXHashFactory.fastestInstance().hash32(),
+          StreamLogRecode.LZ4.fastCompressor(), StreamLogRecode.XXHASH.hash32(),
           LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE);
     } else {
       out = new FastGzip(counting, true);

@@ -113,11 +113,36 @@ public final class StreamLogRecode {
    * Reads LZ4 frames (the LZ4 frame format: magic, descriptor, blocks up to an end mark) and writes the
    * whole lines of their whole blocks to out.
    */
+  /**
+   * lz4-java's native (JNI) factories, else its fastest Java ones. LZ4Factory.fastestInstance() tries the
+   * native library only when lz4-java was loaded by the system class loader, and JMeter loads lib/ext's jars
+   * with a class loader of its own; the native compressor costs a quarter of the Java one's CPU per byte
+   * (bench/log-codec-cost.sh, docs/engine.md "The stream log's codec").
+   */
+  static final LZ4Factory LZ4 = nativeLz4();
+  static final XXHashFactory XXHASH = nativeXxhash();
+
+  private static LZ4Factory nativeLz4() {
+    try {
+      return LZ4Factory.nativeInstance();
+    } catch (Throwable notLoaded) {   // no native library for this platform, or it cannot load
+      return LZ4Factory.fastestJavaInstance();
+    }
+  }
+
+  private static XXHashFactory nativeXxhash() {
+    try {
+      return XXHashFactory.nativeInstance();
+    } catch (Throwable notLoaded) {
+      return XXHashFactory.fastestJavaInstance();
+    }
+  }
+
   private static final class Decoder {
     private final InputStream in;
     private final OutputStream out;
-    private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
-    private final XXHashFactory xxhash = XXHashFactory.fastestInstance();
+    private final LZ4SafeDecompressor lz4 = LZ4.safeDecompressor();
+    private final XXHashFactory xxhash = XXHASH;
     private final XXHash32 hash = xxhash.hash32();
     private final byte[] word = new byte[4];
     private byte[] block = new byte[0];

@@ -231,4 +231,27 @@ class StreamLogLz4Test {
       if (before == null) System.clearProperty(StreamLog.CODEC_PROPERTY); else System.setProperty(StreamLog.CODEC_PROPERTY, before);
     }
   }
+
+  @Test
+  void theNativeCompressorIsUsedUnderAClassLoaderOfItsOwnAsJMetersLibExt() throws Exception {
+    // JMeter loads lib/ext's jars with a class loader of its own, under which lz4-java's fastestInstance()
+    // would give its Java compressor: the codec asks for the native one itself.
+    List<java.net.URL> urls = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      urls.add(Path.of(entry).toUri().toURL());
+    }
+    try (java.net.URLClassLoader ext = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]), ClassLoader.getPlatformClassLoader())) {
+      Class<?> lz4Factory = Class.forName("net.jpountz.lz4.LZ4Factory", true, ext);
+      Object fastest = lz4Factory.getMethod("fastestInstance").invoke(null);   // before the codec loads the library
+      assertTrue(fastest.getClass().getClassLoader() == ext, "lz4-java loaded by the test's own class loader");
+      assertEquals("LZ4Factory:JavaSafe", fastest.toString(), "fastestInstance() under a loader not the system's");
+      Class<?> recode = Class.forName("pushbench.jmeter.StreamLogRecode", true, ext);
+      java.lang.reflect.Field field = recode.getDeclaredField("LZ4");
+      field.setAccessible(true);   // package-private, and this loader's package is another at run time
+      Object factory = field.get(null);
+      assertEquals("LZ4Factory:JNI", factory.toString(), "the codec's factory");
+      Object compressor = lz4Factory.getMethod("fastCompressor").invoke(factory);
+      assertEquals("LZ4JNICompressor", compressor.getClass().getSimpleName());
+    }
+  }
 }
