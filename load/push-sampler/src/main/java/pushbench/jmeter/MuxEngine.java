@@ -141,6 +141,15 @@ final class MuxEngine implements Closeable {
   private final boolean target;        // a target run (cfg.target)
   private final MuxTimers<MuxConnection> timers = new MuxTimers<>(c -> c.wakeAt);
   private int nextOpen;                // j of the next connection to open
+  /**
+   * When each connection j opens (openAt), Long.MAX_VALUE for one that would open at or after the duration
+   * (never) and after the last: the ramp-up is a lookup and one comparison whose both outcomes the ramp-up
+   * itself takes, so its end takes no branch the JIT compiled as never taken (no deoptimisation and
+   * recompilation of the selector loop mid-load, docs/engine.md "The JIT in the steady window"). 8 bytes
+   * a connection.
+   */
+  private final long[] openTimes;
+  private long nextOpenAt;             // openTimes[nextOpen]
   private long nextSweep;
   private long nextChurn;
   private long lastSelectNanos;        // when the last select started (System.nanoTime)
@@ -166,6 +175,13 @@ final class MuxEngine implements Closeable {
     this.selector = Selector.open();
     this.states = new MuxStates(this, cfg, selector, log);
     this.nextChurn = start + CHURN_EVERY_MS;
+    this.openTimes = new long[owned + 1];
+    for (int j = 0; j < owned; j++) {
+      long at = openAt(j);
+      openTimes[j] = at < endAt ? at : Long.MAX_VALUE;
+    }
+    openTimes[owned] = Long.MAX_VALUE;
+    this.nextOpenAt = openTimes[0];
   }
 
   private static int positiveOr(int ms) {
@@ -224,7 +240,7 @@ final class MuxEngine implements Closeable {
       finished = true;
       return;
     }
-    openDue(now);
+    if (now >= nextOpenAt) openDue(now);
     while (!timers.isEmpty() && timers.peek().wakeAt <= now) {
       MuxConnection c = timers.poll();
       c.state = MuxConnection.IDLE;
@@ -251,13 +267,10 @@ final class MuxEngine implements Closeable {
   }
 
   private void openDue(long now) {
-    while (nextOpen < conns.length && openAt(nextOpen) <= now) {
-      if (openAt(nextOpen) >= endAt) {   // opens at or after the duration: never
-        nextOpen = conns.length;
-        return;
-      }
+    while (nextOpenAt <= now) {
       conns[nextOpen] = states.open(shard + nextOpen * shards);
       nextOpen++;
+      nextOpenAt = openTimes[nextOpen];
     }
   }
 
@@ -291,7 +304,7 @@ final class MuxEngine implements Closeable {
     long next = Math.min(hardDeadline, nextSweep);
     if (cfg.churnShare > 0 && now < endAt) next = Math.min(next, nextChurn);
     if (now < endAt) next = Math.min(next, endAt);
-    if (nextOpen < conns.length) next = Math.min(next, openAt(nextOpen));
+    next = Math.min(next, nextOpenAt);
     if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);
     return Math.min(next, states.linesDueAtMs());
   }
