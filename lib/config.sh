@@ -86,7 +86,7 @@ PB_JMETER_MUX_HEAP_PER_CONNECTION_KB=${PB_JMETER_MUX_HEAP_PER_CONNECTION_KB:-16}
 # PB_ENGINE_CPUS (docs/engine.md "Stops under pinning"), else Parallel (docs/limits.md).
 PB_JMETER_GC=${PB_JMETER_GC:-auto}
 # The engines' stream logs while the load runs (load/push-sampler StreamLog, docs/run-layout.md "Stream logs"):
-# lz4, written as LZ4 and recoded to push-<n>.tsv.gz when the test ends (a fifth of gzip's CPU per byte
+# lz4, written as LZ4 and recoded to push-<n>.tsv.gz when the test ends (a quarter of gzip's CPU per byte
 # during the load); gzip, push-<n>.tsv.gz from the start, for a reader that follows the growing file
 # (bench/capacity.js sets it). Every JMeter JVM gets it as -Dpushbench.streamLog.codec (jvmOptions).
 PB_JMETER_STREAM_LOG_CODEC=${PB_JMETER_STREAM_LOG_CODEC:-lz4}

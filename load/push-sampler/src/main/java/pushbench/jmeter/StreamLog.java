@@ -19,7 +19,7 @@ package pushbench.jmeter;
 // thread of a record is its sample's (B line).
 //
 // Codec (Codec, the system property pushbench.streamLog.codec): lz4, the default, writes each file as an LZ4
-// frame (push-<n>.tsv.lz4: 64 KB blocks, the native fast compressor, a fifth of deflate's CPU per byte) and,
+// frame (push-<n>.tsv.lz4: 64 KB blocks, the native fast compressor, a quarter of deflate's CPU per byte) and,
 // when the log closes (the test ended: after the load, on the closing thread, never a producer's), recodes
 // each to push-<n>.tsv.gz (StreamLogRecode: gzip BEST_SPEED, through a .part) and deletes it; a file that
 // cannot be recoded stays .lz4 and the JMeter log says so. gzip writes push-<n>.tsv.gz (BEST_SPEED) during
