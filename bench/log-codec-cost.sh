@@ -15,21 +15,22 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/lib/config.sh"
 # shellcheck source=bench/lib/options.sh
 source "$root/bench/lib/options.sh"
+# shellcheck source=bench/lib/plugin-classpath.sh
+source "$root/bench/lib/plugin-classpath.sh"
 
 usage="usage: bench/log-codec-cost.sh --log <push-<n>.tsv.gz> [--bytes 200000000] [--repeats 3] [--cpu 0] [--out <file>]"
 log='' bytes=200000000 repeats=3 cpu=0 out=''
 bench_options "$usage" log bytes repeats cpu out -- "$@"
 [[ -n $log && $bytes =~ ^[1-9][0-9]{3,9}$ && $repeats =~ ^[1-9]$ && $cpu =~ ^[0-9]+$ ]] || { echo "$usage" >&2; exit 2; }
 [[ -r $log ]] || { echo "log-codec-cost: cannot read $log" >&2; exit 2; }
-jars=("$JMETER_HOME"/lib/ext/lz4-java-*.jar)
-[[ -r ${jars[0]} ]] || { echo "log-codec-cost: no lz4-java jar in $JMETER_HOME/lib/ext (run ./setup.sh)" >&2; exit 1; }
+plugin_cp=$(plugin_classpath) || exit 1   # lz4-java as the engine has it
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-log-codec.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 [[ -n $out ]] || out=$work/runs.jsonl
 
-javac -nowarn -cp "${jars[0]}" -d "$work" "$root/bench/LogCodecCost.java"
+javac -nowarn -cp "$plugin_cp" -d "$work" "$root/bench/LogCodecCost.java"
 heap_mb=$((bytes * 2 / 1048576 + 256))
-taskset -c "$cpu" java -Xms${heap_mb}m -Xmx${heap_mb}m -cp "${jars[0]}:$work" LogCodecCost "$log" "$bytes" "$repeats" | tee "$out"
+taskset -c "$cpu" java -Xms${heap_mb}m -Xmx${heap_mb}m -cp "$plugin_cp:$work" LogCodecCost "$log" "$bytes" "$repeats" | tee "$out"
 node - "$out" <<'JS'
 const fs = require('node:fs');
 const runs = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -17,18 +17,23 @@ installed=$ext/pushbench-push-sampler.jar
 stamp=target/build.sha256
 [[ -d $ext ]] || { echo "push-sampler: no JMeter home at $JMETER_HOME (run load/install-jmeter.sh first)" >&2; exit 1; }
 
+# other_versions <dep jar>: the jars in lib/ext of the same dependency at another version (a dependency's
+# name is its file name less -<version>.jar), one a line.
+other_versions() {
+  local file=${1##*/} other
+  for other in "$ext/${file%-[0-9]*.jar}"-[0-9]*.jar; do
+    [[ ! -e $other || ${other##*/} == "$file" ]] || echo "$other"
+  done
+}
+
 # installed_all: the plugin's jar and each dependency of target/lib installed as built, none of another
-# version beside it (a dependency's name is its file name less -<version>.jar).
+# version beside it.
 installed_all() {
   cmp -s "$jar" "$installed" || return 1
   compgen -G 'target/lib/*.jar' >/dev/null || return 1
-  local dep name other
+  local dep
   for dep in target/lib/*.jar; do
-    cmp -s "$dep" "$ext/${dep##*/}" || return 1
-    name=${dep##*/}; name=${name%-[0-9]*.jar}
-    for other in "$ext/$name"-[0-9]*.jar; do
-      [[ ! -e $other || ${other##*/} == "${dep##*/}" ]] || return 1
-    done
+    cmp -s "$dep" "$ext/${dep##*/}" && [[ -z $(other_versions "$dep") ]] || return 1
   done
 }
 
@@ -50,10 +55,7 @@ fi
 [[ -f $jar ]] || { echo "push-sampler: build produced no $jar" >&2; exit 1; }
 compgen -G 'target/lib/*.jar' >/dev/null || { echo "push-sampler: build produced no target/lib/*.jar (lz4-java)" >&2; exit 1; }
 for dep in target/lib/*.jar; do
-  name=${dep##*/}; name=${name%-[0-9]*.jar}
-  for other in "$ext/$name"-[0-9]*.jar; do
-    [[ ! -e $other || ${other##*/} == "${dep##*/}" ]] || rm -f -- "$other"
-  done
+  while IFS= read -r other; do rm -f -- "$other"; done < <(other_versions "$dep")
   cp "$dep" "$ext/${dep##*/}.part"
   mv "$ext/${dep##*/}.part" "$ext/${dep##*/}"
 done

@@ -146,10 +146,9 @@ final class MuxEngine implements Closeable {
    * (never) and after the last: the ramp-up is a lookup and one comparison whose both outcomes the ramp-up
    * itself takes, so its end takes no branch the JIT compiled as never taken (no deoptimisation and
    * recompilation of the selector loop mid-load, docs/engine.md "The JIT in the steady window"). 8 bytes
-   * a connection.
+   * a connection; openTimes[nextOpen] is when the next opens.
    */
   private final long[] openTimes;
-  private long nextOpenAt;             // openTimes[nextOpen]
   private long nextSweep;
   private long nextChurn;
   private long lastSelectNanos;        // when the last select started (System.nanoTime)
@@ -181,7 +180,6 @@ final class MuxEngine implements Closeable {
       openTimes[j] = at < endAt ? at : Long.MAX_VALUE;
     }
     openTimes[owned] = Long.MAX_VALUE;
-    this.nextOpenAt = openTimes[0];
   }
 
   private static int positiveOr(int ms) {
@@ -240,7 +238,7 @@ final class MuxEngine implements Closeable {
       finished = true;
       return;
     }
-    if (now >= nextOpenAt) openDue(now);
+    if (now >= openTimes[nextOpen]) openDue(now);
     while (!timers.isEmpty() && timers.peek().wakeAt <= now) {
       MuxConnection c = timers.poll();
       c.state = MuxConnection.IDLE;
@@ -267,10 +265,9 @@ final class MuxEngine implements Closeable {
   }
 
   private void openDue(long now) {
-    while (nextOpenAt <= now) {
+    while (openTimes[nextOpen] <= now) {
       conns[nextOpen] = states.open(shard + nextOpen * shards);
       nextOpen++;
-      nextOpenAt = openTimes[nextOpen];
     }
   }
 
@@ -304,7 +301,7 @@ final class MuxEngine implements Closeable {
     long next = Math.min(hardDeadline, nextSweep);
     if (cfg.churnShare > 0 && now < endAt) next = Math.min(next, nextChurn);
     if (now < endAt) next = Math.min(next, endAt);
-    next = Math.min(next, nextOpenAt);
+    next = Math.min(next, openTimes[nextOpen]);
     if (!timers.isEmpty()) next = Math.min(next, timers.peek().wakeAt);
     return Math.min(next, states.linesDueAtMs());
   }

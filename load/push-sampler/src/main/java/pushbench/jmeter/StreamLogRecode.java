@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
+import java.util.function.Supplier;
 
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
@@ -110,40 +111,31 @@ public final class StreamLogRecode {
   }
 
   /**
-   * Reads LZ4 frames (the LZ4 frame format: magic, descriptor, blocks up to an end mark) and writes the
-   * whole lines of their whole blocks to out.
-   */
-  /**
    * lz4-java's native (JNI) factories, else its fastest Java ones. LZ4Factory.fastestInstance() tries the
    * native library only when lz4-java was loaded by the system class loader, and JMeter loads lib/ext's jars
    * with a class loader of its own; the native compressor costs a quarter of the Java one's CPU per byte
    * (bench/log-codec-cost.sh, docs/engine.md "The stream log's codec").
    */
-  static final LZ4Factory LZ4 = nativeLz4();
-  static final XXHashFactory XXHASH = nativeXxhash();
+  static final LZ4Factory LZ4 = nativeOr(LZ4Factory::nativeInstance, LZ4Factory::fastestJavaInstance);
+  static final XXHashFactory XXHASH = nativeOr(XXHashFactory::nativeInstance, XXHashFactory::fastestJavaInstance);
 
-  private static LZ4Factory nativeLz4() {
+  private static <T> T nativeOr(Supplier<T> nativeOne, Supplier<T> javaOne) {
     try {
-      return LZ4Factory.nativeInstance();
+      return nativeOne.get();
     } catch (Throwable notLoaded) {   // no native library for this platform, or it cannot load
-      return LZ4Factory.fastestJavaInstance();
+      return javaOne.get();
     }
   }
 
-  private static XXHashFactory nativeXxhash() {
-    try {
-      return XXHashFactory.nativeInstance();
-    } catch (Throwable notLoaded) {
-      return XXHashFactory.fastestJavaInstance();
-    }
-  }
-
+  /**
+   * Reads LZ4 frames (the LZ4 frame format: magic, descriptor, blocks up to an end mark) and writes the
+   * whole lines of their whole blocks to out.
+   */
   private static final class Decoder {
     private final InputStream in;
     private final OutputStream out;
     private final LZ4SafeDecompressor lz4 = LZ4.safeDecompressor();
-    private final XXHashFactory xxhash = XXHASH;
-    private final XXHash32 hash = xxhash.hash32();
+    private final XXHash32 hash = XXHASH.hash32();
     private final byte[] word = new byte[4];
     private byte[] block = new byte[0];
     private byte[] data = new byte[0];
@@ -201,7 +193,7 @@ public final class StreamLogRecode {
       wholeBytes = position;
       if (block.length < maxBlock + 4) block = new byte[maxBlock + 4];
       if (data.length < maxBlock) data = new byte[maxBlock];
-      StreamingXXHash32 content = contentChecksum ? xxhash.newStreamingHash32(0) : null;
+      StreamingXXHash32 content = contentChecksum ? XXHASH.newStreamingHash32(0) : null;
       while (true) {
         long blockStart = position;
         if (readFully(word, 4) != 4) return false;   // cut (or ended) before the block's size
