@@ -15,6 +15,9 @@
 //                               pull answer, or a held stream's record or message)
 //   engineMicrosPerAnswer       engine CPU (% of a core) / 100 × 10^6 / answersPerSecond; serverMicrosPerAnswer
 //                               the same for the server process (bench/engine-cost-table.js runLine's figures)
+//   pinning, commit, dirty,     the run's conditions from its run.json provenance: the CPUs of server and
+//   cpuModel                    engine (PB_SERVER_CPUS, PB_ENGINE_CPUS; null unpinned), the pushbench commit
+//                               (7 digits) and whether its tree had changes, the CPU model and count
 // The table has a row per (server, type) and, per level, "engine/server (engine µs, server µs) verdict".
 const fs = require('node:fs');
 const path = require('node:path');
@@ -23,6 +26,19 @@ const costLine = require('./engine-cost-table').runLine;
 
 const SERVERS = ['node', 'tc7', 'tc6'];
 const TYPES = ['comet', 'poll', 'pull', 'sse', 'ws'];
+
+// The conditions a run records in run.json (a run without one: every figure null).
+function conditions(dir) {
+  let run = {};
+  try { run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')); } catch { /* figures null */ }
+  const prov = run.provenance ?? {};
+  const host = (prov.hosts ?? [])[0];
+  return {
+    pinning: { server: prov.settings?.PB_SERVER_CPUS ?? null, engine: prov.settings?.PB_ENGINE_CPUS ?? null },
+    commit: prov.pushbench?.commit?.slice(0, 7) ?? null, dirty: prov.pushbench?.dirty ?? null,
+    cpuModel: host ? `${host.cpuModel}, ${host.cores} CPUs` : null,
+  };
+}
 
 function shareLine(dir) {
   const summary = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'summary.json'), 'utf8'));
@@ -35,6 +51,7 @@ function shareLine(dir) {
     engineCpuPercent: base.engineCpuPercent, serverCpuPercent: base.serverCpuPercent,
     engineMicrosPerAnswer: cost.engineMicrosPerAnswer, serverMicrosPerAnswer: cost.serverMicrosPerAnswer,
     engineOverServer: base.engineOverServer, longestStopMs: base.longestStopMs, otherCpuPercent: base.otherCpuPercent,
+    ...conditions(dir),
   };
 }
 
