@@ -2,7 +2,8 @@
 // host/archive.sh tar with the stream logs an engine leaves (docs/run-layout.md "Stream logs"), on real
 // files: an LZ4 log of an engine killed during its load (written by the engine's own StreamLog, then cut
 // inside its last block, host/test/KilledLz4Log.java) is recoded to push-<n>.tsv.gz before the tar, its whole
-// blocks' lines kept and the cut block's bytes counted on stderr; a file that is no LZ4 frame goes into the
+// blocks' lines kept and the cut block's bytes counted on stderr, the .gz cut short as the engine left the log
+// (no gzip trailer: the analysis counts it among the damaged stream logs); a file that is no LZ4 frame goes into the
 // archive as it is, and stderr says so; responses without an LZ4 log are archived without a recode.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -12,6 +13,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
 const { settings } = require('../../lib/config');
+const { readArchive } = require('../../analysis/read/responses');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ARCHIVE = path.join(ROOT, 'host', 'archive.sh');
@@ -31,7 +33,7 @@ function blockEnds(file) {
 
 const members = (tgz) => spawnSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
 
-test('archive.sh tar: a killed engine\'s LZ4 stream log recoded to gzip, its whole blocks kept; one that is no LZ4 archived as it is', () => {
+test('archive.sh tar: a killed engine\'s LZ4 stream log recoded to gzip, its whole blocks kept; one that is no LZ4 archived as it is', async () => {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-archive-'));
   try {
     const responses = path.join(state, 'runs', 'run1', 'e1', 'responses');
@@ -57,16 +59,26 @@ test('archive.sh tar: a killed engine\'s LZ4 stream log recoded to gzip, its who
     const out = path.join(state, 'out');
     fs.mkdirSync(out);
     assert.equal(spawnSync('tar', ['-xzf', tgz, '-C', out]).status, 0);
-    const kept = zlib.gunzipSync(fs.readFileSync(path.join(out, 'push-1.tsv.gz'))).toString('utf8');
+    const recoded = fs.readFileSync(path.join(out, 'push-1.tsv.gz'));
+    assert.throws(() => zlib.gunzipSync(recoded), /unexpected end of file/, 'cut short as the engine left it: no gzip trailer');
+    const kept = zlib.gunzipSync(recoded, { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString('utf8');
     assert.ok(kept.length > 0 && kept.endsWith('\n') && expected.startsWith(kept), 'whole lines, as written, in order');
     assert.ok(expected.length - kept.length > 0 && expected.length - kept.length <= 65536 + 200,
       `the last block's lines dropped (at most one 64 KB block and the line it cut): ${expected.length - kept.length} bytes`);
     const lines = kept.split('\n').length - 1;
-    const line = new RegExp(`push-1\\.tsv\\.lz4 -> \\S+push-1\\.tsv\\.gz: ${lines} lines kept, 10 bytes of a cut block dropped, [0-9]+ bytes of a cut line dropped`);
+    const line = new RegExp(`push-1\\.tsv\\.lz4 -> \\S+push-1\\.tsv\\.gz: ${lines} lines kept, 10 bytes of a cut block dropped, [0-9]+ bytes of a cut line dropped, cut short: no end mark \\(the \\.gz ends without its gzip trailer\\)`);
     assert.match(r.stderr, line);
     assert.match(r.stderr, /push-2\.tsv\.lz4: not recoded, kept as it is: no LZ4 frame at byte 0/);
     assert.match(r.stderr, /could not recode every LZ4 stream log .* goes into the archive as it is \(\.lz4\)/);
     assert.equal(fs.readFileSync(path.join(out, 'push-2.tsv.lz4'), 'utf8'), 'B\t1\t1\tnot an LZ4 frame\n');
+
+    // The analysis reads the recoded log as the log of an engine killed mid-run: its lines, flagged cut.
+    const endStreams = [];
+    const stats = await readArchive(tgz, { endStream: (st) => endStreams.push(st) });
+    assert.equal(stats.streamLogs, 1, 'the .lz4 left as it is is not read');
+    assert.equal(stats.damagedStreamLogs, 1);
+    assert.match(stats.streamLogProblems[0], /^push-1\.tsv\.gz: cut short \(no gzip trailer\)/);
+    assert.ok(endStreams.length > 0, 'its samples read');
   } finally {
     fs.rmSync(state, { recursive: true, force: true });
   }

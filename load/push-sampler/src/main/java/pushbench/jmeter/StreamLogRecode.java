@@ -12,8 +12,12 @@ package pushbench.jmeter;
 // is dropped, its bytes in the file counted, and so are the bytes after the last line end (a line a 64 KB
 // block boundary cut: blocks end at a flush between whole lines or wherever 64 KB of lines filled them).
 // A file that ends after a whole block without its end mark (an engine killed between two blocks) loses
-// nothing. One line per file on stdout:
+// nothing. A file that does not end with its frame's end mark (an empty one too: the engine never closed
+// it) is a log cut short, and its .gz says so as a gzip log cut short does: it ends at a sync point without
+// the gzip trailer, so the analysis counts it among the damaged stream logs ("cut short (no gzip trailer)").
+// One line per file on stdout:
 //   <file.lz4> -> <file.gz>: <n> lines kept, <n> bytes of a cut block dropped, <n> bytes of a cut line dropped
+// followed by ", cut short: no end mark (the .gz ends without its gzip trailer)" for a cut one.
 // A file that cannot be recoded (no LZ4 frame, a damaged block, its .gz already there, a full disk) stays
 // as it is, no .part left, the reason on stderr. Exit 0 when every file was recoded, 1 when one was not,
 // 2 on usage. Only this class and FastGzip are loaded (no JMeter, no logging): lib/ext suffices.
@@ -45,13 +49,14 @@ public final class StreamLogRecode {
 
   /**
    * One recoded file: the .gz written, its lines, the bytes of the .lz4 file dropped with a block cut short
-   * (from that block's size field to the file's end), and the bytes of lines dropped after the last line end.
+   * (from that block's size field to the file's end), the bytes of lines dropped after the last line end,
+   * and whether the file was cut short (it did not end with its frame's end mark; its .gz has no trailer).
    */
-  public record Result(Path from, Path to, long lines, long cutBlockBytes, long cutLineBytes) {
+  public record Result(Path from, Path to, long lines, long cutBlockBytes, long cutLineBytes, boolean cut) {
     /** The line main prints. */
     public String line() {
       return from + " -> " + to + ": " + lines + " lines kept, " + cutBlockBytes + " bytes of a cut block dropped, "
-          + cutLineBytes + " bytes of a cut line dropped";
+          + cutLineBytes + " bytes of a cut line dropped" + (cut ? ", cut short: no end mark (the .gz ends without its gzip trailer)" : "");
     }
   }
 
@@ -100,7 +105,8 @@ public final class StreamLogRecode {
          FastGzip out = new FastGzip(new BufferedOutputStream(Files.newOutputStream(part), 1 << 16), false)) {
       Decoder d = new Decoder(in, out);
       d.frames();
-      r = new Result(lz4, gz, d.lines, size - d.wholeBytes, d.pendingLength);
+      if (!d.ended) out.markCut();
+      r = new Result(lz4, gz, d.lines, size - d.wholeBytes, d.pendingLength, !d.ended);
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(part);
       throw e instanceof IOException io ? io : new IOException(e.toString(), e);
@@ -144,6 +150,7 @@ public final class StreamLogRecode {
     long position;      // bytes of the file read
     long wholeBytes;    // bytes of the file up to the end of its last whole block (or frame part)
     long lines;
+    boolean ended;      // the file ends with a whole frame (its end mark and checksum): the log was closed
 
     Decoder(InputStream in, OutputStream out) {
       this.in = in;
@@ -154,9 +161,15 @@ public final class StreamLogRecode {
     void frames() throws IOException {
       while (true) {
         long frameStart = position;
-        if (readFully(word, 4) != 4) return;   // the file ends between frames (or is empty), or in a magic number
+        int got = readFully(word, 4);
+        if (got != 4) {   // the file ends after a frame (or is empty), or in a magic number
+          if (got > 0) ended = false;
+          return;
+        }
         if (le32(word, 0) != MAGIC) throw new IOException("no LZ4 frame at byte " + frameStart);
+        ended = false;
         if (!frame()) return;
+        ended = true;
         wholeBytes = position;
       }
     }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,19 @@ class StreamLogLz4Test {
     try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
+  }
+
+  // The text of a gzip file cut short: every byte up to its last sync point, and the end of input where
+  // the trailer would be (a whole file fails the test).
+  private static String gunzipCut(Path file) throws Exception {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    byte[] b = new byte[1 << 14];
+    try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
+      for (int n; (n = in.read(b)) > 0; ) text.write(b, 0, n);
+    } catch (EOFException cut) {
+      return text.toString(StandardCharsets.UTF_8);
+    }
+    throw new AssertionError(file + " is a whole gzip file: its trailer was written");
   }
 
   private static long newlines(String s) {
@@ -148,14 +162,15 @@ class StreamLogLz4Test {
     assertEquals(file.length, blocks.get(blocks.size() - 1).end(), "the flush ended the last block; no end mark yet");
     assertEquals(text.length(), blocks.stream().mapToInt(Block::contentBytes).sum(), "every line written is in the file");
 
-    // Never closed: every line, nothing dropped.
+    // Never closed: every line, nothing dropped; still a log cut short (no end mark), and its .gz says so.
     Files.createDirectories(copies.resolve("whole"));
     Path whole = Files.write(copies.resolve("whole").resolve("push-1.tsv.lz4"), file);
     StreamLogRecode.Result all = StreamLogRecode.recode(whole);
     assertEquals(newlines(text), all.lines());
     assertEquals(0, all.cutBlockBytes());
     assertEquals(0, all.cutLineBytes());
-    assertEquals(text, gunzip(all.to()));
+    assertTrue(all.cut());
+    assertEquals(text, gunzipCut(all.to()));
 
     // Cut 10 bytes into the third block: the first two kept up to their last line end.
     Files.createDirectories(copies.resolve("cut"));
@@ -168,9 +183,10 @@ class StreamLogLz4Test {
     assertEquals(0, code, err.toString());
     Path gz = copies.resolve("cut").resolve("push-1.tsv.gz");
     assertEquals(cut + " -> " + gz + ": " + newlines(keptText) + " lines kept, 10 bytes of a cut block dropped, "
-        + (kept - keptText.length()) + " bytes of a cut line dropped\n", out.toString());
+        + (kept - keptText.length()) + " bytes of a cut line dropped, cut short: no end mark (the .gz ends without its gzip trailer)\n",
+        out.toString());
     assertTrue(kept - keptText.length() > 0, "a full block ends inside a line");
-    assertEquals(keptText, gunzip(gz));
+    assertEquals(keptText, gunzipCut(gz));
     assertEquals("[push-1.tsv.gz]", names(copies.resolve("cut")));
 
     // Cut inside the frame's header: nothing kept, its 5 bytes dropped.
@@ -179,7 +195,7 @@ class StreamLogLz4Test {
     StreamLogRecode.Result none = StreamLogRecode.recode(head);
     assertEquals(0, none.lines());
     assertEquals(5, none.cutBlockBytes());
-    assertEquals("", gunzip(none.to()));
+    assertEquals("", gunzipCut(none.to()));
 
     StreamLog.closeAll();   // the engine's own close: the whole log
     assertEquals(text, gunzip(dir.resolve("push-1.tsv.gz")));
@@ -195,7 +211,8 @@ class StreamLogLz4Test {
     assertEquals(1, code, "one file not recoded");
     assertEquals(bad + ": not recoded, kept as it is: no LZ4 frame at byte 0\n", err.toString());
     assertEquals(empty + " -> " + dir.resolve("push-2.tsv.gz") + ": 0 lines kept, 0 bytes of a cut block dropped, "
-        + "0 bytes of a cut line dropped\n", out.toString());
+        + "0 bytes of a cut line dropped, cut short: no end mark (the .gz ends without its gzip trailer)\n", out.toString());
+    assertEquals("", gunzipCut(dir.resolve("push-2.tsv.gz")), "an empty log: the engine never closed it");
     assertEquals("[push-1.tsv.lz4, push-2.tsv.gz]", names(dir));
     assertEquals("B\t1\t1\tnot compressed\n", Files.readString(bad));
     assertEquals(2, StreamLogRecode.run(new String[0], new PrintStream(out, true), new PrintStream(err, true)), "usage");
@@ -212,7 +229,8 @@ class StreamLogLz4Test {
     assertTrue(Files.exists(dir.resolve("push-1.tsv.lz4")), "kept as it is: " + names(dir));
     StreamLogRecode.Result later = StreamLogRecode.recode(dir.resolve("push-1.tsv.lz4"));   // by hand, later
     assertEquals(0, later.cutBlockBytes(), "a closed log: its frame whole");
-    assertEquals(text, gunzip(later.to()));
+    assertFalse(later.cut());
+    assertEquals(text, gunzip(later.to()));   // whole, with its trailer
   }
 
   @Test
