@@ -33,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -256,6 +257,44 @@ class MuxEngineTest {
     assertEquals("Non HTTP response message: Read timed out", e[9]);
     long silence = (Long.parseLong(e[1]) - Long.parseLong(r[1])) / 1000;
     assertTrue(silence >= 380 && silence < 1500, "ended after 400 ms of silence: " + silence + " ms");
+  }
+
+  @Test
+  void aStreamThatKeepsTalkingOutlivesItsTimeoutAndItsSilenceEndsIt() throws Exception {
+    ChunkedServer server = server(new ChunkedServer());
+    server.answer(chunkedHead(200, "OK", NDJSON), chunk(rec(1) + "\n"), pause(250), chunk(rec(2) + "\n"), pause(250),
+        chunk(rec(3) + "\n"), pause(250), chunk(rec(4) + "\n"), HOLD);
+    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 1, 100);
+    c.responseTimeoutMs = 400;   // shorter than the stream's life (750 ms), longer than any gap in it (250 ms)
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertEquals(4, sum(ivs, iv -> iv.records), "no timeout while records come");
+    assertEquals(1, sum(ivs, iv -> iv.errors));
+    List<String[]> lines = Logs.closedLines(dir);
+    String[] last = Logs.kind(lines, "R").get(3);
+    String[] e = Logs.kind(lines, "E").get(0);
+    assertEquals("Non HTTP response message: Read timed out", e[9]);
+    long silence = (Long.parseLong(e[1]) - Long.parseLong(last[1])) / 1000;
+    assertTrue(silence >= 380 && silence < 600, "ended 400 ms after its last record: " + silence + " ms");
+  }
+
+  @Test
+  void busyConnectionsAreSweptOncePerTimeoutNotOnACadence() throws Exception {
+    ChunkedServer server = server(new ChunkedServer());
+    String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
+    for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(1800), END);
+    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, 1500);
+    c.connectTimeoutMs = 1000;   // the shortest timeout: a sweep at most once a second while every stream is held
+    c.responseTimeoutMs = 5000;
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertEquals(60, sum(ivs, iv -> iv.records));
+    assertEquals(0, sum(ivs, iv -> iv.errors), "no stream timed out");
+    // The load's 1.5 s: a sweep at the start, one when the connect timeout could first fall due (1 s) and
+    // one at the duration's end; then every sweepEveryMs (100 ms here) until the server ends the streams.
+    // A 100 ms cadence would sweep 15 times in the load.
+    long loadEnd = ivs.get(0).startMillis + 1500;
+    long during = ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
+    assertTrue(during >= 1 && during <= 4, "sweeps in the load's 1.5 s: " + during);
+    assertTrue(sum(ivs, iv -> iv.sweeps) > during, "swept after the duration's end, on the cadence");
   }
 
   // ---- outcomes ------------------------------------------------------------------------------------------
