@@ -4,6 +4,8 @@
 // waits and its wait's rules, the plan's global properties (the one table where the run schema's names
 // become JMeter's) and each engine's own.
 
+const path = require('node:path');
+
 // ---------------------------------------------------------------------------------------------------
 // Sizes: each engine's share of the connections, its heap, the disk.
 
@@ -69,6 +71,12 @@ const engineCpus = (hostCores, s) => cpuListCount(s.PB_ENGINE_CPUS) ?? hostCores
 // mostly free (the engine allocates ~1.6 MB/s at 15,000 streams), each cycle marking the held connections
 // again; cycles still start when the allocation rate would fill the heap (docs/engine.md "Stops under pinning").
 const PINNED_MUX_COLLECTOR = ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive'];
+// The JIT of a mux engine pinned to its CPUs: JMeter's own code (test elements, listeners, the remote sample
+// sender's serialisation, RMI), which a mux engine runs once a second, stays compiled by C1
+// (load/mux-compiler-directives.json): C2 would compile it late in the load, on the engine's CPU, for calls
+// that never pay it back (docs/engine.md "The JIT in the steady window").
+const PINNED_MUX_JIT = ['-XX:+UnlockDiagnosticVMOptions',
+  `-XX:CompilerDirectivesFile=${path.join(__dirname, '..', 'load', 'mux-compiler-directives.json')}`];
 // Every other JMeter JVM: Parallel, not G1: held polls live 10 s, and G1 chasing its pause goal with thousands
 // of thread stacks keeps the young generation small, promotes them and then spends ~30% of the machine
 // marking the old one (docs/limits.md).
@@ -79,7 +87,8 @@ const FIXED_JVM_OPTIONS = ['-Djava.security.egd=file:/dev/urandom', '-Duser.lang
 // The JVM options of a JMeter JVM besides its heap (lib/jmeter-heap.sh jmeter_jvm_options: load/engine.sh,
 // load/controller.sh). role 'engine' or 'controller', an engine's sampler. The collector:
 // PB_JMETER_GC split on spaces when set to anything but auto; auto (the default) decides it here, the
-// pinned mux engine's (PINNED_MUX_COLLECTOR) else Parallel. An engine pinned with PB_ENGINE_CPUS is told how
+// pinned mux engine's (PINNED_MUX_COLLECTOR) else Parallel; a pinned mux engine's JIT directives
+// (PINNED_MUX_JIT) whatever the collector. An engine pinned with PB_ENGINE_CPUS is told how
 // many CPUs it has (-XX:ActiveProcessorCount: its GC and compiler threads sized for them, as the JVM would
 // read from its affinity, stated where the pinning is decided). The stream logs' codec during the load,
 // PB_JMETER_STREAM_LOG_CODEC (lz4 or gzip; lib/decide-args.js refuses another), as the plugin's
@@ -87,9 +96,10 @@ const FIXED_JVM_OPTIONS = ['-Djava.security.egd=file:/dev/urandom', '-Duser.lang
 // controller with --local) writes the logs.
 function jvmOptions({ role, sampler = null }, s) {
   const pinned = role === 'engine' ? cpuListCount(s.PB_ENGINE_CPUS) : null;
+  const pinnedMux = pinned !== null && sampler === 'mux';
   const collector = (s.PB_JMETER_GC ?? 'auto') !== 'auto' ? String(s.PB_JMETER_GC).split(/\s+/).filter(Boolean)
-    : pinned !== null && sampler === 'mux' ? PINNED_MUX_COLLECTOR : DEFAULT_COLLECTOR;
-  return [...collector, ...(pinned !== null ? [`-XX:ActiveProcessorCount=${pinned}`] : []), ...FIXED_JVM_OPTIONS,
+    : pinnedMux ? PINNED_MUX_COLLECTOR : DEFAULT_COLLECTOR;
+  return [...collector, ...(pinned !== null ? [`-XX:ActiveProcessorCount=${pinned}`] : []), ...(pinnedMux ? PINNED_MUX_JIT : []), ...FIXED_JVM_OPTIONS,
     `-Dpushbench.streamLog.codec=${s.PB_JMETER_STREAM_LOG_CODEC ?? 'lz4'}`];
 }
 
@@ -190,4 +200,4 @@ function engineProperties({ connections, cores, responses, init, cleanup, target
 const WAIT_RULES = { checkEveryS: 5, startupLimitS: 180, csvUnchangedChecks: 2, crashStopS: 5 };
 const waitRules = (p, engineCount = 1) => ({ ...WAIT_RULES, deadlineS: waitSeconds(p, engineCount) });
 
-module.exports = { DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR, cpuListCount, engineCpus, jvmOptions, CLEAR_MARGIN_MS, ENGINE_PROPERTY_NAMES, WAIT_RULES, engineProperties, waitRules, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };
+module.exports = { DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR, PINNED_MUX_JIT, cpuListCount, engineCpus, jvmOptions, CLEAR_MARGIN_MS, ENGINE_PROPERTY_NAMES, WAIT_RULES, engineProperties, waitRules, TARGET_REQUEST_TYPE, clearMarginMs, heapMb, jmeterProperties, jmeterStartOrder, muxThreads, sizeMb, split, targetDiskRun, waitSeconds };

@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { decide, heapMb, sizeMb, muxThreads, split, shellForm, jmeterStartOrder, USAGE_LINE } = require('../decide');
-const { cpuListCount, engineCpus, engineProperties, jvmOptions, DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR } = require('../decide-jmeter');
+const { cpuListCount, engineCpus, engineProperties, jvmOptions, DEFAULT_COLLECTOR, PINNED_MUX_COLLECTOR, PINNED_MUX_JIT } = require('../decide-jmeter');
 const { settings } = require('../config');
 const { need } = require('../disk-need');
 const { runRecord } = require('../run-schema');
@@ -274,12 +274,12 @@ describe('heaps, sizes and threads', () => {
     assert.equal(mux({ PB_ENGINE_CPUS: '1' }), 1);
   });
 
-  test('the JVM: a pinned mux engine gets ZGC and its CPU count; every other JMeter JVM Parallel; PB_JMETER_GC overrides', () => {
+  test('the JVM: a pinned mux engine gets ZGC, its CPU count and its JIT directives; every other JMeter JVM Parallel; PB_JMETER_GC overrides the collector', () => {
     const FIXED = ['-Djava.security.egd=file:/dev/urandom', '-Duser.language=en', '-Duser.region=EN', '-Dpushbench.streamLog.codec=lz4'];
     assert.equal(s().PB_JMETER_GC, 'auto');   // lib/config.sh's default
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s()), ['-XX:+UseParallelGC', ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0' })),
-      ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive', '-XX:ActiveProcessorCount=1', ...FIXED]);
+      ['-XX:+UseZGC', '-XX:+AlwaysPreTouch', '-XX:MetaspaceSize=128m', '-XX:-ZProactive', '-XX:ActiveProcessorCount=1', ...PINNED_MUX_JIT, ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, s({ PB_ENGINE_CPUS: '0-1' })).slice(0, 5),
       [...PINNED_MUX_COLLECTOR, '-XX:ActiveProcessorCount=2']);
     // a thread per connection pinned: Parallel (ZGC not measured there), still told its CPUs
@@ -288,8 +288,20 @@ describe('heaps, sizes and threads', () => {
     assert.deepEqual(jvmOptions({ role: 'controller' }, s({ PB_ENGINE_CPUS: '0' })), [...DEFAULT_COLLECTOR, ...FIXED]);
     // a collector given is taken as given, split on spaces, for every JVM
     const g1 = s({ PB_JMETER_GC: ' -XX:+UseG1GC  -XX:MaxGCPauseMillis=50', PB_ENGINE_CPUS: '0' });
-    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', '-XX:ActiveProcessorCount=1', ...FIXED]);
+    assert.deepEqual(jvmOptions({ role: 'engine', sampler: 'mux' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', '-XX:ActiveProcessorCount=1', ...PINNED_MUX_JIT, ...FIXED]);
     assert.deepEqual(jvmOptions({ role: 'controller' }, g1), ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', ...FIXED]);
+  });
+
+  test('the JVM: the pinned mux engine\'s compiler directives are a file this JDK reads', () => {
+    assert.equal(PINNED_MUX_JIT[0], '-XX:+UnlockDiagnosticVMOptions');   // before the diagnostic flag, as HotSpot wants
+    const r = spawnSync('java', [...PINNED_MUX_JIT, '-XX:+CompilerDirectivesPrint', '-version'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^1 compiler directives added/m);
+    // JMeter's code and the sample sender's serialisation are kept from C2, C1 still compiles them
+    const matching = /^ matching: (.*)$/m.exec(r.stdout)[1].split(', ');
+    assert.ok(matching.includes('org/apache/jmeter/*.*') && matching.includes('java/io/ObjectOutputStream*.*'), matching.join(', '));
+    const c2 = r.stdout.split('Directive: (default)')[0].split('c2 directives:')[1];
+    assert.match(c2, /\bExclude:true\b/);
   });
 
   test('the JVM: the stream logs\' codec, lz4 by default, gzip when PB_JMETER_STREAM_LOG_CODEC says so, for every JMeter JVM', () => {
