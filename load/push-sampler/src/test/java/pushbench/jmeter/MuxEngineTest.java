@@ -283,14 +283,14 @@ class MuxEngineTest {
     String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
     for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(1800), END);
     MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, 1500);
-    c.connectTimeoutMs = 1000;   // the shortest timeout: a sweep at most once a second while every stream is held
-    c.responseTimeoutMs = 5000;
+    c.connectTimeoutMs = 5000;   // the timeouts far off: a sweep once a second (SWEEP_AT_MOST_EVERY_MS) while every stream is held
+    c.responseTimeoutMs = 10000;
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(60, sum(ivs, iv -> iv.records));
     assertEquals(0, sum(ivs, iv -> iv.errors), "no stream timed out");
-    // The load's 1.5 s: a sweep at the start, one when the connect timeout could first fall due (1 s) and
-    // one at the duration's end; then every sweepEveryMs (100 ms here) until the server ends the streams.
-    // A 100 ms cadence would sweep 15 times in the load.
+    // The load's 1.5 s: a sweep at the start, one a second later and one at the duration's end; then every
+    // sweepEveryMs (250 ms here) until the server ends the streams. The old cadence (sweepEveryMs from the
+    // start) swept 6 to 15 times in the load.
     long loadEnd = ivs.get(0).startMillis + 1500;
     long during = ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
     assertTrue(during >= 1 && during <= 4, "sweeps in the load's 1.5 s: " + during);
