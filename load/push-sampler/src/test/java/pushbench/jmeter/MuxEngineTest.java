@@ -278,7 +278,7 @@ class MuxEngineTest {
   }
 
   @Test
-  void busyConnectionsAreSweptOncePerTimeoutNotOnACadence() throws Exception {
+  void busyConnectionsAreSweptOnceASecondNotOnTheTimeoutsCadence() throws Exception {
     ChunkedServer server = server(new ChunkedServer());
     String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
     for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(1800), END);
