@@ -64,6 +64,13 @@ final class MuxConfig {
    */
   long coalesceMicros = COALESCE_MICROS;
   static final long COALESCE_MICROS = Math.max(0, Long.getLong("pushbench.mux.coalesceMicros", 250));
+  /**
+   * How long from the load's start the timeout sweep runs at least once a second (MuxEngine.sweep,
+   * SWEEP_AT_MOST_EVERY_MS): the seconds in which C2 compiles the selector loop. After them a sweep comes
+   * only when a timeout can fall due (docs/engine.md "Timeouts swept when due").
+   */
+  long sweepBoundedForMs = SWEEP_BOUNDED_FOR_MS;
+  static final long SWEEP_BOUNDED_FOR_MS = 30_000;
   /** SSE and WS: the share (0..1) of open streams the client drops each second (MuxEngine's churn); 0: none. */
   double churnShare;
   /** A target run's spec (docs/targets.md "Inside"); null: the built-in protocol. */

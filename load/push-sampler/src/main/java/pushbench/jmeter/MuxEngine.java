@@ -135,10 +135,10 @@ final class MuxEngine implements Closeable {
   private final long endAt;            // no request starts from here on
   private final long hardDeadline;
   /**
-   * The longest time between two sweeps during the load: a sweep at least once a second keeps the selector
-   * loop's sweep branch taken from its first seconds, so C2 compiles it as taken. A branch first taken after
-   * the loop was compiled traps (an unstable if), and the loop is compiled again mid-load (docs/engine.md
-   * "Timeouts swept when due").
+   * The longest time between two sweeps in the load's first cfg.sweepBoundedForMs: a sweep at least once a
+   * second keeps the selector loop's sweep branch taken from its first seconds, so C2 compiles it as taken. A
+   * branch first taken after the loop was compiled traps (an unstable if), and the loop is compiled again
+   * mid-load (docs/engine.md "Timeouts swept when due").
    */
   static final long SWEEP_AT_MOST_EVERY_MS = 1000;
   private final long shortestTimeoutMs; // the shorter of the connect and response timeouts (none: Integer.MAX_VALUE)
@@ -279,13 +279,14 @@ final class MuxEngine implements Closeable {
   }
 
   // Connect and silence timeouts; after the duration, idle kept-alive connections are closed. Returns when
-  // the next sweep is due: the first instant a timeout can fall due, at the latest SWEEP_AT_MOST_EVERY_MS
-  // on. The first instant is the earliest deadline (since + its timeout) of a connection in flight now, or
-  // this sweep's time plus the shortest timeout for one that starts later or changes state, since every
-  // state with a timeout starts by setting since to its start (MuxStates). So a timeout fails its connection
-  // when it falls due, and a load whose connections are all busy is scanned once a second, not on a
-  // cadence of a fraction of the timeout (a scan touches every connection: ~0.2 µs each at 15,000). Before
-  // the duration's end the sweep at its end is due too; after it, every sweepEveryMs.
+  // the next sweep is due: the first instant a timeout can fall due. That is the earliest deadline (since +
+  // its timeout) of a connection in flight now, or this sweep's time plus the shortest timeout for one that
+  // starts later or changes state, since every state with a timeout starts by setting since to its start
+  // (MuxStates). So a timeout fails its connection when it falls due, and a load whose connections are all
+  // busy is scanned rarely, not on a cadence of a fraction of the timeout (a scan touches every connection:
+  // ~0.2 µs each at 15,000). In the load's first cfg.sweepBoundedForMs a sweep comes at the latest
+  // SWEEP_AT_MOST_EVERY_MS on; before the duration's end the sweep at its end is due too; after it, every
+  // sweepEveryMs.
   private long sweep(long now) {
     iv.sweeps++;
     long next = now + shortestTimeoutMs;
@@ -306,7 +307,9 @@ final class MuxEngine implements Closeable {
         states.closeChannel(c);
       }
     }
-    return now < endAt ? Math.min(Math.min(next, endAt), now + SWEEP_AT_MOST_EVERY_MS) : Math.min(next, now + sweepEveryMs);
+    if (now >= endAt) return Math.min(next, now + sweepEveryMs);
+    next = Math.min(next, endAt);
+    return now - start < cfg.sweepBoundedForMs ? Math.min(next, now + SWEEP_AT_MOST_EVERY_MS) : next;
   }
 
   // Each open stream dropped with probability cfg.churnShare (the rule above).

@@ -297,6 +297,25 @@ class MuxEngineTest {
     assertTrue(sum(ivs, iv -> iv.sweeps) > during, "swept after the duration's end, on the cadence");
   }
 
+  @Test
+  void afterTheBoundedSecondsBusyConnectionsAreSweptOnlyWhenATimeoutCanFallDue() throws Exception {
+    ChunkedServer server = server(new ChunkedServer());
+    String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
+    for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(3300), END);
+    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, 3000);
+    c.connectTimeoutMs = 5000;   // the first deadline past the duration: no sweep falls due in the load
+    c.responseTimeoutMs = 10000;
+    c.sweepBoundedForMs = 0;     // no bounded seconds: as the load after its first 30 s
+    List<MuxEngine.Interval> ivs = runOne(c);
+    assertEquals(60, sum(ivs, iv -> iv.records));
+    assertEquals(0, sum(ivs, iv -> iv.errors), "no stream timed out");
+    // The load's 3 s: the sweep at its start and the one at the duration's end (in the last interval or the
+    // one after it); a sweep at least once a second would make 4.
+    long loadEnd = ivs.get(0).startMillis + 3000;
+    long during = ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
+    assertTrue(during >= 1 && during <= 2, "sweeps in the load's 3 s: " + during);
+  }
+
   // ---- outcomes ------------------------------------------------------------------------------------------
 
   @Test
