@@ -9,8 +9,8 @@
 // at the publisher's send stamp, so it includes the publish's way in (the POST written, the server woken,
 // its read and parse) that the native one, starting at the cycle, does not; that way in is part of the
 // publish's own round trip (the server answers the POST once the cycle has started). So, with the native
-// figure's clock error bound e: -e <= target p50 - native p50 <= publish latency p50 + e. About 60 s on 2
-// busy cores.
+// figure's clock error bound e: -e <= target p50 - native p50 <= publish latency p50 + e. The two runs are
+// separate, so a pair outside either bound is taken again once. About 60 s on 2 busy cores (120 s retaken).
 const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -41,11 +41,9 @@ after(() => {
 const nativeRate = (n) => (n.workload.emit.cyclesSeen / n.workload.window.seconds) * (n.messages.sse.received / n.messages.sse.expected);
 const targetRate = (t) => t.publish.achievedPerSecond * (t.messages.received / t.messages.expected);
 
-test('pushbench\'s Node.js server through its target file agrees with its native run', { timeout: 240000 }, async () => {
-  const file = path.join(s.dir, 'pushbench-node-sse.json');
-  const text = fs.readFileSync(path.join(ROOT, 'targets', 'pushbench-node-sse.json'), 'utf8');
-  fs.writeFileSync(file, text.replaceAll('127.0.0.1:8080/', `127.0.0.1:${PORT}/`));
-
+// One pair: the target run, then the native run. What both must be (valid, nothing missed) is asserted here;
+// the two agreements are returned with the figures.
+async function pair(file) {
   control('start');
   started = true;
   const target = await runShUndisturbed(['--target', file, ...ARGS], { env, timeoutMs: 120000 });
@@ -81,7 +79,26 @@ test('pushbench\'s Node.js server through its target file agrees with its native
     + `${(ns.workload.answers.achievedPerSecond / ns.workload.connections.mean).toFixed(4)}\n`);
   const e = ns.clockOffset.errorBoundMs ?? 1;
   const wayIn = t.publish.latencyP50Ms;
-  assert.ok(tripT - tripN >= -e && tripT - tripN <= wayIn + e,
-    `trip-time p50: target ${tripT} ms, native ${tripN} ms: the difference outside [-${e}, ${wayIn} + ${e}] ms (publish latency p50 + the clock's error bound)`);
-  assert.ok(Math.abs(rateT - rateN) <= RATE_SHARE * rateN, `messages per subscriber per second: target ${rateT}, native ${rateN}`);
+  return {
+    trip: { ok: tripT - tripN >= -e && tripT - tripN <= wayIn + e,
+      text: `trip-time p50: target ${tripT} ms, native ${tripN} ms: the difference outside [-${e}, ${wayIn} + ${e}] ms (publish latency p50 + the clock's error bound)` },
+    rate: { ok: Math.abs(rateT - rateN) <= RATE_SHARE * rateN, text: `messages per subscriber per second: target ${rateT}, native ${rateN}` },
+  };
+}
+
+// The two runs are minutes apart on a machine the other tests share, so a pair outside a bound is taken again
+// once (as a disturbed run is); a bound the second pair misses fails the test.
+test('pushbench\'s Node.js server through its target file agrees with its native run', { timeout: 480000 }, async () => {
+  const file = path.join(s.dir, 'pushbench-node-sse.json');
+  const text = fs.readFileSync(path.join(ROOT, 'targets', 'pushbench-node-sse.json'), 'utf8');
+  fs.writeFileSync(file, text.replaceAll('127.0.0.1:8080/', `127.0.0.1:${PORT}/`));
+
+  let agreement = await pair(file);
+  if (!agreement.trip.ok || !agreement.rate.ok) {
+    const missed = [agreement.trip, agreement.rate].filter((a) => !a.ok).map((a) => a.text).join('; ');
+    process.stdout.write(`# ${missed}: the pair taken again\n`);
+    agreement = await pair(file);
+  }
+  assert.ok(agreement.trip.ok, agreement.trip.text);
+  assert.ok(agreement.rate.ok, agreement.rate.text);
 });
