@@ -18,7 +18,7 @@
 //   pinning, commit, dirty,     the run's conditions from its run.json provenance: the CPUs of server and
 //   cpuModel                    engine (PB_SERVER_CPUS, PB_ENGINE_CPUS; null unpinned), the pushbench commit
 //                               (7 digits) and whether its tree had changes, the CPU model and count
-// The table has a row per (server, type) and, per level, "engine/server (engine µs, server µs) verdict".
+// The table has a row per (server, type) and, per level, "engine/server (engine µs, server µs) verdict" of each run.
 const fs = require('node:fs');
 const path = require('node:path');
 const { runLine } = require('./engine-stops');
@@ -55,18 +55,20 @@ function shareLine(dir) {
   };
 }
 
-// The markdown table of lines: a row per (server, type) in SERVERS x TYPES order, a column per level.
+// The markdown table of lines: a row per (server, type) in SERVERS x TYPES order, a column per level; a cell
+// holds every run of its (server, type, level) in the order of the lines, separated by "; ".
 function table(lines) {
   const levels = [...new Set(lines.map((l) => l.connections))].sort((a, b) => a - b);
-  const cell = (l) => (l ? `${l.engineOverServer ?? '-'} (${l.engineMicrosPerAnswer ?? '-'} / ${l.serverMicrosPerAnswer ?? '-'} µs) ${l.verdict}` : 'not run');
+  const run = (l) => `${l.engineOverServer ?? '-'} (${l.engineMicrosPerAnswer ?? '-'} / ${l.serverMicrosPerAnswer ?? '-'} µs) ${l.verdict}`;
+  const cell = (runs) => (runs.length ? runs.map(run).join('; ') : 'not run');
   const out = [
     `| server | transport | ${levels.map((n) => `${n.toLocaleString('en-US')} connections`).join(' | ')} |`,
     `|---|---|${levels.map(() => '---').join('|')}|`,
   ];
   for (const server of SERVERS) {
     for (const type of TYPES) {
-      const row = levels.map((n) => lines.find((l) => l.server === server && l.type === type && l.connections === n));
-      if (row.every((l) => !l)) continue;
+      const row = levels.map((n) => lines.filter((l) => l.server === server && l.type === type && l.connections === n));
+      if (row.every((runs) => !runs.length)) continue;
       out.push(`| ${server} | ${type} | ${row.map(cell).join(' | ')} |`);
     }
   }

@@ -78,6 +78,10 @@ test('the table: a row per server and transport in a fixed order, a column per l
   const line = lines.find((l) => l.server === 'node' && l.type === 'comet' && l.connections === 5000);
   assert.ok(comet.includes(`${line.engineOverServer} (${line.engineMicrosPerAnswer} / ${line.serverMicrosPerAnswer} µs) ${line.verdict}`));
   assert.equal(execFileSync(process.execPath, [path.join(__dirname, '..', 'engine-share.js'), '--table', FIXTURE], { encoding: 'utf8' }).trim(), table(lines));
+  // a cell run twice holds both runs, in the order of the lines
+  const again = { ...line, engineOverServer: 0.42, engineMicrosPerAnswer: 4.2, serverMicrosPerAnswer: 10, verdict: 'disturbed' };
+  const twice = table([...lines, again]).split('\n').find((r) => r.startsWith('| node | comet |'));
+  assert.ok(twice.includes(`${line.engineOverServer} (${line.engineMicrosPerAnswer} / ${line.serverMicrosPerAnswer} µs) ${line.verdict}; 0.42 (4.2 / 10 µs) disturbed`), twice);
 });
 
 test('the runner (bench/engine-share.sh): a cell --out holds is not run again, one run.sh refuses is named and skipped', () => {
