@@ -96,16 +96,16 @@ test('the runner (bench/engine-share.sh): a cell --out holds is not run again, o
     const env = { ...process.env };
     delete env.PB_SERVER_CPUS;
     delete env.PB_ENGINE_CPUS;
-    const r = spawnSync('bash', [path.join(__dirname, '..', 'engine-share.sh'), '--out', out, '--servers', 'tc6', '--types', 'comet,ws',
-      '--levels', '5000', '--results', path.join(dir, 'runs')], { encoding: 'utf8', env });
+    const runner = (types, runnerEnv) => spawnSync('bash', [path.join(__dirname, '..', 'engine-share.sh'), '--out', out, '--servers', 'tc6',
+      '--types', types, '--levels', '5000', '--results', path.join(dir, 'runs')], { encoding: 'utf8', env: runnerEnv });
+    const r = runner('comet,ws', env);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /\[1\/2\] tc6 comet 5000: in .*lines\.jsonl already/);
     assert.match(r.stdout, /\[2\/2\] tc6 ws 5000: refused by run\.sh \(exit 2\): run\.sh: tc6 does not speak WebSocket/);
     assert.match(r.stdout, /server CPUs '1', engine CPUs '0'/);   // pinned as the study pins, unless told
     assert.ok(r.stdout.includes(table([held])), 'the table of --out at the end');
     assert.equal(fs.readFileSync(out, 'utf8'), `${JSON.stringify(held)}\n`);   // nothing added, nothing lost
-    const unpinned = spawnSync('bash', [path.join(__dirname, '..', 'engine-share.sh'), '--out', out, '--servers', 'tc6', '--types', 'comet',
-      '--levels', '5000', '--results', path.join(dir, 'runs')], { encoding: 'utf8', env: { ...env, PB_SERVER_CPUS: '', PB_ENGINE_CPUS: '' } });
+    const unpinned = runner('comet', { ...env, PB_SERVER_CPUS: '', PB_ENGINE_CPUS: '' });
     assert.match(unpinned.stdout, /server CPUs '', engine CPUs ''/);   // set empty: unpinned
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -277,42 +277,45 @@ class MuxEngineTest {
     assertTrue(silence >= 380 && silence < 600, "ended 400 ms after its last record: " + silence + " ms");
   }
 
-  @Test
-  void busyConnectionsAreSweptOnceASecondNotOnTheTimeoutsCadence() throws Exception {
+  // Three comet streams of 20 records each, held 300 ms past a load of loadMs, the timeouts far off (the
+  // first deadline past the duration): every stream busy, none timed out. Returns the intervals.
+  private List<MuxEngine.Interval> heldPastTheLoad(int loadMs, long sweepBoundedForMs) throws Exception {
     ChunkedServer server = server(new ChunkedServer());
     String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
-    for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(1800), END);
-    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, 1500);
-    c.connectTimeoutMs = 5000;   // the timeouts far off: a sweep once a second (SWEEP_AT_MOST_EVERY_MS) while every stream is held
+    for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(loadMs + 300), END);
+    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, loadMs);
+    c.connectTimeoutMs = 5000;
     c.responseTimeoutMs = 10000;
+    c.sweepBoundedForMs = sweepBoundedForMs;
     List<MuxEngine.Interval> ivs = runOne(c);
     assertEquals(60, sum(ivs, iv -> iv.records));
     assertEquals(0, sum(ivs, iv -> iv.errors), "no stream timed out");
-    // The load's 1.5 s: a sweep at the start, one a second later and one at the duration's end; then every
-    // sweepEveryMs (250 ms here) until the server ends the streams. The old cadence (sweepEveryMs from the
-    // start) swept 6 to 15 times in the load.
-    long loadEnd = ivs.get(0).startMillis + 1500;
-    long during = ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
+    return ivs;
+  }
+
+  // The sweeps of the intervals that ended within the load's first loadMs.
+  private static long sweepsInTheLoad(List<MuxEngine.Interval> ivs, int loadMs) {
+    long loadEnd = ivs.get(0).startMillis + loadMs;
+    return ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
+  }
+
+  @Test
+  void busyConnectionsAreSweptOnceASecondNotOnTheTimeoutsCadence() throws Exception {
+    List<MuxEngine.Interval> ivs = heldPastTheLoad(1500, MuxConfig.SWEEP_BOUNDED_FOR_MS);
+    // The load's 1.5 s: a sweep at the start, one a second later (SWEEP_AT_MOST_EVERY_MS) and one at the
+    // duration's end; then every sweepEveryMs (250 ms here) until the server ends the streams. The old
+    // cadence (sweepEveryMs from the start) swept 6 to 15 times in the load.
+    long during = sweepsInTheLoad(ivs, 1500);
     assertTrue(during >= 1 && during <= 4, "sweeps in the load's 1.5 s: " + during);
     assertTrue(sum(ivs, iv -> iv.sweeps) > during, "swept after the duration's end, on the cadence");
   }
 
   @Test
   void afterTheBoundedSecondsBusyConnectionsAreSweptOnlyWhenATimeoutCanFallDue() throws Exception {
-    ChunkedServer server = server(new ChunkedServer());
-    String records = IntStream.range(0, 20).mapToObj(i -> rec(i) + "\n").collect(Collectors.joining());
-    for (int i = 0; i < 3; i++) server.answer(chunkedHead(200, "OK", NDJSON), chunk(records), pause(3300), END);
-    MuxConfig c = config(server.port(), MuxConfig.Type.COMET, 3, 3000);
-    c.connectTimeoutMs = 5000;   // the first deadline past the duration: no sweep falls due in the load
-    c.responseTimeoutMs = 10000;
-    c.sweepBoundedForMs = 0;     // no bounded seconds: as the load after its first 30 s
-    List<MuxEngine.Interval> ivs = runOne(c);
-    assertEquals(60, sum(ivs, iv -> iv.records));
-    assertEquals(0, sum(ivs, iv -> iv.errors), "no stream timed out");
+    List<MuxEngine.Interval> ivs = heldPastTheLoad(3000, 0);   // no bounded seconds: as the load after its first 30 s
     // The load's 3 s: the sweep at its start and the one at the duration's end (in the last interval or the
     // one after it); a sweep at least once a second would make 4.
-    long loadEnd = ivs.get(0).startMillis + 3000;
-    long during = ivs.stream().filter(iv -> iv.endMillis <= loadEnd).mapToLong(iv -> iv.sweeps).sum();
+    long during = sweepsInTheLoad(ivs, 3000);
     assertTrue(during >= 1 && during <= 2, "sweeps in the load's 3 s: " + during);
   }
 
