@@ -40,12 +40,16 @@ package pushbench.jmeter;
 //   four-tuple taken and says so (EADDRNOTAVAIL), the case the retry on the next port is for. Without it
 //   bind() would be exclusive (the retry never needed, the port skipped one step earlier), and a bound
 //   socket's TIME_WAIT, were one ever left, would keep its port from the next reconnects for 60 s.
+// - a connection found connected to itself is refused (notToItself): every connect of the engine, its
+//   publisher and PushClient is checked once established, and a reconnect never binds the server's port.
 
 import java.io.IOException;
 import java.net.BindException;
+import java.net.ConnectException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
@@ -79,10 +83,30 @@ final class Dial {
 
   /**
    * Starts ch's connect to address: true when the connection is established on return (at once, or found
-   * so by one finishConnect() right after), false while it is pending (wait for OP_CONNECT).
+   * so by one finishConnect() right after), false while it is pending (wait for OP_CONNECT, then
+   * finishConnect(ch)). A connection to itself throws as a refused one (notToItself).
    */
   static boolean connect(SocketChannel ch, InetSocketAddress address) throws IOException {
-    return ch.connect(address) || ch.finishConnect();
+    return (ch.connect(address) || ch.finishConnect()) && notToItself(ch.getLocalAddress(), ch.getRemoteAddress());
+  }
+
+  /** ch's pending connect finished: true when established, false while still pending; as connect() else. */
+  static boolean finishConnect(SocketChannel ch) throws IOException {
+    return ch.finishConnect() && notToItself(ch.getLocalAddress(), ch.getRemoteAddress());
+  }
+
+  /**
+   * True for a connection whose two ends differ; a ConnectException ("Connection refused") for one connected
+   * to itself. A connect to a port of the local host that nothing listens on, from a source port equal to it
+   * (the kernel's pick from ip_local_port_range, where ports that servers were given by bind(0) lie too),
+   * completes as a TCP simultaneous open of the socket with itself instead of being refused; nothing listens
+   * there (a listener would hold the port), so it is the refusal it stands for.
+   */
+  static boolean notToItself(SocketAddress local, SocketAddress remote) throws ConnectException {
+    if (local != null && local.equals(remote)) {
+      throw new ConnectException("Connection refused (connected to itself: nothing listens on " + remote + ")");
+    }
+    return true;
   }
 
   /**
@@ -100,8 +124,10 @@ final class Dial {
           ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
           ch.setOption(StandardSocketOptions.SO_LINGER, 0);
         }
+        int port = ports.take();
+        if (port == address.getPort()) continue;   // the server's own port: a connection to itself were nothing there
         try {
-          ch.bind(ports.address(v4, ports.take()));
+          ch.bind(ports.address(v4, port));
         } catch (BindException inUse) {
           continue;   // unbound still: the next port on the same socket
         }

@@ -184,7 +184,7 @@ final class MuxStates {
   }
 
   private void connected(MuxConnection c) throws IOException {
-    if (!c.channel.finishConnect()) return;
+    if (!Dial.finishConnect(c.channel)) return;
     engine.iv.opened++;
     if (!c.connectedOnce) {   // the C line: the connection's first connect completed (connections opened per second)
       c.connectedOnce = true;

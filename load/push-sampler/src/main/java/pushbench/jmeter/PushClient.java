@@ -108,7 +108,13 @@ public final class PushClient implements Closeable {
       close();
       Socket s = new Socket();
       s.setTcpNoDelay(true);
-      s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
+      try {
+        s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
+        Dial.notToItself(s.getLocalSocketAddress(), s.getRemoteSocketAddress());
+      } catch (IOException | RuntimeException e) {
+        s.close();
+        throw e;
+      }
       socket = s;
       socketHost = host;
       socketPort = port;

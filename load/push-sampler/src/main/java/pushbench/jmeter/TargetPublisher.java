@@ -244,7 +244,7 @@ final class TargetPublisher implements Closeable {
       if (address.isUnresolved()) throw new UnknownHostException(address.getHostString());
       SocketChannel ch = Dial.open(address);
       p.ch = ch;
-      boolean now = ch.connect(address);
+      boolean now = Dial.connect(ch, address);
       p.key = ch.register(selector, now ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, p);
       if (now) connected(p);
     } catch (IOException e) {
@@ -255,7 +255,7 @@ final class TargetPublisher implements Closeable {
   }
 
   private void connected(Pub p) throws IOException {
-    if (!p.ch.finishConnect()) return;
+    if (!Dial.finishConnect(p.ch)) return;
     p.key.interestOps(SelectionKey.OP_READ);
     if (tls != null) {
       p.tls = new TlsLink(tls.engine(address.getHostString(), address.getPort()), p.ch, tlsScratch);

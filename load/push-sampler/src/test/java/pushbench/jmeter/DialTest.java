@@ -70,6 +70,31 @@ class DialTest {
   }
 
   @Test
+  void aConnectionToItselfIsRefused() throws Exception {
+    // Bound to the port it connects to, nothing listening there: the kernel completes the connect as a TCP
+    // simultaneous open of the socket with itself, as it does when its own pick of a source port is that port.
+    int p = twoFreePorts();
+    InetSocketAddress address = new InetSocketAddress("127.0.0.1", p);
+    try (SocketChannel ch = Dial.open(address)) {
+      ch.bind(address);
+      ConnectException e = assertThrows(ConnectException.class, () -> {
+        long until = System.nanoTime() + 2_000_000_000L;
+        boolean done = Dial.connect(ch, address);
+        while (!done && System.nanoTime() < until) done = Dial.finishConnect(ch);
+      });
+      assertEquals("Connection refused (connected to itself: nothing listens on /127.0.0.1:" + p + ")", e.getMessage());
+    }
+  }
+
+  @Test
+  void aReconnectNeverBindsTheServersPort() throws Exception {
+    int p = twoFreePorts();   // p and p + 1 free, nothing listening on p
+    InetSocketAddress address = new InetSocketAddress("127.0.0.1", p);
+    ConnectException e = assertThrows(ConnectException.class, () -> Dial.reconnect(address, new Dial.SourcePorts(p, p + 1, 0)).close());
+    assertFalse(e.getMessage() != null && e.getMessage().contains("itself"), "p skipped, refused from p + 1: " + e.getMessage());
+  }
+
+  @Test
   void aConnectTheServerDoesNotAnswerYetIsPending() throws Exception {
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
       server.bind(new InetSocketAddress("127.0.0.1", 0), 1);   // never accepts: its queue fills, then SYNs are dropped

@@ -58,7 +58,11 @@ class TargetPublisherTest {
   }
 
   private TargetPublisher start(TargetSpec spec, long durationMs) throws IOException {
-    publisher = new TargetPublisher(spec, MuxEngineTest.mono(), durationMs, 5000, 10_000, log);
+    return start(spec, MuxEngineTest.mono(), durationMs);
+  }
+
+  private TargetPublisher start(TargetSpec spec, long startMs, long durationMs) throws IOException {
+    publisher = new TargetPublisher(spec, startMs, durationMs, 5000, 10_000, log);
     publisher.start();
     return publisher;
   }
@@ -78,7 +82,13 @@ class TargetPublisherTest {
   @Test
   void eachChannelPublishesAtItsRateUntilTheDrainAndEachPublishIsOneSample() throws Exception {
     server = new NioServer((body, conn, n) -> List.of(NioServer.after(0, NioServer.lengthAnswer(201, "Created", "{}"))));
-    start(spec(server.port(), 2, 20, 200), 1000);
+    // The schedule's start on the {{sentUs}} clock (wall-clock µs): the start in ms on System.nanoTime()'s
+    // clock, read beside the wall clock.
+    long nowNs = System.nanoTime();
+    long nowUs = PushClient.nowMicros();
+    long startMs = nowNs / 1_000_000;
+    long startUs = nowUs - (nowNs - startMs * 1_000_000) / 1000;
+    start(spec(server.port(), 2, 20, 200), startMs, 1000);
     assertTrue(publisher.await(3000), "ended by itself after the window");
     Map<Integer, List<long[]>> got = published();
     for (int c = 0; c < 2; c++) {
@@ -86,14 +96,12 @@ class TargetPublisherTest {
       assertEquals(16, p.size(), "channel " + c + ": due every 50 ms before 1000 - 200 ms");
       for (int k = 0; k < p.size(); k++) {
         assertEquals(k + 1, p.get(k)[0], "seq from 1, in order");
-        // measured from the first publish's own send, which may itself be late on a busy machine (its lateness
-        // then shortens the next gap): 10 ms of slack below the schedule, 150 ms above
-        long after = p.get(k)[1] - p.get(0)[1];
-        assertTrue(after >= k * 50_000L - 10_000 && after <= k * 50_000L + 150_000, "publish " + (k + 1) + " at " + after + " µs");
+        // Due at start + (k + c / 2) x 50 ms: channel 1 half an interval after channel 0. Never early (1 ms for
+        // the two clocks read one after the other); late by at most 150 ms on a busy machine.
+        long late = p.get(k)[1] - (startUs + k * 50_000L + c * 25_000L);
+        assertTrue(late >= -1_000 && late <= 150_000, "channel " + c + " publish " + (k + 1) + " late by " + late + " µs");
       }
     }
-    long spread = got.get(1).get(0)[1] - got.get(0).get(0)[1];
-    assertTrue(spread >= 20_000 && spread < 150_000, "channel 1 half an interval after channel 0: " + spread + " µs");
     assertEquals(2, server.accepted.get(), "one kept-alive connection per channel");
 
     List<String[]> lines = Logs.closedLines(dir);
