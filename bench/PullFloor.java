@@ -84,7 +84,7 @@ public final class PullFloor {
     long counted = answers1 - answers0;
     System.out.println("{\"mode\":\"pull\",\"connections\":" + connections + ",\"intervalMs\":" + intervalMs
         + ",\"open\":" + open + ",\"failed\":" + failed + "," + StreamFloor.windowFields(from, to, seconds, counted)
-        + ",\"bytesPerAnswer\":" + StreamFloor.round(counted == 0 ? Double.NaN : (double) (bytes1 - bytes0) / counted, 1)
+        + ",\"bytesPerAnswer\":" + StreamFloor.json(counted == 0 ? Double.NaN : (double) (bytes1 - bytes0) / counted, 1)
         + ",\"connects\":" + (connects1 - connects0) + ",\"noCursor\":" + (noCursor1 - noCursor0)
         + ",\"errors\":" + (errors1 - errors0) + "}");
     System.out.flush();

@@ -185,19 +185,24 @@ public final class StreamFloor {
     double otherCpu = ticksToPercent(Math.max(0, otherTicks), seconds) / hostCpus();
     double floorUs = counted == 0 ? Double.NaN : floor * 1e6 / TICKS_PER_SECOND / counted;
     double serverUs = counted == 0 ? Double.NaN : server * 1e6 / TICKS_PER_SECOND / counted;
-    return "\"windowS\":" + round(seconds, 2) + ",\"records\":" + counted + ",\"recordsPerSecond\":" + round(counted / seconds, 1)
-        + ",\"floorCpuPercent\":" + round(ticksToPercent(floor, seconds), 2) + ",\"serverCpuPercent\":" + round(ticksToPercent(server, seconds), 2)
-        + ",\"otherCpuPercent\":" + round(otherCpu, 1) + ",\"floorUsPerRecord\":" + round(floorUs, 2)
-        + ",\"serverUsPerRecord\":" + round(serverUs, 2) + ",\"floorOverServer\":" + round(floorUs / serverUs, 3);
+    return "\"windowS\":" + json(seconds, 2) + ",\"records\":" + counted + ",\"recordsPerSecond\":" + json(counted / seconds, 1)
+        + ",\"floorCpuPercent\":" + json(ticksToPercent(floor, seconds), 2) + ",\"serverCpuPercent\":" + json(ticksToPercent(server, seconds), 2)
+        + ",\"otherCpuPercent\":" + json(otherCpu, 1) + ",\"floorUsPerRecord\":" + json(floorUs, 2)
+        + ",\"serverUsPerRecord\":" + json(serverUs, 2) + ",\"floorOverServer\":" + json(floorUs / serverUs, 3);
   }
 
   private static double ticksToPercent(double ticks, double seconds) {
     return ticks * 100.0 / TICKS_PER_SECOND / seconds;
   }
 
-  static double round(double value, int places) {
+  /**
+   * A figure as a JSON number rounded to places decimals; null when it has no value (no record counted, a
+   * server that took no CPU time in the window: a ratio over 0).
+   */
+  static String json(double value, int places) {
+    if (!Double.isFinite(value)) return "null";
     double scale = Math.pow(10, places);
-    return Math.round(value * scale) / scale;
+    return String.valueOf(Math.round(value * scale) / scale);
   }
 
   // utime + stime of a process, in clock ticks (fields 14 and 15; the name in field 2 may hold spaces).

@@ -30,9 +30,10 @@
 #   floor/server       their ratio
 #   other %            the host's busy time (/proc/stat) taken by neither, in % of the host (the machine is
 #                      shared: over 30% the figures are of a disturbed machine)
-# Every run's line goes to --out (JSON lines, default under TMPDIR; the server and the repeat added); the
-# table at the end (bench/engine-floor-table.js) gives per (server, level, mode) the median and range over
-# the repeats.
+# Every run's line is appended to --out (JSON lines, default a new file under TMPDIR; the server and the
+# repeat added): a sitting never overwrites an earlier one's lines, so sittings alternated with other
+# benches share one file. The table at the end (bench/engine-floor-table.js) gives per (server, level,
+# mode) the median and range over every line of --out.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/config.sh
@@ -56,7 +57,7 @@ IFS=, read -ra mode_list <<<"$modes"
 IFS=, read -ra coalesce_list <<<"$coalesce"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pb-engine-floor.XXXXXX")
 [[ -n $out ]] || out=$work/runs.jsonl
-: >"$out"
+touch "$out"   # appended to: sittings side by side share one file
 port_var=PB_PORT_${server^^}
 port=$(($(pb_server_port "$server") + 130))
 export PB_STATE=$work/state "$port_var=$port" PB_SERVER_CPUS=$server_cpus

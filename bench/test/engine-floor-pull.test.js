@@ -4,7 +4,8 @@
 // request echoed), once chunked on kept-alive connections (Node.js's http framing without a length) and
 // once with Content-Length and Connection: close (Tomcat 6's way): every pull must carry the cursor of its
 // connection's last answer, every answer be counted, a closed connection be opened again. Also the usage
-// errors of PullFloor and of bench/engine-floor.sh's new options.
+// errors of PullFloor and of bench/engine-floor.sh's new options, and one short run of engine-floor.sh: its
+// lines appended to --out, a ratio without a denominator null.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFile, spawnSync } = require('node:child_process');
@@ -116,4 +117,30 @@ test('usage errors: PullFloor without its arguments, engine-floor.sh with an unk
   assert.equal(comet.status, 2);
   assert.match(comet.stderr, /modes count and log are for --server node only/);
   assert.equal(bench('--modes', 'pull', '--interval', '0').status, 2);
+});
+
+test('engine-floor.sh appends each run to --out, keeping what it held, and a ratio over no server CPU is null', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pb-floor-out-'));
+  try {
+    const out = path.join(dir, 'runs.jsonl');
+    const earlier = '{"mode":"count","streams":5000,"floorOverServer":0.5,"server":"node","repeat":1}';
+    fs.writeFileSync(out, `${earlier}\n`);   // an earlier sitting's line
+    const run = spawnSync(path.join(ROOT, 'bench', 'engine-floor.sh'), ['--levels', '20', '--modes', 'count',
+      '--repeats', '1', '--warmup', '1', '--window', '2', '--ramp', '1', '--out', out], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 2, 'the earlier line kept, this run appended');
+    assert.equal(lines[0], earlier);
+    const line = JSON.parse(lines[1]);
+    assert.equal(line.streams, 20);
+    assert.equal(line.open, 20);
+    for (const f of ['floorUsPerRecord', 'serverUsPerRecord', 'floorOverServer', 'floorCpuPercent', 'serverCpuPercent']) {
+      assert.ok(line[f] === null || (Number.isFinite(line[f]) && line[f] < 1e6), `${f}: ${line[f]}`);
+    }
+    assert.equal(line.floorOverServer === null, line.serverCpuPercent === 0, 'null exactly when the server took no CPU time');
+    assert.match(run.stdout, /\| node \| 5000 \| count \| 1 \|/, 'the table covers every line of --out');
+    assert.match(run.stdout, /\| node \| 20 \| count \| 1 \|/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
