@@ -83,30 +83,34 @@ final class Dial {
 
   /**
    * Starts ch's connect to address: true when the connection is established on return (at once, or found
-   * so by one finishConnect() right after), false while it is pending (wait for OP_CONNECT, then
-   * finishConnect(ch)). A connection to itself throws as a refused one (notToItself).
+   * so by one finishConnect() right after), false while it is pending (wait for OP_CONNECT). Either way the
+   * caller then takes the connection through finishConnect(ch), which refuses one connected to itself.
    */
   static boolean connect(SocketChannel ch, InetSocketAddress address) throws IOException {
-    return (ch.connect(address) || ch.finishConnect()) && notToItself(ch.getLocalAddress(), ch.getRemoteAddress());
-  }
-
-  /** ch's pending connect finished: true when established, false while still pending; as connect() else. */
-  static boolean finishConnect(SocketChannel ch) throws IOException {
-    return ch.finishConnect() && notToItself(ch.getLocalAddress(), ch.getRemoteAddress());
+    return ch.connect(address) || ch.finishConnect();
   }
 
   /**
-   * True for a connection whose two ends differ; a ConnectException ("Connection refused") for one connected
-   * to itself. A connect to a port of the local host that nothing listens on, from a source port equal to it
-   * (the kernel's pick from ip_local_port_range, where ports that servers were given by bind(0) lie too),
-   * completes as a TCP simultaneous open of the socket with itself instead of being refused; nothing listens
-   * there (a listener would hold the port), so it is the refusal it stands for.
+   * ch's connect finished: true when established, false while still pending; a ConnectException for a
+   * connection to itself (notToItself). The one place an established channel's connect is judged.
    */
-  static boolean notToItself(SocketAddress local, SocketAddress remote) throws ConnectException {
+  static boolean finishConnect(SocketChannel ch) throws IOException {
+    if (!ch.finishConnect()) return false;
+    notToItself(ch.getLocalAddress(), ch.getRemoteAddress());
+    return true;
+  }
+
+  /**
+   * A ConnectException ("Connection refused") for a connection whose two ends are one. A connect to a port
+   * of the local host that nothing listens on, from a source port equal to it (the kernel's pick from
+   * ip_local_port_range, where ports that servers were given by bind(0) lie too), completes as a TCP
+   * simultaneous open of the socket with itself instead of being refused; nothing listens there (a
+   * listener would hold the port), so it is the refusal it stands for.
+   */
+  static void notToItself(SocketAddress local, SocketAddress remote) throws ConnectException {
     if (local != null && local.equals(remote)) {
       throw new ConnectException("Connection refused (connected to itself: nothing listens on " + remote + ")");
     }
-    return true;
   }
 
   /**
